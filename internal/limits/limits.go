@@ -1,0 +1,22 @@
+// Package limits holds, in one place, every size, depth and count limit the
+// verifier applies to untrusted input. Input is hostile: each limit exists so
+// that a crafted document gets a clear error instead of exhausting memory,
+// stack or time.
+package limits
+
+const (
+	// MaxDocumentBytes is the largest single JSON document any dialect accepts.
+	MaxDocumentBytes = 64 << 20
+
+	// MaxDepth is the deepest nesting of arrays and objects a dialect accepts
+	// unless the dialect documents a smaller limit.
+	MaxDepth = 1000
+
+	// AsqavMaxDepth matches the Asqav cloud signer, which refuses documents
+	// nested deeper than 200 levels.
+	AsqavMaxDepth = 200
+
+	// MaxLineBytes is the longest line read from a JSON Lines stream. A longer
+	// line is refused with an error naming it, and reading goes on.
+	MaxLineBytes = 16 << 20
+)

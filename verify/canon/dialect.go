@@ -1,0 +1,76 @@
+package canon
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Dialect is one named canonical JSON profile: how it reads a document and
+// how it writes the canonical bytes. The zero value is not usable; use the
+// package's dialect variables or Lookup.
+type Dialect struct {
+	name  string
+	doc   string
+	parse ParseOptions
+	w     writer
+}
+
+// Name is the dialect's stable name, as given to `verify canon --dialect`.
+func (d *Dialect) Name() string { return d.name }
+
+// Doc is a one-line description of the dialect.
+func (d *Dialect) Doc() string { return d.doc }
+
+// Parse reads raw with this dialect's input rules (duplicate names, lone
+// surrogates, depth). Number and string rules are applied when writing, so
+// a Value built by hand is checked the same way.
+func (d *Dialect) Parse(raw []byte) (Value, error) { return Parse(raw, d.parse) }
+
+// Append writes the canonical form of v to dst.
+func (d *Dialect) Append(dst []byte, v *Value) ([]byte, error) { return d.w.append(dst, v) }
+
+// Canonicalize parses raw and returns its canonical bytes.
+func (d *Dialect) Canonicalize(raw []byte) ([]byte, error) {
+	return d.AppendCanonical(make([]byte, 0, len(raw)), raw)
+}
+
+// AppendCanonical parses raw and appends its canonical bytes to dst.
+func (d *Dialect) AppendCanonical(dst, raw []byte) ([]byte, error) {
+	v, err := d.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	return d.Append(dst, &v)
+}
+
+var registry = map[string]*Dialect{}
+
+// register adds d under its name and any aliases; each dialect's file calls
+// it from init.
+func register(d *Dialect, aliases ...string) {
+	for _, n := range append([]string{d.name}, aliases...) {
+		if _, dup := registry[n]; dup {
+			panic("canon: dialect registered twice: " + n)
+		}
+		registry[n] = d
+	}
+}
+
+// Lookup returns the dialect called name.
+func Lookup(name string) (*Dialect, error) {
+	if d, ok := registry[name]; ok {
+		return d, nil
+	}
+	return nil, fmt.Errorf("unknown dialect %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Names lists every dialect name and alias, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,474 @@
+package canon
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/receiptverify/verify/internal/limits"
+)
+
+// Duplicates says what a parse does with a name that occurs twice in one
+// object.
+type Duplicates uint8
+
+const (
+	// RejectDuplicates fails the parse (RFC 8785, Asqav).
+	RejectDuplicates Duplicates = iota
+	// LastDuplicateWins keeps the last value, as JavaScript's JSON.parse,
+	// Python's json.loads and serde_json do.
+	LastDuplicateWins
+)
+
+// ParseOptions is what the dialects disagree on while reading a document.
+type ParseOptions struct {
+	MaxDepth            int // 0 means limits.MaxDepth
+	Duplicates          Duplicates
+	AllowLoneSurrogates bool // keep \ud800-style escapes as WTF-8 instead of failing
+}
+
+// Parse reads exactly one JSON document (RFC 8259, surrounding white space
+// allowed) from data. It never panics and rejects invalid UTF-8.
+func Parse(data []byte, opts ParseOptions) (Value, error) {
+	if len(data) > limits.MaxDocumentBytes {
+		return Value{}, &Error{Reason: ReasonTooLarge, Offset: -1,
+			Detail: "document is " + strconv.Itoa(len(data)) + " bytes, the limit is " + strconv.Itoa(limits.MaxDocumentBytes)}
+	}
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = limits.MaxDepth
+	}
+	p := parser{src: string(data), opts: opts}
+	p.skipSpace()
+	v, err := p.value(0)
+	if err != nil {
+		return Value{}, err
+	}
+	p.skipSpace()
+	if p.pos != len(p.src) {
+		return Value{}, p.fail(ReasonTrailingData, "unexpected "+p.describe()+" after the document")
+	}
+	return v, nil
+}
+
+type pathSeg struct {
+	name  string
+	index int // -1 for an object member
+}
+
+type parser struct {
+	src  string
+	pos  int
+	opts ParseOptions
+	path []pathSeg
+}
+
+func (p *parser) fail(r Reason, detail string) *Error {
+	return &Error{Reason: r, Offset: p.pos, Path: renderPath(p.path), Detail: detail}
+}
+
+func (p *parser) failAt(off int, r Reason, detail string) *Error {
+	return &Error{Reason: r, Offset: off, Path: renderPath(p.path), Detail: detail}
+}
+
+// describe names the byte at the current position for an error message.
+func (p *parser) describe() string {
+	if p.pos >= len(p.src) {
+		return "end of input"
+	}
+	c := p.src[p.pos]
+	if c >= 0x20 && c < 0x7f {
+		return strconv.Quote(string(c))
+	}
+	return "byte 0x" + strconv.FormatUint(uint64(c), 16)
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.src) {
+		switch p.src[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) (Value, error) {
+	if p.pos >= len(p.src) {
+		return Value{}, p.fail(ReasonSyntax, "unexpected end of input, a value was expected")
+	}
+	switch c := p.src[p.pos]; {
+	case c == '{':
+		return p.object(depth + 1)
+	case c == '[':
+		return p.array(depth + 1)
+	case c == '"':
+		s, err := p.str()
+		return Value{Kind: String, Text: s}, err
+	case c == '-' || (c >= '0' && c <= '9'):
+		lit, err := p.number()
+		return Value{Kind: Number, Text: lit}, err
+	case strings.HasPrefix(p.src[p.pos:], "true"):
+		p.pos += 4
+		return Value{Kind: True}, nil
+	case strings.HasPrefix(p.src[p.pos:], "false"):
+		p.pos += 5
+		return Value{Kind: False}, nil
+	case strings.HasPrefix(p.src[p.pos:], "null"):
+		p.pos += 4
+		return Value{Kind: Null}, nil
+	}
+	return Value{}, p.fail(ReasonSyntax, "unexpected "+p.describe()+", a value was expected")
+}
+
+func (p *parser) object(depth int) (Value, error) {
+	if depth > p.opts.MaxDepth {
+		return Value{}, p.fail(ReasonTooDeep, "nesting deeper than "+strconv.Itoa(p.opts.MaxDepth)+" levels")
+	}
+	p.pos++ // '{'
+	v := Value{Kind: Object}
+	var names map[string]int // built once an object grows past smallObject
+	p.skipSpace()
+	if p.pos < len(p.src) && p.src[p.pos] == '}' {
+		p.pos++
+		return v, nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
+			return Value{}, p.fail(ReasonSyntax, "unexpected "+p.describe()+", a member name was expected")
+		}
+		nameAt := p.pos
+		name, err := p.str()
+		if err != nil {
+			return Value{}, err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
+			return Value{}, p.fail(ReasonSyntax, "unexpected "+p.describe()+", ':' was expected")
+		}
+		p.pos++
+		p.skipSpace()
+		p.path = append(p.path, pathSeg{name: name, index: -1})
+		member, err := p.value(depth)
+		p.path = p.path[:len(p.path)-1]
+		if err != nil {
+			return Value{}, err
+		}
+		i := -1
+		if names != nil {
+			if j, ok := names[name]; ok {
+				i = j
+			}
+		} else {
+			i = indexOfMember(v.Members, name)
+		}
+		if i >= 0 {
+			if p.opts.Duplicates == RejectDuplicates {
+				p.path = append(p.path, pathSeg{name: name, index: -1})
+				e := p.failAt(nameAt, ReasonDuplicateMember, "member name "+strconv.Quote(name)+" occurs twice")
+				p.path = p.path[:len(p.path)-1]
+				return Value{}, e
+			}
+			v.Members[i].Value = member
+		} else {
+			v.Members = append(v.Members, Member{Name: name, Value: member})
+			if names != nil {
+				names[name] = len(v.Members) - 1
+			} else if len(v.Members) > smallObject {
+				names = make(map[string]int, 2*len(v.Members))
+				for j, m := range v.Members {
+					names[m.Name] = j
+				}
+			}
+		}
+		p.skipSpace()
+		if p.pos >= len(p.src) {
+			return Value{}, p.fail(ReasonSyntax, "unexpected end of input, ',' or '}' was expected")
+		}
+		switch p.src[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return v, nil
+		default:
+			return Value{}, p.fail(ReasonSyntax, "unexpected "+p.describe()+", ',' or '}' was expected")
+		}
+	}
+}
+
+// smallObject is the member count up to which duplicate names are found by
+// a linear scan (receipts' objects are small); larger objects use a map, so
+// a hostile object with millions of members stays linear.
+const smallObject = 16
+
+func indexOfMember(ms []Member, name string) int {
+	for i := range ms {
+		if ms[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (p *parser) array(depth int) (Value, error) {
+	if depth > p.opts.MaxDepth {
+		return Value{}, p.fail(ReasonTooDeep, "nesting deeper than "+strconv.Itoa(p.opts.MaxDepth)+" levels")
+	}
+	p.pos++ // '['
+	v := Value{Kind: Array}
+	p.skipSpace()
+	if p.pos < len(p.src) && p.src[p.pos] == ']' {
+		p.pos++
+		return v, nil
+	}
+	for {
+		p.skipSpace()
+		p.path = append(p.path, pathSeg{index: len(v.Items)})
+		item, err := p.value(depth)
+		p.path = p.path[:len(p.path)-1]
+		if err != nil {
+			return Value{}, err
+		}
+		v.Items = append(v.Items, item)
+		p.skipSpace()
+		if p.pos >= len(p.src) {
+			return Value{}, p.fail(ReasonSyntax, "unexpected end of input, ',' or ']' was expected")
+		}
+		switch p.src[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return v, nil
+		default:
+			return Value{}, p.fail(ReasonSyntax, "unexpected "+p.describe()+", ',' or ']' was expected")
+		}
+	}
+}
+
+// number checks RFC 8259 number syntax and returns the literal as written.
+func (p *parser) number() (string, error) {
+	start := p.pos
+	s := p.src
+	i := p.pos
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		p.pos = i
+		return "", p.fail(ReasonSyntax, "a digit was expected in number")
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			p.pos = i
+			return "", p.fail(ReasonSyntax, "a digit was expected after the decimal point")
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			p.pos = i
+			return "", p.fail(ReasonSyntax, "a digit was expected in the exponent")
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	p.pos = i
+	return s[start:i], nil
+}
+
+// str reads a string token and returns its decoded text. Unescaped text is
+// returned as a substring of the input, without copying.
+func (p *parser) str() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	s := p.src
+	// Fast path: no escapes, ASCII or valid UTF-8.
+	i := start
+	for i < len(s) {
+		c := s[i]
+		if c == '"' {
+			p.pos = i + 1
+			return s[start:i], nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			p.pos = i
+			return "", p.fail(ReasonSyntax, "unescaped control character in string")
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 {
+			p.pos = i
+			return "", p.fail(ReasonInvalidUTF8, "invalid UTF-8 in string")
+		}
+		i += size
+	}
+	if i >= len(s) {
+		p.pos = i
+		return "", p.fail(ReasonSyntax, "unterminated string")
+	}
+	// Slow path: escapes.
+	buf := make([]byte, 0, i-start+16)
+	buf = append(buf, s[start:i]...)
+	for {
+		if i >= len(s) {
+			p.pos = i
+			return "", p.fail(ReasonSyntax, "unterminated string")
+		}
+		c := s[i]
+		switch {
+		case c == '"':
+			p.pos = i + 1
+			return string(buf), nil
+		case c < 0x20:
+			p.pos = i
+			return "", p.fail(ReasonSyntax, "unescaped control character in string")
+		case c == '\\':
+			if i+1 >= len(s) {
+				p.pos = i
+				return "", p.fail(ReasonSyntax, "unterminated escape")
+			}
+			switch e := s[i+1]; e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+				i += 2
+			case 'b':
+				buf = append(buf, '\b')
+				i += 2
+			case 'f':
+				buf = append(buf, '\f')
+				i += 2
+			case 'n':
+				buf = append(buf, '\n')
+				i += 2
+			case 'r':
+				buf = append(buf, '\r')
+				i += 2
+			case 't':
+				buf = append(buf, '\t')
+				i += 2
+			case 'u':
+				r, ok := hex4(s, i+2)
+				if !ok {
+					p.pos = i
+					return "", p.fail(ReasonSyntax, "\\u must be followed by four hex digits")
+				}
+				escAt := i
+				i += 6
+				if r >= 0xD800 && r <= 0xDBFF {
+					if lo, ok := hex4(s, i+2); ok && i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' && lo >= 0xDC00 && lo <= 0xDFFF {
+						buf = utf8.AppendRune(buf, 0x10000+(r-0xD800)<<10+(lo-0xDC00))
+						i += 6
+						continue
+					}
+				}
+				if r >= 0xD800 && r <= 0xDFFF {
+					if !p.opts.AllowLoneSurrogates {
+						p.pos = escAt
+						return "", p.fail(ReasonLoneSurrogate, "lone surrogate \\u"+s[escAt+2:escAt+6]+" in string")
+					}
+					buf = appendWTF8Surrogate(buf, r)
+					continue
+				}
+				buf = utf8.AppendRune(buf, r)
+			default:
+				p.pos = i
+				return "", p.fail(ReasonSyntax, "invalid escape \\"+string(rune(e)))
+			}
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size <= 1 {
+				p.pos = i
+				return "", p.fail(ReasonInvalidUTF8, "invalid UTF-8 in string")
+			}
+			buf = append(buf, s[i:i+size]...)
+			i += size
+		}
+	}
+}
+
+func hex4(s string, at int) (rune, bool) {
+	if at+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[at : at+4]) {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// renderPath writes a JSONPath-like location: $.payload.items[3]["odd name"].
+func renderPath(path []pathSeg) string {
+	if len(path) == 0 {
+		return "$"
+	}
+	var b strings.Builder
+	b.WriteByte('$')
+	for _, seg := range path {
+		if seg.index >= 0 {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(seg.index))
+			b.WriteByte(']')
+			continue
+		}
+		if isIdentifier(seg.name) {
+			b.WriteByte('.')
+			b.WriteString(seg.name)
+		} else {
+			b.WriteByte('[')
+			b.WriteString(strconv.Quote(seg.name))
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
+
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range []byte(s) {
+		letter := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}

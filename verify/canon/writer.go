@@ -1,0 +1,122 @@
+package canon
+
+import (
+	"slices"
+)
+
+// writer is the part of a dialect that turns a Value into canonical bytes.
+// Each dialect is one writer configuration; the recursion, member ordering
+// and error paths are shared.
+type writer struct {
+	order      func(a, b string) int                        // member name order
+	name       func(dst []byte, s string) ([]byte, error)   // writes a member name
+	str        func(dst []byte, s string) ([]byte, error)   // writes a string value
+	number     func(dst []byte, lit string) ([]byte, error) // writes a number literal
+	dropNulls  bool                                         // omit null members and array items (Overturn)
+	trimString func(s string) string                        // applied to string values, if set (Overturn)
+}
+
+// encoder holds the scratch state of one Append call.
+type encoder struct {
+	w       *writer
+	members []*Member // stack of member pointers sorted per object
+	path    []pathSeg
+}
+
+func (w *writer) append(dst []byte, v *Value) ([]byte, error) {
+	e := encoder{w: w}
+	return e.value(dst, v)
+}
+
+func (e *encoder) fail(err error) error {
+	if ce, ok := err.(*Error); ok && ce.Path == "" {
+		ce.Path = renderPath(e.path)
+	}
+	return err
+}
+
+func (e *encoder) value(dst []byte, v *Value) ([]byte, error) {
+	var err error
+	switch v.Kind {
+	case Null:
+		return append(dst, "null"...), nil
+	case False:
+		return append(dst, "false"...), nil
+	case True:
+		return append(dst, "true"...), nil
+	case Number:
+		if dst, err = e.w.number(dst, v.Text); err != nil {
+			return nil, e.fail(err)
+		}
+		return dst, nil
+	case String:
+		s := v.Text
+		if e.w.trimString != nil {
+			s = e.w.trimString(s)
+		}
+		if dst, err = e.w.str(dst, s); err != nil {
+			return nil, e.fail(err)
+		}
+		return dst, nil
+	case Array:
+		dst = append(dst, '[')
+		first := true
+		for i := range v.Items {
+			item := &v.Items[i]
+			if e.w.dropNulls && item.Kind == Null {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			e.path = append(e.path, pathSeg{index: i})
+			dst, err = e.value(dst, item)
+			e.path = e.path[:len(e.path)-1]
+			if err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ']'), nil
+	case Object:
+		return e.object(dst, v)
+	}
+	return nil, e.fail(&Error{Reason: ReasonUnsupported, Offset: -1, Detail: "value of unknown kind"})
+}
+
+func (e *encoder) object(dst []byte, v *Value) ([]byte, error) {
+	base := len(e.members)
+	for i := range v.Members {
+		if e.w.dropNulls && v.Members[i].Value.Kind == Null {
+			continue
+		}
+		e.members = append(e.members, &v.Members[i])
+	}
+	own := e.members[base:]
+	if !slices.IsSortedFunc(own, e.compare) {
+		slices.SortFunc(own, e.compare)
+	}
+	n := len(own)
+	dst = append(dst, '{')
+	var err error
+	for k := 0; k < n; k++ {
+		m := e.members[base+k] // re-read: recursion may grow the stack
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		e.path = append(e.path, pathSeg{name: m.Name, index: -1})
+		if dst, err = e.w.name(dst, m.Name); err != nil {
+			return nil, e.fail(err)
+		}
+		dst = append(dst, ':')
+		dst, err = e.value(dst, &m.Value)
+		e.path = e.path[:len(e.path)-1]
+		if err != nil {
+			return nil, err
+		}
+	}
+	e.members = e.members[:base]
+	return append(dst, '}'), nil
+}
+
+func (e *encoder) compare(a, b *Member) int { return e.w.order(a.Name, b.Name) }
