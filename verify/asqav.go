@@ -1,0 +1,296 @@
+package verify
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/receiptverify/verify/verify/canon"
+	"github.com/receiptverify/verify/verify/fingerprint"
+	"github.com/receiptverify/verify/verify/sigalg"
+)
+
+// Asqav receipts come in two shapes:
+//
+//   - payload mode, {payload, signature: {alg, kid, sig}, anchors}: the
+//     signature covers the canonical bytes of payload itself (v1 and the v2
+//     signer payload alike; v2 simply carries signer and _asqav_tid inside);
+//   - hash mode, a flat record with payload null and mode "hash": the
+//     signature covers the canonical form of the fixed 11-member object
+//     built by hashModeSigningInput.
+//
+// The canonical dialect is the Asqav one in force when the receipt was
+// issued (code-point member order before 2026-09-02T18:05:09Z).
+func init() {
+	registerFormat(format{name: "asqav-native", priority: 10, detect: isAsqavPayload, check: checkAsqavPayload, chainHash: asqavChainHash})
+	registerFormat(format{name: "asqav-hash", priority: 11, detect: isAsqavHash, check: checkAsqavHash})
+}
+
+func isAsqavPayload(doc *canon.Value) bool {
+	p, s := doc.Get("payload"), doc.Get("signature")
+	return p != nil && p.Kind == canon.Object && s != nil && s.Kind == canon.Object && s.Get("sig") != nil
+}
+
+func isAsqavHash(doc *canon.Value) bool {
+	p := doc.Get("payload")
+	return (p == nil || p.Kind == canon.Null) && str(doc, "mode") == "hash" && doc.Get("signature_b64") != nil
+}
+
+// asqavDialect picks the member order in force at the receipt's issue time;
+// a receipt without a readable time gets the current order.
+func asqavDialect(issued string) *canon.Dialect {
+	if t, ok := parseTime(issued); ok {
+		return canon.AsqavAt(t)
+	}
+	return canon.Asqav
+}
+
+// asqavChainHash is what a successor names in previousReceiptHash: the hex
+// SHA-256 of the predecessor's canonical payload.
+func asqavChainHash(doc *canon.Value) (string, error) {
+	p := doc.Get("payload")
+	d := asqavDialect(firstStr(p, "issued_at", "timestamp"))
+	b, err := d.Append(nil, p)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+func checkAsqavPayload(c *check) {
+	p, sigObj := c.doc.Get("payload"), c.doc.Get("signature")
+	f := &c.res.Fields
+	f.ActionID = str(p, "action_id")
+	f.AgentID = str(p, "agent_id")
+	f.IssuerID = str(p, "issuer_id")
+	f.OrgID = str(p, "org_id")
+	f.SessionID = str(p, "session_id")
+	f.Step = integer(p, "step")
+	f.ActionType = str(p, "action_type")
+	f.ToolName = str(p, "tool_name")
+	f.ToolFingerprint = str(p, "tool_fingerprint")
+	f.Nonce = str(p, "nonce")
+	f.IssuedAt = firstStr(p, "issued_at", "timestamp")
+	f.ExpiresAt = str(p, "expires_at")
+	f.Decision = firstStr(p, "decision", "policy_decision")
+
+	d := asqavDialect(f.IssuedAt)
+	msg, err := d.Append(nil, p)
+	if err != nil {
+		c.fail(AxisStructure, ReasonMalformed, "payload cannot be canonicalized: "+err.Error())
+		return
+	}
+	sum := sha256.Sum256(msg)
+	c.res.Fingerprints.ChainHash = hex.EncodeToString(sum[:])
+
+	alg, _ := c.requireStr(sigObj, "signature.", "alg")
+	kid, okKid := c.requireStr(sigObj, "signature.", "kid")
+	sigText, okSig := c.requireStr(sigObj, "signature.", "sig")
+	f.KeyID, f.Signature = kid, sigText
+	if okKid && okSig {
+		c.asqavSignature(kid, f.AgentID, f.IssuerID, f.OrgID, alg, msg, sigText)
+	}
+
+	if prev := p.Get("previousReceiptHash"); prev != nil {
+		if prev.Kind != canon.String {
+			c.fail(AxisStructure, ReasonBadField, "payload.previousReceiptHash must be a string")
+		} else {
+			c.link = chainLink{present: true, genesis: prev.Text == GenesisHash, prev: normalizeHash(prev.Text)}
+		}
+	}
+	c.asqavDigests(d, p)
+	c.asqavAnchors()
+}
+
+// asqavSignature resolves the key in the reference order and verifies.
+func (c *check) asqavSignature(kid, agentID, issuerID, orgID, alg string, msg []byte, sigText string) {
+	key, err := c.v.keys.ResolveAsqav(kid, agentID, issuerID, orgID)
+	if err != nil {
+		c.resolveFailed(err)
+		return
+	}
+	c.pass(AxisIssuerKey, key.KID+" ("+key.Source.String()+")")
+	c.res.Fields.KeyID = key.KID
+	switch {
+	case key.IssuerID == "":
+		c.notRun(AxisIssuerBind, "key names no issuer")
+	case issuerID != "" && issuerID != key.IssuerID && orgID != key.IssuerID:
+		c.fail(AxisIssuerBind, ReasonIssuerMismatch, "receipt issuer "+issuerID+" is not the key's issuer "+key.IssuerID)
+	case issuerID == "" && orgID != "" && orgID != key.IssuerID && orgID != key.OrgID:
+		c.fail(AxisIssuerBind, ReasonIssuerMismatch, "receipt org "+orgID+" is not the key's issuer "+key.IssuerID)
+	default:
+		c.pass(AxisIssuerBind, key.IssuerID)
+	}
+	issued, _ := parseTime(c.res.Fields.IssuedAt)
+	c.keyStatus(key, issued)
+	sig, err := sigalg.DecodeBase64Any(sigText)
+	if err != nil {
+		c.fail(AxisSignature, ReasonBadEncoding, "signature is not base64: "+err.Error())
+		return
+	}
+	c.verifySignature(key, alg, msg, sig)
+}
+
+// asqavDigests recomputes payload_digest (from context) and the advisory
+// action_ref (from action_type and context).
+func (c *check) asqavDigests(d *canon.Dialect, p *canon.Value) {
+	ctx := p.Get("context")
+	if pd := p.Get("payload_digest"); pd != nil {
+		want := str(pd, "hash")
+		size := integer(pd, "size")
+		switch {
+		case pd.Kind != canon.Object || want == "" || size == nil:
+			c.fail(AxisPayloadDigest, ReasonBadField, "payload_digest must be {hash, size}")
+		case ctx == nil:
+			if *size == 0 && want == hex.EncodeToString(sha256.New().Sum(nil)) {
+				c.pass(AxisPayloadDigest, "no context; digest of nothing")
+			} else {
+				c.notRun(AxisPayloadDigest, "context not carried (hash-only mode)")
+			}
+		default:
+			got, err := fingerprint.AsqavPayloadDigest(d, ctx)
+			switch {
+			case err != nil:
+				c.fail(AxisPayloadDigest, ReasonMalformed, err.Error())
+			case got.Hash != normalizeHash(want) || int64(got.Size) != *size:
+				c.fail(AxisPayloadDigest, ReasonDigestMismatch, "context hashes to "+got.Hash+", payload_digest says "+want)
+			default:
+				c.pass(AxisPayloadDigest, "")
+			}
+			if err == nil {
+				c.res.Fingerprints.PayloadDigest = &PayloadDigest{Hash: got.Hash, Size: got.Size}
+			}
+		}
+	} else {
+		c.notRun(AxisPayloadDigest, "no payload_digest")
+	}
+
+	at, ref := p.Get("action_type"), str(p, "action_ref")
+	if at == nil || ctx == nil || ref == "" {
+		c.notRun(AxisActionRef, "needs action_type, context and action_ref")
+		return
+	}
+	got, err := fingerprint.AsqavAction(d, at, ctx)
+	switch {
+	case err != nil:
+		c.fail(AxisActionRef, ReasonMalformed, err.Error())
+	case got != ref:
+		c.fail(AxisActionRef, ReasonActionRefMismatch, "recomputed "+got)
+	default:
+		c.pass(AxisActionRef, "")
+	}
+	if err == nil {
+		c.res.Fingerprints.ActionRef = got
+	}
+}
+
+// asqavAnchors checks the shape of the unsigned anchors list: each anchor an
+// object with a string type and a value that is genuine base64 of at least
+// one byte (the reference's _safe_b64). No anchors is not a failure.
+func (c *check) asqavAnchors() {
+	a := c.doc.Get("anchors")
+	if a == nil || a.Kind == canon.Null || (a.Kind == canon.Array && len(a.Items) == 0) {
+		c.notRun(AxisAnchors, "no anchors on this receipt")
+		return
+	}
+	if a.Kind != canon.Array {
+		c.fail(AxisAnchors, ReasonBadAnchor, "anchors must be a list")
+		return
+	}
+	for i := range a.Items {
+		an := &a.Items[i]
+		if an.Kind != canon.Object || str(an, "type") == "" {
+			c.fail(AxisAnchors, ReasonBadAnchor, "anchor "+itoa(i)+" needs a string type")
+			return
+		}
+		if v := an.Get("value"); v != nil {
+			if v.Kind != canon.String || !safeBase64(v.Text) {
+				c.fail(AxisAnchors, ReasonBadAnchor, "anchor "+itoa(i)+" value is not base64")
+				return
+			}
+		}
+	}
+	c.pass(AxisAnchors, itoa(len(a.Items))+" anchors, shape only")
+}
+
+// safeBase64 accepts a value only when it is genuinely base64 (either
+// alphabet, padding optional) and decodes to at least one byte.
+func safeBase64(s string) bool {
+	b, err := sigalg.DecodeBase64Any(s)
+	return err == nil && len(b) > 0
+}
+
+// hashModeMembers is the fixed signing input of a hash-mode record, in the
+// order written (the dialect sorts them).
+var hashModeMembers = []string{"v", "mode", "hash", "hash_algo", "metadata", "server_timestamp",
+	"action_id", "agent_id", "org_id", "policy_digest", "policy_decision"}
+
+// hashModeSigningInput builds {v: 1, mode: "hash", hash, hash_algo (empty
+// or absent: "sha256"), metadata (absent: {}), server_timestamp, action_id,
+// agent_id, org_id, policy_digest, policy_decision}, absent members null.
+func hashModeSigningInput(doc *canon.Value) canon.Value {
+	obj := canon.Value{Kind: canon.Object}
+	for _, name := range hashModeMembers {
+		var v canon.Value
+		switch name {
+		case "v":
+			v = canon.Value{Kind: canon.Number, Text: "1"}
+		case "mode":
+			v = canon.StringValue("hash")
+		case "hash_algo":
+			v = canon.StringValue("sha256")
+			if s := str(doc, name); s != "" {
+				v = canon.StringValue(s)
+			}
+		case "metadata":
+			v = canon.EmptyObject()
+			if m := doc.Get(name); m != nil {
+				v = *m
+			}
+		default:
+			if m := doc.Get(name); m != nil {
+				v = *m
+			}
+		}
+		obj.Members = append(obj.Members, canon.Member{Name: name, Value: v})
+	}
+	return obj
+}
+
+func checkAsqavHash(c *check) {
+	doc := c.doc
+	f := &c.res.Fields
+	f.ActionID = str(doc, "action_id")
+	f.AgentID = str(doc, "agent_id")
+	f.OrgID = str(doc, "org_id")
+	f.IssuedAt = str(doc, "server_timestamp")
+	f.Decision = str(doc, "policy_decision")
+	f.ToolName = str(doc, "tool_name")
+	f.ToolFingerprint = str(doc, "tool_fingerprint")
+	for _, name := range []string{"issuer_id", "previousReceiptHash"} {
+		if doc.Get(name) != nil {
+			c.fail(AxisStructure, ReasonBadField, name+" has no place in a hash-mode record (it is not signed)")
+		}
+	}
+	if _, ok := c.requireStr(doc, "", "org_id"); !ok {
+		return
+	}
+	input := hashModeSigningInput(doc)
+	msg, err := asqavDialect(f.IssuedAt).Append(nil, &input)
+	if err != nil {
+		c.fail(AxisStructure, ReasonMalformed, "signing input cannot be canonicalized: "+err.Error())
+		return
+	}
+	alg := str(doc, "algorithm")
+	kid, okKid := c.requireStr(doc, "", "key_id")
+	sigText, okSig := c.requireStr(doc, "", "signature_b64")
+	f.KeyID, f.Signature = kid, sigText
+	if okKid && okSig {
+		c.asqavSignature(kid, f.AgentID, "", f.OrgID, alg, msg, sigText)
+	}
+	c.notRun(AxisPayloadDigest, "hash mode carries no context")
+	c.notRun(AxisActionRef, "hash mode carries no context")
+	c.asqavAnchors()
+}
+
+func itoa(i int) string { return formatInt(int64(i)) }

@@ -1,0 +1,220 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// ResultVersion is the version of the JSON layout of Result. It changes
+// when a field is renamed or removed; new fields may appear without it.
+const ResultVersion = 1
+
+// Verdict is the overall outcome for one receipt.
+type Verdict string
+
+// The verdicts. INCOMPLETE means the tool could not tell: a check that
+// applies could not be made. It is never PASS by default.
+const (
+	Pass       Verdict = "PASS"
+	Fail       Verdict = "FAIL"
+	Incomplete Verdict = "INCOMPLETE"
+	Unreadable Verdict = "UNREADABLE" // not JSON, or not a receipt of any known shape
+)
+
+// Status is the outcome of one axis.
+type Status string
+
+// Axis statuses. NotRun is a check the user did not ask for (no --schemas,
+// say); it never makes a receipt INCOMPLETE. Skipped is a check that
+// applies but could not be made.
+const (
+	StatusPass    Status = "PASS"
+	StatusFail    Status = "FAIL"
+	StatusSkipped Status = "SKIPPED"
+	StatusNotRun  Status = "NOT_RUN"
+)
+
+// AxisName names one independent check.
+type AxisName string
+
+// The axes, in the order they are reported.
+const (
+	AxisStructure       AxisName = "structure"
+	AxisIssuerKey       AxisName = "issuer_key"
+	AxisIssuerBind      AxisName = "issuer_bind"
+	AxisKeyStatus       AxisName = "key_status"
+	AxisSignature       AxisName = "signature"
+	AxisChain           AxisName = "chain"
+	AxisPayloadDigest   AxisName = "payload_digest"
+	AxisActionRef       AxisName = "action_ref"
+	AxisToolFingerprint AxisName = "tool_fingerprint"
+	AxisNonce           AxisName = "nonce"
+	AxisExpiry          AxisName = "expiry"
+	AxisSkew            AxisName = "skew"
+	AxisAnchors         AxisName = "anchors"
+)
+
+// AxisOrder lists every axis in report order.
+var AxisOrder = []AxisName{
+	AxisStructure, AxisIssuerKey, AxisIssuerBind, AxisKeyStatus, AxisSignature,
+	AxisChain, AxisPayloadDigest, AxisActionRef, AxisToolFingerprint, AxisNonce,
+	AxisExpiry, AxisSkew, AxisAnchors,
+}
+
+// advisory axes are reported but never fold into the verdict.
+func advisory(a AxisName) bool { return a == AxisActionRef || a == AxisExpiry }
+
+// Axis is one check's outcome with a stable reason code (empty on PASS and
+// NOT_RUN) and a short note for people.
+type Axis struct {
+	Status Status `json:"status"`
+	Reason Reason `json:"reason,omitempty"`
+	Note   string `json:"note,omitempty"`
+}
+
+// Axes holds one Axis per AxisName.
+type Axes map[AxisName]Axis
+
+// MarshalJSON writes the axes in AxisOrder, so output is stable and reads
+// in the order of the checks.
+func (a Axes) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	first := true
+	for _, name := range AxisOrder {
+		ax, ok := a[name]
+		if !ok {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(`"` + string(name) + `":`)
+		enc, err := json.Marshal(ax)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(enc)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Fingerprints are the values this tool recomputed, for the report and for
+// loading into analytics.
+type Fingerprints struct {
+	ActionRef       string         `json:"action_ref,omitempty"`
+	PayloadDigest   *PayloadDigest `json:"payload_digest,omitempty"`
+	ToolFingerprint string         `json:"tool_fingerprint,omitempty"` // recomputed from the expected schema that matched
+	ChainHash       string         `json:"chain_hash,omitempty"`       // what a successor names as its predecessor
+	Overturn        string         `json:"overturn,omitempty"`
+	CallSignature   string         `json:"call_signature,omitempty"`
+	UndoLogProfile  string         `json:"undolog_profile,omitempty"`
+}
+
+// PayloadDigest is {hash, size} of the canonical context.
+type PayloadDigest struct {
+	Hash string `json:"hash"`
+	Size int    `json:"size"`
+}
+
+// Fields are the normalized receipt fields that reports and analytics use.
+// Empty when the receipt does not carry them.
+type Fields struct {
+	ActionID        string   `json:"action_id,omitempty"`
+	AgentID         string   `json:"agent_id,omitempty"`
+	IssuerID        string   `json:"issuer_id,omitempty"`
+	OrgID           string   `json:"org_id,omitempty"`
+	SessionID       string   `json:"session_id,omitempty"`
+	Step            *int64   `json:"step,omitempty"`
+	ActionType      string   `json:"action_type,omitempty"`
+	ToolName        string   `json:"tool_name,omitempty"`
+	ToolFingerprint string   `json:"tool_fingerprint,omitempty"` // as carried by the receipt
+	ToolServers     []string `json:"tool_servers,omitempty"`     // expected-schema servers whose fingerprint matches
+	Nonce           string   `json:"nonce,omitempty"`
+	IssuedAt        string   `json:"issued_at,omitempty"`
+	ExpiresAt       string   `json:"expires_at,omitempty"`
+	Decision        string   `json:"decision,omitempty"`
+	Signature       string   `json:"signature,omitempty"` // encoded signature as carried, for replay detection
+	PreviousHash    string   `json:"previous_hash,omitempty"`
+	KeyID           string   `json:"key_id,omitempty"`
+	Alg             string   `json:"alg,omitempty"`
+	KeySelfAsserted bool     `json:"key_self_asserted,omitempty"` // key embedded in the receipt by the format's design
+}
+
+// Result is the verification of one receipt. Its JSON form is the output
+// contract of `verify receipts --output json` (schemas/result.schema.json).
+type Result struct {
+	Version      int          `json:"version"`
+	Source       string       `json:"source,omitempty"`
+	Line         int          `json:"line,omitempty"`
+	Format       string       `json:"format"`
+	Verdict      Verdict      `json:"verdict"`
+	Reasons      []Reason     `json:"reasons"`
+	Error        string       `json:"error,omitempty"` // why an UNREADABLE input could not be read
+	Axes         Axes         `json:"axes"`
+	Fields       Fields       `json:"fields"`
+	Fingerprints Fingerprints `json:"fingerprints"`
+
+	link       chainLink
+	strictTool bool // tool findings fold into the verdict (--strict-schemas)
+}
+
+// set records an axis outcome; a later FAIL overrides an earlier outcome,
+// nothing overrides a FAIL.
+func (r *Result) set(name AxisName, st Status, reason Reason, note string) {
+	if old, ok := r.Axes[name]; ok && old.Status == StatusFail && st != StatusFail {
+		return
+	}
+	r.Axes[name] = Axis{Status: st, Reason: reason, Note: note}
+}
+
+// SetAxis records an axis outcome from outside the package (the stream
+// checks for chains and nonces) and folds the verdict again.
+func (r *Result) SetAxis(name AxisName, st Status, reason Reason, note string) {
+	r.set(name, st, reason, note)
+	r.fold()
+}
+
+// fold computes the verdict and the reason list from the axes: FAIL if any
+// axis but the advisory ones failed, else INCOMPLETE if any axis but chain
+// and the advisory ones was skipped, else PASS.
+func (r *Result) fold() {
+	if r.Verdict == Unreadable {
+		return
+	}
+	r.Reasons = r.Reasons[:0]
+	failed, skipped := false, false
+	for _, name := range AxisOrder {
+		ax, ok := r.Axes[name]
+		if !ok || advisory(name) || (name == AxisToolFingerprint && !r.strictTool) {
+			continue
+		}
+		switch ax.Status {
+		case StatusFail:
+			failed = true
+			r.Reasons = append(r.Reasons, ax.Reason)
+		case StatusSkipped:
+			if name != AxisChain {
+				skipped = true
+			}
+		}
+	}
+	switch {
+	case failed:
+		r.Verdict = Fail
+	case skipped:
+		r.Verdict = Incomplete
+		for _, name := range AxisOrder {
+			if ax := r.Axes[name]; ax.Status == StatusSkipped && name != AxisChain {
+				r.Reasons = append(r.Reasons, ax.Reason)
+			}
+		}
+	default:
+		r.Verdict = Pass
+	}
+	if r.Reasons == nil {
+		r.Reasons = []Reason{}
+	}
+}

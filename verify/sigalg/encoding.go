@@ -1,0 +1,265 @@
+package sigalg
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"strings"
+)
+
+// Base64Encoding names one exact base64 variant for DecodeBase64.
+type Base64Encoding int
+
+// The four RFC 4648 variants.
+const (
+	Base64Std    Base64Encoding = iota + 1 // standard alphabet, padded
+	Base64StdRaw                           // standard alphabet, no padding
+	Base64URL                              // URL alphabet, padded
+	Base64URLRaw                           // URL alphabet, no padding
+)
+
+func (e Base64Encoding) encoding() *base64.Encoding {
+	switch e {
+	case Base64Std:
+		return base64.StdEncoding.Strict()
+	case Base64StdRaw:
+		return base64.RawStdEncoding.Strict()
+	case Base64URL:
+		return base64.URLEncoding.Strict()
+	case Base64URLRaw:
+		return base64.RawURLEncoding.Strict()
+	}
+	return nil
+}
+
+func (e Base64Encoding) String() string {
+	switch e {
+	case Base64Std:
+		return "base64"
+	case Base64StdRaw:
+		return "base64 (unpadded)"
+	case Base64URL:
+		return "base64url (padded)"
+	case Base64URLRaw:
+		return "base64url"
+	}
+	return "unknown base64 variant"
+}
+
+func encodingErr(detail string, err error) error {
+	return &Error{Reason: ReasonMalformedEncoding, Detail: detail, Err: err}
+}
+
+// DecodeBase64 decodes s in exactly the named variant. Go's decoders skip
+// CR and LF even in strict mode; this one refuses them, so a value has a
+// single spelling.
+func DecodeBase64(s string, enc Base64Encoding) ([]byte, error) {
+	e := enc.encoding()
+	if e == nil {
+		return nil, encodingErr("unknown base64 variant", nil)
+	}
+	if len(s) > MaxEncodedLen {
+		return nil, encodingErr("base64 value too long", nil)
+	}
+	if strings.ContainsAny(s, "\r\n") {
+		return nil, encodingErr("line break in "+enc.String(), nil)
+	}
+	b, err := e.DecodeString(s)
+	if err != nil {
+		return nil, encodingErr("invalid "+enc.String(), err)
+	}
+	return b, nil
+}
+
+// DecodeBase64Any decodes standard or URL-alphabet base64, padded or not,
+// because the corpus mixes them (Asqav signatures are unpadded base64url,
+// its JWKS keys padded standard base64). Mixing the two alphabets in one
+// value, misplaced padding, whitespace and non-zero trailing bits are
+// refused.
+func DecodeBase64Any(s string) ([]byte, error) {
+	if len(s) > MaxEncodedLen {
+		return nil, encodingErr("base64 value too long", nil)
+	}
+	body := strings.TrimRight(s, "=")
+	pad := len(s) - len(body)
+	var std, url bool
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '+' || c == '/':
+			std = true
+		case c == '-' || c == '_':
+			url = true
+		default:
+			return nil, encodingErr("invalid base64 character at offset "+itoa(i), nil)
+		}
+	}
+	if std && url {
+		return nil, encodingErr("base64 mixes standard and URL alphabets", nil)
+	}
+	if pad > 2 || (pad > 0 && len(s)%4 != 0) {
+		return nil, encodingErr("bad base64 padding", nil)
+	}
+	enc := base64.RawStdEncoding
+	if url {
+		enc = base64.RawURLEncoding
+	}
+	b, err := enc.Strict().DecodeString(body)
+	if err != nil {
+		return nil, encodingErr("invalid base64", err)
+	}
+	return b, nil
+}
+
+// DecodeHex decodes an even-length hex string written entirely in lowercase
+// or entirely in uppercase. Mixed case is refused: no producer in the
+// corpus writes it, and it gives one value several spellings.
+func DecodeHex(s string) ([]byte, error) {
+	if len(s) > MaxEncodedLen {
+		return nil, encodingErr("hex value too long", nil)
+	}
+	var lower, upper bool
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+		case c >= 'a' && c <= 'f':
+			lower = true
+		case c >= 'A' && c <= 'F':
+			upper = true
+		default:
+			return nil, encodingErr("invalid hex character at offset "+itoa(i), nil)
+		}
+	}
+	if lower && upper {
+		return nil, encodingErr("hex mixes upper and lower case", nil)
+	}
+	if len(s)%2 != 0 {
+		return nil, encodingErr("odd-length hex", nil)
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, encodingErr("invalid hex", err)
+	}
+	return b, nil
+}
+
+// DecodeHexN is DecodeHex for a value that must decode to exactly n bytes.
+func DecodeHexN(s string, n int) ([]byte, error) {
+	if len(s) != 2*n {
+		return nil, encodingErr("hex is "+itoa(len(s))+" characters, want "+itoa(2*n), nil)
+	}
+	return DecodeHex(s)
+}
+
+const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+var base58Index = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for i := 0; i < len(base58Alphabet); i++ {
+		t[base58Alphabet[i]] = int8(i)
+	}
+	return t
+}()
+
+// decodeBase58 decodes the Bitcoin alphabet: each leading '1' is a zero
+// byte, the rest is a big-endian base-58 number.
+func decodeBase58(s string) ([]byte, error) {
+	if len(s) > MaxBase58Len {
+		return nil, encodingErr("base58 value too long", nil)
+	}
+	zeros := 0
+	for zeros < len(s) && s[zeros] == '1' {
+		zeros++
+	}
+	// log(58)/log(256) < 0.733, so this many bytes always suffice.
+	buf := make([]byte, (len(s)-zeros)*733/1000+1)
+	for i := zeros; i < len(s); i++ {
+		carry := int(base58Index[s[i]])
+		if carry < 0 {
+			return nil, encodingErr("invalid base58 character at offset "+itoa(i), nil)
+		}
+		for j := len(buf) - 1; j >= 0; j-- {
+			carry += 58 * int(buf[j])
+			buf[j] = byte(carry)
+			carry >>= 8
+		}
+		if carry != 0 {
+			return nil, encodingErr("base58 overflow", nil) // unreachable given the size bound
+		}
+	}
+	start := 0
+	for start < len(buf) && buf[start] == 0 {
+		start++
+	}
+	out := make([]byte, zeros+len(buf)-start)
+	copy(out[zeros:], buf[start:])
+	return out, nil
+}
+
+// EncodeBase58 encodes b in the Bitcoin alphabet. It exists for tests and
+// for printing did:key identifiers.
+func EncodeBase58(b []byte) string {
+	zeros := 0
+	for zeros < len(b) && b[zeros] == 0 {
+		zeros++
+	}
+	// log(256)/log(58) < 1.366
+	digits := make([]byte, (len(b)-zeros)*1366/1000+1)
+	n := 0
+	for _, c := range b[zeros:] {
+		carry := int(c)
+		for j := 0; j < n; j++ {
+			carry += int(digits[j]) << 8
+			digits[j] = byte(carry % 58)
+			carry /= 58
+		}
+		for carry > 0 {
+			digits[n] = byte(carry % 58)
+			n++
+			carry /= 58
+		}
+	}
+	out := make([]byte, zeros+n)
+	for i := 0; i < zeros; i++ {
+		out[i] = '1'
+	}
+	for i := 0; i < n; i++ {
+		out[zeros+i] = base58Alphabet[digits[n-1-i]]
+	}
+	return string(out)
+}
+
+// DecodeMultibase decodes a multibase string and returns its base prefix
+// with the bytes, so a dialect that requires one base (agentreceipts wants
+// 'u') can refuse the others. Supported: 'z' base58btc, 'u' base64url,
+// 'U' base64url padded, 'm' base64, 'M' base64 padded, 'f' and 'F' hex.
+func DecodeMultibase(s string) (base byte, data []byte, err error) {
+	if s == "" {
+		return 0, nil, encodingErr("empty multibase string", nil)
+	}
+	base, rest := s[0], s[1:]
+	switch base {
+	case 'z':
+		data, err = decodeBase58(rest)
+	case 'u':
+		data, err = DecodeBase64(rest, Base64URLRaw)
+	case 'U':
+		data, err = DecodeBase64(rest, Base64URL)
+	case 'm':
+		data, err = DecodeBase64(rest, Base64StdRaw)
+	case 'M':
+		data, err = DecodeBase64(rest, Base64Std)
+	case 'f', 'F':
+		data, err = DecodeHex(rest)
+		if err == nil && strings.ContainsAny(rest, map[byte]string{'f': "ABCDEF", 'F': "abcdef"}[base]) {
+			err = encodingErr("hex case does not match multibase prefix", nil)
+		}
+	default:
+		return base, nil, encodingErr("unsupported multibase prefix "+quote(s[:1]), nil)
+	}
+	if err != nil {
+		return base, nil, err
+	}
+	return base, data, nil
+}

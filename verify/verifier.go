@@ -1,0 +1,265 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/verify/canon"
+	"github.com/receiptverify/verify/verify/keys"
+	"github.com/receiptverify/verify/verify/sigalg"
+	"github.com/receiptverify/verify/verify/toolschema"
+)
+
+// Verifier checks receipts against fixed trust material: a key directory,
+// optionally the expected tool schemas and a predecessor, and the instant
+// to judge times against. It is safe for concurrent use.
+type Verifier struct {
+	keys          *keys.Directory
+	schemas       *toolschema.Set
+	strictSchemas bool
+	at            time.Time
+	maxSkew       time.Duration
+	predecessor   *chainRef
+}
+
+// Option configures a Verifier.
+type Option func(*Verifier) error
+
+// WithTime sets the instant expiry and clock skew are judged against. Without
+// it the skew axis is not run and expiry is judged against nothing (not run).
+func WithTime(at time.Time) Option {
+	return func(v *Verifier) error { v.at = at; return nil }
+}
+
+// WithMaxSkew sets how far in the future of the judging instant a receipt
+// may claim to have been issued before the skew axis fails (default 5m).
+func WithMaxSkew(d time.Duration) Option {
+	return func(v *Verifier) error {
+		if d < 0 {
+			return errors.New("max skew must not be negative")
+		}
+		v.maxSkew = d
+		return nil
+	}
+}
+
+// WithSchemas gives the expected tool schemas; without it the
+// tool_fingerprint axis is not run.
+func WithSchemas(s *toolschema.Set) Option {
+	return func(v *Verifier) error { v.schemas = s; return nil }
+}
+
+// WithStrictSchemas makes a tool drift or unknown tool fail the receipt
+// instead of being a finding on its own axis.
+func WithStrictSchemas() Option {
+	return func(v *Verifier) error { v.strictSchemas = true; return nil }
+}
+
+// WithPredecessor gives the receipt that every verified receipt is expected
+// to link to (the single-receipt form of the chain check).
+func WithPredecessor(raw []byte) Option {
+	return func(v *Verifier) error {
+		ref, err := chainRefOf(raw)
+		if err != nil {
+			return fmt.Errorf("predecessor: %w", err)
+		}
+		v.predecessor = ref
+		return nil
+	}
+}
+
+// New returns a Verifier that resolves keys in dir (which may be nil: then
+// only formats that embed their key can pass).
+func New(dir *keys.Directory, opts ...Option) (*Verifier, error) {
+	if dir == nil {
+		dir, _ = keys.NewDirectory()
+	}
+	v := &Verifier{keys: dir, maxSkew: 5 * time.Minute}
+	for _, o := range opts {
+		if err := o(v); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// receiptParse is how every receipt is read: strict, since a receipt with a
+// duplicate member name means different things to different parsers.
+var receiptParse = canon.ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: canon.RejectDuplicates}
+
+// Verify checks one receipt given as its exact bytes. It returns an error
+// only when raw is not a JSON document at all; the Result then has the
+// verdict UNREADABLE. Every other problem is a verdict.
+func (v *Verifier) Verify(raw []byte) (*Result, error) {
+	res := &Result{Version: ResultVersion, Axes: Axes{}, Reasons: []Reason{}}
+	doc, err := canon.Parse(raw, receiptParse)
+	if err != nil {
+		res.Verdict = Unreadable
+		res.Format = "unknown"
+		res.Error = err.Error()
+		return res, err
+	}
+	c := &check{v: v, raw: raw, doc: &doc, res: res}
+	f := detect(&doc)
+	if f == nil {
+		res.Format = "unknown"
+		c.fail(AxisStructure, ReasonUnknownFormat, "not a receipt of any known format: "+describeShape(&doc))
+		res.fold()
+		return res, nil
+	}
+	res.Format = f.name
+	f.check(c)
+	c.finish()
+	res.fold()
+	return res, nil
+}
+
+// describeShape lists an object's member names, for the unknown-format note.
+func describeShape(doc *canon.Value) string {
+	if doc.Kind != canon.Object {
+		return "a JSON " + doc.Kind.String()
+	}
+	names := make([]string, 0, len(doc.Members))
+	for _, m := range doc.Members {
+		names = append(names, m.Name)
+	}
+	sort.Strings(names)
+	if len(names) > 12 {
+		names = append(names[:12], "...")
+	}
+	return "an object with members " + strings.Join(names, ", ")
+}
+
+// format is one receipt format: how to recognise it and how to check it.
+type format struct {
+	name     string
+	priority int // detection order, lower first: specific shapes before general ones
+	detect   func(doc *canon.Value) bool
+	check    func(c *check)
+	// chainHash is what a successor names as this receipt's predecessor, in
+	// the normalized form of chainLink.prev; nil for formats without chains.
+	chainHash func(doc *canon.Value) (string, error)
+}
+
+var formats []format
+
+// registerFormat adds a format; each format's file calls it from init.
+func registerFormat(f format) {
+	formats = append(formats, f)
+	sort.SliceStable(formats, func(i, j int) bool { return formats[i].priority < formats[j].priority })
+}
+
+func detect(doc *canon.Value) *format {
+	if doc.Kind != canon.Object {
+		return nil
+	}
+	for i := range formats {
+		if formats[i].detect(doc) {
+			return &formats[i]
+		}
+	}
+	return nil
+}
+
+// FormatNames lists the formats this package detects, in detection order.
+func FormatNames() []string {
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = f.name
+	}
+	return names
+}
+
+// check is the state of verifying one receipt.
+type check struct {
+	v    *Verifier
+	raw  []byte
+	doc  *canon.Value
+	res  *Result
+	link chainLink
+}
+
+func (c *check) pass(a AxisName, note string) { c.res.set(a, StatusPass, "", note) }
+func (c *check) fail(a AxisName, r Reason, note string) {
+	c.res.set(a, StatusFail, r, note)
+}
+func (c *check) skip(a AxisName, r Reason, note string) { c.res.set(a, StatusSkipped, r, note) }
+func (c *check) notRun(a AxisName, note string)         { c.res.set(a, StatusNotRun, "", note) }
+
+// has reports whether an axis has an outcome yet.
+func (c *check) has(a AxisName) bool { _, ok := c.res.Axes[a]; return ok }
+
+// finish runs the checks common to every format that carries the fields,
+// and marks what no check reached.
+func (c *check) finish() {
+	c.checkTimes()
+	c.checkTool()
+	c.checkChain()
+	if !c.has(AxisStructure) {
+		c.pass(AxisStructure, "")
+	}
+	if !c.has(AxisNonce) {
+		if c.res.Fields.Nonce != "" {
+			c.notRun(AxisNonce, "duplicates are found across a stream")
+		} else {
+			c.notRun(AxisNonce, "no nonce")
+		}
+	}
+}
+
+// verifySignature checks sig over msg with key, after checking that the
+// algorithm the receipt claims (claimed, as written; empty when the format
+// does not say) is the key's own. A receipt cannot choose the algorithm: a
+// mismatch fails even when the signature would verify under the key's.
+func (c *check) verifySignature(key *keys.Key, claimed string, msg, sig []byte) {
+	c.res.Fields.Alg = string(key.Alg)
+	if claimed != "" {
+		alg, err := sigalg.ParseAlg(claimed)
+		if err != nil {
+			c.fail(AxisSignature, ReasonUnsupportedAlg, fmt.Sprintf("receipt names algorithm %q", claimed))
+			return
+		}
+		if alg != key.Alg {
+			c.fail(AxisSignature, ReasonAlgMismatch, fmt.Sprintf("receipt claims %s, key %s is %s", alg, key.KID, key.Alg))
+			return
+		}
+	}
+	if err := key.Verify(msg, sig); err != nil {
+		c.fail(AxisSignature, ReasonBadSignature, err.Error())
+		return
+	}
+	c.pass(AxisSignature, string(key.Alg))
+}
+
+// keyStatus checks the key's lifecycle state at the receipt's issue time
+// (or, when it has none, at the judging instant).
+func (c *check) keyStatus(key *keys.Key, issued time.Time) {
+	at := issued
+	if at.IsZero() {
+		at = c.v.at
+	}
+	if err := key.CheckStatus(at); err != nil {
+		c.fail(AxisKeyStatus, ReasonKeyRevoked, err.Error())
+		return
+	}
+	c.pass(AxisKeyStatus, string(key.Status))
+}
+
+// resolveFailed records why no key could be found.
+func (c *check) resolveFailed(err error) {
+	var ke *keys.Error
+	switch {
+	case c.v.keys.Len() == 0:
+		c.skip(AxisIssuerKey, ReasonNoKeys, "no key directory given (--keys)")
+	case errors.As(err, &ke) && ke.Reason == keys.ReasonMalformedKey:
+		c.fail(AxisIssuerKey, ReasonMalformedKey, err.Error())
+	default:
+		c.fail(AxisIssuerKey, ReasonUnknownKey, err.Error())
+	}
+	c.skip(AxisSignature, ReasonUncheckable, "no key")
+	c.skip(AxisKeyStatus, ReasonUncheckable, "no key")
+}
