@@ -1,0 +1,135 @@
+package stream
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/receiptverify/verify/internal/limits"
+)
+
+// errLineTooLong is the error of a line over limits.MaxLineBytes.
+var errLineTooLong = fmt.Errorf("line longer than %d bytes: refused", limits.MaxLineBytes)
+
+// readAll reads the sources in order and hands out batches of records.
+// send returns false when the run is cancelled.
+func readAll(ctx context.Context, srcs []Source, bytesRead *atomic.Int64, send func(*batch) bool) error {
+	var seq uint64
+	cur := &batch{done: make(chan struct{})}
+	flush := func() bool {
+		if len(cur.recs) == 0 {
+			return true
+		}
+		b := cur
+		cur = &batch{done: make(chan struct{})}
+		return send(b)
+	}
+	add := func(r *record) bool {
+		r.seq = seq
+		seq++
+		cur.recs = append(cur.recs, r)
+		if len(cur.recs) >= batchRecords {
+			return flush()
+		}
+		return true
+	}
+	for _, src := range srcs {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !readSource(src, bytesRead, add) {
+			return ctx.Err()
+		}
+	}
+	flush()
+	return nil
+}
+
+// readSource reads one source, calling add per record; it returns false
+// when add does (the run was cancelled).
+func readSource(src Source, bytesRead *atomic.Int64, add func(*record) bool) bool {
+	rc, err := src.Open()
+	if err != nil {
+		return add(&record{kind: recordFileError, source: src.Name, err: err})
+	}
+	defer rc.Close()
+	counted := &countingReader{r: rc, n: bytesRead}
+	if !src.Lines {
+		data, err := io.ReadAll(io.LimitReader(counted, limits.MaxDocumentBytes+1))
+		switch {
+		case err != nil:
+			return add(&record{kind: recordFileError, source: src.Name, err: err})
+		case len(data) > limits.MaxDocumentBytes:
+			return add(&record{kind: recordLineError, source: src.Name, line: 1, err: fmt.Errorf("document larger than %d bytes: refused", limits.MaxDocumentBytes)})
+		case len(bytes.TrimSpace(data)) == 0:
+			return add(&record{kind: recordLineError, source: src.Name, line: 1, err: errors.New("empty document")})
+		}
+		return add(&record{kind: recordLine, source: src.Name, line: 1, raw: data})
+	}
+	br := bufio.NewReaderSize(counted, 1<<16)
+	for line := 1; ; line++ {
+		raw, tooLong, err := readLine(br)
+		if len(raw) > 0 || tooLong || err == nil {
+			r := &record{kind: recordLine, source: src.Name, line: line, raw: raw}
+			switch {
+			case tooLong:
+				r.kind, r.raw, r.err = recordLineError, nil, errLineTooLong
+			case len(bytes.TrimSpace(raw)) == 0:
+				r.kind, r.raw = recordBlank, nil
+			}
+			if !add(r) {
+				return false
+			}
+		}
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return add(&record{kind: recordFileError, source: src.Name, line: line, err: fmt.Errorf("read error after line %d: %w", line-1, err)})
+		}
+	}
+}
+
+// readLine returns the next line without its end (\n or \r\n), copied. A
+// line over the limit is drained and reported as tooLong, so reading can
+// go on at the next line.
+func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > limits.MaxLineBytes+2 {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if tooLong {
+			return nil, true, err
+		}
+		buf = bytes.TrimSuffix(buf, []byte("\n"))
+		buf = bytes.TrimSuffix(buf, []byte("\r"))
+		if len(buf) > limits.MaxLineBytes {
+			return nil, true, err
+		}
+		return buf, false, err
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}

@@ -1,0 +1,347 @@
+// Package stream verifies whole archives: many files of JSON Lines (or one
+// document each), on all cores, with results in input order, and checks
+// what no single receipt can show: chains across the whole input (breaks,
+// forks, links to receipts absent from the archive) and nonces replayed
+// within the run.
+//
+// It reads every input twice. The first pass indexes each receipt's chain
+// hash, link, chain scope and nonce without verifying signatures (a small
+// part of the cost); the second verifies and judges each receipt's chain
+// and nonce against the index, so every verdict is final when written.
+// Memory grows with the index, a few dozen bytes per receipt, never with
+// the receipts themselves.
+package stream
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/receiptverify/verify/verify"
+)
+
+// Source is one input: a name for messages and a way to open it. A source
+// is opened once per pass, so it must be re-readable (the CLI spools
+// standard input to a file).
+type Source struct {
+	Name  string
+	Open  func() (io.ReadCloser, error)
+	Lines bool // JSON Lines; otherwise the whole source is one document
+}
+
+// Options tune a run.
+type Options struct {
+	Workers int // 0 means all cores
+	// Predecessors are receipts outside the input that links may name
+	// (the --predecessor flag); they are indexed, not reported.
+	Predecessors [][]byte
+	// Progress, if set, is called from one goroutine as records are done.
+	Progress func(Progress)
+}
+
+// Progress is how far a run has come.
+type Progress struct {
+	Pass    int // 1 indexing, 2 verifying
+	Records int64
+	Bytes   int64
+}
+
+// Summary counts every record of the run: each line read ends in exactly
+// one of Blank, Unreadable, Pass, Fail or Incomplete.
+type Summary struct {
+	Files       int                     `json:"files"`
+	FilesFailed int                     `json:"files_unreadable"`
+	Lines       int64                   `json:"lines"`
+	Blank       int64                   `json:"blank"`
+	Receipts    int64                   `json:"receipts"` // verified: Pass + Fail + Incomplete
+	Pass        int64                   `json:"pass"`
+	Fail        int64                   `json:"fail"`
+	Incomplete  int64                   `json:"incomplete"`
+	Unreadable  int64                   `json:"unreadable"`
+	Reasons     map[verify.Reason]int64 `json:"reasons"`
+}
+
+// Run verifies every source and calls emit once per record that is not a
+// blank line, in input order, from a single goroutine. A source that cannot
+// be opened or read is reported through emit as an UNREADABLE result with
+// line 0 and counted in FilesFailed; the run goes on.
+func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, emit func(*verify.Result) error) (Summary, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	idx := newIndex()
+	for i, raw := range opts.Predecessors {
+		idx.add(predecessorSeq+uint64(i), v.Index(raw))
+	}
+	// Pass 1: index.
+	err := pipeline(ctx, srcs, opts, 1,
+		func(r *record) { r.entry = v.Index(r.raw) },
+		func(r *record) error {
+			if r.kind == recordLine {
+				idx.add(r.seq, r.entry)
+			}
+			return nil
+		})
+	if err != nil {
+		return Summary{}, err
+	}
+	// Pass 2: verify and judge.
+	sum := Summary{Files: len(srcs), Reasons: map[verify.Reason]int64{}}
+	err = pipeline(ctx, srcs, opts, 2,
+		func(r *record) {
+			if r.kind != recordLine {
+				return
+			}
+			res, _ := v.Verify(r.raw)
+			r.result = res
+		},
+		func(r *record) error {
+			sum.Lines += int64(r.lineCount())
+			var res *verify.Result
+			switch r.kind {
+			case recordBlank:
+				sum.Blank++
+				return nil
+			case recordFileError:
+				sum.FilesFailed++
+				res = unreadable(r, r.err)
+			case recordLineError:
+				sum.Unreadable++
+				res = unreadable(r, r.err)
+			default:
+				res = r.result
+				res.Source, res.Line = r.source, r.line
+				if res.Verdict != verify.Unreadable {
+					idx.judge(r.seq, v, res)
+				}
+			}
+			switch res.Verdict {
+			case verify.Pass:
+				sum.Pass++
+			case verify.Fail:
+				sum.Fail++
+			case verify.Incomplete:
+				sum.Incomplete++
+			default:
+				if r.kind == recordLine {
+					sum.Unreadable++
+				}
+			}
+			for _, reason := range res.Reasons {
+				sum.Reasons[reason]++
+			}
+			return emit(res)
+		})
+	sum.Receipts = sum.Pass + sum.Fail + sum.Incomplete
+	return sum, err
+}
+
+func unreadable(r *record, err error) *verify.Result {
+	return &verify.Result{
+		Version: verify.ResultVersion, Source: r.source, Line: r.line, Format: "unknown",
+		Verdict: verify.Unreadable, Reasons: []verify.Reason{verify.ReasonMalformed},
+		Error: err.Error(), Axes: verify.Axes{},
+	}
+}
+
+// predecessorSeq numbers receipts given with --predecessor, after any
+// input record.
+const predecessorSeq = 1 << 62
+
+type recordKind uint8
+
+const (
+	recordLine      recordKind = iota // a document to verify
+	recordBlank                       // an empty or white-space line
+	recordLineError                   // a line that could not be read (too long)
+	recordFileError                   // a source that could not be opened or read
+)
+
+// record is one input item travelling through the pipeline.
+type record struct {
+	kind   recordKind
+	seq    uint64 // ordinal over the whole run, the same in both passes
+	source string
+	line   int
+	raw    []byte
+	err    error
+	entry  verify.IndexEntry
+	result *verify.Result
+}
+
+func (r *record) lineCount() int {
+	if r.kind == recordFileError {
+		return 0
+	}
+	return 1
+}
+
+// batch is the unit of work handed to a worker.
+type batch struct {
+	recs []*record
+	done chan struct{}
+}
+
+const batchRecords = 64
+
+// pipeline reads srcs in order, runs work on batches of records across
+// opts.Workers goroutines, and calls done on each record in input order.
+// In-flight batches are bounded, so memory does not grow with the input.
+func pipeline(ctx context.Context, srcs []Source, opts Options, pass int, work func(*record), done func(*record) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan *batch, opts.Workers*2)
+	ordered := make(chan *batch, opts.Workers*4)
+	var wg sync.WaitGroup
+	for w := 0; w < opts.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range jobs {
+				for _, r := range b.recs {
+					work(r)
+				}
+				close(b.done)
+			}
+		}()
+	}
+	var bytesRead atomic.Int64
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(ordered)
+		defer close(jobs)
+		readErr <- readAll(ctx, srcs, &bytesRead, func(b *batch) bool {
+			select {
+			case ordered <- b:
+			case <-ctx.Done():
+				return false
+			}
+			select {
+			case jobs <- b:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		})
+	}()
+	var n int64
+	var emitErr error
+	for b := range ordered {
+		<-b.done
+		if emitErr != nil {
+			continue
+		}
+		for _, r := range b.recs {
+			if err := done(r); err != nil {
+				emitErr = err
+				cancel()
+				break
+			}
+		}
+		n += int64(len(b.recs))
+		if opts.Progress != nil {
+			opts.Progress(Progress{Pass: pass, Records: n, Bytes: bytesRead.Load()})
+		}
+	}
+	wg.Wait()
+	if err := <-readErr; err != nil && emitErr == nil {
+		return err
+	}
+	if emitErr != nil {
+		return emitErr
+	}
+	return ctx.Err()
+}
+
+// index is the pre-pass's knowledge of the whole input. Hashes are kept,
+// receipts are not.
+type index struct {
+	byHash  map[[32]byte]hashInfo
+	namedBy map[[32]byte]uint64 // predecessor hash -> first receipt (seq) naming it
+	nonces  map[[32]byte]uint64 // hash of (issuer, nonce) -> first receipt seq
+}
+
+type hashInfo struct {
+	seq   uint64
+	scope [16]byte
+}
+
+func newIndex() *index {
+	return &index{byHash: map[[32]byte]hashInfo{}, namedBy: map[[32]byte]uint64{}, nonces: map[[32]byte]uint64{}}
+}
+
+func scopeKey(s string) [16]byte {
+	sum := sha256.Sum256([]byte(s))
+	var k [16]byte
+	copy(k[:], sum[:16])
+	return k
+}
+
+// add records one receipt; called in input order.
+func (x *index) add(seq uint64, e verify.IndexEntry) {
+	if !e.OK {
+		return
+	}
+	if e.HasHash {
+		if _, seen := x.byHash[e.ChainHash]; !seen {
+			x.byHash[e.ChainHash] = hashInfo{seq: seq, scope: scopeKey(e.Scope)}
+		}
+	}
+	if e.HasLink && seq < predecessorSeq {
+		if _, seen := x.namedBy[e.Link]; !seen {
+			x.namedBy[e.Link] = seq
+		}
+	}
+	if e.NonceKey != "" && seq < predecessorSeq {
+		k := sha256.Sum256([]byte(e.NonceKey))
+		if _, seen := x.nonces[k]; !seen {
+			x.nonces[k] = seq
+		}
+	}
+}
+
+// judge sets the chain and nonce axes of a verified receipt from the
+// index. The receipt's own entry is recomputed from its result, so the two
+// passes need not keep anything per receipt but the index.
+func (x *index) judge(seq uint64, v *verify.Verifier, res *verify.Result) {
+	prev, genesis, present := res.ChainLink()
+	if present && !genesis {
+		var link [32]byte
+		if !decodeHex32(prev, &link) {
+			link = sha256.Sum256([]byte(prev))
+		}
+		info, found := x.byHash[link]
+		first := x.namedBy[link]
+		switch {
+		case !found:
+			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainAbsent, "predecessor "+prev+" is not in the input")
+		case info.scope != scopeKey(res.ScopeKey()):
+			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (issuer, agent or session differs)")
+		case first != seq:
+			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, fmt.Sprintf("predecessor %s is already named by an earlier receipt (record %d)", prev, first+1))
+		default:
+			res.SetAxis(verify.AxisChain, verify.StatusPass, "", "links to a receipt in the input")
+		}
+	}
+	if nk := res.NonceKey(); nk != "" {
+		k := sha256.Sum256([]byte(nk))
+		if first, ok := x.nonces[k]; ok && first != seq {
+			res.SetAxis(verify.AxisNonce, verify.StatusFail, verify.ReasonNonceReplay, fmt.Sprintf("nonce already used by an earlier receipt of this issuer (record %d)", first+1))
+		} else {
+			res.SetAxis(verify.AxisNonce, verify.StatusPass, "", "unique in this run")
+		}
+	}
+}
+
+func decodeHex32(s string, dst *[32]byte) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.Decode(dst[:], []byte(s))
+	return err == nil
+}

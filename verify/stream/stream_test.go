@@ -1,0 +1,116 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/keys"
+)
+
+func memSource(name string, data []byte, lines bool) Source {
+	return Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}}
+}
+
+func compact(t *testing.T, path string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for _, line := range strings.Split(string(raw), "\n") {
+		buf.WriteString(strings.TrimSpace(line))
+	}
+	return buf.Bytes()
+}
+
+func chainVerifier(t *testing.T) *verify.Verifier {
+	t.Helper()
+	raw, err := os.ReadFile("../../testdata/receipts/asqav-03-chain-link/jwks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := keys.Load("jwks.json", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := keys.NewDirectory(snap)
+	v, err := verify.New(dir, verify.WithTime(time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func run(t *testing.T, v *verify.Verifier, srcs ...Source) (Summary, []*verify.Result) {
+	t.Helper()
+	var out []*verify.Result
+	sum, err := Run(context.Background(), v, srcs, Options{Workers: 2}, func(r *verify.Result) error {
+		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, out
+}
+
+// TestStreamChain: genesis and its successor in one stream both PASS; the
+// successor alone has an absent predecessor; the successor twice is a fork.
+func TestStreamChain(t *testing.T) {
+	v := chainVerifier(t)
+	pred := compact(t, "../../testdata/receipts/asqav-03-chain-link/predecessor.json")
+	succ := compact(t, "../../testdata/receipts/asqav-03-chain-link/receipt.json")
+	join := func(lines ...[]byte) []byte { return append(bytes.Join(lines, []byte("\n")), '\n') }
+
+	sum, out := run(t, v, memSource("a.jsonl", join(pred, succ), true))
+	if sum.Pass != 2 || len(out) != 2 || out[1].Axes[verify.AxisChain].Status != verify.StatusPass {
+		t.Fatalf("chain of two: %+v\n%+v", sum, out[1].Axes)
+	}
+	sum, out = run(t, v, memSource("b.jsonl", join(succ), true))
+	if sum.Fail != 1 || out[0].Axes[verify.AxisChain].Reason != verify.ReasonChainAbsent {
+		t.Fatalf("absent predecessor: %+v %+v", sum, out[0].Axes)
+	}
+	_, out = run(t, v, memSource("c.jsonl", join(pred, succ, succ), true))
+	if out[1].Verdict != verify.Pass || out[2].Axes[verify.AxisChain].Reason != verify.ReasonChainFork {
+		t.Fatalf("fork: %v / %+v", out[1].Verdict, out[2].Axes)
+	}
+}
+
+// TestStreamCountsEveryLine: blank, garbage, too-long and good lines are
+// each counted once, with file and line, and the run goes on.
+func TestStreamCountsEveryLine(t *testing.T) {
+	v := chainVerifier(t)
+	pred := compact(t, "../../testdata/receipts/asqav-03-chain-link/predecessor.json")
+	var in bytes.Buffer
+	in.Write(pred)
+	in.WriteString("\n\n{not json\n")
+	in.Write(bytes.Repeat([]byte("x"), 16<<20+10))
+	in.WriteString("\n\x00\x01\x02binary\n")
+	in.Write(pred[:len(pred)/2]) // truncated last line, no newline
+	sum, out := run(t, v, memSource("mixed.jsonl", in.Bytes(), true),
+		Source{Name: "missing.jsonl", Lines: true, Open: func() (io.ReadCloser, error) { return nil, os.ErrNotExist }})
+	if sum.Lines != 6 || sum.Blank != 1 || sum.Pass != 1 || sum.Unreadable != 4 || sum.FilesFailed != 1 {
+		t.Fatalf("summary %+v", sum)
+	}
+	wantLines := []int{1, 3, 4, 5, 6, 0}
+	if len(out) != len(wantLines) {
+		t.Fatalf("%d results, want %d", len(out), len(wantLines))
+	}
+	for i, r := range out {
+		if r.Line != wantLines[i] {
+			t.Errorf("result %d: line %d, want %d (%s)", i, r.Line, wantLines[i], r.Error)
+		}
+	}
+	if !strings.Contains(out[2].Error, "longer than") {
+		t.Errorf("too-long line: %q", out[2].Error)
+	}
+}
