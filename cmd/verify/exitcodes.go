@@ -1,0 +1,19 @@
+package main
+
+// Exit codes. Every command ends with exactly one of them; run maps errors
+// to codes in one place (exitCode in run.go).
+//
+//	code  meaning
+//	0     every document or record was accepted (an empty input has none to reject)
+//	1     at least one document or record was rejected (for receipts: any FAIL or
+//	      unreadable line), or output could not be written
+//	2     receipts only: some receipt INCOMPLETE (could not be fully checked), none FAIL
+//	64    usage error: unknown command or flag, unknown dialect, wrong argument count
+//	66    input unreadable: missing file, a directory, a read or gzip error
+const (
+	exitOK         = 0
+	exitRejected   = 1
+	exitIncomplete = 2
+	exitUsage      = 64 // EX_USAGE from sysexits.h
+	exitNoInput    = 66 // EX_NOINPUT from sysexits.h
+)

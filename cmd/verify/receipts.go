@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/stream"
+	"github.com/urfave/cli/v2"
+)
+
+func newReceiptsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "receipts",
+		Usage:     "verify receipts: one file, JSON Lines streams, gzip, or whole directories",
+		ArgsUsage: "PATH...",
+		Description: "Each PATH is a .json file (one receipt), a .jsonl or .ndjson file (one receipt per line),\n" +
+			"the same gzipped (.gz), a directory of them (walked in name order), or - for standard input.\n\n" +
+			"Text output: one line per receipt that is not PASS, then a summary. JSON output: one object\n" +
+			"per receipt, in input order (schemas/result.schema.json); the summary goes to stderr.\n\n" +
+			"Exit codes: 0 all PASS, 1 any FAIL or unreadable line, 2 any INCOMPLETE and no FAIL,\n" +
+			"64 usage, 66 an input, key or schema file could not be read.",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"},
+			&cli.StringFlag{Name: "predecessor", Usage: "receipt `FILE` that links may name although it is not in the input"},
+			&cli.StringSliceFlag{Name: "schemas", Usage: "expected tool schemas: MCP tools/list `FILE` or directory (repeatable)"},
+			&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
+			&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json"},
+			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
+		},
+		Action: receiptsAction,
+	}
+}
+
+func receiptsAction(ctx *cli.Context) error {
+	stdout, stderr := ctx.App.Writer, ctx.App.ErrWriter
+	if ctx.NArg() == 0 {
+		return usagef(ctx, "want at least one PATH")
+	}
+	output := ctx.String("output")
+	if output != "text" && output != "json" {
+		return usagef(ctx, "--output must be text or json, not %q", output)
+	}
+	at := time.Now().UTC()
+	if s := ctx.String("at"); s != "" {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return usagef(ctx, "--at: %v", err)
+		}
+		at = t.UTC()
+	}
+	dir, err := loadKeys(ctx.StringSlice("keys"))
+	if err != nil {
+		return err
+	}
+	opts := []verify.Option{verify.WithTime(at)}
+	if paths := ctx.StringSlice("schemas"); len(paths) > 0 {
+		set, err := loadSchemas(paths)
+		if err != nil {
+			return err
+		}
+		for _, c := range set.Collisions() {
+			var parts []string
+			for _, t := range c.Tools {
+				parts = append(parts, t.Server+" ("+t.Fingerprint+")")
+			}
+			fmt.Fprintf(stderr, "verify: schemas: tool %q is exposed with different schemas by %s\n", c.Name, strings.Join(parts, ", "))
+		}
+		opts = append(opts, verify.WithSchemas(set))
+	}
+	if ctx.Bool("strict-schemas") {
+		opts = append(opts, verify.WithStrictSchemas())
+	}
+	var sopts stream.Options
+	sopts.Workers = ctx.Int("workers")
+	if p := ctx.String("predecessor"); p != "" {
+		raw, err := readSmallFile(p)
+		if err != nil {
+			return err
+		}
+		sopts.Predecessors = [][]byte{raw}
+	}
+	v, err := verify.New(dir, opts...)
+	if err != nil {
+		return usagef(ctx, "%v", err)
+	}
+	srcs, cleanup, err := expandPaths(ctx.Args().Slice(), ctx.App.Reader)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	bar := newProgressBar(stderr)
+	sopts.Progress = bar.update
+
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	emit := func(r *verify.Result) error {
+		if output == "json" {
+			return enc.Encode(r)
+		}
+		if r.Verdict == verify.Pass {
+			return nil
+		}
+		bar.clear()
+		_, err := fmt.Fprintln(stdout, textLine(r))
+		return err
+	}
+	sum, err := stream.Run(context.Background(), v, srcs, sopts, emit)
+	bar.clear()
+	if err != nil {
+		return err
+	}
+	summaryOut := stdout
+	if output == "json" {
+		summaryOut = stderr
+	}
+	writeSummary(summaryOut, sum)
+	switch {
+	case sum.FilesFailed > 0:
+		return &inputError{fmt.Errorf("%d input file(s) could not be read", sum.FilesFailed)}
+	case sum.Fail > 0 || sum.Unreadable > 0:
+		return &rejectedError{fmt.Errorf("%d receipt(s) failed, %d line(s) unreadable", sum.Fail, sum.Unreadable)}
+	case sum.Incomplete > 0:
+		return &incompleteError{fmt.Errorf("%d receipt(s) could not be fully checked", sum.Incomplete)}
+	}
+	return nil
+}
+
+// textLine is the one-line report of a receipt that is not PASS:
+// FILE:LINE: VERDICT format: axis reason (note); ...
+func textLine(r *verify.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d: %s %s", r.Source, r.Line, r.Verdict, r.Format)
+	if r.Error != "" {
+		b.WriteString(": " + r.Error)
+		return b.String()
+	}
+	sep := ": "
+	for _, name := range verify.AxisOrder {
+		ax, ok := r.Axes[name]
+		if !ok || (ax.Status != verify.StatusFail && ax.Status != verify.StatusSkipped) {
+			continue
+		}
+		if name == verify.AxisChain && ax.Status == verify.StatusSkipped {
+			continue
+		}
+		fmt.Fprintf(&b, "%s%s %s %s", sep, name, strings.ToLower(string(ax.Status)), ax.Reason)
+		if ax.Note != "" {
+			fmt.Fprintf(&b, " (%s)", ax.Note)
+		}
+		sep = "; "
+	}
+	return b.String()
+}
+
+func writeSummary(w io.Writer, s stream.Summary) {
+	fmt.Fprintf(w, "summary: %d lines read in %d files: %d receipts verified (%d pass, %d fail, %d incomplete), %d unreadable, %d blank",
+		s.Lines, s.Files, s.Receipts, s.Pass, s.Fail, s.Incomplete, s.Unreadable, s.Blank)
+	if s.FilesFailed > 0 {
+		fmt.Fprintf(w, ", %d files unreadable", s.FilesFailed)
+	}
+	fmt.Fprintln(w)
+	reasons := make([]string, 0, len(s.Reasons))
+	for r := range s.Reasons {
+		reasons = append(reasons, string(r))
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "summary: %s: %d\n", r, s.Reasons[verify.Reason(r)])
+	}
+}
+
+// incompleteError is a run in which some receipt could not be fully
+// checked and none failed: exit code 2.
+type incompleteError struct{ err error }
+
+func (e *incompleteError) Error() string { return e.err.Error() }
+func (e *incompleteError) Unwrap() error { return e.err }

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// run is the whole program: it builds the app around the given streams,
+// runs it on args (args[0] is the program name) and returns the exit code.
+// Nothing below it calls os.Exit.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := newApp(stdin, stdout, stderr).Run(args)
+	if err == nil {
+		return exitOK
+	}
+	report(stderr, err)
+	return exitCode(err)
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:     "verify",
+		HelpName: "verify",
+		Usage:    "offline verifier for signed AI-agent tool-call receipts",
+		Description: "Results go to stdout and nothing else does; diagnostics go to stderr,\n" +
+			"each line prefixed \"verify:\".\n\n" +
+			"Exit codes: 0 all input accepted, 1 some input rejected, 64 usage error,\n" +
+			"66 input unreadable.",
+		Version: version(),
+		Commands: []*cli.Command{
+			newCanonCommand(),
+			newFingerprintCommand(),
+			newReceiptsCommand(),
+		},
+		Reader:    stdin,
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Action: func(ctx *cli.Context) error {
+			if ctx.Args().Present() {
+				return usagef(ctx, "unknown command %q", ctx.Args().First())
+			}
+			return usagef(ctx, "missing command")
+		},
+		OnUsageError: onUsageError,
+		// Errors come back from Run; urfave/cli neither prints them nor exits.
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+	for _, c := range app.Commands {
+		harden(c)
+	}
+	return app
+}
+
+// harden makes every subcommand report flag errors as usageError (instead
+// of printing "Incorrect Usage" and the help to stdout) and keeps "help" from
+// being taken as a subcommand, so `verify canon help` reads a file named help.
+func harden(c *cli.Command) {
+	c.OnUsageError = onUsageError
+	c.HideHelpCommand = true
+	for _, s := range c.Subcommands {
+		harden(s)
+	}
+}
+
+func onUsageError(ctx *cli.Context, err error, _ bool) error {
+	return &usageError{err: err, cmd: commandPath(ctx)}
+}
+
+// usageError is a command line that cannot be run: exit code 64.
+type usageError struct {
+	err error
+	cmd string // "verify canon", for the hint line
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(ctx *cli.Context, format string, a ...any) error {
+	return &usageError{err: fmt.Errorf(format, a...), cmd: commandPath(ctx)}
+}
+
+func commandPath(ctx *cli.Context) string {
+	if ctx != nil && ctx.Command != nil && ctx.Command.HelpName != "" {
+		return ctx.Command.HelpName
+	}
+	return "verify"
+}
+
+// inputError is input that cannot be read: exit code 66.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
+
+// rejectedError is input that was read but (in part) rejected: exit code 1.
+type rejectedError struct{ err error }
+
+func (e *rejectedError) Error() string { return e.err.Error() }
+func (e *rejectedError) Unwrap() error { return e.err }
+
+// exitCode is the one place errors become exit codes.
+func exitCode(err error) int {
+	var (
+		usage      *usageError
+		input      *inputError
+		incomplete *incompleteError
+	)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &usage):
+		return exitUsage
+	case errors.As(err, &input):
+		return exitNoInput
+	case errors.As(err, &incomplete):
+		return exitIncomplete
+	default: // rejectedError, or output that could not be written
+		return exitRejected
+	}
+}
+
+// report writes err to stderr as "verify: ..." lines, with a hint for
+// usage errors.
+func report(stderr io.Writer, err error) {
+	msg := strings.ReplaceAll(err.Error(), "\n", "\nverify: ")
+	fmt.Fprintf(stderr, "verify: %s\n", msg)
+	var usage *usageError
+	if errors.As(err, &usage) {
+		fmt.Fprintf(stderr, "verify: run '%s --help' for usage\n", usage.cmd)
+	}
+}
+
+// version is the module version stamped into the binary, or "devel".
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
