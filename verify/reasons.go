@@ -50,3 +50,8 @@ const (
 	ReasonBadAnchor           Reason = "bad_anchor"
 	ReasonUncheckable         Reason = "uncheckable" // the check applies but the input lacks what it needs
 )
+
+// co-signatures beyond the issuer's
+const (
+	ReasonPDPSignature Reason = "pdp_signature" // a policy decision point's signature over the verdict is missing or bad (AERF)
+)

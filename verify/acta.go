@@ -1,0 +1,273 @@
+package verify
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"strconv"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/receiptverify/verify/verify/canon"
+	"github.com/receiptverify/verify/verify/keys"
+	"github.com/receiptverify/verify/verify/sigalg"
+)
+
+// An ACTA receipt (draft-farley-acta-signed-receipts, the draft Asqav
+// profiles) is {payload, signature: {alg, kid, sig}}: Ed25519 over the
+// canonical bytes of payload, signed directly, the signature in lowercase
+// hex. Keys come from a JWK set, by kid.
+//
+// The canonical form is the one the reference verifier writes: every
+// string and member name in NFC, then Python's json.dumps(sort_keys=True,
+// separators=(",", ":"), ensure_ascii=False), which is canon.AsqavCodePoint
+// (code-point member order, Python float repr).
+//
+// Detection: payload and signature objects, no anchors member (the
+// Asqav-native envelope marker) and a signature.sig of lowercase hex.
+// Asqav-native signatures are base64, which always carries characters hex
+// does not, so the two shapes are disjoint.
+//
+// Chain: payload.previousReceiptHash is the hex SHA-256 of the canonical
+// bytes of the full predecessor receipt, signature included. A genesis
+// receipt omits it; null is malformed.
+//
+// Commitment mode (signing SHA-256 of the canonical bytes) is not
+// implemented; a receipt whose signature verifies only that way fails the
+// signature axis as unsupported, never passes.
+func init() {
+	registerFormat(format{name: "acta", priority: 9, detect: isACTA, check: checkACTA, chainHash: actaChainHash})
+}
+
+func isACTA(doc *canon.Value) bool {
+	p, s := doc.Get("payload"), doc.Get("signature")
+	if p == nil || p.Kind != canon.Object || s == nil || s.Kind != canon.Object || doc.Get("anchors") != nil {
+		return false
+	}
+	sig := s.Get("sig")
+	return sig != nil && sig.Kind == canon.String && isLowerHex(sig.Text)
+}
+
+// isLowerHex reports whether s is non-empty, even-length lowercase hex.
+func isLowerHex(s string) bool {
+	if s == "" || len(s)%2 != 0 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func actaChainHash(doc *canon.Value) (string, error) {
+	b, _, err := canonicalNFC(canon.AsqavCodePoint, doc)
+	if err != nil {
+		return "", err
+	}
+	return sha256Hex(b), nil
+}
+
+func checkACTA(c *check) {
+	p, sigObj := c.doc.Get("payload"), c.doc.Get("signature")
+	f := &c.res.Fields
+	f.ActionID = str(p, "action_id")
+	f.AgentID = str(p, "agent_id")
+	f.IssuerID = firstStr(p, "issuer_id", "issuer")
+	f.OrgID = str(p, "org_id")
+	f.SessionID = str(p, "session_id")
+	f.ActionType = str(p, "action_type")
+	f.ToolName = str(p, "tool_name")
+	f.ToolFingerprint = str(p, "tool_fingerprint")
+	f.Nonce = str(p, "nonce")
+	f.IssuedAt = str(p, "issued_at")
+	f.ExpiresAt = str(p, "expires_at")
+	f.Decision = str(p, "decision")
+
+	c.requireStr(p, "payload.", "issued_at")
+	alg, okAlg := c.requireStr(sigObj, "signature.", "alg")
+	kid, okKid := c.requireStr(sigObj, "signature.", "kid")
+	sigText, okSig := c.requireStr(sigObj, "signature.", "sig")
+	f.KeyID, f.Signature = kid, sigText
+
+	if h, err := actaChainHash(c.doc); err == nil {
+		c.res.Fingerprints.ChainHash = h
+	}
+	if prev := p.Get("previousReceiptHash"); prev != nil {
+		switch prev.Kind {
+		case canon.Null:
+			c.fail(AxisStructure, ReasonBadField, "payload.previousReceiptHash is null: a genesis receipt omits it")
+		case canon.String:
+			c.link = chainLink{present: true, prev: normalizeHash(prev.Text)}
+		default:
+			c.fail(AxisStructure, ReasonBadField, "payload.previousReceiptHash must be a string")
+		}
+	}
+
+	msg, changed, err := canonicalNFC(canon.AsqavCodePoint, p)
+	if err != nil {
+		c.fail(AxisStructure, ReasonMalformed, "payload cannot be canonicalized: "+err.Error())
+		return
+	}
+	if !okAlg || !okKid || !okSig {
+		c.skip(AxisSignature, ReasonUncheckable, "signature triple incomplete")
+		return
+	}
+	if a, err := sigalg.ParseAlg(alg); err != nil || a != sigalg.Ed25519 {
+		c.fail(AxisSignature, ReasonUnsupportedAlg, "ACTA alg "+quoteShort(alg)+": only the EdDSA baseline is implemented")
+		return
+	}
+	key := c.keyByID(kid)
+	if key == nil {
+		return
+	}
+	// False-attestation guard of the reference: a payload that names an
+	// issuer must name the signing key.
+	switch issuer := f.IssuerID; {
+	case issuer != "" && issuer != kid:
+		c.fail(AxisIssuerBind, ReasonIssuerMismatch, "payload names issuer "+quoteShort(issuer)+" but is signed by kid "+quoteShort(kid))
+	case issuer != "":
+		c.pass(AxisIssuerBind, "issuer is the signing kid")
+	default:
+		c.notRun(AxisIssuerBind, "payload names no issuer")
+	}
+	if pk := sigObj.Get("pubkey"); pk != nil {
+		raw, err := sigalg.DecodeHex(str(sigObj, "pubkey"))
+		if pk.Kind != canon.String || err != nil || !bytes.Equal(raw, key.Public.Bytes()) {
+			c.fail(AxisIssuerBind, ReasonIssuerMismatch, "signature.pubkey is not the directory's key for kid "+quoteShort(kid))
+		}
+	}
+	issued, _ := parseTime(f.IssuedAt)
+	c.keyStatus(key, issued)
+	sig, err := sigalg.DecodeHex(sigText)
+	if err != nil {
+		c.fail(AxisSignature, ReasonBadEncoding, "signature.sig is not hex: "+err.Error())
+		return
+	}
+	c.verifySignature(key, alg, msg, sig)
+	if ax := c.res.Axes[AxisSignature]; ax.Status == StatusFail && ax.Reason == ReasonBadSignature {
+		sum := sha256.Sum256(msg)
+		if key.Verify(sum[:], sig) == nil {
+			c.fail(AxisSignature, ReasonUnsupported, "the signature covers SHA-256 of the canonical payload: ACTA commitment mode, which this tool does not verify")
+		}
+		return
+	}
+	c.noteSignature(nfcNote(changed))
+}
+
+// The helpers below are shared by the ACTA, AERF, agentreceipts, authproof
+// and pipelock formats.
+
+// nfcCopy returns a copy of v with every string and member name in Unicode
+// NFC, as the ACTA, AERF, agentreceipts and pipelock reference verifiers
+// normalize before canonicalizing. changed reports whether anything was
+// not in NFC already. Two names of one object that become equal are an
+// error: the reference would silently keep one of them.
+func nfcCopy(v *canon.Value) (out canon.Value, changed bool, err error) {
+	switch v.Kind {
+	case canon.String:
+		s := norm.NFC.String(v.Text)
+		return canon.Value{Kind: canon.String, Text: s}, s != v.Text, nil
+	case canon.Array:
+		out = canon.Value{Kind: canon.Array, Items: make([]canon.Value, len(v.Items))}
+		for i := range v.Items {
+			item, ch, err := nfcCopy(&v.Items[i])
+			if err != nil {
+				return canon.Value{}, false, err
+			}
+			out.Items[i], changed = item, changed || ch
+		}
+		return out, changed, nil
+	case canon.Object:
+		out = canon.Value{Kind: canon.Object, Members: make([]canon.Member, len(v.Members))}
+		for i := range v.Members {
+			m := &v.Members[i]
+			name := norm.NFC.String(m.Name)
+			if name != m.Name {
+				changed = true
+				for j := range v.Members {
+					if j != i && norm.NFC.String(v.Members[j].Name) == name {
+						return canon.Value{}, false, errors.New("member names " + quoteShort(m.Name) + " and " + quoteShort(v.Members[j].Name) + " are equal after NFC")
+					}
+				}
+			}
+			val, ch, err := nfcCopy(&m.Value)
+			if err != nil {
+				return canon.Value{}, false, err
+			}
+			out.Members[i], changed = canon.Member{Name: name, Value: val}, changed || ch
+		}
+		return out, changed, nil
+	}
+	return *v, false, nil
+}
+
+// canonicalNFC writes v in dialect d after NFC normalization.
+func canonicalNFC(d *canon.Dialect, v *canon.Value) ([]byte, bool, error) {
+	n, changed, err := nfcCopy(v)
+	if err != nil {
+		return nil, false, err
+	}
+	b, err := d.Append(nil, &n)
+	return b, changed, err
+}
+
+func nfcNote(changed bool) string {
+	if changed {
+		return "signed over the NFC form; the receipt's own text is not in NFC"
+	}
+	return ""
+}
+
+// withoutMembers returns a shallow copy of obj without the named members.
+func withoutMembers(obj *canon.Value, drop ...string) canon.Value {
+	out := canon.Value{Kind: canon.Object, Members: make([]canon.Member, 0, len(obj.Members))}
+	for _, m := range obj.Members {
+		if !slices.Contains(drop, m.Name) {
+			out.Members = append(out.Members, m)
+		}
+	}
+	return out
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// keyByID resolves a key by the id on the wire (kid, key_id,
+// signer_key_id) and records the issuer_key axis; nil when none matches.
+func (c *check) keyByID(id string) *keys.Key {
+	key, err := c.v.keys.ByID(id)
+	if err != nil {
+		c.resolveFailed(err)
+		return nil
+	}
+	c.pass(AxisIssuerKey, key.KID+" ("+key.Source.String()+")")
+	c.res.Fields.KeyID = key.KID
+	return key
+}
+
+// noteSignature appends extra to a passing signature axis's note.
+func (c *check) noteSignature(extra string) {
+	ax, ok := c.res.Axes[AxisSignature]
+	if !ok || ax.Status != StatusPass || extra == "" {
+		return
+	}
+	if ax.Note != "" {
+		extra = ax.Note + "; " + extra
+	}
+	c.res.Axes[AxisSignature] = Axis{Status: StatusPass, Note: extra}
+}
+
+// quoteShort quotes hostile text for a note, bounded in length.
+func quoteShort(s string) string {
+	const max = 64
+	if len(s) > max {
+		return strconv.Quote(s[:max]) + "..."
+	}
+	return strconv.Quote(s)
+}

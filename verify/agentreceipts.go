@@ -1,0 +1,215 @@
+package verify
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/receiptverify/verify/verify/canon"
+	"github.com/receiptverify/verify/verify/keys"
+	"github.com/receiptverify/verify/verify/sigalg"
+)
+
+// An agent-receipts AgentReceipt is a W3C Verifiable Credential whose
+// proof (type Ed25519Signature2020) signs the RFC 8785 bytes of the
+// receipt minus proof, after NFC, directly. proof.proofValue is multibase
+// 'u' (base64url, no padding); any other base fails the signature.
+// proof.verificationMethod names the key: a did:key carries the key in the
+// identifier itself (self-asserted: it proves possession of the key, not
+// who holds it), any other DID is looked up in a did map. The DID of the
+// verification method must be the issuer's, or anyone could sign as a
+// victim with a did:key of their own.
+//
+// Chain: credentialSubject.chain.previous_receipt_hash is "sha256:" + hex
+// SHA-256 of the RFC 8785 bytes of the predecessor minus proof. It must be
+// present: null on the genesis receipt, never omitted.
+func init() {
+	registerFormat(format{name: "agentreceipts", priority: 21, detect: isAgentReceipt, check: checkAgentReceipt, chainHash: agentReceiptChainHash})
+}
+
+const agentReceiptProofType = "Ed25519Signature2020"
+
+var agentReceiptRequired = []string{"@context", "id", "type", "version", "issuer", "issuanceDate", "credentialSubject", "proof"}
+
+func isAgentReceipt(doc *canon.Value) bool {
+	return doc.Get("proof") != nil && hasString(doc.Get("type"), "AgentReceipt")
+}
+
+// hasString reports whether v is an array holding the string s.
+func hasString(v *canon.Value, s string) bool {
+	if v == nil || v.Kind != canon.Array {
+		return false
+	}
+	for i := range v.Items {
+		if v.Items[i].Kind == canon.String && v.Items[i].Text == s {
+			return true
+		}
+	}
+	return false
+}
+
+func agentReceiptSigningInput(doc *canon.Value) ([]byte, bool, error) {
+	s := withoutMembers(doc, "proof")
+	return canonicalNFC(canon.RFC8785, &s)
+}
+
+func agentReceiptChainHash(doc *canon.Value) (string, error) {
+	b, _, err := agentReceiptSigningInput(doc)
+	if err != nil {
+		return "", err
+	}
+	return sha256Hex(b), nil
+}
+
+func checkAgentReceipt(c *check) {
+	doc := c.doc
+	f := &c.res.Fields
+	for _, name := range agentReceiptRequired {
+		if doc.Get(name) == nil {
+			c.fail(AxisStructure, ReasonMissingField, name+" is missing")
+		}
+	}
+	if !hasString(doc.Get("type"), "VerifiableCredential") {
+		c.fail(AxisStructure, ReasonBadField, "type must include VerifiableCredential and AgentReceipt")
+	}
+	issuer := doc.Get("issuer")
+	issuerDID := ""
+	switch {
+	case issuer == nil:
+	case issuer.Kind == canon.String:
+		issuerDID = issuer.Text
+	case issuer.Kind == canon.Object:
+		issuerDID, _ = c.requireStr(issuer, "issuer.", "id")
+		f.SessionID = str(issuer, "session_id")
+	default:
+		c.fail(AxisStructure, ReasonBadField, "issuer must be a DID or an object with an id")
+	}
+	f.IssuerID, f.AgentID = issuerDID, issuerDID
+	f.IssuedAt = str(doc, "issuanceDate")
+	f.ExpiresAt = str(doc, "expirationDate")
+	subject := doc.Get("credentialSubject")
+	if subject != nil && subject.Kind != canon.Object {
+		c.fail(AxisStructure, ReasonBadField, "credentialSubject must be an object")
+		subject = nil
+	}
+	action := subject.Get("action")
+	f.ActionID = str(action, "id")
+	f.ActionType = str(action, "type")
+	f.ToolName = str(action, "tool_name")
+	f.Decision = str(subject.Get("outcome"), "status")
+	c.agentReceiptChain(subject)
+
+	msg, changed, err := agentReceiptSigningInput(doc)
+	if err != nil {
+		c.fail(AxisStructure, ReasonMalformed, "receipt cannot be canonicalized: "+err.Error())
+		return
+	}
+	c.res.Fingerprints.ChainHash = sha256Hex(msg)
+
+	proof := doc.Get("proof")
+	if proof == nil || proof.Kind != canon.Object {
+		if proof != nil {
+			c.fail(AxisStructure, ReasonBadField, "proof must be an object")
+		}
+		c.skip(AxisSignature, ReasonUncheckable, "no proof")
+		return
+	}
+	typ, okType := c.requireStr(proof, "proof.", "type")
+	vm, okVM := c.requireStr(proof, "proof.", "verificationMethod")
+	pv, okPV := c.requireStr(proof, "proof.", "proofValue")
+	f.KeyID, f.Signature = vm, pv
+	if okType && typ != agentReceiptProofType {
+		c.fail(AxisStructure, ReasonBadField, "proof.type is "+quoteShort(typ)+", not "+agentReceiptProofType)
+	}
+	if !okType || !okVM || !okPV || typ != agentReceiptProofType {
+		c.skip(AxisSignature, ReasonUncheckable, "proof is not a usable "+agentReceiptProofType)
+		return
+	}
+	vmDID, _, _ := strings.Cut(vm, "#")
+	if vmDID != issuerDID {
+		c.fail(AxisIssuerBind, ReasonIssuerMismatch, "proof.verificationMethod "+quoteShort(vmDID)+" is not the issuer's DID "+quoteShort(issuerDID))
+	} else {
+		c.pass(AxisIssuerBind, "verificationMethod is the issuer's DID")
+	}
+
+	key := c.resolveDID(vm)
+	if key == nil {
+		return
+	}
+	base, sig, err := sigalg.DecodeMultibase(pv)
+	switch {
+	case err == nil && base != 'u':
+		c.fail(AxisSignature, ReasonBadEncoding, "proofValue must be multibase 'u' (base64url), not "+quoteShort(pv[:1]))
+		return
+	case err != nil:
+		c.fail(AxisSignature, ReasonBadEncoding, "proofValue is not multibase base64url: "+err.Error())
+		return
+	}
+	c.verifySignature(key, string(sigalg.Ed25519), msg, sig)
+	note := nfcNote(changed)
+	if c.res.Fields.KeySelfAsserted {
+		note = strings.TrimPrefix(note+"; key self-asserted by did:key (proves possession, not identity)", "; ")
+	}
+	c.noteSignature(note)
+}
+
+// agentReceiptChain reads credentialSubject.chain.previous_receipt_hash.
+func (c *check) agentReceiptChain(subject *canon.Value) {
+	chain := subject.Get("chain")
+	if chain == nil || chain.Kind != canon.Object {
+		if chain != nil {
+			c.fail(AxisStructure, ReasonBadField, "credentialSubject.chain must be an object")
+		} else {
+			c.fail(AxisStructure, ReasonMissingField, "credentialSubject.chain is missing")
+		}
+		return
+	}
+	c.res.Fields.Step = integer(chain, "sequence")
+	prev := chain.Get("previous_receipt_hash")
+	switch {
+	case prev == nil:
+		c.fail(AxisStructure, ReasonMissingField, "chain.previous_receipt_hash is missing: it is null on a genesis receipt, never omitted")
+	case prev.Kind == canon.Null:
+		c.link = chainLink{present: true, genesis: true}
+	case prev.Kind != canon.String || !strings.HasPrefix(prev.Text, "sha256:"):
+		c.fail(AxisStructure, ReasonBadField, `chain.previous_receipt_hash must be null or "sha256:" + hex`)
+	default:
+		c.link = chainLink{present: true, prev: normalizeHash(prev.Text)}
+	}
+}
+
+// resolveDID finds the key for a verification method and records the
+// issuer_key and key_status axes; nil when there is none. A did:key needs
+// no directory: its key is the identifier, which the receipt chose itself.
+func (c *check) resolveDID(vm string) *keys.Key {
+	key, err := c.v.keys.ResolveDID(vm)
+	if err != nil {
+		var ke *keys.Error
+		if strings.HasPrefix(vm, "did:key:") && errors.As(err, &ke) {
+			r := ReasonMalformedKey
+			if ke.Reason == keys.ReasonUnsupportedAlg {
+				r = ReasonUnsupportedAlg
+			}
+			c.fail(AxisIssuerKey, r, err.Error())
+			c.skip(AxisSignature, ReasonUncheckable, "no key")
+			c.skip(AxisKeyStatus, ReasonUncheckable, "no key")
+			return nil
+		}
+		c.resolveFailed(err)
+		return nil
+	}
+	listed := false
+	if strings.HasPrefix(vm, "did:key:") {
+		_, lerr := c.v.keys.ByID(vm)
+		listed = lerr == nil
+	}
+	if strings.HasPrefix(vm, "did:key:") && !listed {
+		c.res.Fields.KeySelfAsserted = true
+		c.pass(AxisIssuerKey, "did:key: the key is the identifier itself (self-asserted)")
+		c.notRun(AxisKeyStatus, "a did:key has no lifecycle status")
+	} else {
+		c.pass(AxisIssuerKey, key.KID+" ("+key.Source.String()+")")
+		c.keyStatus(key, c.issuedOrNow())
+	}
+	c.res.Fields.KeyID = vm
+	return key
+}

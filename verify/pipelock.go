@@ -1,0 +1,175 @@
+package verify
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/receiptverify/verify/verify/canon"
+	"github.com/receiptverify/verify/verify/sigalg"
+)
+
+// A pipelock EvidenceReceipt v2 (record_type evidence_receipt_v2) is signed
+// with Ed25519 over the RFC 8785 bytes (after NFC) of the whole receipt
+// with its signature object replaced by the zero value {signer_key_id: "",
+// key_purpose: "", algorithm: "", signature: ""}, as the Go reference
+// marshals it. signature.signature is "ed25519:" + hex; the key is found
+// by signature.signer_key_id in a key map (v2 does not embed it). The key
+// purpose must be the one the payload kind requires.
+//
+// Chain: chain_prev_hash is "sha256:" + hex SHA-256 of the RFC 8785 bytes
+// of the full predecessor, signature included; "sha256:0", "genesis" or an
+// absent member mark the genesis receipt.
+func init() {
+	registerFormat(format{name: "pipelock-evidence-v2", priority: 23, detect: isPipelock, check: checkPipelock, chainHash: pipelockChainHash})
+}
+
+const pipelockSigPrefix = "ed25519:"
+
+// pipelockAuthority maps each payload kind to the key purpose that may sign
+// it (pipelock internal/contract/verify.go payloadAuthority).
+var pipelockAuthority = map[string]string{
+	"proxy_decision":               "receipt-signing",
+	"contract_ratified":            "receipt-signing",
+	"contract_promote_intent":      "contract-activation-signing",
+	"contract_promote_committed":   "receipt-signing",
+	"contract_rollback_authorized": "contract-activation-signing",
+	"contract_rollback_committed":  "receipt-signing",
+	"contract_demoted":             "receipt-signing",
+	"contract_expired":             "receipt-signing",
+	"contract_drift":               "receipt-signing",
+	"shadow_delta":                 "receipt-signing",
+	"opportunity_missing":          "receipt-signing",
+	"key_rotation":                 "contract-activation-signing",
+	"contract_redaction_request":   "contract-activation-signing",
+}
+
+var pipelockEnvelope = []string{"record_type", "receipt_version", "payload_kind", "event_id", "timestamp", "principal",
+	"actor", "delegation_chain", "signature", "chain_seq", "chain_prev_hash", "active_manifest_hash", "contract_hash",
+	"selector_id", "contract_generation", "payload"}
+
+var pipelockSignatureFields = []string{"signer_key_id", "key_purpose", "algorithm", "signature"}
+
+func isPipelock(doc *canon.Value) bool {
+	return str(doc, "record_type") == "evidence_receipt_v2"
+}
+
+func pipelockChainHash(doc *canon.Value) (string, error) {
+	b, _, err := canonicalNFC(canon.RFC8785, doc)
+	if err != nil {
+		return "", err
+	}
+	return sha256Hex(b), nil
+}
+
+// pipelockSigningInput is the receipt with its signature object zeroed.
+func pipelockSigningInput(doc *canon.Value) ([]byte, bool, error) {
+	zero := canon.Value{Kind: canon.Object}
+	for _, name := range pipelockSignatureFields {
+		zero.Members = append(zero.Members, canon.Member{Name: name, Value: canon.StringValue("")})
+	}
+	clone := canon.Value{Kind: canon.Object, Members: make([]canon.Member, len(doc.Members))}
+	for i, m := range doc.Members {
+		if m.Name == "signature" {
+			m.Value = zero
+		}
+		clone.Members[i] = m
+	}
+	return canonicalNFC(canon.RFC8785, &clone)
+}
+
+func checkPipelock(c *check) {
+	doc := c.doc
+	f := &c.res.Fields
+	if v := doc.Get("receipt_version"); v == nil || v.Kind != canon.Number || v.Text != "2" {
+		c.fail(AxisStructure, ReasonBadField, "receipt_version must be 2")
+	}
+	for _, m := range doc.Members {
+		if !slices.Contains(pipelockEnvelope, m.Name) {
+			c.fail(AxisStructure, ReasonBadField, "unknown envelope member "+quoteShort(m.Name))
+		}
+	}
+	kind, _ := c.requireStr(doc, "", "payload_kind")
+	f.ActionID, _ = c.requireStr(doc, "", "event_id")
+	f.IssuedAt, _ = c.requireStr(doc, "", "timestamp")
+	if kind != "" && pipelockAuthority[kind] == "" {
+		c.fail(AxisStructure, ReasonBadField, "unknown payload_kind "+quoteShort(kind))
+	}
+	payload := doc.Get("payload")
+	if payload == nil || payload.Kind != canon.Object {
+		c.fail(AxisStructure, ReasonBadField, "payload must be an object")
+	}
+	f.ActionType = str(payload, "action_type")
+	f.Decision = str(payload, "verdict")
+	f.Step = integer(doc, "chain_seq")
+	c.pipelockChain()
+
+	msg, changed, err := pipelockSigningInput(doc)
+	if err != nil {
+		c.fail(AxisStructure, ReasonMalformed, "receipt cannot be canonicalized: "+err.Error())
+		return
+	}
+	if h, err := pipelockChainHash(doc); err == nil {
+		c.res.Fingerprints.ChainHash = h
+	}
+	sigObj := doc.Get("signature")
+	if sigObj == nil || sigObj.Kind != canon.Object {
+		c.fail(AxisStructure, ReasonBadField, "signature must be an object")
+		c.skip(AxisSignature, ReasonUncheckable, "no signature proof")
+		return
+	}
+	for _, m := range sigObj.Members {
+		if !slices.Contains(pipelockSignatureFields, m.Name) {
+			c.fail(AxisStructure, ReasonBadField, "unknown signature member "+quoteShort(m.Name))
+		}
+	}
+	kid, okKid := c.requireStr(sigObj, "signature.", "signer_key_id")
+	purpose, okPurpose := c.requireStr(sigObj, "signature.", "key_purpose")
+	alg, okAlg := c.requireStr(sigObj, "signature.", "algorithm")
+	sigText, okSig := c.requireStr(sigObj, "signature.", "signature")
+	f.KeyID, f.Signature = kid, sigText
+	if want := pipelockAuthority[kind]; okPurpose && want != "" && purpose != want {
+		c.fail(AxisStructure, ReasonBadField, "key_purpose "+quoteShort(purpose)+" may not sign "+kind+" (needs "+want+")")
+	}
+	if !okKid || !okAlg || !okSig {
+		c.skip(AxisSignature, ReasonUncheckable, "signature proof incomplete")
+		return
+	}
+	if alg != "ed25519" {
+		c.fail(AxisSignature, ReasonUnsupportedAlg, "signature.algorithm "+quoteShort(alg)+": only ed25519 is defined")
+		return
+	}
+	key := c.keyByID(kid)
+	if key == nil {
+		return
+	}
+	c.notRun(AxisIssuerBind, "pipelock names no issuer besides signer_key_id")
+	c.keyStatus(key, c.issuedOrNow())
+	hexSig, ok := strings.CutPrefix(sigText, pipelockSigPrefix)
+	if !ok {
+		c.fail(AxisSignature, ReasonBadEncoding, "signature.signature must start with "+pipelockSigPrefix)
+		return
+	}
+	sig, err := sigalg.DecodeHex(hexSig)
+	if err != nil {
+		c.fail(AxisSignature, ReasonBadEncoding, "signature is not hex: "+err.Error())
+		return
+	}
+	c.verifySignature(key, alg, msg, sig)
+	c.noteSignature(nfcNote(changed))
+}
+
+func (c *check) pipelockChain() {
+	prev := c.doc.Get("chain_prev_hash")
+	switch {
+	case prev == nil || prev.Kind == canon.Null:
+		c.link = chainLink{present: true, genesis: true}
+	case prev.Kind != canon.String:
+		c.fail(AxisStructure, ReasonBadField, "chain_prev_hash must be a string")
+	case prev.Text == "sha256:0" || prev.Text == "genesis":
+		c.link = chainLink{present: true, genesis: true}
+	case !strings.HasPrefix(prev.Text, "sha256:"):
+		c.fail(AxisStructure, ReasonBadField, `chain_prev_hash must be "sha256:" + hex`)
+	default:
+		c.link = chainLink{present: true, prev: normalizeHash(prev.Text)}
+	}
+}
