@@ -1,0 +1,96 @@
+package verify
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAlgMismatch: a receipt whose alg names another algorithm than its
+// key's fails with alg_mismatch, although the signature verifies under the
+// key's own algorithm: the envelope was altered.
+func TestAlgMismatch(t *testing.T) {
+	dir := "../testdata/receipts/asqav-03-chain-link"
+	v := corpusVerifier(t, dir)
+	raw := readFile(t, filepath.Join(dir, "receipt.json"))
+	for _, alg := range []string{"ML-DSA-65", "ES256", "ml-dsa-44"} {
+		altered := bytes.Replace(raw, []byte(`"alg": "Ed25519"`), []byte(`"alg": "`+alg+`"`), 1)
+		if bytes.Equal(altered, raw) {
+			t.Fatal("fixture changed: no alg member to alter")
+		}
+		res, _ := v.Verify(altered)
+		if res.Verdict != Fail || res.Axes[AxisSignature].Reason != ReasonAlgMismatch {
+			t.Fatalf("alg %s: %s", alg, dump(res))
+		}
+	}
+	altered := bytes.Replace(raw, []byte(`"alg": "Ed25519"`), []byte(`"alg": "RSA-PSS"`), 1)
+	if res, _ := v.Verify(altered); res.Verdict != Fail || res.Axes[AxisSignature].Reason != ReasonUnsupportedAlg {
+		t.Fatalf("unknown alg: %s", dump(res))
+	}
+}
+
+// TestHostileReceipts: each hostile input gets a verdict or an error,
+// never a panic or a PASS.
+func TestHostileReceipts(t *testing.T) {
+	dir := "../testdata/receipts/asqav-03-chain-link"
+	v := corpusVerifier(t, dir)
+	raw := string(readFile(t, filepath.Join(dir, "receipt.json")))
+	deep := `{"payload":{"context":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `},"signature":{"alg":"Ed25519","kid":"k","sig":"AA"}}`
+	cases := map[string]string{
+		"duplicate member":     strings.Replace(raw, `"decision": "allow",`, `"decision": "allow", "decision": "deny",`, 1),
+		"deep nesting":         deep,
+		"truncated":            raw[:len(raw)/2],
+		"binary garbage":       "\x00\xff\xfe\x01{{{",
+		"empty":                "",
+		"json array":           "[1,2,3]",
+		"payload wrong type":   `{"payload":"x","signature":{"alg":"Ed25519","kid":"k","sig":"AA"}}`,
+		"signature wrong type": `{"payload":{},"signature":{"sig":7}}`,
+		"hash mode no org":     `{"mode":"hash","payload":null,"signature_b64":"AA","key_id":"k"}`,
+		"unknown object":       `{"hello":"world"}`,
+	}
+	for name, in := range cases {
+		res, _ := v.Verify([]byte(in))
+		if res == nil || res.Verdict == Pass || res.Verdict == "" {
+			t.Errorf("%s: %v", name, res)
+		}
+	}
+	if res, err := v.Verify([]byte(cases["duplicate member"])); err == nil || res.Verdict != Unreadable {
+		t.Errorf("duplicate member: want unreadable with an error, got %v %v", res.Verdict, err)
+	}
+}
+
+// FuzzVerify: receipt parsing and format detection never panic, every
+// result has a verdict, and nothing that is not a conformance receipt
+// with its key passes by accident of detection.
+func FuzzVerify(f *testing.F) {
+	paths, _ := filepath.Glob("../testdata/receipts/*/receipt.json")
+	for _, p := range paths {
+		f.Add(readFile(f, p))
+	}
+	f.Add([]byte(`{"mode":"hash","payload":null,"signature_b64":"AA","key_id":"k","org_id":"o"}`))
+	f.Add([]byte(`{"session_id":"550e8400-e29b-41d4-a716-446655440000","step_index":0,"tool_name":"ping","args":{},"call_signature":"00"}`))
+	v, err := New(nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := v.Verify(data)
+		if res == nil {
+			t.Fatal("nil result")
+		}
+		switch res.Verdict {
+		case Pass, Fail, Incomplete:
+			if err != nil {
+				t.Fatalf("verdict %s with error %v", res.Verdict, err)
+			}
+		case Unreadable:
+			if err == nil {
+				t.Fatal("unreadable without an error")
+			}
+		default:
+			t.Fatalf("verdict %q", res.Verdict)
+		}
+		_ = v.Index(data)
+	})
+}
