@@ -104,7 +104,7 @@ func receiptsAction(ctx *cli.Context) error {
 		if output == "json" {
 			return enc.Encode(r)
 		}
-		if r.Verdict == verify.Pass {
+		if r.Verdict == verify.Pass && r.Axes[verify.AxisToolFingerprint].Status != verify.StatusFail {
 			return nil
 		}
 		bar.clear()
@@ -136,7 +136,11 @@ func receiptsAction(ctx *cli.Context) error {
 // FILE:LINE: VERDICT format: axis reason (note); ...
 func textLine(r *verify.Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d: %s %s", r.Source, r.Line, r.Verdict, r.Format)
+	verdict := string(r.Verdict)
+	if r.Verdict == verify.Pass {
+		verdict = "PASS (tool finding)" // a genuine receipt for an unexpected tool
+	}
+	fmt.Fprintf(&b, "%s:%d: %s %s", r.Source, r.Line, verdict, r.Format)
 	if r.Error != "" {
 		b.WriteString(": " + r.Error)
 		return b.String()
@@ -144,7 +148,7 @@ func textLine(r *verify.Result) string {
 	sep := ": "
 	for _, name := range verify.AxisOrder {
 		ax, ok := r.Axes[name]
-		if !ok || (ax.Status != verify.StatusFail && ax.Status != verify.StatusSkipped) {
+		if !ok || (ax.Status != verify.StatusFail && ax.Status != verify.StatusSkipped) || name == verify.AxisExpiry {
 			continue
 		}
 		if name == verify.AxisChain && ax.Status == verify.StatusSkipped {
