@@ -157,6 +157,10 @@ type Result struct {
 	Fields       Fields       `json:"fields"`
 	Fingerprints Fingerprints `json:"fingerprints"`
 
+	// Raw is the receipt exactly as read, kept only when a caller asks
+	// (stream.Options.KeepRaw) so analytics can store it; never output.
+	Raw []byte `json:"-"`
+
 	link       chainLink
 	strictTool bool // tool findings fold into the verdict (--strict-schemas)
 }

@@ -40,6 +40,9 @@ type Options struct {
 	// Predecessors are receipts outside the input that links may name
 	// (the --predecessor flag); they are indexed, not reported.
 	Predecessors [][]byte
+	// KeepRaw keeps each record's bytes in Result.Raw (for loading into
+	// analytics); off by default so memory stays bounded by the batches.
+	KeepRaw bool
 	// Progress, if set, is called from one goroutine as records are done.
 	Progress func(Progress)
 }
@@ -98,6 +101,9 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 				return
 			}
 			res, _ := v.Verify(r.raw)
+			if opts.KeepRaw {
+				res.Raw = r.raw
+			}
 			r.result = res
 		},
 		func(r *record) error {
@@ -113,6 +119,9 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 			case recordLineError:
 				sum.Unreadable++
 				res = unreadable(r, r.err)
+				if opts.KeepRaw {
+					res.Raw = r.raw
+				}
 			default:
 				res = r.result
 				res.Source, res.Line = r.source, r.line

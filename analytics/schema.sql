@@ -1,0 +1,62 @@
+-- The audit database. One row per receipt line loaded, one per line that
+-- could not be read, one per file loaded. Timestamps are UTC; day is the
+-- UTC day of issued_at. Columns are plain SQL types so that the same
+-- queries run over the Parquet export in Trino, Spark SQL or ClickHouse.
+
+CREATE TABLE IF NOT EXISTS files (
+    file_sha256   VARCHAR PRIMARY KEY,  -- hex SHA-256 of the file's bytes as stored (gzip included)
+    path          VARCHAR NOT NULL,     -- as given on the command line
+    size_bytes    BIGINT  NOT NULL,
+    lines         BIGINT  NOT NULL,     -- every line read, blank ones included
+    accepted      BIGINT  NOT NULL,     -- rows in receipts
+    rejected      BIGINT  NOT NULL,     -- rows in rejects
+    loaded_at     TIMESTAMP NOT NULL    -- UTC
+);
+
+CREATE TABLE IF NOT EXISTS receipts (
+    file_sha256      VARCHAR NOT NULL,
+    source           VARCHAR NOT NULL,
+    line             BIGINT  NOT NULL,
+    format           VARCHAR NOT NULL,
+    verdict          VARCHAR NOT NULL,  -- PASS, FAIL, INCOMPLETE
+    reasons          VARCHAR NOT NULL,  -- reason codes, comma-separated, '' for none
+    action_id        VARCHAR,
+    agent_id         VARCHAR,
+    issuer_id        VARCHAR,
+    org_id           VARCHAR,
+    session_id       VARCHAR,
+    step             BIGINT,
+    action_type      VARCHAR,
+    tool_name        VARCHAR,
+    tool_fingerprint VARCHAR,
+    tool_match       VARCHAR,           -- match, drift, unknown, absent, not_run
+    tool_servers     VARCHAR,           -- expected servers whose schema matches, comma-separated
+    nonce            VARCHAR,
+    call_signature   VARCHAR,           -- UndoLog rows
+    signature        VARCHAR,           -- the encoded signature as carried
+    previous_hash    VARCHAR,
+    chain_hash       VARCHAR,
+    decision         VARCHAR,
+    issued_at        TIMESTAMP,         -- UTC
+    day              DATE,              -- UTC day of issued_at
+    raw              VARCHAR NOT NULL,  -- the receipt line exactly as read
+    PRIMARY KEY (file_sha256, line)
+);
+
+CREATE TABLE IF NOT EXISTS rejects (
+    file_sha256 VARCHAR NOT NULL,
+    source      VARCHAR NOT NULL,
+    line        BIGINT  NOT NULL,       -- 0: the file itself could not be read
+    error       VARCHAR NOT NULL,
+    raw         VARCHAR,                -- the line as read, when it was not too long
+    PRIMARY KEY (file_sha256, line)
+);
+
+-- The expected tool schemas given with --schemas, so reports can say
+-- which server's schema a fingerprint matches.
+CREATE TABLE IF NOT EXISTS expected_tools (
+    server      VARCHAR NOT NULL,
+    tool_name   VARCHAR NOT NULL,
+    fingerprint VARCHAR NOT NULL,
+    PRIMARY KEY (server, tool_name, fingerprint)
+);
