@@ -3,9 +3,11 @@ package verify
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 
 	"github.com/receiptverify/verify/verify/canon"
 	"github.com/receiptverify/verify/verify/fingerprint"
+	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/sigalg"
 )
 
@@ -88,7 +90,7 @@ func checkAsqavPayload(c *check) {
 	sigText, okSig := c.requireStr(sigObj, "signature.", "sig")
 	f.KeyID, f.Signature = kid, sigText
 	if okKid && okSig {
-		c.asqavSignature(kid, f.AgentID, f.IssuerID, f.OrgID, alg, msg, sigText)
+		c.asqavSignature(kid, f.AgentID, f.IssuerID, f.OrgID, p.Get("issuer_id"), alg, msg, sigText)
 	}
 
 	if prev := p.Get("previousReceiptHash"); prev != nil {
@@ -103,7 +105,10 @@ func checkAsqavPayload(c *check) {
 }
 
 // asqavSignature resolves the key in the reference order and verifies.
-func (c *check) asqavSignature(kid, agentID, issuerID, orgID, alg string, msg []byte, sigText string) {
+//
+// claimedIssuer is what the receipt says its issuer is: the payload's
+// issuer_id, or a hash-mode record's org_id.
+func (c *check) asqavSignature(kid, agentID, issuerID, orgID string, claimedIssuer *canon.Value, alg string, msg []byte, sigText string) {
 	key, err := c.v.keys.ResolveAsqav(kid, agentID, issuerID, orgID)
 	if err != nil {
 		c.resolveFailed(err)
@@ -111,16 +116,7 @@ func (c *check) asqavSignature(kid, agentID, issuerID, orgID, alg string, msg []
 	}
 	c.pass(AxisIssuerKey, key.KID+" ("+key.Source.String()+")")
 	c.res.Fields.KeyID = key.KID
-	switch {
-	case key.IssuerID == "":
-		c.notRun(AxisIssuerBind, "key names no issuer")
-	case issuerID != "" && issuerID != key.IssuerID && orgID != key.IssuerID:
-		c.fail(AxisIssuerBind, ReasonIssuerMismatch, "receipt issuer "+issuerID+" is not the key's issuer "+key.IssuerID)
-	case issuerID == "" && orgID != "" && orgID != key.IssuerID && orgID != key.OrgID:
-		c.fail(AxisIssuerBind, ReasonIssuerMismatch, "receipt org "+orgID+" is not the key's issuer "+key.IssuerID)
-	default:
-		c.pass(AxisIssuerBind, key.IssuerID)
-	}
+	c.issuerBind(key, claimedIssuer)
 	issued, _ := parseTime(c.res.Fields.IssuedAt)
 	c.keyStatus(key, issued)
 	sig, err := sigalg.DecodeBase64Any(sigText)
@@ -272,7 +268,8 @@ func checkAsqavHash(c *check) {
 			c.fail(AxisStructure, ReasonBadField, name+" has no place in a hash-mode record (it is not signed)")
 		}
 	}
-	if _, ok := c.requireStr(doc, "", "org_id"); !ok {
+	if org := doc.Get("org_id"); org == nil || org.Kind == canon.Null {
+		c.fail(AxisStructure, ReasonMissingField, "org_id is missing")
 		return
 	}
 	input := hashModeSigningInput(doc)
@@ -286,7 +283,7 @@ func checkAsqavHash(c *check) {
 	sigText, okSig := c.requireStr(doc, "", "signature_b64")
 	f.KeyID, f.Signature = kid, sigText
 	if okKid && okSig {
-		c.asqavSignature(kid, f.AgentID, "", f.OrgID, alg, msg, sigText)
+		c.asqavSignature(kid, f.AgentID, "", f.OrgID, doc.Get("org_id"), alg, msg, sigText)
 	}
 	c.notRun(AxisPayloadDigest, "hash mode carries no context")
 	c.notRun(AxisActionRef, "hash mode carries no context")
@@ -294,3 +291,60 @@ func checkAsqavHash(c *check) {
 }
 
 func itoa(i int) string { return formatInt(int64(i)) }
+
+// issuerBind checks that the issuer the receipt claims is the one the key
+// directory publishes for the key, as the reference verifiers do: equal
+// text binds; otherwise only canonical UUIDs are compared (case-
+// insensitively), first the key's issuer_id, then, when that is not a
+// UUID, its org_id. A key that publishes neither in a comparable form
+// cannot bind (SKIPPED); a claimed issuer that is not a string fails.
+func (c *check) issuerBind(key *keys.Key, claimed *canon.Value) {
+	switch {
+	case claimed == nil || claimed.Kind == canon.Null:
+		c.skip(AxisIssuerBind, ReasonUncheckable, "receipt names no issuer")
+		return
+	case claimed.Kind != canon.String:
+		c.fail(AxisIssuerBind, ReasonBadField, "the receipt's issuer is a "+claimed.Kind.String()+", not a string")
+		return
+	}
+	iss := claimed.Text
+	var published string
+	switch {
+	case key.IssuerID != "" && key.IssuerID == iss:
+		c.pass(AxisIssuerBind, key.IssuerID)
+		return
+	case isCanonicalUUID(key.IssuerID):
+		published = key.IssuerID
+	case isCanonicalUUID(key.OrgID):
+		published = key.OrgID
+	default:
+		c.skip(AxisIssuerBind, ReasonUncheckable, "the key publishes no issuer_id or org_id this receipt's issuer can be compared with")
+		return
+	}
+	if isCanonicalUUID(iss) && strings.EqualFold(iss, published) {
+		c.pass(AxisIssuerBind, published)
+		return
+	}
+	c.fail(AxisIssuerBind, ReasonIssuerMismatch, "receipt issuer "+iss+" is not the key's issuer "+published)
+}
+
+// isCanonicalUUID reports whether s is 8-4-4-4-12 hex digits, either case.
+func isCanonicalUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}

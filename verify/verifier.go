@@ -225,6 +225,10 @@ func (c *check) verifySignature(key *keys.Key, claimed string, msg, sig []byte) 
 	if c.indexOnly {
 		return
 	}
+	if key.Public == nil {
+		c.fail(AxisSignature, ReasonMalformedKey, "the directory's entry for this key is unusable: "+key.Err.Error())
+		return
+	}
 	if claimed != "" {
 		alg, err := sigalg.ParseAlg(claimed)
 		if err != nil {
@@ -266,7 +270,9 @@ func (c *check) resolveFailed(err error) {
 	case errors.As(err, &ke) && ke.Reason == keys.ReasonMalformedKey:
 		c.fail(AxisIssuerKey, ReasonMalformedKey, err.Error())
 	default:
-		c.fail(AxisIssuerKey, ReasonUnknownKey, err.Error())
+		// Like the reference verifiers: a key the directory does not hold
+		// is a check that could not be made, not proof of forgery.
+		c.skip(AxisIssuerKey, ReasonUnknownKey, err.Error())
 	}
 	c.skip(AxisSignature, ReasonUncheckable, "no key")
 	c.skip(AxisKeyStatus, ReasonUncheckable, "no key")

@@ -65,14 +65,23 @@ type Key struct {
 	AgentID   string
 	OrgID     string
 	Status    Status
-	RevokedAt time.Time // zero when the file gives none
-	Public    *sigalg.PublicKey
+	RevokedAt time.Time         // zero when the file gives none
+	Public    *sigalg.PublicKey // nil when Err is set
 	Source    Source
+	// Err is set when the entry's ids loaded but its key material did not
+	// (a public_key of the wrong size, say). Such a key still resolves, so
+	// a receipt naming it is judged against it, but it never verifies.
+	Err *Error
 }
 
 // Verify checks sig over msg with the key. It does not look at Status;
 // call CheckStatus for that.
-func (k *Key) Verify(msg, sig []byte) error { return k.Public.Verify(msg, sig) }
+func (k *Key) Verify(msg, sig []byte) error {
+	if k.Public == nil {
+		return k.Err
+	}
+	return k.Public.Verify(msg, sig)
+}
 
 // CheckStatus fails with ReasonKeyRevoked when the status is not usable, or
 // when the key has a revoked_at that is not after at. at is the instant the

@@ -209,8 +209,10 @@ func TestResolveAsqavOrder(t *testing.T) {
 	}
 }
 
-// Entries whose public_key is not a string are skipped, and the skip is
-// recorded with its reason and position.
+// Entries whose key material is unusable are recorded in Skipped with
+// their reason and position; those whose ids loaded stay resolvable as keys
+// with Err set, so a receipt naming one is judged (and fails) rather than
+// reported as naming an unknown key.
 func TestLoadSkipsEntries(t *testing.T) {
 	t.Parallel()
 	good := jsonB64(ed25519Pub(7))
@@ -232,8 +234,19 @@ func TestLoadSkipsEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Keys) != 1 || s.Keys[0].KID != "good" || s.Keys[0].Source.Index != 3 {
-		t.Fatalf("keys %v", s.Keys)
+	var usable, broken []string
+	for _, k := range s.Keys {
+		if k.Err == nil {
+			usable = append(usable, k.KID)
+		} else if k.Public == nil {
+			broken = append(broken, k.KID)
+		}
+	}
+	if len(usable) != 1 || usable[0] != "good" {
+		t.Fatalf("usable keys %v", usable)
+	}
+	if want := "num null obj rsa short badb64 nokind mldsa-as-ed"; strings.Join(broken, " ") != want {
+		t.Fatalf("broken keys %v, want %s", broken, want)
 	}
 	want := map[int]keys.Reason{
 		0: keys.ReasonMalformedKey, 1: keys.ReasonMalformedKey, 2: keys.ReasonMalformedKey,
@@ -250,8 +263,8 @@ func TestLoadSkipsEntries(t *testing.T) {
 		}
 	}
 
-	// A file with nothing usable fails as a whole.
-	_, err = keys.Load("none.json", []byte(`{"keys":[{"kid":"a","public_key":1}]}`))
+	// A file in which no entry loaded at all fails as a whole.
+	_, err = keys.Load("none.json", []byte(`{"keys":[1,{"public_key":1}]}`))
 	if !errors.Is(err, keys.ErrNoKeys) {
 		t.Fatalf("all skipped: %v", err)
 	}

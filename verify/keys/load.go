@@ -108,7 +108,11 @@ func (s *Snapshot) loadObject(ms []member) error {
 func (s *Snapshot) add(i int, k *Key, err *Error) {
 	if err != nil {
 		s.Skipped = append(s.Skipped, err)
-		return
+		if k == nil {
+			return
+		}
+		k.Err = err // ids readable, key material not: keep it resolvable
+		k.Public = nil
 	}
 	k.Source.Index = i
 	s.Keys = append(s.Keys, k)
@@ -151,15 +155,27 @@ func parseEntry(file string, i int, f fields) (*Key, *Error) {
 	fail := func(r Reason, detail string, err error) (*Key, *Error) {
 		return nil, &Error{Reason: r, File: file, Index: i, ID: k.KID, Detail: detail, Err: err}
 	}
+	// badKey keeps the entry's ids with the error, once they have loaded.
+	badKey := func(r Reason, detail string, err error) (*Key, *Error) {
+		_, e := fail(r, detail, err)
+		if k.KID == "" {
+			return nil, e
+		}
+		return k, e
+	}
 	var status, revokedAt string
 	for _, m := range []struct {
-		name string
-		dst  *string
+		name    string
+		dst     *string
+		lenient bool // a non-string value is ignored: it binds nothing
 	}{
-		{"kid", &k.KID}, {"agent_id", &k.AgentID}, {"issuer_id", &k.IssuerID},
-		{"org_id", &k.OrgID}, {"status", &status}, {"revoked_at", &revokedAt},
+		{"kid", &k.KID, false}, {"agent_id", &k.AgentID, true}, {"issuer_id", &k.IssuerID, true},
+		{"org_id", &k.OrgID, true}, {"status", &status, false}, {"revoked_at", &revokedAt, false},
 	} {
 		v, _, err := f.str(m.name)
+		if err != nil && m.lenient {
+			continue
+		}
 		if err != nil {
 			return fail(ReasonMalformedKey, "", err)
 		}
@@ -172,54 +188,6 @@ func parseEntry(file string, i int, f fields) (*Key, *Error) {
 	if err != nil {
 		return fail(ReasonMalformedKey, "", err)
 	}
-	if pk, ok := f["public_key"]; ok {
-		k.Source.Format = FormatAsqavJWKS
-		if kind(pk) != '"' {
-			return fail(ReasonMalformedKey, "public_key is not a string", nil)
-		}
-		enc, _, err := f.str("public_key")
-		if err != nil {
-			return fail(ReasonMalformedKey, "", err)
-		}
-		raw, err := sigalg.DecodeBase64Any(enc)
-		if err != nil {
-			return fail(ReasonMalformedKey, "public_key", err)
-		}
-		var a sigalg.Alg
-		if hasAlg {
-			if a, err = sigalg.ParseAlg(alg); err != nil {
-				return fail(ReasonUnsupportedAlg, "", err)
-			}
-		} else if a, ok = sigalg.AlgForKeySize(raw); !ok {
-			return fail(ReasonUnsupportedAlg, fmt.Sprintf("no alg and no algorithm has %d-byte keys", len(raw)), nil)
-		}
-		if k.Public, err = sigalg.NewPublicKey(a, raw); err != nil {
-			return fail(reasonOf(err), "", err)
-		}
-	} else if _, ok := f["kty"]; ok {
-		k.Source.Format = FormatJWKSet
-		var jwk [4]string
-		for j, name := range []string{"kty", "crv", "x", "y"} {
-			if jwk[j], _, err = f.str(name); err != nil {
-				return fail(ReasonMalformedKey, "", err)
-			}
-		}
-		if k.Public, err = sigalg.PublicKeyFromJWK(jwk[0], jwk[1], jwk[2], jwk[3]); err != nil {
-			return fail(reasonOf(err), "", err)
-		}
-		if hasAlg {
-			a, err := sigalg.ParseAlg(alg)
-			if err != nil {
-				return fail(ReasonUnsupportedAlg, "", err)
-			}
-			if a != k.Public.Alg() {
-				return fail(ReasonMalformedKey, "alg "+quote(alg)+" does not match kty/crv", nil)
-			}
-		}
-	} else {
-		return fail(ReasonMalformedKey, "entry has neither public_key nor kty", nil)
-	}
-	k.Alg = k.Public.Alg()
 	k.Status = parseStatus(status)
 	if revokedAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, revokedAt)
@@ -228,6 +196,57 @@ func parseEntry(file string, i int, f fields) (*Key, *Error) {
 		}
 		k.RevokedAt = t
 	}
+	if a, err := sigalg.ParseAlg(alg); hasAlg && err == nil {
+		k.Alg = a // as the entry says, even if its key material turns out unusable
+	}
+	if pk, ok := f["public_key"]; ok {
+		k.Source.Format = FormatAsqavJWKS
+		if kind(pk) != '"' {
+			return badKey(ReasonMalformedKey, "public_key is not a string", nil)
+		}
+		enc, _, err := f.str("public_key")
+		if err != nil {
+			return badKey(ReasonMalformedKey, "", err)
+		}
+		raw, err := sigalg.DecodeBase64Any(enc)
+		if err != nil {
+			return badKey(ReasonMalformedKey, "public_key", err)
+		}
+		var a sigalg.Alg
+		if hasAlg {
+			if a, err = sigalg.ParseAlg(alg); err != nil {
+				return badKey(ReasonUnsupportedAlg, "", err)
+			}
+		} else if a, ok = sigalg.AlgForKeySize(raw); !ok {
+			return badKey(ReasonUnsupportedAlg, fmt.Sprintf("no alg and no algorithm has %d-byte keys", len(raw)), nil)
+		}
+		if k.Public, err = sigalg.NewPublicKey(a, raw); err != nil {
+			return badKey(reasonOf(err), "", err)
+		}
+	} else if _, ok := f["kty"]; ok {
+		k.Source.Format = FormatJWKSet
+		var jwk [4]string
+		for j, name := range []string{"kty", "crv", "x", "y"} {
+			if jwk[j], _, err = f.str(name); err != nil {
+				return badKey(ReasonMalformedKey, "", err)
+			}
+		}
+		if k.Public, err = sigalg.PublicKeyFromJWK(jwk[0], jwk[1], jwk[2], jwk[3]); err != nil {
+			return badKey(reasonOf(err), "", err)
+		}
+		if hasAlg {
+			a, err := sigalg.ParseAlg(alg)
+			if err != nil {
+				return badKey(ReasonUnsupportedAlg, "", err)
+			}
+			if a != k.Public.Alg() {
+				return badKey(ReasonMalformedKey, "alg "+quote(alg)+" does not match kty/crv", nil)
+			}
+		}
+	} else {
+		return badKey(ReasonMalformedKey, "entry has neither public_key nor kty", nil)
+	}
+	k.Alg = k.Public.Alg()
 	return k, nil
 }
 
