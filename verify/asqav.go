@@ -3,6 +3,7 @@ package verify
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"strings"
 
 	"github.com/receiptverify/verify/verify/canon"
@@ -27,9 +28,84 @@ func init() {
 	registerFormat(format{name: "asqav-hash", priority: 11, detect: isAsqavHash, check: checkAsqavHash})
 }
 
-func isAsqavPayload(doc *canon.Value) bool {
-	p, s := doc.Get("payload"), doc.Get("signature")
-	return p != nil && p.Kind == canon.Object && s != nil && s.Kind == canon.Object && s.Get("sig") != nil
+func isAsqavPayload(doc *canon.Value) bool { return asqavShapeOf(doc) != asqavNoEnvelope }
+
+// asqavShape is how a payload-mode receipt carries its signature. The
+// hosted API answers with two shapes besides the canonical envelope; the
+// reference verifier normalises both to {payload, signature: {alg, kid,
+// sig}} (testdata/asqav/axis-parity-cases.json, section normalise), and so
+// does this tool. A bare payload with no envelope is no receipt: there is
+// no signature to check.
+type asqavShape int
+
+const (
+	asqavNoEnvelope     asqavShape = iota
+	asqavCanonical                 // {payload, signature: {alg, kid, sig}, anchors}
+	asqavHostedEnvelope            // {payload, signature_envelope: {alg, kid, sig}, signature: sig, ...}
+	asqavHostedFlat                // {payload, signature: sig, algorithm, anchors}: kid is the payload's issuer_id
+)
+
+func asqavShapeOf(doc *canon.Value) asqavShape {
+	p := doc.Get("payload")
+	if p == nil || p.Kind != canon.Object {
+		return asqavNoEnvelope
+	}
+	s := doc.Get("signature")
+	if s != nil && s.Kind == canon.Object && s.Get("sig") != nil {
+		return asqavCanonical
+	}
+	if e := doc.Get("signature_envelope"); e != nil && e.Kind == canon.Object && e.Get("sig") != nil {
+		return asqavHostedEnvelope
+	}
+	if s != nil && s.Kind == canon.String && str(doc, "algorithm") != "" {
+		return asqavHostedFlat
+	}
+	return asqavNoEnvelope
+}
+
+// asqavSignatureObject is the receipt's signature object as the reference
+// normalises it: the canonical signature or the hosted signature_envelope
+// as written, or, for a flat hosted response, {alg: algorithm, kid:
+// payload.issuer_id, sig: signature} with absent members null.
+func asqavSignatureObject(doc *canon.Value, shape asqavShape) canon.Value {
+	switch shape {
+	case asqavCanonical:
+		return *doc.Get("signature")
+	case asqavHostedEnvelope:
+		return *doc.Get("signature_envelope")
+	}
+	member := func(name string, v *canon.Value) canon.Member {
+		if v == nil {
+			return canon.Member{Name: name, Value: canon.Value{Kind: canon.Null}}
+		}
+		return canon.Member{Name: name, Value: *v}
+	}
+	return canon.ObjectValue(
+		member("alg", doc.Get("algorithm")),
+		member("kid", doc.Get("payload").Get("issuer_id")),
+		member("sig", doc.Get("signature")))
+}
+
+// asqavEnvelopeDigest is the hex SHA-256 of the canonical normalised
+// envelope {payload, signature}, which the reference reports the anchors
+// as binding; a document that is no envelope is hashed as it is. anchors
+// and any other member are outside it.
+func asqavEnvelopeDigest(doc *canon.Value) (string, error) {
+	env := doc
+	issued := firstStr(doc, "issued_at", "timestamp")
+	if shape := asqavShapeOf(doc); shape != asqavNoEnvelope {
+		p := doc.Get("payload")
+		issued = firstStr(p, "issued_at", "timestamp")
+		e := canon.ObjectValue(
+			canon.Member{Name: "payload", Value: *p},
+			canon.Member{Name: "signature", Value: asqavSignatureObject(doc, shape)})
+		env = &e
+	}
+	b, err := asqavDialect(issued).Append(nil, env)
+	if err != nil {
+		return "", err
+	}
+	return sha256Hex(b), nil
 }
 
 func isAsqavHash(doc *canon.Value) bool {
@@ -60,7 +136,7 @@ func asqavChainHash(doc *canon.Value) (string, error) {
 }
 
 func checkAsqavPayload(c *check) {
-	p, sigObj := c.doc.Get("payload"), c.doc.Get("signature")
+	p := c.doc.Get("payload")
 	f := &c.res.Fields
 	f.ActionID = str(p, "action_id")
 	f.AgentID = str(p, "agent_id")
@@ -72,8 +148,7 @@ func checkAsqavPayload(c *check) {
 	f.ToolName = str(p, "tool_name")
 	f.ToolFingerprint = str(p, "tool_fingerprint")
 	f.Nonce = str(p, "nonce")
-	f.IssuedAt = firstStr(p, "issued_at", "timestamp")
-	f.ExpiresAt = str(p, "expires_at")
+	f.IssuedAt, f.ExpiresAt = c.asqavTimes(p)
 	f.Decision = firstStr(p, "decision", "policy_decision")
 
 	d := asqavDialect(f.IssuedAt)
@@ -85,9 +160,7 @@ func checkAsqavPayload(c *check) {
 	sum := sha256.Sum256(msg)
 	c.res.Fingerprints.ChainHash = hex.EncodeToString(sum[:])
 
-	alg, _ := c.requireStr(sigObj, "signature.", "alg")
-	kid, okKid := c.requireStr(sigObj, "signature.", "kid")
-	sigText, okSig := c.requireStr(sigObj, "signature.", "sig")
+	alg, kid, sigText, okKid, okSig := c.asqavSignatureFields(p)
 	f.KeyID, f.Signature = kid, sigText
 	if okKid && okSig {
 		c.asqavSignature(kid, f.AgentID, f.IssuerID, f.OrgID, p.Get("issuer_id"), alg, msg, sigText)
@@ -102,6 +175,69 @@ func checkAsqavPayload(c *check) {
 	}
 	c.asqavDigests(d, p)
 	c.asqavAnchors()
+}
+
+// asqavSignatureFields reads alg, kid and sig from whichever envelope the
+// receipt uses (asqavShape).
+func (c *check) asqavSignatureFields(p *canon.Value) (alg, kid, sig string, okKid, okSig bool) {
+	switch shape := asqavShapeOf(c.doc); shape {
+	case asqavHostedFlat:
+		// The flat hosted response names no key id; the reference reads
+		// the payload's issuer_id in its place.
+		alg = str(c.doc, "algorithm")
+		kid, okKid = c.requireStr(p, "payload.", "issuer_id")
+		sig, okSig = c.requireStr(c.doc, "", "signature")
+	default:
+		obj, where := c.doc.Get("signature"), "signature."
+		if shape == asqavHostedEnvelope {
+			obj, where = c.doc.Get("signature_envelope"), "signature_envelope."
+		}
+		alg, _ = c.requireStr(obj, where, "alg")
+		kid, okKid = c.requireStr(obj, where, "kid")
+		sig, okSig = c.requireStr(obj, where, "sig")
+	}
+	return alg, kid, sig, okKid, okSig
+}
+
+// asqavTimes reads the payload's issue time (issued_at, else timestamp)
+// and expiry. A member that is present but not a non-empty string cannot be
+// read and fails its own axis here, as in the reference verifier: skew for
+// issued_at, expiry (advisory, failing closed) for expires_at. A null
+// issued_at reads as absent; a null expires_at is unreadable, since the
+// reference fails it ("unreadable expires_at None").
+func (c *check) asqavTimes(p *canon.Value) (issued, expires string) {
+	iv := p.Get("issued_at")
+	if iv == nil || iv.Kind == canon.Null {
+		iv = p.Get("timestamp")
+	}
+	switch {
+	case iv == nil || iv.Kind == canon.Null:
+	case iv.Kind != canon.String || iv.Text == "":
+		c.fail(AxisSkew, ReasonBadField, "unparseable issued_at "+jsonText(iv))
+	default:
+		issued = iv.Text
+	}
+	switch ev := p.Get("expires_at"); {
+	case ev == nil:
+	case ev.Kind != canon.String || ev.Text == "":
+		c.fail(AxisExpiry, ReasonBadField, "unreadable expires_at "+jsonText(ev))
+	default:
+		expires = ev.Text
+	}
+	return issued, expires
+}
+
+// jsonText is v as compact JSON for a note (a string comes quoted),
+// bounded in length.
+func jsonText(v *canon.Value) string {
+	b, err := canon.RFC8785.Append(nil, v)
+	if err != nil {
+		return "a " + v.Kind.String()
+	}
+	if len(b) > 64 {
+		return strconv.Quote(string(b[:64])) + "..."
+	}
+	return string(b)
 }
 
 // asqavSignature resolves the key in the reference order and verifies.
@@ -180,9 +316,13 @@ func (c *check) asqavDigests(d *canon.Dialect, p *canon.Value) {
 	}
 }
 
-// asqavAnchors checks the shape of the unsigned anchors list: each anchor an
-// object with a string type and a value that is genuine base64 of at least
-// one byte (the reference's _safe_b64). No anchors is not a failure.
+// asqavAnchors checks the shape of the unsigned anchors list as the
+// reference's check_anchors does: anchors must be a list; each entry an
+// object (its type may be anything, or absent) whose value is a string of
+// genuine base64 (safeBase64). Every entry is judged and named in the
+// note; one bad entry fails the axis. No anchors (absent, null or an empty
+// list) is NOT_RUN, where the reference says SKIPPED: a receipt needs no
+// anchors to pass.
 func (c *check) asqavAnchors() {
 	a := c.doc.Get("anchors")
 	if a == nil || a.Kind == canon.Null || (a.Kind == canon.Array && len(a.Items) == 0) {
@@ -190,30 +330,73 @@ func (c *check) asqavAnchors() {
 		return
 	}
 	if a.Kind != canon.Array {
-		c.fail(AxisAnchors, ReasonBadAnchor, "anchors must be a list")
+		c.fail(AxisAnchors, ReasonBadAnchor, "anchors field is not a list (got "+a.Kind.String()+")")
 		return
 	}
-	for i := range a.Items {
-		an := &a.Items[i]
-		if an.Kind != canon.Object || str(an, "type") == "" {
-			c.fail(AxisAnchors, ReasonBadAnchor, "anchor "+itoa(i)+" needs a string type")
-			return
-		}
-		if v := an.Get("value"); v != nil {
-			if v.Kind != canon.String || !safeBase64(v.Text) {
-				c.fail(AxisAnchors, ReasonBadAnchor, "anchor "+itoa(i)+" value is not base64")
-				return
-			}
+	if c.indexOnly {
+		return
+	}
+	var note strings.Builder
+	if asqavShapeOf(c.doc) != asqavNoEnvelope {
+		if d, err := asqavEnvelopeDigest(c.doc); err == nil {
+			note.WriteString("anchors bind envelope digest sha256:" + d[:16] + "..")
 		}
 	}
-	c.pass(AxisAnchors, itoa(len(a.Items))+" anchors, shape only")
+	bad := false
+	for i := range a.Items {
+		an := &a.Items[i]
+		if note.Len() > 0 {
+			note.WriteString("; ")
+		}
+		if an.Kind != canon.Object {
+			bad = true
+			note.WriteString("anchor " + itoa(i) + ": malformed entry (a " + an.Kind.String() + ", not an object)")
+			continue
+		}
+		name := "?"
+		if t := an.Get("type"); t != nil {
+			name = jsonText(t)
+		}
+		if v := an.Get("value"); v != nil && v.Kind == canon.String && safeBase64(v.Text) {
+			note.WriteString(name + ": value present, base64-ok")
+		} else {
+			bad = true
+			note.WriteString(name + ": value missing or not base64")
+		}
+	}
+	if bad {
+		c.fail(AxisAnchors, ReasonBadAnchor, note.String())
+		return
+	}
+	c.pass(AxisAnchors, note.String()+" (shape only)")
 }
 
-// safeBase64 accepts a value only when it is genuinely base64 (either
-// alphabet, padding optional) and decodes to at least one byte.
+// safeBase64 is the reference's _safe_b64, pinned value by value by
+// testdata/asqav/anchor-value-cases.json: s is base64 in one alphabet
+// (standard or URL, not both), with padding optional but never more than
+// the length needs ("MTIzNA=" passes, "AAAA=" does not), nothing else
+// (no whitespace, line breaks or non-ASCII), and at least one decoded
+// byte. Unused trailing bits are not checked ("ab" passes), as Python's
+// decoder does not check them.
 func safeBase64(s string) bool {
-	b, err := sigalg.DecodeBase64Any(s)
-	return err == nil && len(b) > 0
+	body := strings.TrimRight(s, "=")
+	rem := len(body) % 4
+	if body == "" || rem == 1 || len(s)-len(body) > (4-rem)%4 {
+		return false
+	}
+	var std, url bool
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '+' || c == '/':
+			std = true
+		case c == '-' || c == '_':
+			url = true
+		default:
+			return false
+		}
+	}
+	return !(std && url)
 }
 
 // hashModeMembers is the fixed signing input of a hash-mode record, in the

@@ -164,11 +164,15 @@ func (c *check) pipelockChain() {
 	case prev == nil || prev.Kind == canon.Null:
 		c.link = chainLink{present: true, genesis: true}
 	case prev.Kind != canon.String:
+		// Only absent, null or a sentinel is genesis; any other value still
+		// names a predecessor (it cannot be found), never an absent link.
 		c.fail(AxisStructure, ReasonBadField, "chain_prev_hash must be a string")
+		c.link = chainLink{present: true, prev: jsonText(prev)}
 	case prev.Text == "sha256:0" || prev.Text == "genesis":
 		c.link = chainLink{present: true, genesis: true}
 	case !strings.HasPrefix(prev.Text, "sha256:"):
 		c.fail(AxisStructure, ReasonBadField, `chain_prev_hash must be "sha256:" + hex`)
+		c.link = chainLink{present: true, prev: prev.Text}
 	default:
 		c.link = chainLink{present: true, prev: normalizeHash(prev.Text)}
 	}
