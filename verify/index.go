@@ -19,11 +19,12 @@ type IndexEntry struct {
 }
 
 // Index reads a receipt for the stream pre-pass. It parses and
-// canonicalizes but verifies no signature, so it costs a small part of
-// Verify.
+// canonicalizes but resolves no key, so it decodes and verifies no
+// signature and costs a small part of Verify. Nothing it returns depends
+// on keys: every format reads its fields and link from the document.
 func (v *Verifier) Index(raw []byte) IndexEntry {
 	var e IndexEntry
-	res := &Result{Axes: Axes{}}
+	res := &Result{Axes: make(Axes, len(AxisOrder))}
 	doc, err := parseReceipt(raw)
 	if err != nil {
 		return e
@@ -32,7 +33,11 @@ func (v *Verifier) Index(raw []byte) IndexEntry {
 	if f == nil {
 		return e
 	}
-	c := &check{v: v, raw: raw, doc: &doc, res: res, indexOnly: true}
+	iv := v.indexer
+	if iv == nil { // a Verifier not made by New
+		iv = v
+	}
+	c := &check{v: iv, raw: raw, doc: &doc, res: res, indexOnly: true}
 	f.check(c)
 	e.OK = true
 	if f.chainHash != nil {

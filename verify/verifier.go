@@ -24,6 +24,9 @@ type Verifier struct {
 	at            time.Time
 	maxSkew       time.Duration
 	predecessor   *chainRef
+	// indexer is this verifier without keys, for Index: the pre-pass
+	// resolves no key, so it decodes and checks no signature.
+	indexer *Verifier
 }
 
 // Option configures a Verifier.
@@ -84,6 +87,9 @@ func New(dir *keys.Directory, opts ...Option) (*Verifier, error) {
 			return nil, err
 		}
 	}
+	ix := *v
+	ix.keys, _ = keys.NewDirectory()
+	v.indexer = &ix
 	return v, nil
 }
 
@@ -97,7 +103,7 @@ func parseReceipt(raw []byte) (canon.Value, error) { return canon.Parse(raw, rec
 // only when raw is not a JSON document at all; the Result then has the
 // verdict UNREADABLE. Every other problem is a verdict.
 func (v *Verifier) Verify(raw []byte) (*Result, error) {
-	res := &Result{Version: ResultVersion, Axes: Axes{}, Reasons: []Reason{}}
+	res := &Result{Version: ResultVersion, Axes: make(Axes, len(AxisOrder)), Reasons: []Reason{}}
 	doc, err := parseReceipt(raw)
 	if err != nil {
 		res.Verdict = Unreadable

@@ -3,6 +3,7 @@ package canon
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/receiptverify/verify/internal/limits"
@@ -37,7 +38,12 @@ func Parse(data []byte, opts ParseOptions) (Value, error) {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = limits.MaxDepth
 	}
-	p := parser{src: string(data), opts: opts}
+	st := stacksPool.Get().(*stacks)
+	defer func() {
+		st.path = st.path[:0]
+		stacksPool.Put(st)
+	}()
+	p := parser{src: string(data), opts: opts, stacks: st}
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -59,8 +65,20 @@ type parser struct {
 	src  string
 	pos  int
 	opts ParseOptions
-	path []pathSeg
+	*stacks
 }
+
+// stacks are the parser's scratch space, reused across parses. members and
+// items are shared by every object and array of a document: a value's
+// members are gathered on top and copied out, sized exactly, when it
+// ends, so no slice grows member by member. Each is empty between parses.
+type stacks struct {
+	path    []pathSeg
+	members []Member
+	items   []Value
+}
+
+var stacksPool = sync.Pool{New: func() any { return new(stacks) }}
 
 func (p *parser) fail(r Reason, detail string) *Error {
 	return &Error{Reason: r, Offset: p.pos, Path: renderPath(p.path), Detail: detail}
@@ -133,6 +151,8 @@ func (p *parser) object(depth int) (Value, error) {
 		p.pos++
 		return v, nil
 	}
+	base := len(p.members)
+	defer func() { clear(p.members[base:]); p.members = p.members[:base] }()
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
@@ -161,7 +181,7 @@ func (p *parser) object(depth int) (Value, error) {
 				i = j
 			}
 		} else {
-			i = indexOfMember(v.Members, name)
+			i = indexOfMember(p.members[base:], name)
 		}
 		if i >= 0 {
 			if p.opts.Duplicates == RejectDuplicates {
@@ -170,14 +190,14 @@ func (p *parser) object(depth int) (Value, error) {
 				p.path = p.path[:len(p.path)-1]
 				return Value{}, e
 			}
-			v.Members[i].Value = member
+			p.members[base+i].Value = member
 		} else {
-			v.Members = append(v.Members, Member{Name: name, Value: member})
-			if names != nil {
-				names[name] = len(v.Members) - 1
-			} else if len(v.Members) > smallObject {
-				names = make(map[string]int, 2*len(v.Members))
-				for j, m := range v.Members {
+			p.members = append(p.members, Member{Name: name, Value: member})
+			if n := len(p.members) - base; names != nil {
+				names[name] = n - 1
+			} else if n > smallObject {
+				names = make(map[string]int, 2*n)
+				for j, m := range p.members[base:] {
 					names[m.Name] = j
 				}
 			}
@@ -191,6 +211,7 @@ func (p *parser) object(depth int) (Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
+			v.Members = append([]Member(nil), p.members[base:]...)
 			return v, nil
 		default:
 			return Value{}, p.fail(ReasonSyntax, "unexpected "+p.describe()+", ',' or '}' was expected")
@@ -201,7 +222,7 @@ func (p *parser) object(depth int) (Value, error) {
 // smallObject is the member count up to which duplicate names are found by
 // a linear scan (receipts' objects are small); larger objects use a map, so
 // a hostile object with millions of members stays linear.
-const smallObject = 16
+const smallObject = 32
 
 func indexOfMember(ms []Member, name string) int {
 	for i := range ms {
@@ -223,15 +244,17 @@ func (p *parser) array(depth int) (Value, error) {
 		p.pos++
 		return v, nil
 	}
+	base := len(p.items)
+	defer func() { clear(p.items[base:]); p.items = p.items[:base] }()
 	for {
 		p.skipSpace()
-		p.path = append(p.path, pathSeg{index: len(v.Items)})
+		p.path = append(p.path, pathSeg{index: len(p.items) - base})
 		item, err := p.value(depth)
 		p.path = p.path[:len(p.path)-1]
 		if err != nil {
 			return Value{}, err
 		}
-		v.Items = append(v.Items, item)
+		p.items = append(p.items, item)
 		p.skipSpace()
 		if p.pos >= len(p.src) {
 			return Value{}, p.fail(ReasonSyntax, "unexpected end of input, ',' or ']' was expected")
@@ -241,6 +264,7 @@ func (p *parser) array(depth int) (Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
+			v.Items = append([]Value(nil), p.items[base:]...)
 			return v, nil
 		default:
 			return Value{}, p.fail(ReasonSyntax, "unexpected "+p.describe()+", ',' or ']' was expected")
@@ -303,6 +327,12 @@ func (p *parser) str() (string, error) {
 	// Fast path: no escapes, ASCII or valid UTF-8.
 	i := start
 	for i < len(s) {
+		for i+8 <= len(s) && plain8(s, i) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c == '"' {
 			p.pos = i + 1
@@ -411,6 +441,19 @@ func (p *parser) str() (string, error) {
 			i += size
 		}
 	}
+}
+
+// plain8 reports whether the 8 bytes at s[i:] are all printable ASCII
+// other than '"' and '\\', so a string scan can pass them in one step.
+func plain8(s string, i int) bool {
+	x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs } // a zero byte
+	special := x |                                                   // a byte >= 0x80
+		(x-0x20*ones)&^x | // a byte < 0x20
+		zero(x^'"'*ones) | zero(x^'\\'*ones)
+	return special&highs == 0
 }
 
 func hex4(s string, at int) (rune, bool) {

@@ -2,6 +2,7 @@ package canon
 
 import (
 	"slices"
+	"sync"
 )
 
 // writer is the part of a dialect that turns a Value into canonical bytes.
@@ -24,9 +25,20 @@ type encoder struct {
 }
 
 func (w *writer) append(dst []byte, v *Value) ([]byte, error) {
-	e := encoder{w: w}
-	return e.value(dst, v)
+	sc := encoderPool.Get().(*encoder)
+	e := encoder{w: w, members: sc.members[:0], path: sc.path[:0]}
+	if cap(dst) == 0 {
+		dst = make([]byte, 0, 256) // most documents fit; saves the first growths
+	}
+	dst, err := e.value(dst, v)
+	clear(e.members[:cap(e.members)])
+	sc.members, sc.path = e.members[:0], e.path[:0]
+	encoderPool.Put(sc)
+	return dst, err
 }
+
+// encoderPool keeps the encoders' stacks between Append calls.
+var encoderPool = sync.Pool{New: func() any { return new(encoder) }}
 
 func (e *encoder) fail(err error) error {
 	if ce, ok := err.(*Error); ok && ce.Path == "" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/toolschema"
@@ -20,30 +21,85 @@ import (
 // reported on its line with its reason, and nothing else: precision and
 // recall 100%.
 func TestDemoCorpusGroundTruth(t *testing.T) {
-	dir := "../../testdata/demo"
-	raw, err := os.ReadFile(filepath.Join(dir, "keys/jwks.json"))
+	t.Parallel()
+	checkGroundTruth(t, "../../testdata/demo", 300)
+}
+
+// TestGeneratedStreamGroundTruth does the same over a freshly generated
+// stream of 100,000 Ed25519 receipts (Ed25519 keeps generation fast; the
+// verifier's chain, nonce and tool checks do not depend on the algorithm).
+func TestGeneratedStreamGroundTruth(t *testing.T) {
+	t.Parallel()
+	const n = 100_000
+	dir := t.TempDir()
+	truth, err := receiptgen.Generate(receiptgen.Config{Seed: 11, N: n, Rate: 0.05, Algs: receiptgen.Ed25519Only}, receiptgen.DirSink(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := keys.Load("jwks.json", raw)
-	if err != nil {
-		t.Fatal(err)
+	if got := len(truth.Anomalies()); got < n/25 {
+		t.Fatalf("only %d anomalies planted", got)
 	}
-	kd, _ := keys.NewDirectory(snap)
+	checkGroundTruth(t, dir, n)
+}
+
+// corpusVerifier builds the verifier for a corpus directory as receiptgen
+// writes it (keys/jwks.json, schemas/*.json), judging at 2026-12-01.
+func corpusVerifier(tb testing.TB, dir string) *verify.Verifier {
+	tb.Helper()
+	kd := corpusKeys(tb, dir)
 	set := toolschema.NewSet()
 	files, _ := filepath.Glob(filepath.Join(dir, "schemas/*.json"))
 	for _, f := range files {
-		b, _ := os.ReadFile(f)
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
 		if err := set.Add(toolschema.ServerName(f), b); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 	}
 	v, err := verify.New(kd, verify.WithSchemas(set), verify.WithTime(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)))
 	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
+// corpusKeys loads dir/keys/jwks.json.
+func corpusKeys(tb testing.TB, dir string) *keys.Directory {
+	tb.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "keys/jwks.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	snap, err := keys.Load("jwks.json", raw)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	kd, err := keys.NewDirectory(snap)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return kd
+}
+
+// fileSource is a JSON Lines file on disk.
+func fileSource(path string) Source {
+	return Source{Name: filepath.Base(path), Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(path) }}
+}
+
+// checkGroundTruth verifies dir/receipts.jsonl and requires every anomaly
+// planted in dir/truth.jsonl to be reported on its line with its reason,
+// and nothing else (no other failing axis but the advisory expiry, no
+// INCOMPLETE or UNREADABLE line), over exactly receipts receipts.
+func checkGroundTruth(t *testing.T, dir string, receipts int64) {
+	t.Helper()
+	v := corpusVerifier(t, dir)
+	want := map[int]string{} // line -> reason
+	truth, err := os.ReadFile(filepath.Join(dir, "truth.jsonl"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int]string{} // line -> reason
-	truth, _ := os.ReadFile(filepath.Join(dir, "truth.jsonl"))
 	for _, line := range strings.Split(strings.TrimSpace(string(truth)), "\n") {
 		var tr struct {
 			Line   int    `json:"line"`
@@ -59,11 +115,8 @@ func TestDemoCorpusGroundTruth(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("no planted anomalies in truth.jsonl")
 	}
-	src := Source{Name: "receipts.jsonl", Lines: true, Open: func() (io.ReadCloser, error) {
-		return os.Open(filepath.Join(dir, "receipts.jsonl"))
-	}}
 	got := map[int][]string{}
-	sum, err := Run(context.Background(), v, []Source{src}, Options{}, func(r *verify.Result) error {
+	sum, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, Options{}, func(r *verify.Result) error {
 		for _, name := range verify.AxisOrder {
 			if ax := r.Axes[name]; ax.Status == verify.StatusFail && name != verify.AxisExpiry {
 				got[r.Line] = append(got[r.Line], string(ax.Reason))
@@ -87,7 +140,8 @@ func TestDemoCorpusGroundTruth(t *testing.T) {
 			t.Errorf("line %d: reported %v, nothing planted", line, reasons)
 		}
 	}
-	if sum.Receipts != 300 {
-		t.Errorf("summary %+v", sum)
+	if sum.Receipts != receipts || sum.Lines != receipts {
+		t.Errorf("summary %+v, want %d receipts", sum, receipts)
 	}
+	t.Logf("%d receipts, %d planted anomalies, all reported and nothing else", sum.Receipts, len(want))
 }
