@@ -126,7 +126,7 @@ func asqavDialect(issued string) *canon.Dialect {
 // SHA-256 of the predecessor's canonical payload.
 func asqavChainHash(doc *canon.Value) (string, error) {
 	p := doc.Get("payload")
-	d := asqavDialect(firstStr(p, "issued_at", "timestamp"))
+	d := asqavDialect(asqavIssuedText(p))
 	b, err := d.Append(nil, p)
 	if err != nil {
 		return "", err
@@ -206,10 +206,7 @@ func (c *check) asqavSignatureFields(p *canon.Value) (alg, kid, sig string, okKi
 // issued_at reads as absent; a null expires_at is unreadable, since the
 // reference fails it ("unreadable expires_at None").
 func (c *check) asqavTimes(p *canon.Value) (issued, expires string) {
-	iv := p.Get("issued_at")
-	if iv == nil || iv.Kind == canon.Null {
-		iv = p.Get("timestamp")
-	}
+	iv := asqavIssuedValue(p)
 	switch {
 	case iv == nil || iv.Kind == canon.Null:
 	case iv.Kind != canon.String || iv.Text == "":
@@ -266,6 +263,9 @@ func (c *check) asqavSignature(kid, agentID, issuerID, orgID string, claimedIssu
 // asqavDigests recomputes payload_digest (from context) and the advisory
 // action_ref (from action_type and context).
 func (c *check) asqavDigests(d *canon.Dialect, p *canon.Value) {
+	if c.indexOnly {
+		return // the stream index needs neither digest
+	}
 	ctx := p.Get("context")
 	if pd := p.Get("payload_digest"); pd != nil {
 		want := str(pd, "hash")
@@ -530,4 +530,24 @@ func isCanonicalUUID(s string) bool {
 		}
 	}
 	return true
+}
+
+// asqavIssuedValue is the payload's issue time member: issued_at, or
+// timestamp when issued_at is absent or null.
+func asqavIssuedValue(p *canon.Value) *canon.Value {
+	iv := p.Get("issued_at")
+	if iv == nil || iv.Kind == canon.Null {
+		iv = p.Get("timestamp")
+	}
+	return iv
+}
+
+// asqavIssuedText is the issue time that picks the canonical dialect, the
+// same for the signature and the chain hash: "" (the current dialect) when
+// it is not a string.
+func asqavIssuedText(p *canon.Value) string {
+	if iv := asqavIssuedValue(p); iv != nil && iv.Kind == canon.String {
+		return iv.Text
+	}
+	return ""
 }

@@ -40,7 +40,9 @@ func (v *Verifier) Index(raw []byte) IndexEntry {
 	c := &check{v: iv, raw: raw, doc: &doc, res: res, indexOnly: true}
 	f.check(c)
 	e.OK = true
-	if f.chainHash != nil {
+	if h := res.Fingerprints.ChainHash; h != "" { // the check computed it already
+		e.HasHash = decodeHash(h, &e.ChainHash)
+	} else if f.chainHash != nil {
 		if h, err := f.chainHash(&doc); err == nil {
 			e.HasHash = decodeHash(h, &e.ChainHash)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -98,7 +99,11 @@ func receiptsAction(ctx *cli.Context) error {
 	bar := newProgressBar(stderr)
 	sopts.Progress = bar.update
 
-	enc := json.NewEncoder(stdout)
+	// JSON output is one object per receipt: buffer it, or every receipt
+	// costs a write system call. Text output stays unbuffered so its lines
+	// interleave properly with the progress line.
+	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
+	enc := json.NewEncoder(jsonOut)
 	enc.SetEscapeHTML(false)
 	emit := func(r *verify.Result) error {
 		if output == "json" {
@@ -113,6 +118,9 @@ func receiptsAction(ctx *cli.Context) error {
 	}
 	sum, err := stream.Run(context.Background(), v, srcs, sopts, emit)
 	bar.clear()
+	if err == nil {
+		err = jsonOut.Flush()
+	}
 	if err != nil {
 		return err
 	}
