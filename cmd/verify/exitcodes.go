@@ -10,10 +10,20 @@ package main
 //	2     receipts only: some receipt INCOMPLETE (could not be fully checked), none FAIL
 //	64    usage error: unknown command or flag, unknown dialect, wrong argument count
 //	66    input unreadable: missing file, a directory, a read or gzip error
+//	74    I/O error on the audit database or on files written (load, report, export, audit)
 const (
 	exitOK         = 0
 	exitRejected   = 1
 	exitIncomplete = 2
 	exitUsage      = 64 // EX_USAGE from sysexits.h
 	exitNoInput    = 66 // EX_NOINPUT from sysexits.h
+	exitIOErr      = 74 // EX_IOERR from sysexits.h
 )
+
+// ioError is a database or output file that could not be opened, read or
+// written: exit code 74. An *analytics.IOError anywhere in the chain maps
+// to the same code.
+type ioError struct{ err error }
+
+func (e *ioError) Error() string { return e.err.Error() }
+func (e *ioError) Unwrap() error { return e.err }

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/receiptverify/verify/analytics"
 	"github.com/urfave/cli/v2"
 )
 
@@ -36,6 +37,11 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			newCanonCommand(),
 			newFingerprintCommand(),
 			newReceiptsCommand(),
+			newLoadCommand(),
+			newQueryCommand(),
+			newReportCommand(),
+			newExportCommand(),
+			newAuditCommand(),
 		},
 		Reader:    stdin,
 		Writer:    stdout,
@@ -109,6 +115,8 @@ func exitCode(err error) int {
 		usage      *usageError
 		input      *inputError
 		incomplete *incompleteError
+		ioErr      *ioError
+		dbErr      *analytics.IOError
 	)
 	switch {
 	case err == nil:
@@ -119,6 +127,8 @@ func exitCode(err error) int {
 		return exitNoInput
 	case errors.As(err, &incomplete):
 		return exitIncomplete
+	case errors.As(err, &ioErr), errors.As(err, &dbErr):
+		return exitIOErr
 	default: // rejectedError, or output that could not be written
 		return exitRejected
 	}

@@ -1,0 +1,608 @@
+package analytics
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"hash"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/stream"
+	"github.com/receiptverify/verify/verify/toolschema"
+)
+
+// Input is one file to load: how to read its records (Source, decompressed
+// when the file is gzipped; Source.Name is what the database records as
+// path and source) and, when they differ from what Source.Open reads, how
+// to read its bytes as stored, which identify it.
+type Input struct {
+	stream.Source
+	// Stored opens the file's bytes as stored (a gzip file's compressed
+	// bytes). Nil means Source.Open; the bytes read while verifying are
+	// then checked against the hash taken before, so a file that changes
+	// during the load is not recorded under the wrong hash.
+	Stored func() (io.ReadCloser, error)
+}
+
+// LoadOptions tune a load.
+type LoadOptions struct {
+	// Schemas are the expected tool schemas the verifier was given; their
+	// tools are added to expected_tools. Nil adds none.
+	Schemas *toolschema.Set
+	// Workers verifying (0: one per core).
+	Workers int
+	// TempDir holds the row spools ("" is os.TempDir()): at most two
+	// 16 MiB chunks of receipts rows at a time, and a file's rejects.
+	TempDir string
+	// Progress, if set, is called as records are verified (stream.Options).
+	Progress func(stream.Progress)
+	// OnFile, if set, is called once per input: for a file already loaded
+	// or unreadable as soon as that is known (before any file is
+	// verified), for the others when the file is committed or found
+	// unreadable part way.
+	OnFile func(FileSummary)
+
+	// beforeCommit, in tests, is called with each file's transaction open
+	// and its rows inserted; an error rolls the file back.
+	beforeCommit func(ctx context.Context, f *FileSummary) error
+	// chunkBytes, in tests, replaces defaultChunkBytes.
+	chunkBytes int64
+}
+
+// FileSummary is what a load did with one input.
+type FileSummary struct {
+	Path          string // Source.Name
+	SHA256        string // hex, of the bytes as stored; empty when the file could not be read
+	Size          int64
+	AlreadyLoaded bool  // a file with this hash is already in the database (or earlier in the input): nothing added
+	Lines         int64 // every line read, blank ones included
+	Accepted      int64 // rows added to receipts
+	Rejected      int64 // rows added to rejects
+	// Err is why the file could not be read to its end (it could not be
+	// opened, or a read or gzip error stopped it part way). Nothing of such
+	// a file is recorded, so a later load retries it.
+	Err error
+}
+
+// LoadSummary is the outcome of a load.
+type LoadSummary struct {
+	Files []FileSummary // one per input, in input order
+	// Verify counts the verification of the files that were loaded (not
+	// those already loaded).
+	Verify stream.Summary
+}
+
+// Unreadable is the number of inputs with Err set.
+func (s LoadSummary) Unreadable() int {
+	n := 0
+	for _, f := range s.Files {
+		if f.Err != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Load verifies files with v and adds them to db, each file in one
+// transaction together with its files row. A file whose SHA-256 is already
+// in files (or earlier in files) is skipped. An input that cannot be read
+// is reported in its FileSummary and the load goes on; a database error
+// (an *IOError) or a cancelled ctx stops it, and the file being loaded
+// then leaves no trace. Files loaded before stay loaded.
+//
+// Chains and nonces are judged across the files verified in this call, as
+// `verify receipts` judges them across its input; a link to a receipt of
+// an earlier load is chain_absent.
+//
+// Rows are spooled as NDJSON in chunks and inserted with DuckDB's
+// read_ndjson while the next chunk is written, all in the file's
+// transaction. That path was chosen by measurement over the Go Appender
+// (BenchmarkIngest in load_bench_test.go). Memory stays bounded: no file's
+// rows are ever all held.
+func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts LoadOptions) (LoadSummary, error) {
+	sum := LoadSummary{Files: make([]FileSummary, len(files))}
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return sum, dbErr(ctx, "connect", db.path, err)
+	}
+	defer conn.Close()
+	if opts.Schemas != nil {
+		if err := addExpectedTools(ctx, conn, opts.Schemas); err != nil {
+			return sum, dbErr(ctx, "load expected tools", db.path, err)
+		}
+	}
+
+	// Identify every input first; only new ones are verified.
+	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: &sum}
+	seen := map[string]bool{}
+	for i, in := range files {
+		fs := &sum.Files[i]
+		fs.Path = in.Name
+		open := in.Stored
+		if open == nil {
+			open = in.Open
+		}
+		fs.SHA256, fs.Size, fs.Err = hashFile(open)
+		if fs.Err != nil {
+			fs.SHA256, fs.Size = "", 0
+			l.report(fs)
+			continue
+		}
+		if seen[fs.SHA256] {
+			fs.AlreadyLoaded = true
+		} else {
+			var one int
+			err := conn.QueryRowContext(ctx, "SELECT 1 FROM files WHERE file_sha256 = $1", fs.SHA256).Scan(&one)
+			switch {
+			case err == nil:
+				fs.AlreadyLoaded = true
+			case !errors.Is(err, sql.ErrNoRows):
+				return sum, dbErr(ctx, "read files", db.path, err)
+			}
+		}
+		seen[fs.SHA256] = true
+		if fs.AlreadyLoaded {
+			l.report(fs)
+			continue
+		}
+		l.pending = append(l.pending, l.newFile(i, in))
+	}
+	if len(l.pending) == 0 {
+		return sum, nil
+	}
+
+	srcs := make([]stream.Source, len(l.pending))
+	for i, f := range l.pending {
+		srcs[i] = f.source()
+	}
+	sopts := stream.Options{Workers: opts.Workers, KeepRaw: true, Progress: opts.Progress}
+	vs, err := stream.Run(ctx, v, srcs, sopts, l.emit)
+	sum.Verify = vs
+	if err == nil {
+		err = l.finishRest()
+	}
+	if err != nil {
+		if l.cur < len(l.pending) {
+			l.pending[l.cur].abort()
+		}
+		if ctx.Err() != nil && !isIOError(err) {
+			return sum, ctx.Err()
+		}
+		return sum, err
+	}
+	return sum, nil
+}
+
+// loader carries one Load through stream.Run's emit calls, which arrive in
+// input order: the records of pending[cur] until the first record of a later
+// file ends it.
+type loader struct {
+	ctx     context.Context
+	db      *DB
+	conn    *sql.Conn
+	opts    LoadOptions
+	sum     *LoadSummary
+	pending []*fileLoad
+	cur     int
+}
+
+// fileLoad is one file being verified and loaded. Its transaction opens
+// with its first record; its receipts are spooled to NDJSON chunks that a
+// goroutine inserts into the open transaction while the next chunk is
+// written, so verifying, spooling and inserting overlap and at most two
+// chunks are on disk. Rejects are few and go in at the end.
+type fileLoad struct {
+	ctx     context.Context
+	idx     int // in the inputs
+	in      Input
+	sum     *FileSummary
+	key     string // the stream.Source name, unique within the run
+	lines   lineCounter
+	tempDir string
+	hook    func(context.Context, *FileSummary) error
+	conn    *sql.Conn
+	chunk   int64 // chunk size
+
+	tx       *sql.Tx
+	rows     *spool      // the chunk being written
+	chunks   chan *spool // to the inserting goroutine; nil when it is not running
+	inserted chan error  // its outcome
+	rejects  *spool
+}
+
+// defaultChunkBytes is the size at which a receipts spool chunk is handed
+// to the inserting goroutine.
+const defaultChunkBytes = 16 << 20
+
+func (l *loader) newFile(idx int, in Input) *fileLoad {
+	return &fileLoad{ctx: l.ctx, idx: idx, in: in, sum: &l.sum.Files[idx], key: strconv.Itoa(idx),
+		tempDir: l.opts.TempDir, hook: l.opts.beforeCommit, conn: l.conn, chunk: cmp.Or(l.opts.chunkBytes, defaultChunkBytes)}
+}
+
+// source is the file as a stream.Source named by its key, whose second
+// opening (the verifying pass) counts lines and, when the stored bytes are
+// what is read, hashes them again.
+func (f *fileLoad) source() stream.Source {
+	opens := 0
+	return stream.Source{Name: f.key, Lines: f.in.Lines, Open: func() (io.ReadCloser, error) {
+		rc, err := f.in.Open()
+		opens++
+		if err != nil || opens != 2 {
+			return rc, err
+		}
+		f.lines = lineCounter{rc: rc, oneDoc: !f.in.Lines}
+		if f.in.Stored == nil {
+			f.lines.h = sha256.New()
+		}
+		return &f.lines, nil
+	}}
+}
+
+// emit routes one result to its file.
+func (l *loader) emit(res *verify.Result) error {
+	for l.pending[l.cur].key != res.Source {
+		if err := l.pending[l.cur].finish(l.opts.OnFile); err != nil {
+			return err
+		}
+		l.cur++
+	}
+	return l.pending[l.cur].add(res)
+}
+
+// finishRest commits the files after the last one that had records.
+func (l *loader) finishRest() error {
+	for ; l.cur < len(l.pending); l.cur++ {
+		if err := l.pending[l.cur].finish(l.opts.OnFile); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *loader) report(s *FileSummary) {
+	if l.opts.OnFile != nil {
+		l.opts.OnFile(*s)
+	}
+}
+
+// add spools one result: a receipts row, or a rejects row for an
+// unreadable line.
+func (f *fileLoad) add(res *verify.Result) error {
+	res.Source = f.in.Name
+	switch {
+	case f.sum.Err != nil:
+		return nil
+	case res.Line == 0: // the source could not be opened
+		f.sum.Err = errors.New(res.Error)
+		return nil
+	case res.Verdict == verify.Unreadable:
+		f.sum.Rejected++
+		if f.rejects == nil {
+			sp, err := newSpool(f.tempDir)
+			if err != nil {
+				return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+			}
+			f.rejects = sp
+		}
+		return f.rejects.add(func(b []byte) []byte { return appendRejectRow(b, res) })
+	}
+	f.sum.Accepted++
+	if f.rows == nil {
+		if err := f.begin(); err != nil {
+			return err
+		}
+		sp, err := newSpool(f.tempDir)
+		if err != nil {
+			return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+		}
+		f.rows = sp
+	}
+	if err := f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res) }); err != nil {
+		return err
+	}
+	if f.rows.size >= f.chunk {
+		return f.flushChunk()
+	}
+	return nil
+}
+
+// begin opens the file's transaction and starts the inserting goroutine,
+// once.
+func (f *fileLoad) begin() error {
+	if f.tx != nil {
+		return nil
+	}
+	tx, err := f.conn.BeginTx(f.ctx, nil)
+	if err != nil {
+		return dbErr(f.ctx, "begin", f.in.Name, err)
+	}
+	f.tx = tx
+	f.chunks = make(chan *spool)
+	f.inserted = make(chan error, 1)
+	go func(chunks <-chan *spool, sha, source string) {
+		var err error
+		for sp := range chunks {
+			if err == nil {
+				q := "INSERT INTO receipts " + receiptSelect + " FROM " + sp.read(receiptColumns)
+				_, err = tx.ExecContext(f.ctx, q, sha, source)
+			}
+			sp.remove()
+		}
+		f.inserted <- err
+	}(f.chunks, f.sum.SHA256, f.sum.Path)
+	return nil
+}
+
+// flushChunk hands the current receipts chunk to the inserting goroutine,
+// waiting while it inserts the one before.
+func (f *fileLoad) flushChunk() error {
+	sp := f.rows
+	f.rows = nil
+	if err := sp.close(); err != nil {
+		sp.remove()
+		return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+	}
+	f.chunks <- sp
+	return nil
+}
+
+// wait stops the inserting goroutine and returns its outcome.
+func (f *fileLoad) wait() error {
+	if f.chunks == nil {
+		return nil
+	}
+	close(f.chunks)
+	f.chunks = nil
+	return <-f.inserted
+}
+
+// finish inserts the rest of one file's rows and its files row and commits,
+// or, for a file not read to its end, rolls back.
+func (f *fileLoad) finish(onFile func(FileSummary)) error {
+	s := f.sum
+	if s.Err == nil && f.lines.err != nil {
+		s.Err = f.lines.err
+	}
+	if s.Err != nil { // not read to its end: nothing recorded
+		f.abort()
+		s.Lines, s.Accepted, s.Rejected = 0, 0, 0
+		if onFile != nil {
+			onFile(*s)
+		}
+		return nil
+	}
+	s.Lines = f.lines.count()
+	if f.lines.h != nil && f.lines.eof {
+		if got := hex.EncodeToString(f.lines.h.Sum(nil)); got != s.SHA256 || f.lines.n != s.Size {
+			f.abort()
+			return &IOError{Op: "load", Path: f.in.Name, Err: errors.New("the file changed while it was loaded; nothing recorded")}
+		}
+	}
+	err := f.begin()
+	if err == nil && f.rows != nil {
+		err = f.flushChunk()
+	}
+	if werr := f.wait(); err == nil {
+		err = werr
+	}
+	if err == nil && f.rejects != nil {
+		if err = f.rejects.close(); err == nil {
+			q := "INSERT INTO rejects " + rejectSelect + " FROM " + f.rejects.read(rejectColumns)
+			_, err = f.tx.ExecContext(f.ctx, q, s.SHA256, s.Path)
+		}
+	}
+	if err == nil {
+		_, err = f.tx.ExecContext(f.ctx,
+			"INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, time.Now().UTC())
+	}
+	if err == nil && f.hook != nil {
+		err = f.hook(f.ctx, s)
+	}
+	if err == nil {
+		err = f.tx.Commit()
+		f.tx = nil
+	}
+	if err != nil {
+		f.abort()
+		return dbErr(f.ctx, "load", f.in.Name, err)
+	}
+	f.abort() // removes the spools; the transaction is done
+	if onFile != nil {
+		onFile(*s)
+	}
+	return nil
+}
+
+// abort rolls back the file's transaction, if open, and removes its spools.
+func (f *fileLoad) abort() {
+	if f.rows != nil {
+		f.rows.remove()
+		f.rows = nil
+	}
+	f.wait()
+	if f.tx != nil {
+		f.tx.Rollback()
+		f.tx = nil
+	}
+	if f.rejects != nil {
+		f.rejects.remove()
+		f.rejects = nil
+	}
+}
+
+// read is the read_ndjson call over the spool. The path is ours
+// (os.CreateTemp), quoted as an SQL string literal. maximum_object_size
+// fits the longest row written; the default is kept when it does, as a
+// larger one makes DuckDB read with larger buffers.
+func (s *spool) read(columns string) string {
+	return "read_ndjson('" + strings.ReplaceAll(s.path, "'", "''") + "', columns=" + columns +
+		", format='newline_delimited', maximum_object_size=" + strconv.FormatInt(max(s.longest+1, defaultMaxObject), 10) + ")"
+}
+
+// defaultMaxObject is DuckDB's default maximum_object_size.
+const defaultMaxObject = 16 << 20
+
+// spool is a temporary NDJSON file of rows, written through a buffer so a
+// file's rows are never all in memory.
+type spool struct {
+	path    string
+	f       *os.File
+	w       *bufio.Writer
+	buf     []byte
+	size    int64
+	longest int64 // the longest row
+}
+
+func newSpool(dir string) (*spool, error) {
+	f, err := os.CreateTemp(dir, "verify-load-*.ndjson")
+	if err != nil {
+		return nil, err
+	}
+	return &spool{path: f.Name(), f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+func (s *spool) add(row func([]byte) []byte) error {
+	s.buf = row(s.buf[:0])
+	s.size += int64(len(s.buf))
+	s.longest = max(s.longest, int64(len(s.buf)))
+	if _, err := s.w.Write(s.buf); err != nil {
+		return &IOError{Op: "spool", Path: s.path, Err: err}
+	}
+	if cap(s.buf) > 1<<20 {
+		s.buf = nil // do not keep a huge line's buffer
+	}
+	return nil
+}
+
+func (s *spool) close() error {
+	err := s.w.Flush()
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (s *spool) remove() {
+	s.f.Close()
+	os.Remove(s.path)
+}
+
+// hashFile reads a file's stored bytes once for its SHA-256 and size.
+func hashFile(open func() (io.ReadCloser, error)) (string, int64, error) {
+	rc, err := open()
+	if err != nil {
+		return "", 0, err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, rc)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// lineCounter counts the lines stream reads from a source as stream
+// numbers them (every '\n', plus a last line without one) and notes how
+// reading ended.
+type lineCounter struct {
+	rc      io.ReadCloser
+	h       hash.Hash // nil: do not hash
+	n       int64
+	newline int64
+	last    byte
+	oneDoc  bool // not JSON Lines: the whole source is line 1
+	eof     bool
+	err     error // a read error other than io.EOF
+}
+
+func (c *lineCounter) Read(p []byte) (int, error) {
+	n, err := c.rc.Read(p)
+	if n > 0 {
+		c.n += int64(n)
+		c.last = p[n-1]
+		for _, b := range p[:n] {
+			if b == '\n' {
+				c.newline++
+			}
+		}
+		if c.h != nil {
+			c.h.Write(p[:n])
+		}
+	}
+	switch {
+	case err == io.EOF:
+		c.eof = true
+	case err != nil && c.err == nil:
+		c.err = err
+	}
+	return n, err
+}
+
+func (c *lineCounter) Close() error { return c.rc.Close() }
+
+func (c *lineCounter) count() int64 {
+	if c.rc == nil { // never opened for verifying
+		return 0
+	}
+	if c.oneDoc {
+		return 1
+	}
+	if c.n > 0 && c.last != '\n' {
+		return c.newline + 1
+	}
+	return c.newline
+}
+
+// addExpectedTools adds the schemas' tools to expected_tools; a tool
+// already there is left as it is.
+func addExpectedTools(ctx context.Context, conn *sql.Conn, set *toolschema.Set) error {
+	tools := set.Tools()
+	if len(tools) == 0 {
+		return nil
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, "INSERT INTO expected_tools (server, tool_name, fingerprint) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, t := range tools {
+		if _, err := stmt.ExecContext(ctx, t.Server, t.Name, t.Fingerprint); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// dbErr wraps a database error as an *IOError, unless it is the context's
+// own cancellation.
+func dbErr(ctx context.Context, op, path string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var ioe *IOError
+	if errors.As(err, &ioe) {
+		return err
+	}
+	return &IOError{Op: op, Path: path, Err: err}
+}
+
+func isIOError(err error) bool {
+	var ioe *IOError
+	return errors.As(err, &ioe)
+}

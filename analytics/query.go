@@ -1,0 +1,322 @@
+package analytics
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/big"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/receiptverify/verify/queries"
+)
+
+// Findings are the detection queries a report runs, in report order. The
+// other files in queries/ (days, files, rejects, tool_days) answer
+// questions around them.
+var Findings = []string{"collisions", "drift", "replays", "failures"}
+
+// Query is one embedded SQL file of queries/.
+type Query struct {
+	Name   string // the file's base name without .sql: "collisions"
+	File   string // "queries/collisions.sql"
+	Text   string // the statement, header comment included
+	SHA256 string // lowercase hex SHA-256 of the file's bytes
+}
+
+// Queries lists the embedded queries by name.
+func Queries() []Query {
+	entries, err := fs.ReadDir(queries.FS, ".")
+	if err != nil {
+		panic(err) // an embed.FS root always reads
+	}
+	var out []Query
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".sql")
+		if !ok || e.IsDir() {
+			continue
+		}
+		b, err := fs.ReadFile(queries.FS, e.Name())
+		if err != nil {
+			panic(err)
+		}
+		sum := sha256.Sum256(b)
+		out = append(out, Query{Name: name, File: path.Join("queries", e.Name()), Text: string(b), SHA256: hex.EncodeToString(sum[:])})
+	}
+	return out
+}
+
+// QueryNames lists the names of the embedded queries, sorted.
+func QueryNames() []string {
+	var names []string
+	for _, q := range Queries() {
+		names = append(names, q.Name)
+	}
+	return names
+}
+
+// LookupQuery returns the embedded query called name, or an
+// *UnknownQueryError.
+func LookupQuery(name string) (Query, error) {
+	for _, q := range Queries() {
+		if q.Name == name {
+			return q, nil
+		}
+	}
+	return Query{}, &UnknownQueryError{Name: name}
+}
+
+// UnknownQueryError is a query name with no file in queries/.
+type UnknownQueryError struct{ Name string }
+
+func (e *UnknownQueryError) Error() string {
+	return fmt.Sprintf("unknown query %q (queries: %s)", e.Name, strings.Join(QueryNames(), ", "))
+}
+
+// Querier runs SQL: a *sql.DB, *sql.Conn or *sql.Tx.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// ParseDay checks a YYYY-MM-DD day and returns it as a UTC midnight.
+func ParseDay(s string) (time.Time, error) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("day %q is not YYYY-MM-DD", s)
+	}
+	return t, nil
+}
+
+// Table is a query's result: column names and rows of normalized values.
+// A value is nil (SQL NULL), string, int64, float64, bool, Date (a DATE
+// column) or time.Time (a TIMESTAMP, in UTC).
+type Table struct {
+	Name    string
+	Columns []string
+	Rows    [][]any
+}
+
+// Date is a DATE value, YYYY-MM-DD.
+type Date string
+
+// RunQuery runs the embedded query name for day (YYYY-MM-DD, or "" for
+// the NULL day, which most queries read as "every day"). The day is bound
+// as the file's single ? parameter (see package queries). A database that
+// cannot be read is an *IOError.
+func RunQuery(ctx context.Context, q Querier, name, day string) (*Table, error) {
+	query, err := LookupQuery(name)
+	if err != nil {
+		return nil, err
+	}
+	return runText(ctx, q, name, query.Text, day)
+}
+
+// runText runs a statement with one day parameter.
+func runText(ctx context.Context, q Querier, name, text, day string) (*Table, error) {
+	var arg any // nil: NULL
+	if day != "" {
+		if _, err := ParseDay(day); err != nil {
+			return nil, err
+		}
+		arg = day
+	}
+	rows, err := q.QueryContext(ctx, text, arg)
+	if err != nil {
+		return nil, &IOError{Op: "query " + name, Err: err}
+	}
+	defer rows.Close()
+	t, err := scanTable(name, rows)
+	if err != nil {
+		return nil, &IOError{Op: "query " + name, Err: err}
+	}
+	return t, nil
+}
+
+func scanTable(name string, rows *sql.Rows) (*Table, error) {
+	cols, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Name: name}
+	for _, c := range cols {
+		t.Columns = append(t.Columns, c.Name())
+	}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		for i, v := range vals {
+			vals[i] = normalize(v, cols[i].DatabaseTypeName())
+		}
+		t.Rows = append(t.Rows, vals)
+	}
+	return t, rows.Err()
+}
+
+// normalize maps driver values onto the few types Table documents.
+func normalize(v any, dbType string) any {
+	switch x := v.(type) {
+	case nil, string, int64, float64, bool:
+		return v
+	case []byte:
+		return string(x)
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int:
+		return int64(x)
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint64:
+		if x <= 1<<63-1 {
+			return int64(x)
+		}
+		return strconv.FormatUint(x, 10)
+	case *big.Int:
+		if x.IsInt64() {
+			return x.Int64()
+		}
+		return x.String()
+	case float32:
+		return float64(x)
+	case time.Time:
+		if dbType == "DATE" {
+			return Date(x.UTC().Format(time.DateOnly))
+		}
+		return x.UTC()
+	}
+	return fmt.Sprint(v)
+}
+
+// Col returns the index of column name, or -1.
+func (t *Table) Col(name string) int { return slices.Index(t.Columns, name) }
+
+// timeLayout is RFC 3339 in UTC with a fixed six-digit fraction, so text
+// order is time order.
+const timeLayout = "2006-01-02T15:04:05.000000Z"
+
+// Text is a value as CSV and the table format write it: "" for NULL,
+// timestamps in RFC 3339 UTC.
+func Text(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case Date:
+		return string(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case time.Time:
+		return x.UTC().Format(timeLayout)
+	}
+	return fmt.Sprint(v)
+}
+
+// WriteCSV writes the table as RFC 4180 CSV with a header row.
+func (t *Table) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.UseCRLF = true // RFC 4180 section 2
+	if err := cw.Write(t.Columns); err != nil {
+		return err
+	}
+	rec := make([]string, len(t.Columns))
+	for _, row := range t.Rows {
+		for i, v := range row {
+			rec[i] = Text(v)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteJSONL writes one JSON object per row, members in column order:
+// NULL as null, numbers as numbers, timestamps as RFC 3339 UTC strings.
+func (t *Table) WriteJSONL(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for _, row := range t.Rows {
+		bw.WriteByte('{')
+		for i, v := range row {
+			if i > 0 {
+				bw.WriteByte(',')
+			}
+			bw.Write(jsonString(t.Columns[i]))
+			bw.WriteByte(':')
+			bw.Write(jsonValue(v))
+		}
+		bw.WriteString("}\n")
+	}
+	return bw.Flush()
+}
+
+func jsonValue(v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return []byte("null")
+	case int64, bool:
+		return []byte(Text(x))
+	case float64:
+		b, err := json.Marshal(x)
+		if err != nil { // NaN, Inf
+			return jsonString(Text(x))
+		}
+		return b
+	}
+	return jsonString(Text(v))
+}
+
+// jsonString encodes s as a JSON string without HTML escaping.
+func jsonString(s string) []byte {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return []byte(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// WriteTable writes the table as aligned text columns for a terminal:
+// a header row, then one line per row; NULL prints as an empty cell.
+// Tabs and line breaks inside values are shown as spaces.
+func (t *Table) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+	fmt.Fprintln(tw, strings.Join(t.Columns, "\t"))
+	cells := make([]string, len(t.Columns))
+	for _, row := range t.Rows {
+		for i, v := range row {
+			cells[i] = clean.Replace(Text(v))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
+}

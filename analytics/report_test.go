@@ -1,0 +1,576 @@
+package analytics
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/verify/toolschema"
+)
+
+// genReceipt is what the test reads from a generated receipts.jsonl line,
+// independently of the verifier and the loader.
+type genReceipt struct {
+	line                                    int
+	day                                     string
+	issued                                  time.Time
+	actionID, agent, issuer, session, nonce string
+	step                                    int
+	tool, fp, sig                           string
+}
+
+func readGenerated(t *testing.T, dir string) ([]genReceipt, []receiptgen.Record) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, receiptgen.FileReceipts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []genReceipt
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		var doc struct {
+			Payload struct {
+				ActionID        string `json:"action_id"`
+				AgentID         string `json:"agent_id"`
+				IssuerID        string `json:"issuer_id"`
+				SessionID       string `json:"session_id"`
+				Step            int    `json:"step"`
+				ToolName        string `json:"tool_name"`
+				ToolFingerprint string `json:"tool_fingerprint"`
+				Nonce           string `json:"nonce"`
+				IssuedAt        string `json:"issued_at"`
+			} `json:"payload"`
+			Signature struct {
+				Sig string `json:"sig"`
+			} `json:"signature"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &doc); err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		p := doc.Payload
+		at, err := time.Parse(time.RFC3339Nano, p.IssuedAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, genReceipt{line: n, day: at.UTC().Format(time.DateOnly), issued: at, actionID: p.ActionID,
+			agent: p.AgentID, issuer: p.IssuerID, session: p.SessionID, nonce: p.Nonce, step: p.Step,
+			tool: p.ToolName, fp: p.ToolFingerprint, sig: doc.Signature.Sig})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := os.ReadFile(filepath.Join(dir, receiptgen.FileTruth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var truth []receiptgen.Record
+	for l := range strings.Lines(string(tb)) {
+		var r receiptgen.Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		truth = append(truth, r)
+	}
+	return out, truth
+}
+
+// expectedFindings derives, from the receipts as generated and the
+// expected schemas, the finding keys each rule must report, per finding
+// type: "day|kind|..." strings. It shares nothing with the SQL.
+func expectedFindings(rs []genReceipt, set *toolschema.Set) map[string][]string {
+	want := map[string][]string{}
+	add := func(typ string, parts ...any) {
+		want[typ] = append(want[typ], fmt.Sprint(parts...))
+	}
+	// Collisions: (day, tool) with more than one fingerprint; a key per fingerprint.
+	fps := map[[2]string]map[string]bool{}
+	for _, r := range rs {
+		k := [2]string{r.day, r.tool}
+		if fps[k] == nil {
+			fps[k] = map[string]bool{}
+		}
+		fps[k][r.fp] = true
+	}
+	for k, m := range fps {
+		if len(m) > 1 {
+			for fp := range m {
+				add("collisions", k[0], "|", k[1], "|", fp)
+			}
+		}
+	}
+	// Drift, first_seen: a pair whose first day is after the first day of all.
+	firstDay := rs[0].day
+	pairFirst := map[[2]string]string{}
+	for _, r := range rs {
+		firstDay = min(firstDay, r.day)
+		k := [2]string{r.tool, r.fp}
+		if d, ok := pairFirst[k]; !ok || r.day < d {
+			pairFirst[k] = r.day
+		}
+	}
+	for k, d := range pairFirst {
+		if d > firstDay {
+			add("drift", d, "|first_seen|", k[0], "|", k[1])
+		}
+	}
+	// Drift, unexpected_fingerprint: (day, pair) no schema has.
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if m, _ := set.Lookup(r.tool, r.fp); m != toolschema.Matched {
+			key := fmt.Sprint(r.day, "|unexpected_fingerprint|", r.tool, "|", r.fp)
+			if !seen[key] {
+				seen[key] = true
+				want["drift"] = append(want["drift"], key)
+			}
+		}
+	}
+	// Drift, session_change: per session and tool, in issue order.
+	sorted := slices.Clone(rs)
+	slices.SortStableFunc(sorted, func(a, b genReceipt) int {
+		if c := a.issued.Compare(b.issued); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.step, b.step); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.line, b.line)
+	})
+	last := map[[4]string]string{}
+	for _, r := range sorted {
+		k := [4]string{r.issuer, r.agent, r.session, r.tool}
+		if prev, ok := last[k]; ok && prev != r.fp {
+			add("drift", r.day, "|session_change|", r.tool, "|", r.fp, "|", r.line)
+		}
+		last[k] = r.fp
+	}
+	// Replays: every occurrence after the first, by kind.
+	for _, kind := range []string{"action_id", "nonce", "signature"} {
+		first := map[string]bool{}
+		for _, r := range sorted {
+			v := map[string]string{"action_id": r.actionID, "nonce": r.issuer + "\x00" + r.nonce, "signature": r.sig}[kind]
+			if first[v] {
+				add("replays", r.day, "|", kind, "|", r.line)
+			}
+			first[v] = true
+		}
+	}
+	for _, v := range want {
+		sort.Strings(v)
+	}
+	return want
+}
+
+// reportKeys reads a report's CSV files back as the same keys.
+func reportKeys(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	got := map[string][]string{}
+	for _, name := range []string{"collisions", "drift", "replays"} {
+		for _, rec := range readCSV(t, filepath.Join(dir, name+".csv")) {
+			var k string
+			switch name {
+			case "collisions":
+				k = rec["day"] + "|" + rec["tool_name"] + "|" + rec["tool_fingerprint"]
+			case "drift":
+				k = rec["day"] + "|" + rec["kind"] + "|" + rec["tool_name"] + "|" + rec["tool_fingerprint"]
+				if rec["kind"] == "session_change" {
+					k += "|" + rec["line"]
+				}
+			case "replays":
+				k = rec["day"] + "|" + rec["kind"] + "|" + rec["line"]
+			}
+			got[name] = append(got[name], k)
+		}
+		sort.Strings(got[name])
+	}
+	return got
+}
+
+// readCSV reads a report CSV into maps by header name.
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var out []map[string]string
+	for _, rec := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = rec[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// reportCorpus generates the done-when corpus once per test binary run:
+// Ed25519 receipts over five days with planted anomalies.
+func reportCorpus(t *testing.T) (*corpus, *DB, []string) {
+	t.Helper()
+	cfg := receiptgen.Config{Seed: 20261101, N: 2400, Rate: 0.05, Days: 5, Algs: receiptgen.Ed25519Only}
+	c := genCorpus(t, "", cfg)
+	db := openTestDB(t)
+	mustLoad(t, db, c.v, c.schemas, c.receipts)
+	var days []string
+	for i := range cfg.Days {
+		days = append(days, testStart.AddDate(0, 0, i).Format(time.DateOnly))
+	}
+	return c, db, days
+}
+
+// TestReportFindsPlanted is the done-when test: on a generated corpus
+// loaded the real way, every planted finding is in the report of its day
+// with the right type, and nothing else is: the expected rows are the
+// planted anomalies (truth.jsonl) plus what the generator's own data trips
+// (first-seen pairs, session changes, collisions), derived here from the
+// receipts, not from the SQL.
+func TestReportFindsPlanted(t *testing.T) {
+	c, db, days := reportCorpus(t)
+	rs, truth := readGenerated(t, c.dir)
+	byLine := map[int]genReceipt{}
+	for _, r := range rs {
+		byLine[r.line] = r
+	}
+	want := expectedFindings(rs, c.schemas)
+	out := t.TempDir()
+	ctx := context.Background()
+
+	got := map[string][]string{}
+	failures := map[string]map[int]string{} // day -> line -> reasons
+	for _, day := range days {
+		dir := filepath.Join(out, day)
+		sum, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Total() == 0 {
+			t.Errorf("%s: no findings", day)
+		}
+		for typ, keys := range reportKeys(t, dir) {
+			got[typ] = append(got[typ], keys...)
+		}
+		failures[day] = map[int]string{}
+		for _, rec := range readCSV(t, filepath.Join(dir, "failures.csv")) {
+			if rec["day"] != day {
+				t.Errorf("%s/failures.csv holds a row of %s", day, rec["day"])
+			}
+			n, _ := strconv.Atoi(rec["line"])
+			failures[day][n] = rec["reasons"]
+		}
+	}
+	for typ := range got {
+		sort.Strings(got[typ])
+	}
+
+	// The planted anomalies, each in the report of its day with its type.
+	kinds := map[receiptgen.Kind]int{}
+	for _, r := range truth {
+		kinds[r.Kind]++
+		switch r.Kind {
+		case receiptgen.KindNameCollision:
+			for _, fp := range r.Fingerprints {
+				if k := r.Day + "|" + r.ToolName + "|" + fp; !slices.Contains(got["collisions"], k) {
+					t.Errorf("planted collision %s missing from collisions", k)
+				}
+			}
+		case receiptgen.KindSchemaDrift:
+			g := byLine[r.Line]
+			if k := r.Day + "|unexpected_fingerprint|" + g.tool + "|" + g.fp; !slices.Contains(got["drift"], k) {
+				t.Errorf("planted drift (line %d) missing from drift: %s", r.Line, k)
+			}
+		case receiptgen.KindReplayedNonce:
+			if k := r.Day + "|nonce|" + strconv.Itoa(r.Line); !slices.Contains(got["replays"], k) {
+				t.Errorf("planted replay (line %d) missing from replays", r.Line)
+			}
+		}
+		if r.Line > 0 && r.Kind != receiptgen.KindSchemaDrift {
+			reasons, ok := failures[r.Day][r.Line]
+			if !ok {
+				t.Errorf("planted %s (line %d) missing from %s/failures.csv", r.Kind, r.Line, r.Day)
+			} else if !slices.Contains(strings.Split(reasons, ","), r.Reason) {
+				t.Errorf("planted %s (line %d): reasons %q, want %s", r.Kind, r.Line, reasons, r.Reason)
+			}
+			delete(failures[r.Day], r.Line)
+		}
+	}
+	for _, k := range []receiptgen.Kind{receiptgen.KindNameCollision, receiptgen.KindSchemaDrift, receiptgen.KindReplayedNonce, receiptgen.KindFork} {
+		if kinds[k] == 0 {
+			t.Fatalf("corpus has no planted %s", k)
+		}
+	}
+	// Nothing else fails ...
+	for day, m := range failures {
+		for line, reasons := range m {
+			t.Errorf("%s: failure not planted: line %d (%s)", day, line, reasons)
+		}
+	}
+	// ... and the other types hold exactly what the rules predict.
+	for _, typ := range []string{"collisions", "drift", "replays"} {
+		if !slices.Equal(got[typ], want[typ]) {
+			t.Errorf("%s: report and rules differ\nonly in report: %v\nonly expected:  %v", typ, minus(got[typ], want[typ]), minus(want[typ], got[typ]))
+		}
+	}
+	// The replays the rules predict are exactly the planted ones.
+	var planted []string
+	for _, r := range truth {
+		if r.Kind == receiptgen.KindReplayedNonce {
+			planted = append(planted, r.Day+"|nonce|"+strconv.Itoa(r.Line))
+		}
+	}
+	sort.Strings(planted)
+	if !slices.Equal(planted, want["replays"]) {
+		t.Errorf("replays: planted %v, rules %v", planted, want["replays"])
+	}
+	t.Logf("rows: %d collisions, %d drift, %d replays over %d days", len(got["collisions"]), len(got["drift"]), len(got["replays"]), len(days))
+
+	// Reporting again gives the same bytes.
+	for _, day := range days[:2] {
+		dir := filepath.Join(out, day)
+		before := readDir(t, dir)
+		if _, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		again := filepath.Join(t.TempDir(), "again")
+		if _, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: again, ToolVersion: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{dir, again} {
+			after := readDir(t, d)
+			if len(after) != len(before) {
+				t.Errorf("%s: %d files, then %d", day, len(before), len(after))
+			}
+			for name, b := range before {
+				if !bytes.Equal(after[name], b) {
+					t.Errorf("%s: %s differs on a second run", day, name)
+				}
+			}
+		}
+	}
+}
+
+func minus(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// readDir reads every file of dir, temporary files included (there must
+// be none left).
+func readDir(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = b
+	}
+	return out
+}
+
+// TestParquetSameRows: every query over the Parquet export, read back by
+// DuckDB as views, gives the rows it gives over the database.
+func TestParquetSameRows(t *testing.T) {
+	_, db, days := reportCorpus(t)
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "parquet")
+	sum, err := ExportParquet(ctx, db, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Days) != len(days) || sum.Rows() != queryInt(t, db, "SELECT COUNT(*) FROM receipts") {
+		t.Fatalf("exported %d days, %d rows", len(sum.Days), sum.Rows())
+	}
+	// Re-runnable: a second export replaces the files in place.
+	if _, err := ExportParquet(ctx, db, dir); err != nil {
+		t.Fatal(err)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, "day=*", ".*"))
+	if len(leftovers) > 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+
+	pq, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pq.Close()
+	// The views replace the tables Open created.
+	for _, s := range []string{"DROP TABLE receipts", "DROP TABLE expected_tools", "DROP TABLE files", "DROP TABLE rejects"} {
+		if _, err := pq.SQL().Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range ParquetViews(dir) {
+		if _, err := pq.SQL().Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range Queries() {
+		for _, day := range append([]string{""}, days...) {
+			a, err := RunQuery(ctx, db.SQL(), q.Name, day)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := RunQuery(ctx, pq.SQL(), q.Name, day)
+			if err != nil {
+				t.Fatalf("%s over Parquet: %v", q.Name, err)
+			}
+			if len(a.Rows) == 0 && q.Name != "rejects" && day != "" {
+				t.Errorf("%s %s: no rows to compare", q.Name, day)
+			}
+			if ca, cb := csvOf(t, a), csvOf(t, b); ca != cb {
+				t.Errorf("%s day %q: database and Parquet differ:\n%s\n--\n%s", q.Name, day, ca, cb)
+			}
+		}
+	}
+}
+
+// TestReportEmptyDay: a day without receipts is clean, and the report says so.
+func TestReportEmptyDay(t *testing.T) {
+	t.Parallel()
+	db := fixtureDB(t, fixtureRows, fixtureExpected...)
+	dir := t.TempDir()
+	sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-10-01", Dir: dir, ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Total() != 0 {
+		t.Errorf("findings on an empty day: %+v", sum.Findings)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if !strings.Contains(string(md), "No findings") {
+		t.Errorf("summary.md:\n%s", md)
+	}
+	var man Manifest
+	mj, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err := json.Unmarshal(mj, &man); err != nil {
+		t.Fatal(err)
+	}
+	if len(man.Queries) != 7 || man.DuckDBVersion == "" || man.Window.From != "2026-10-01T00:00:00Z" {
+		t.Errorf("manifest: %s", mj)
+	}
+}
+
+// TestReportFixture pins the shape of a report on the hand-built fixture.
+func TestReportFixture(t *testing.T) {
+	t.Parallel()
+	db := fixtureDB(t, fixtureRows, fixtureExpected...)
+	dir := t.TempDir()
+	sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, f := range sum.Findings {
+		counts[f.Name] = f.Rows
+	}
+	if want := map[string]int{"collisions": 2, "drift": 4, "replays": 2, "failures": 2}; fmt.Sprint(counts) != fmt.Sprint(want) {
+		t.Errorf("counts %v, want %v", counts, want)
+	}
+	files := readDir(t, dir)
+	var names []string
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if want := "collisions.csv collisions.jsonl drift.csv drift.jsonl failures.csv failures.jsonl fingerprints.svg manifest.json replays.csv replays.jsonl summary.md"; strings.Join(names, " ") != want {
+		t.Errorf("files: %v", names)
+	}
+	if !bytes.HasPrefix(files["replays.jsonl"], []byte(`{"day":"2026-11-02","kind":"action_id","value":"a1","occurrence":2,"occurrences":2,"verdict":"FAIL",`)) {
+		t.Errorf("replays.jsonl:\n%s", files["replays.jsonl"])
+	}
+	if !bytes.Contains(files["collisions.csv"], []byte("\r\n2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z\r\n")) {
+		t.Errorf("collisions.csv:\n%s", files["collisions.csv"])
+	}
+	for _, s := range []string{"](fingerprints.svg)", "](collisions.csv)", "](manifest.json)", "| search | 2 | `A` | crm |"} {
+		if !bytes.Contains(files["summary.md"], []byte(s)) {
+			t.Errorf("summary.md lacks %q:\n%s", s, files["summary.md"])
+		}
+	}
+	if !bytes.Contains(files["fingerprints.svg"], []byte(`<title>search on 2026-11-02: 2 fingerprint(s), 2 receipt(s)</title>`)) {
+		t.Errorf("chart lacks the collision mark")
+	}
+}
+
+// TestReportUnwritable: an output directory that cannot be created is a
+// *WriteError.
+func TestReportUnwritable(t *testing.T) {
+	t.Parallel()
+	db := fixtureDB(t, fixtureRows)
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	_, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: filepath.Join(file, "out")})
+	if _, ok := err.(*WriteError); !ok {
+		t.Fatalf("got %T %v, want *WriteError", err, err)
+	}
+}
+
+// TestReportTimeZone: the process's local time zone changes nothing, not
+// even for receipts a minute either side of a UTC midnight. (Not
+// parallel: it sets time.Local.)
+func TestReportTimeZone(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip(err)
+	}
+	rows := append(slices.Clone(fixtureRows),
+		fixRow{line: 8, actionID: "a8", agent: "ag1", issuer: "org1", session: "s9", tool: "search", fp: "A", nonce: "n8", sig: "sig8", issued: "2026-11-02T23:59:30Z"},
+		fixRow{line: 9, actionID: "a9", agent: "ag1", issuer: "org1", session: "s9", step: 1, tool: "search", fp: "B", nonce: "n9", sig: "sig9", issued: "2026-11-03T00:00:30Z"})
+	report := func() map[string][]byte {
+		db := fixtureDB(t, rows, fixtureExpected...)
+		out := map[string][]byte{}
+		for _, day := range []string{"2026-11-02", "2026-11-03"} {
+			dir := filepath.Join(t.TempDir(), day)
+			if _, err := Report(context.Background(), db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"}); err != nil {
+				t.Fatal(err)
+			}
+			for name, b := range readDir(t, dir) {
+				out[day+"/"+name] = b
+			}
+		}
+		return out
+	}
+	utc := report()
+	saved := time.Local
+	time.Local = ny
+	defer func() { time.Local = saved }()
+	local := report()
+	for name, b := range utc {
+		if !bytes.Equal(local[name], b) {
+			t.Errorf("%s differs under America/New_York", name)
+		}
+	}
+	if !bytes.Contains(utc["2026-11-03/drift.csv"], []byte("2026-11-03,session_change,search,B,A,match,1,2026-11-03T00:00:30.000000Z")) {
+		t.Errorf("the change across midnight is not on 2026-11-03:\n%s", utc["2026-11-03/drift.csv"])
+	}
+}

@@ -1,0 +1,111 @@
+package analytics
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/receiptverify/verify/verify"
+)
+
+func TestToolMatch(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		axis *verify.Axis
+		want string
+	}{
+		{&verify.Axis{Status: verify.StatusPass}, ToolMatch},
+		{&verify.Axis{Status: verify.StatusFail, Reason: verify.ReasonToolDrift}, ToolDrift},
+		{&verify.Axis{Status: verify.StatusFail, Reason: verify.ReasonToolUnknown}, ToolUnknown},
+		{&verify.Axis{Status: verify.StatusFail, Reason: verify.ReasonBadField}, ToolDrift},
+		{&verify.Axis{Status: verify.StatusNotRun, Reason: verify.ReasonToolAbsent}, ToolAbsent},
+		{&verify.Axis{Status: verify.StatusNotRun}, ToolNotRun},
+		{&verify.Axis{Status: verify.StatusSkipped, Reason: verify.ReasonUncheckable}, ToolNotRun},
+		{nil, ToolNotRun},
+	}
+	for _, tt := range tests {
+		res := &verify.Result{Axes: verify.Axes{}}
+		if tt.axis != nil {
+			res.Axes[verify.AxisToolFingerprint] = *tt.axis
+		}
+		if got := toolMatch(res); got != tt.want {
+			t.Errorf("%+v: %s, want %s", tt.axis, got, tt.want)
+		}
+	}
+}
+
+func TestParseIssuedAt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want string // RFC 3339 UTC, "" for not a time
+	}{
+		{"2026-11-02T00:30:00Z", "2026-11-02T00:30:00Z"},
+		{"2026-11-02T00:30:00.123456789Z", "2026-11-02T00:30:00.123456Z"}, // TIMESTAMP holds microseconds
+		{"2026-11-01T20:30:00-05:00", "2026-11-02T01:30:00Z"},
+		{"2026-11-02T00:00:00.000001", "2026-11-02T00:00:00.000001Z"}, // Python isoformat: UTC
+		{"2026-11-02T00:00:00", "2026-11-02T00:00:00Z"},
+		{"2026-11-02T00:00:00+0500", ""},
+		{"2026-11-02", ""},
+		{"", ""},
+		{"yesterday", ""},
+	}
+	for _, tt := range tests {
+		us, ok := parseIssuedAt(tt.in)
+		got := ""
+		if ok {
+			got = time.UnixMicro(us).UTC().Format(time.RFC3339Nano)
+		}
+		if got != tt.want {
+			t.Errorf("parseIssuedAt(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// validJSONText is s with each invalid UTF-8 byte replaced by U+FFFD, as
+// appendJSONChars writes it.
+func validJSONText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		b.WriteRune(r)
+		i += n
+	}
+	return b.String()
+}
+
+func checkJSONChars(t *testing.T, s string) {
+	t.Helper()
+	enc := append(append([]byte{'"'}, appendJSONChars(nil, s)...), '"')
+	var got string
+	if err := json.Unmarshal(enc, &got); err != nil {
+		t.Fatalf("%q: encoded %q: %v", s, enc, err)
+	}
+	if want := validJSONText(s); got != want {
+		t.Errorf("%q: decoded %q, want %q", s, got, want)
+	}
+	if string(appendJSONChars(nil, []byte(s))) != string(enc[1:len(enc)-1]) {
+		t.Errorf("%q: string and []byte encodings differ", s)
+	}
+}
+
+var jsonCharsSeeds = []string{
+	"", "plain", `"quoted"`, `back\slash`, "nl\ncr\rtab\t", "\x00\x01\x1f\x7f", "é 😀 \u2028\u2029",
+	"\xff", "a\xc3", "\xed\xa0\x80", `{"payload":{"a":"\"x\""}}`,
+}
+
+func TestAppendJSONChars(t *testing.T) {
+	t.Parallel()
+	for _, s := range jsonCharsSeeds {
+		checkJSONChars(t, s)
+	}
+}
+
+func FuzzAppendJSONChars(f *testing.F) {
+	for _, s := range jsonCharsSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(checkJSONChars)
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/receiptverify/verify/analytics"
+	"github.com/urfave/cli/v2"
+)
+
+func newAuditCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "audit",
+		Usage:     "verify and load receipts, then write the report of every UTC day in them",
+		ArgsUsage: "PATH...",
+		Description: "The main job in one command: verify load, then verify report for each UTC day that\n" +
+			"holds receipts of the input (or --day only), into OUT/YYYY-MM-DD/. Loading is idempotent:\n" +
+			"a file already in the database is not loaded again, and its days are reported again.\n" +
+			"stdout gets a one-screen summary: the load, one line per day, the totals; stderr gets\n" +
+			"one line per file loaded, as verify load writes it.\n\n" +
+			"Exit codes: 0 no findings, 1 findings on some day (0 with --no-fail), 64 usage,\n" +
+			"66 an input, key or schema file could not be read (the rest is loaded and reported),\n" +
+			"74 the database could not be written or a report could not be written.",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"},
+			&cli.StringSliceFlag{Name: "schemas", Usage: "expected tool schemas: MCP tools/list `FILE` or directory (repeatable); also loaded into expected_tools"},
+			&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
+			&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
+			&cli.StringFlag{Name: "db", Value: "verify-audit.duckdb", Usage: "audit database `FILE` (created if missing)"},
+			&cli.StringFlag{Name: "day", Usage: "report only this UTC `DAY` (YYYY-MM-DD)", DefaultText: "every day in the input"},
+			&cli.StringFlag{Name: "out", Value: "report", Usage: "reports go to `DIR`/YYYY-MM-DD/"},
+			&cli.BoolFlag{Name: "no-fail", Usage: "exit 0 even when there are findings"},
+			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
+		},
+		Action: auditAction,
+	}
+}
+
+func auditAction(ctx *cli.Context) error {
+	stdout, stderr := ctx.App.Writer, ctx.App.ErrWriter
+	if ctx.NArg() == 0 {
+		return usagef(ctx, "want at least one PATH")
+	}
+	day := ctx.String("day")
+	if day != "" {
+		if _, err := analytics.ParseDay(day); err != nil {
+			return usagef(ctx, "--day: %v", err)
+		}
+	}
+	v, schemas, err := verifierFromFlags(ctx)
+	if err != nil {
+		return err
+	}
+	inputs, cleanup, err := loadInputs(ctx.Args().Slice(), ctx.App.Reader)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	dbPath := ctx.String("db")
+	db, err := analytics.Open(dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	bar := newProgressBar(stderr)
+	lopts := analytics.LoadOptions{
+		Schemas:  schemas,
+		Workers:  ctx.Int("workers"),
+		Progress: bar.update,
+		OnFile: func(f analytics.FileSummary) {
+			bar.clear()
+			fmt.Fprintln(stderr, fileLine(f))
+		},
+	}
+	// Ctrl-C rolls the file being loaded back, as in verify load.
+	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	lsum, err := analytics.Load(sigCtx, db, v, inputs, lopts)
+	bar.clear()
+	if err != nil {
+		if sigCtx.Err() != nil {
+			return fmt.Errorf("audit: interrupted; the file being loaded was rolled back, no report written")
+		}
+		return err
+	}
+	bg := context.Background()
+
+	days := []string{day}
+	if day == "" {
+		if days, err = inputDays(bg, db, lsum); err != nil {
+			return err
+		}
+	}
+	out := ctx.String("out")
+	var reports []*analytics.ReportSummary
+	for _, d := range days {
+		sum, err := analytics.Report(bg, db.SQL(), analytics.ReportOptions{Day: d, Dir: filepath.Join(out, d), ToolVersion: version()})
+		if err != nil {
+			return outputErr(err)
+		}
+		reports = append(reports, sum)
+	}
+	if err := writeAuditSummary(stdout, dbPath, lsum, reports); err != nil {
+		return err
+	}
+	if n := lsum.Unreadable(); n > 0 {
+		return &inputError{fmt.Errorf("%d input file(s) could not be read", n)}
+	}
+	total, with := 0, 0
+	for _, r := range reports {
+		total += r.Total()
+		if r.Total() > 0 {
+			with++
+		}
+	}
+	return findingsErr(total, with, ctx.Bool("no-fail"))
+}
+
+// inputDays are the UTC days holding receipts of the files of a load
+// (those loaded before included): the days of the database (days.sql)
+// whose files (files.sql) include one of them.
+func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary) ([]string, error) {
+	want := map[string]bool{}
+	for _, f := range lsum.Files {
+		if f.SHA256 != "" {
+			want[f.SHA256] = true
+		}
+	}
+	all, err := analytics.RunQuery(ctx, db.SQL(), "days", "")
+	if err != nil {
+		return nil, err
+	}
+	var days []string
+	for _, r := range all.Rows {
+		d := analytics.Text(r[all.Col("day")])
+		files, err := analytics.RunQuery(ctx, db.SQL(), "files", d)
+		if err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(files.Rows, func(r []any) bool { return want[analytics.Text(r[files.Col("file_sha256")])] }) {
+			days = append(days, d)
+		}
+	}
+	return days, nil
+}
+
+// writeAuditSummary is audit's stdout: the load, a table of days, totals.
+func writeAuditSummary(w io.Writer, dbPath string, lsum analytics.LoadSummary, reports []*analytics.ReportSummary) error {
+	var loaded, already, failed int
+	for _, f := range lsum.Files {
+		switch {
+		case f.Err != nil:
+			failed++
+		case f.AlreadyLoaded:
+			already++
+		default:
+			loaded++
+		}
+	}
+	vs := lsum.Verify
+	fmt.Fprintf(w, "loaded %d file(s) into %s (%d already loaded, %d unreadable): %d receipts (%d pass, %d fail, %d incomplete), %d unreadable line(s)\n",
+		loaded, dbPath, already, failed, vs.Receipts, vs.Pass, vs.Fail, vs.Incomplete, vs.Unreadable)
+	if len(reports) == 0 {
+		_, err := fmt.Fprintln(w, "no receipts with a day in the input: no report written")
+		return err
+	}
+	fmt.Fprintln(w)
+	head := append([]string{"day", "receipts"}, analytics.Findings...)
+	table := [][]string{head}
+	totals := make([]int64, len(head)-1)
+	with := 0
+	for _, r := range reports {
+		cells := []string{r.Day, fmt.Sprint(r.Receipts.Receipts)}
+		totals[0] += r.Receipts.Receipts
+		for i, f := range r.Findings {
+			cells = append(cells, fmt.Sprint(f.Rows))
+			totals[i+1] += int64(f.Rows)
+		}
+		if r.Total() > 0 {
+			with++
+		}
+		table = append(table, cells)
+	}
+	cells := []string{"total"}
+	for _, n := range totals {
+		cells = append(cells, fmt.Sprint(n))
+	}
+	table = append(table, cells)
+	// The day column left-aligned, the counts right-aligned under their names.
+	widths := make([]int, len(head))
+	for _, row := range table {
+		for i, c := range row {
+			widths[i] = max(widths[i], len(c))
+		}
+	}
+	for _, row := range table {
+		var b strings.Builder
+		for i, c := range row {
+			if i == 0 {
+				fmt.Fprintf(&b, "%-*s", widths[i], c)
+			} else {
+				fmt.Fprintf(&b, "  %*s", widths[i], c)
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	fmt.Fprintf(w, "\nfindings on %d of %d day(s); reports: %s/YYYY-MM-DD/summary.md\n", with, len(reports), filepath.Dir(reports[0].Dir))
+	if len(reports) == 1 {
+		fmt.Fprintf(w, "report: %s\n", filepath.Join(reports[0].Dir, analytics.SummaryFile))
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/receiptverify/verify/internal/receiptgen"
+)
+
+// genAuditCorpus writes a small generated corpus (three days, planted
+// anomalies) to a temporary directory.
+func genAuditCorpus(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := receiptgen.Config{Seed: 4, N: 300, Rate: 0.05, Days: 3, Algs: receiptgen.Ed25519Only}
+	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func runVerify(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(append([]string{"verify"}, args...), strings.NewReader(""), &o, &e)
+	return code, o.String(), e.String()
+}
+
+// TestAnalyticsExitCodes pins the exit codes of audit, query, report and
+// export (serially: see TestExitCodes).
+func TestAnalyticsExitCodes(t *testing.T) {
+	corpus := genAuditCorpus(t)
+	work := t.TempDir()
+	db := filepath.Join(work, "audit.duckdb")
+	keys := filepath.Join(corpus, "keys", "jwks.json")
+	schemas := filepath.Join(corpus, "schemas")
+	receipts := filepath.Join(corpus, "receipts.jsonl")
+	file := filepath.Join(work, "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(work, "missing.duckdb")
+	out := func(name string) string { return filepath.Join(work, name) }
+	audit := []string{"audit", "--keys", keys, "--schemas", schemas, "--at", "2026-12-01T00:00:00Z", "--db", db}
+
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"audit findings", append(append([]string{}, audit...), "--out", out("r1"), receipts), exitRejected},
+		{"audit again", append(append([]string{}, audit...), "--out", out("r1"), receipts), exitRejected},
+		{"audit no-fail", append(append([]string{}, audit...), "--out", out("r2"), "--no-fail", receipts), exitOK},
+		{"audit clean day", append(append([]string{}, audit...), "--out", out("r3"), "--day", "2026-10-01", receipts), exitOK},
+		{"audit no path", audit, exitUsage},
+		{"audit bad day", append(append([]string{}, audit...), "--day", "2026-13-01", receipts), exitUsage},
+		{"audit missing input", append(append([]string{}, audit...), "--out", out("r4"), filepath.Join(work, "nope.jsonl")), exitNoInput},
+		{"audit unwritable out", append(append([]string{}, audit...), "--out", filepath.Join(file, "x"), receipts), exitIOErr},
+
+		{"query table", []string{"query", "--db", db, "collisions"}, exitOK},
+		{"query csv after name", []string{"query", "--db", db, "drift", "--day", "2026-11-02", "--format", "csv"}, exitOK},
+		{"query json", []string{"query", "--db", db, "-o", "json", "replays"}, exitOK},
+		{"query no rows", []string{"query", "--db", db, "--day", "2026-10-01", "failures"}, exitOK},
+		{"query unknown name", []string{"query", "--db", db, "nope"}, exitUsage},
+		{"query no name", []string{"query", "--db", db}, exitUsage},
+		{"query two names", []string{"query", "--db", db, "drift", "replays"}, exitUsage},
+		{"query bad day", []string{"query", "--db", db, "--day", "yesterday", "drift"}, exitUsage},
+		{"query bad format", []string{"query", "--db", db, "--format", "xml", "drift"}, exitUsage},
+		{"query no db", []string{"query", "drift"}, exitUsage},
+		{"query missing db", []string{"query", "--db", missing, "drift"}, exitNoInput},
+
+		{"report findings", []string{"report", "--db", db, "--day", "2026-11-02", "--out", out("d2")}, exitRejected},
+		{"report no-fail", []string{"report", "--db", db, "--day", "2026-11-02", "--out", out("d2"), "--no-fail"}, exitOK},
+		{"report clean day", []string{"report", "--db", db, "--day", "2026-10-01", "--out", out("d0")}, exitOK},
+		{"report no out", []string{"report", "--db", db, "--day", "2026-11-02"}, exitUsage},
+		{"report no day", []string{"report", "--db", db, "--out", out("d2")}, exitUsage},
+		{"report bad day", []string{"report", "--db", db, "--day", "2026-11-2", "--out", out("d2")}, exitUsage},
+		{"report missing db", []string{"report", "--db", missing, "--day", "2026-11-02", "--out", out("d2")}, exitNoInput},
+		{"report unwritable out", []string{"report", "--db", db, "--day", "2026-11-02", "--out", filepath.Join(file, "x")}, exitIOErr},
+
+		{"export", []string{"export", "--db", db, "--parquet", out("pq")}, exitOK},
+		{"export again", []string{"export", "--db", db, "--parquet", out("pq")}, exitOK},
+		{"export no dir", []string{"export", "--db", db}, exitUsage},
+		{"export missing db", []string{"export", "--db", missing, "--parquet", out("pq")}, exitNoInput},
+		{"export unwritable", []string{"export", "--db", db, "--parquet", filepath.Join(file, "x")}, exitIOErr},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, stdout, stderr := runVerify(t, tt.args...)
+			if got != tt.want {
+				t.Errorf("run(%q) = %d, want %d\nstdout:\n%s\nstderr:\n%s", tt.args, got, tt.want, stdout, stderr)
+			}
+			if got != exitOK && !strings.HasPrefix(stderr, "verify: ") {
+				t.Errorf("stderr does not start with \"verify: \":\n%s", stderr)
+			}
+			if got == exitUsage && stdout != "" {
+				t.Errorf("usage error wrote to stdout:\n%s", stdout)
+			}
+		})
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("query/report/export created the missing database")
+	}
+}
+
+// TestAudit: audit loads, reports every day of the input and summarizes
+// on stdout; a second run loads nothing and rewrites the same bytes.
+func TestAudit(t *testing.T) {
+	corpus := genAuditCorpus(t)
+	work := t.TempDir()
+	t.Chdir(work) // the default --db and --out are in the current directory
+	args := []string{"audit", "--keys", filepath.Join(corpus, "keys", "jwks.json"), "--schemas", filepath.Join(corpus, "schemas"),
+		"--at", "2026-12-01T00:00:00Z", filepath.Join(corpus, "receipts.jsonl")}
+	code, stdout, stderr := runVerify(t, args...)
+	if code != exitRejected {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{`^loaded 1 file\(s\) into verify-audit.duckdb \(0 already loaded, 0 unreadable\): 300 receipts`,
+		`\nday +receipts +collisions +drift +replays +failures\n2026-11-01 +\d+ +\d+ +\d+ +\d+ +\d+\n2026-11-02 .*\n2026-11-03 .*\ntotal +300 +\d+`,
+		`\nfindings on 3 of 3 day\(s\); reports: report/YYYY-MM-DD/summary.md\n$`} {
+		if !regexp.MustCompile(want).MatchString(stdout) {
+			t.Errorf("stdout does not match %q:\n%s", want, stdout)
+		}
+	}
+	first := map[string][]byte{}
+	for _, day := range []string{"2026-11-01", "2026-11-02", "2026-11-03"} {
+		for _, name := range []string{"summary.md", "manifest.json", "fingerprints.svg", "collisions.csv", "drift.jsonl", "replays.csv", "failures.csv"} {
+			p := filepath.Join("report", day, name)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first[p] = b
+		}
+	}
+	code, stdout, _ = runVerify(t, args...)
+	if code != exitRejected || !strings.Contains(stdout, "loaded 0 file(s) into verify-audit.duckdb (1 already loaded") {
+		t.Errorf("second run: exit %d\n%s", code, stdout)
+	}
+	for p, b := range first {
+		if again, _ := os.ReadFile(p); !bytes.Equal(again, b) {
+			t.Errorf("%s differs on the second run", p)
+		}
+	}
+}

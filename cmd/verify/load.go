@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/toolschema"
+	"github.com/urfave/cli/v2"
+)
+
+func newLoadCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "load",
+		Usage:     "verify receipts and load them into a DuckDB audit database",
+		ArgsUsage: "PATH...",
+		Description: "Verifies each PATH as `verify receipts` does (same kinds of files, same verdicts) and\n" +
+			"loads one row per receipt into --db: its normalized fields, verdict, reason codes and the\n" +
+			"line exactly as read. Unreadable lines go to the rejects table. A file is known by the\n" +
+			"SHA-256 of its bytes: a file already loaded is skipped, so loading twice adds nothing.\n" +
+			"Each file is loaded in one transaction: an interrupted load leaves no part of it.\n\n" +
+			"stderr gets one line per file: \"verify: load: FILE: N accepted, M rejected\" or\n" +
+			"\"verify: load: FILE: already loaded\". A receipt that fails verification is loaded\n" +
+			"(with its verdict); the exit code says whether the load worked, not whether receipts passed.\n\n" +
+			"Exit codes: 0 loaded, 64 usage, 66 an input, key or schema file could not be read (a\n" +
+			"PATH that does not exist stops the load before it starts; a file that fails while read is\n" +
+			"not recorded and the others are loaded), 74 the database could not be opened or written.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (created if missing)"},
+			&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"},
+			&cli.StringSliceFlag{Name: "schemas", Usage: "expected tool schemas: MCP tools/list `FILE` or directory (repeatable); also loaded into expected_tools"},
+			&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
+			&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
+			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
+		},
+		Action: loadAction,
+	}
+}
+
+func loadAction(ctx *cli.Context) error {
+	stderr := ctx.App.ErrWriter
+	if ctx.NArg() == 0 {
+		return usagef(ctx, "want at least one PATH")
+	}
+	if ctx.String("db") == "" {
+		return usagef(ctx, "--db FILE is required")
+	}
+	v, schemas, err := verifierFromFlags(ctx)
+	if err != nil {
+		return err
+	}
+	inputs, cleanup, err := loadInputs(ctx.Args().Slice(), ctx.App.Reader)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	db, err := analytics.Open(ctx.String("db"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	bar := newProgressBar(stderr)
+	opts := analytics.LoadOptions{
+		Schemas:  schemas,
+		Workers:  ctx.Int("workers"),
+		Progress: bar.update,
+		OnFile: func(f analytics.FileSummary) {
+			bar.clear()
+			fmt.Fprintln(stderr, fileLine(f))
+		},
+	}
+	// Ctrl-C rolls the file being loaded back and removes its spool.
+	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	sum, err := analytics.Load(sigCtx, db, v, inputs, opts)
+	bar.clear()
+	if err != nil {
+		if sigCtx.Err() != nil {
+			return fmt.Errorf("load: interrupted; the file being loaded was rolled back")
+		}
+		return err
+	}
+	if n := sum.Unreadable(); n > 0 {
+		return &inputError{fmt.Errorf("load: %d input file(s) could not be read, nothing of them recorded", n)}
+	}
+	return nil
+}
+
+// fileLine is the per-file line on stderr.
+func fileLine(f analytics.FileSummary) string {
+	switch {
+	case f.Err != nil:
+		return fmt.Sprintf("verify: load: %s: unreadable, not loaded: %v", f.Path, f.Err)
+	case f.AlreadyLoaded:
+		return fmt.Sprintf("verify: load: %s: already loaded", f.Path)
+	}
+	return fmt.Sprintf("verify: load: %s: %d accepted, %d rejected", f.Path, f.Accepted, f.Rejected)
+}
+
+// verifierFromFlags builds the verifier from --keys, --schemas,
+// --strict-schemas and --at, and returns the schema set (nil without
+// --schemas) for expected_tools. Tool-name collisions between schema files
+// are reported on stderr.
+func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *toolschema.Set, error) {
+	at := time.Now().UTC()
+	if s := ctx.String("at"); s != "" {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return nil, nil, usagef(ctx, "--at: %v", err)
+		}
+		at = t.UTC()
+	}
+	dir, err := loadKeys(ctx.StringSlice("keys"))
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := []verify.Option{verify.WithTime(at)}
+	var set *toolschema.Set
+	if paths := ctx.StringSlice("schemas"); len(paths) > 0 {
+		if set, err = loadSchemas(paths); err != nil {
+			return nil, nil, err
+		}
+		for _, c := range set.Collisions() {
+			var parts []string
+			for _, t := range c.Tools {
+				parts = append(parts, t.Server+" ("+t.Fingerprint+")")
+			}
+			fmt.Fprintf(ctx.App.ErrWriter, "verify: schemas: tool %q is exposed with different schemas by %s\n", c.Name, strings.Join(parts, ", "))
+		}
+		opts = append(opts, verify.WithSchemas(set))
+	}
+	if ctx.Bool("strict-schemas") {
+		opts = append(opts, verify.WithStrictSchemas())
+	}
+	v, err := verify.New(dir, opts...)
+	if err != nil {
+		return nil, nil, usagef(ctx, "%v", err)
+	}
+	return v, set, nil
+}
+
+// loadInputs expands PATH arguments as `verify receipts` does and says how
+// to read each gzip file's stored bytes, which identify it in the database.
+func loadInputs(paths []string, stdin io.Reader) ([]analytics.Input, func(), error) {
+	srcs, cleanup, err := expandPaths(paths, stdin)
+	if err != nil {
+		return nil, cleanup, err
+	}
+	inputs := make([]analytics.Input, len(srcs))
+	for i, s := range srcs {
+		inputs[i] = analytics.Input{Source: s}
+		if strings.HasSuffix(s.Name, ".gz") { // a file path; stdin is never gunzipped
+			path := s.Name
+			inputs[i].Stored = func() (io.ReadCloser, error) { return os.Open(path) }
+		}
+	}
+	return inputs, cleanup, nil
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/receiptverify/verify/internal/receiptgen"
+)
+
+// TestLoadExitCodes pins the exit codes of `verify load` and its per-file
+// lines on stderr. Serial, like TestExitCodes: the cases share a database
+// and urfave/cli's package-level flags.
+func TestLoadExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := receiptgen.Generate(receiptgen.Config{Seed: 5, N: 40, Rate: 0.1, Days: 2, Algs: receiptgen.Ed25519Only}, receiptgen.DirSink(dir)); err != nil {
+		t.Fatal(err)
+	}
+	receipts := filepath.Join(dir, "receipts.jsonl")
+	keys := filepath.Join(dir, "keys", "jwks.json")
+	schemas := filepath.Join(dir, "schemas")
+	other := t.TempDir()
+	notGzip := filepath.Join(other, "not.jsonl.gz")
+	if err := os.WriteFile(notGzip, []byte("plain text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	garbageDB := filepath.Join(other, "garbage.duckdb")
+	if err := os.WriteFile(garbageDB, bytes.Repeat([]byte("not a database "), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "audit.duckdb")
+	at := "--at=2026-12-01T00:00:00Z"
+	load := func(args ...string) []string {
+		return append([]string{"load", "--db", db, "--keys", keys, "--schemas", schemas, at}, args...)
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		want   int
+		stderr string // the start of a line stderr must hold
+	}{
+		{"load", load(receipts), exitOK, "verify: load: " + receipts + ": 40 accepted, 0 rejected"},
+		{"load again", load(receipts), exitOK, "verify: load: " + receipts + ": already loaded"},
+		{"no keys", []string{"load", "--db", db, at, dir}, exitOK, "verify: load: " + receipts + ": already loaded"},
+		{"unreadable gzip", load(notGzip), exitNoInput, "verify: load: " + notGzip + ": unreadable, not loaded: "},
+		{"missing path", load(filepath.Join(dir, "missing.jsonl")), exitNoInput, ""},
+		{"missing keys", []string{"load", "--db", db, "--keys", filepath.Join(dir, "nope.json"), receipts}, exitNoInput, ""},
+		{"no db", []string{"load", receipts}, exitUsage, ""},
+		{"no path", []string{"load", "--db", db}, exitUsage, ""},
+		{"bad at", []string{"load", "--db", db, "--at", "yesterday", receipts}, exitUsage, ""},
+		{"unknown flag", []string{"load", "--db", db, "--nope", receipts}, exitUsage, ""},
+		{"db is a directory", []string{"load", "--db", dir, receipts}, exitIOErr, ""},
+		{"db in a missing directory", []string{"load", "--db", filepath.Join(dir, "no", "such", "dir", "a.duckdb"), receipts}, exitIOErr, ""},
+		{"db not a database", []string{"load", "--db", garbageDB, receipts}, exitIOErr, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			got := run(append([]string{"verify"}, tt.args...), io.LimitReader(nil, 0), &stdout, &stderr)
+			if got != tt.want {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", got, tt.want, &stderr)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout not empty:\n%s", &stdout)
+			}
+			if tt.stderr != "" && !strings.Contains("\n"+stderr.String(), "\n"+tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, &stderr)
+			}
+			for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+				if l != "" && !strings.HasPrefix(l, "verify: ") {
+					t.Errorf("stderr line without \"verify: \": %q", l)
+				}
+			}
+		})
+	}
+}

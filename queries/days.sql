@@ -1,0 +1,20 @@
+-- days: the UTC days that hold receipts, with their receipts by verdict.
+--
+-- Parameter: the UTC day (DATE), bound once below; NULL lists every day.
+--
+-- One row per day: receipts, pass, fail, incomplete, first and last
+-- issued_at. Order: day.
+WITH params AS (SELECT CAST(? AS DATE) AS day)
+SELECT r.day,
+       COUNT(*) AS receipts,
+       COUNT(CASE WHEN r.verdict = 'PASS' THEN 1 END) AS pass,
+       COUNT(CASE WHEN r.verdict = 'FAIL' THEN 1 END) AS fail,
+       COUNT(CASE WHEN r.verdict = 'INCOMPLETE' THEN 1 END) AS incomplete,
+       MIN(r.issued_at) AS first_issued_at,
+       MAX(r.issued_at) AS last_issued_at
+FROM receipts r
+CROSS JOIN params p
+WHERE r.day IS NOT NULL
+  AND (p.day IS NULL OR r.day = p.day)
+GROUP BY r.day
+ORDER BY r.day

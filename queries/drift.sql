@@ -1,0 +1,183 @@
+-- drift: a tool's fingerprint that changed or appeared, one row per
+-- finding, its kind in `kind`:
+--   session_change          within one session (issuer, agent, session_id) a
+--                           tool_name's fingerprint differs from the one the
+--                           session used for that name just before; one row
+--                           per receipt that changed it ("silent capability
+--                           drift" in the Asqav tool-fingerprint note)
+--   first_seen              a (tool_name, tool_fingerprint) pair whose first
+--                           day in the whole database is the day, when
+--                           earlier days exist; the first day of history is
+--                           the baseline, not a finding
+--   unexpected_fingerprint  a pair used on the day that no expected schema
+--                           has (expected_tools); only when expected_tools
+--                           is not empty
+--
+-- Parameter: the UTC day (DATE), bound once below; NULL reports every day.
+-- Receipts: every loaded receipt with a tool_name and a tool_fingerprint,
+-- whatever its verdict. History (earlier days, the session's earlier
+-- receipts) is the whole database.
+--
+-- Columns: previous_fingerprint (session_change only); expected: match |
+-- drift (name expected, schema not) | unknown (name not expected) |
+-- not_run (no expected schemas); receipts, first_seen, last_seen: of the
+-- pair on the day (1 and the receipt's time for session_change); agent_id,
+-- session_id, action_id, source, line: the (first) receipt that shows it.
+-- Order: day, kind, tool_name, tool_fingerprint, first_seen, source, line.
+WITH params AS (SELECT CAST(? AS DATE) AS day),
+history AS (
+    SELECT MIN(r.day) AS first_day
+    FROM receipts r
+    WHERE r.tool_name IS NOT NULL
+      AND r.tool_fingerprint IS NOT NULL
+      AND r.day IS NOT NULL
+),
+expected_pairs AS (
+    SELECT tool_name, fingerprint FROM expected_tools GROUP BY tool_name, fingerprint
+),
+expected_names AS (
+    SELECT tool_name FROM expected_tools GROUP BY tool_name
+),
+schemas_given AS (
+    SELECT COUNT(*) AS n FROM expected_tools
+),
+-- session_change: only sessions with a receipt on the day can change on
+-- it, and only (session, tool) pairs with more than one fingerprint ...
+day_sessions AS (
+    SELECT DISTINCT r.session_id
+    FROM receipts r
+    CROSS JOIN params p
+    WHERE r.session_id IS NOT NULL
+      AND r.tool_name IS NOT NULL
+      AND r.tool_fingerprint IS NOT NULL
+      AND (p.day IS NULL OR r.day = p.day)
+),
+session_receipts AS (
+    SELECT r.day, r.tool_name, r.tool_fingerprint, r.issuer_id, r.agent_id,
+           r.session_id, r.step, r.action_id, r.source, r.file_sha256, r.line,
+           r.issued_at
+    FROM day_sessions s
+    JOIN receipts r ON r.session_id = s.session_id
+    WHERE r.tool_name IS NOT NULL
+      AND r.tool_fingerprint IS NOT NULL
+      AND r.day IS NOT NULL
+),
+session_tools AS (
+    SELECT issuer_id, agent_id, session_id, tool_name
+    FROM session_receipts
+    GROUP BY issuer_id, agent_id, session_id, tool_name
+    HAVING MIN(tool_fingerprint) <> MAX(tool_fingerprint)
+),
+-- ... whose receipts are walked in order of issue.
+in_session AS (
+    SELECT r.day, r.tool_name, r.tool_fingerprint, r.agent_id, r.session_id,
+           r.action_id, r.source, r.line, r.issued_at,
+           LAG(r.tool_fingerprint) OVER (
+               PARTITION BY t.issuer_id, t.agent_id, t.session_id, t.tool_name
+               ORDER BY r.issued_at NULLS LAST, r.step NULLS LAST, r.source, r.file_sha256, r.line
+           ) AS previous_fingerprint
+    FROM session_tools t
+    JOIN session_receipts r ON r.session_id = t.session_id AND r.tool_name = t.tool_name
+    WHERE (r.issuer_id = t.issuer_id OR (r.issuer_id IS NULL AND t.issuer_id IS NULL))
+      AND (r.agent_id = t.agent_id OR (r.agent_id IS NULL AND t.agent_id IS NULL))
+),
+session_changes AS (
+    SELECT 'session_change' AS kind, i.day, i.tool_name, i.tool_fingerprint,
+           i.previous_fingerprint, 1 AS receipts,
+           i.issued_at AS first_seen, i.issued_at AS last_seen,
+           i.agent_id, i.session_id, i.action_id, i.source, i.line
+    FROM in_session i
+    CROSS JOIN params p
+    WHERE i.previous_fingerprint IS NOT NULL
+      AND i.previous_fingerprint <> i.tool_fingerprint
+      AND (p.day IS NULL OR i.day = p.day)
+),
+-- first_seen and unexpected_fingerprint: flagged (day, pair)s ...
+pair_first AS (
+    SELECT r.tool_name, r.tool_fingerprint, MIN(r.day) AS first_day
+    FROM receipts r
+    WHERE r.tool_name IS NOT NULL
+      AND r.tool_fingerprint IS NOT NULL
+      AND r.day IS NOT NULL
+    GROUP BY r.tool_name, r.tool_fingerprint
+),
+day_pairs AS (
+    SELECT DISTINCT r.day, r.tool_name, r.tool_fingerprint
+    FROM receipts r
+    CROSS JOIN params p
+    WHERE r.tool_name IS NOT NULL
+      AND r.tool_fingerprint IS NOT NULL
+      AND r.day IS NOT NULL
+      AND (p.day IS NULL OR r.day = p.day)
+),
+flagged_pairs AS (
+    SELECT 'first_seen' AS kind, f.first_day AS day, f.tool_name, f.tool_fingerprint
+    FROM pair_first f
+    CROSS JOIN params p
+    CROSS JOIN history h
+    WHERE f.first_day > h.first_day
+      AND (p.day IS NULL OR f.first_day = p.day)
+    UNION ALL
+    SELECT 'unexpected_fingerprint' AS kind, d.day, d.tool_name, d.tool_fingerprint
+    FROM day_pairs d
+    CROSS JOIN schemas_given s
+    LEFT JOIN expected_pairs e
+           ON e.tool_name = d.tool_name AND e.fingerprint = d.tool_fingerprint
+    WHERE s.n > 0
+      AND e.fingerprint IS NULL
+),
+-- ... with the receipts that show them, the first one kept.
+pair_receipts AS (
+    SELECT f.kind, r.day, r.tool_name, r.tool_fingerprint, r.agent_id,
+           r.session_id, r.action_id, r.source, r.line,
+           ROW_NUMBER() OVER (
+               PARTITION BY f.kind, r.day, r.tool_name, r.tool_fingerprint
+               ORDER BY r.issued_at NULLS LAST, r.source, r.file_sha256, r.line
+           ) AS rn,
+           COUNT(*) OVER (PARTITION BY f.kind, r.day, r.tool_name, r.tool_fingerprint) AS receipts,
+           MIN(r.issued_at) OVER (PARTITION BY f.kind, r.day, r.tool_name, r.tool_fingerprint) AS first_seen,
+           MAX(r.issued_at) OVER (PARTITION BY f.kind, r.day, r.tool_name, r.tool_fingerprint) AS last_seen
+    FROM flagged_pairs f
+    JOIN receipts r
+      ON r.day = f.day
+     AND r.tool_name = f.tool_name
+     AND r.tool_fingerprint = f.tool_fingerprint
+),
+findings AS (
+    SELECT kind, day, tool_name, tool_fingerprint, NULL AS previous_fingerprint,
+           receipts, first_seen, last_seen, agent_id, session_id, action_id,
+           source, line
+    FROM pair_receipts
+    WHERE rn = 1
+    UNION ALL
+    SELECT kind, day, tool_name, tool_fingerprint, previous_fingerprint,
+           receipts, first_seen, last_seen, agent_id, session_id, action_id,
+           source, line
+    FROM session_changes
+)
+SELECT x.day,
+       x.kind,
+       x.tool_name,
+       x.tool_fingerprint,
+       x.previous_fingerprint,
+       CASE
+           WHEN e.fingerprint IS NOT NULL THEN 'match'
+           WHEN s.n = 0 THEN 'not_run'
+           WHEN k.tool_name IS NOT NULL THEN 'drift'
+           ELSE 'unknown'
+       END AS expected,
+       x.receipts,
+       x.first_seen,
+       x.last_seen,
+       x.agent_id,
+       x.session_id,
+       x.action_id,
+       x.source,
+       x.line
+FROM findings x
+CROSS JOIN schemas_given s
+LEFT JOIN expected_pairs e
+       ON e.tool_name = x.tool_name AND e.fingerprint = x.tool_fingerprint
+LEFT JOIN expected_names k ON k.tool_name = x.tool_name
+ORDER BY x.day, x.kind, x.tool_name, x.tool_fingerprint,
+         x.first_seen NULLS LAST, x.source, x.line

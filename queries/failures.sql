@@ -1,0 +1,29 @@
+-- failures: every receipt that did not verify (verdict FAIL, or
+-- INCOMPLETE: some check could not be made), by reason.
+--
+-- Parameter: the UTC day (DATE), bound once below; NULL reports every day.
+--
+-- One row per receipt: reasons (the reason codes that decided the verdict,
+-- comma-separated, as the verifier reports them), verdict, format, the
+-- receipt's identifiers and tool, issued_at, source and line.
+-- Order: day, reasons, verdict, issued_at, source, line.
+WITH params AS (SELECT CAST(? AS DATE) AS day)
+SELECT r.day,
+       r.reasons,
+       r.verdict,
+       r.format,
+       r.action_id,
+       r.agent_id,
+       r.issuer_id,
+       r.session_id,
+       r.step,
+       r.tool_name,
+       r.issued_at,
+       r.source,
+       r.line
+FROM receipts r
+CROSS JOIN params p
+WHERE r.verdict <> 'PASS'
+  AND r.day IS NOT NULL
+  AND (p.day IS NULL OR r.day = p.day)
+ORDER BY r.day, r.reasons, r.verdict, r.issued_at NULLS LAST, r.source, r.file_sha256, r.line

@@ -1,0 +1,28 @@
+-- files: the input files that hold receipts of the day, with their counts
+-- as loaded (files table) and their receipts on the day.
+--
+-- Parameter: the UTC day (DATE), bound once below; NULL lists every file
+-- loaded, including files with no dated receipt.
+--
+-- One row per file: path, file_sha256, size_bytes, lines, accepted,
+-- rejected, receipts_on_day. Order: path, file_sha256.
+WITH params AS (SELECT CAST(? AS DATE) AS day),
+on_day AS (
+    SELECT r.file_sha256, COUNT(*) AS receipts
+    FROM receipts r
+    CROSS JOIN params p
+    WHERE p.day IS NULL OR r.day = p.day
+    GROUP BY r.file_sha256
+)
+SELECT f.path,
+       f.file_sha256,
+       f.size_bytes,
+       f.lines,
+       f.accepted,
+       f.rejected,
+       COALESCE(d.receipts, 0) AS receipts_on_day
+FROM files f
+CROSS JOIN params p
+LEFT JOIN on_day d ON d.file_sha256 = f.file_sha256
+WHERE p.day IS NULL OR d.receipts IS NOT NULL
+ORDER BY f.path, f.file_sha256

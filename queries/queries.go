@@ -1,0 +1,29 @@
+// Package queries holds the detection and reporting queries as SQL files,
+// one statement per file, named after the question it answers, each
+// opening with a comment block saying what it finds and what it binds.
+//
+// # Parameter convention
+//
+// Every file takes exactly one parameter, the UTC day, written once as
+// the first line of the statement:
+//
+//	WITH params AS (SELECT CAST(? AS DATE) AS day)
+//
+// and used as params.day everywhere else. The runner (analytics.RunQuery)
+// binds it as a 'YYYY-MM-DD' string, or NULL for "every day" where the
+// file says so. The rest is portable SQL over the tables of
+// analytics/schema.sql (receipts, expected_tools, files, rejects): CTEs,
+// window functions, COUNT(DISTINCT), CASE, explicit NULLS LAST in every
+// ORDER BY on a nullable column; no QUALIFY, no JSON paths, no
+// engine-specific functions. To run a file on another engine, substitute
+// that one placeholder: DATE '2026-11-03' everywhere (Trino, Spark SQL,
+// ClickHouse), or Trino's EXECUTE ... USING DATE '2026-11-03', Spark's
+// spark.sql(text, args=[...]), ClickHouse's {day:Nullable(Date)}.
+package queries
+
+import "embed"
+
+// FS holds the *.sql files.
+//
+//go:embed *.sql
+var FS embed.FS

@@ -1,0 +1,77 @@
+package queries
+
+import (
+	"io/fs"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestFiles: every .sql file opens with a header comment naming it and
+// saying what its parameter is, is one statement that binds the day once
+// in the params line and ends with an ORDER BY, and keeps to portable SQL.
+// (analytics.TestQueryFiles runs each in DuckDB.)
+func TestFiles(t *testing.T) {
+	t.Parallel()
+	names, err := fs.Glob(FS, "*.sql")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no queries: %v", err)
+	}
+	forbidden := []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\bqualify\b`),
+		regexp.MustCompile(`->>?`),                         // JSON paths
+		regexp.MustCompile(`(?i)\bjson\w*\s*\(`),           // json_extract and friends
+		regexp.MustCompile(`::`),                           // cast shorthand
+		regexp.MustCompile(`(?i)\b(exclude|replace)\s*\(`), // SELECT * EXCLUDE (...)
+		regexp.MustCompile(`(?i)\b(list|string|array)_agg\b|\blist\s*\(|\bgroup_concat\b`),
+		regexp.MustCompile(`(?i)\bgroup\s+by\s+all\b|\border\s+by\s+all\b`),
+		regexp.MustCompile(`\$\d`), // the day is ?, not $1
+		regexp.MustCompile(`"`),    // identifiers unquoted, strings in single quotes
+	}
+	for _, name := range names {
+		base := strings.TrimSuffix(name, ".sql")
+		t.Run(base, func(t *testing.T) {
+			b, err := fs.ReadFile(FS, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := string(b)
+			if !strings.HasPrefix(text, "-- "+base+": ") {
+				t.Errorf("does not open with the header comment %q", "-- "+base+": ")
+			}
+			if !strings.Contains(text, "\n-- Parameter: ") {
+				t.Errorf("header does not say what its parameter is")
+			}
+			code := strings.TrimSpace(stripComments(text))
+			if n := strings.Count(code, "?"); n != 1 {
+				t.Errorf("%d ? placeholders, want exactly 1", n)
+			}
+			if !strings.HasPrefix(code, "WITH params AS (SELECT CAST(? AS DATE) AS day)") {
+				t.Errorf("statement does not open with the params line")
+			}
+			if strings.Contains(code, ";") {
+				t.Errorf("holds a ';': one statement per file, without terminator")
+			}
+			if !regexp.MustCompile(`(?is)\border\s+by\b[^()]*$`).MatchString(code) {
+				t.Errorf("does not end with an ORDER BY")
+			}
+			for _, re := range forbidden {
+				if m := re.FindString(code); m != "" {
+					t.Errorf("not portable: %q", m)
+				}
+			}
+		})
+	}
+}
+
+// stripComments drops -- comments (the queries hold no "--" in strings).
+func stripComments(s string) string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(s, "\n") {
+		if i := strings.Index(line, "--"); i >= 0 {
+			line = line[:i]
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}

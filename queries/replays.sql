@@ -1,0 +1,141 @@
+-- replays: exactly-once violations. A value that must be unique seen on
+-- more than one receipt, its kind in `kind`:
+--   action_id       the same action_id
+--   nonce           the same nonce from the same issuer_id
+--   signature       the same signature (as carried)
+--   call_signature  the same UndoLog call signature
+-- The first occurrence (by issued_at, then source, file, line) is the
+-- original; every later one is a finding, reported on its own UTC day, so
+-- a replay of an older receipt shows on the day it was replayed.
+--
+-- Parameter: the UTC day (DATE), bound once below; NULL reports every day.
+-- Receipts: every loaded receipt, whatever its verdict; the originals may
+-- be on any day.
+--
+-- One row per later occurrence: value (the repeated value, its first 64
+-- characters), occurrence (2, 3, ...), occurrences (in all), the receipt's
+-- verdict, action_id, agent_id, issuer_id, issued_at, source, line, and the
+-- original's first_action_id, first_issued_at, first_source, first_line.
+-- Order: day, kind, value, occurrence.
+WITH params AS (SELECT CAST(? AS DATE) AS day),
+-- Per kind: the values seen on the day ...
+day_action_ids AS (
+    SELECT DISTINCT r.action_id AS value
+    FROM receipts r
+    CROSS JOIN params p
+    WHERE r.action_id IS NOT NULL AND r.action_id <> ''
+      AND (p.day IS NULL OR r.day = p.day)
+),
+day_nonces AS (
+    SELECT DISTINCT r.nonce AS value
+    FROM receipts r
+    CROSS JOIN params p
+    WHERE r.nonce IS NOT NULL AND r.nonce <> ''
+      AND (p.day IS NULL OR r.day = p.day)
+),
+day_signatures AS (
+    SELECT DISTINCT r.signature AS value
+    FROM receipts r
+    CROSS JOIN params p
+    WHERE r.signature IS NOT NULL AND r.signature <> ''
+      AND (p.day IS NULL OR r.day = p.day)
+),
+day_call_signatures AS (
+    SELECT DISTINCT r.call_signature AS value
+    FROM receipts r
+    CROSS JOIN params p
+    WHERE r.call_signature IS NOT NULL AND r.call_signature <> ''
+      AND (p.day IS NULL OR r.day = p.day)
+),
+-- ... that occur more than once in the whole database (nonces: from any
+-- issuer here; the same issuer is required below) ...
+repeated AS (
+    SELECT 'action_id' AS kind, d.value
+    FROM day_action_ids d
+    JOIN receipts r ON r.action_id = d.value
+    GROUP BY d.value
+    HAVING COUNT(*) > 1
+    UNION ALL
+    SELECT 'nonce' AS kind, d.value
+    FROM day_nonces d
+    JOIN receipts r ON r.nonce = d.value
+    GROUP BY d.value
+    HAVING COUNT(*) > 1
+    UNION ALL
+    SELECT 'signature' AS kind, d.value
+    FROM day_signatures d
+    JOIN receipts r ON r.signature = d.value
+    GROUP BY d.value
+    HAVING COUNT(*) > 1
+    UNION ALL
+    SELECT 'call_signature' AS kind, d.value
+    FROM day_call_signatures d
+    JOIN receipts r ON r.call_signature = d.value
+    GROUP BY d.value
+    HAVING COUNT(*) > 1
+),
+-- ... with every receipt that carries them ...
+occurrences AS (
+    SELECT x.kind, '' AS scope, x.value, r.day, r.file_sha256, r.source, r.line,
+           r.action_id, r.agent_id, r.issuer_id, r.issued_at, r.verdict
+    FROM repeated x
+    JOIN receipts r ON r.action_id = x.value
+    WHERE x.kind = 'action_id'
+    UNION ALL
+    SELECT x.kind, COALESCE(r.issuer_id, '') AS scope, x.value, r.day, r.file_sha256, r.source, r.line,
+           r.action_id, r.agent_id, r.issuer_id, r.issued_at, r.verdict
+    FROM repeated x
+    JOIN receipts r ON r.nonce = x.value
+    WHERE x.kind = 'nonce'
+    UNION ALL
+    SELECT x.kind, '' AS scope, x.value, r.day, r.file_sha256, r.source, r.line,
+           r.action_id, r.agent_id, r.issuer_id, r.issued_at, r.verdict
+    FROM repeated x
+    JOIN receipts r ON r.signature = x.value
+    WHERE x.kind = 'signature'
+    UNION ALL
+    SELECT x.kind, '' AS scope, x.value, r.day, r.file_sha256, r.source, r.line,
+           r.action_id, r.agent_id, r.issuer_id, r.issued_at, r.verdict
+    FROM repeated x
+    JOIN receipts r ON r.call_signature = x.value
+    WHERE x.kind = 'call_signature'
+),
+-- ... numbered in order of issue, per kind, scope (the issuer, for
+-- nonces) and value; a value with one receipt in its scope has no
+-- occurrence 2.
+ranked AS (
+    SELECT o.kind, o.scope, o.value, o.day, o.source, o.line, o.action_id,
+           o.agent_id, o.issuer_id, o.issued_at, o.verdict,
+           ROW_NUMBER() OVER (
+               PARTITION BY o.kind, o.scope, o.value
+               ORDER BY o.issued_at NULLS LAST, o.source, o.file_sha256, o.line
+           ) AS occurrence,
+           COUNT(*) OVER (PARTITION BY o.kind, o.scope, o.value) AS occurrences
+    FROM occurrences o
+)
+SELECT later.day,
+       later.kind,
+       SUBSTR(later.value, 1, 64) AS value,
+       later.occurrence,
+       later.occurrences,
+       later.verdict,
+       later.action_id,
+       later.agent_id,
+       later.issuer_id,
+       later.issued_at,
+       later.source,
+       later.line,
+       orig.action_id AS first_action_id,
+       orig.issued_at AS first_issued_at,
+       orig.source AS first_source,
+       orig.line AS first_line
+FROM ranked later
+JOIN ranked orig
+  ON orig.kind = later.kind
+ AND orig.scope = later.scope
+ AND orig.value = later.value
+ AND orig.occurrence = 1
+CROSS JOIN params p
+WHERE later.occurrence > 1
+  AND (p.day IS NULL OR later.day = p.day)
+ORDER BY later.day, later.kind, later.value, later.scope, later.occurrence
