@@ -164,7 +164,7 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 	for i, f := range l.pending {
 		srcs[i] = f.source()
 	}
-	sopts := stream.Options{Workers: opts.Workers, KeepRaw: true, Progress: opts.Progress}
+	sopts := stream.Options{Workers: opts.Workers, KeepRaw: true, Progress: opts.Progress, Prior: archivePrior{db.sql}}
 	vs, err := stream.Run(ctx, v, srcs, sopts, l.emit)
 	sum.Verify = vs
 	if err == nil {

@@ -60,8 +60,12 @@ func (v *Verifier) Index(raw []byte) IndexEntry {
 	return e
 }
 
-func scopeOf(f *Fields) string {
-	return f.IssuerID + "\x00" + f.OrgID + "\x00" + f.AgentID + "\x00" + f.SessionID
+func scopeOf(f *Fields) string { return ScopeKeyOf(f.IssuerID, f.OrgID, f.AgentID, f.SessionID) }
+
+// ScopeKeyOf is the chain scope of a receipt with these fields, as
+// Result.ScopeKey gives it, for archives that store the fields apart.
+func ScopeKeyOf(issuerID, orgID, agentID, sessionID string) string {
+	return issuerID + "\x00" + orgID + "\x00" + agentID + "\x00" + sessionID
 }
 
 func decodeHash(s string, dst *[32]byte) bool {

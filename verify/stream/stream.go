@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -41,11 +42,31 @@ type Options struct {
 	// Predecessors are receipts outside the input that links may name
 	// (the --predecessor flag); they are indexed, not reported.
 	Predecessors [][]byte
+	// Prior, if set, is an archive loaded before this run, so that chains
+	// crossing from it into the input resolve.
+	Prior Prior
 	// KeepRaw keeps each record's bytes in Result.Raw (for loading into
 	// analytics); off by default so memory stays bounded by the batches.
 	KeepRaw bool
 	// Progress, if set, is called from one goroutine as records are done.
 	Progress func(Progress)
+}
+
+// Prior is what an archive loaded earlier (an audit database) knows about
+// chains. It is asked once, between the two passes.
+type Prior interface {
+	// Links is given the first 32 hex characters (128 bits) of every
+	// predecessor hash the input names that the input itself does not hold
+	// or that an archived receipt may already name, and returns what the
+	// archive knows of each, keyed the same way.
+	Links(ctx context.Context, prefixes []string) (map[string]PriorLink, error)
+}
+
+// PriorLink is what an earlier archive knows of one chain hash.
+type PriorLink struct {
+	Found bool   // a receipt with this chain hash is archived
+	Scope string // its chain scope (verify.ScopeKeyOf), when Found
+	Named bool   // an archived receipt already names it as predecessor
 }
 
 // Progress is how far a run has come.
@@ -93,6 +114,11 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 		})
 	if err != nil {
 		return Summary{}, err
+	}
+	if opts.Prior != nil {
+		if err := idx.askPrior(ctx, opts.Prior); err != nil {
+			return Summary{}, fmt.Errorf("resolving links against the archive: %w", err)
+		}
 	}
 	// Pass 2: verify and judge.
 	sum := Summary{Files: len(srcs), Reasons: map[verify.Reason]int64{}}
@@ -287,8 +313,45 @@ type key128 [16]byte
 
 // chainInfo is what the input says of one chain hash.
 type chainInfo struct {
-	namedBy uint64 // 1 + seq of the first receipt naming it as predecessor; 0: none
-	scope   uint32 // number of the scope of the receipt with this hash; 0: none in the input
+	namedBy    uint64 // 1 + seq of the first receipt naming it as predecessor; 0: none
+	scope      uint32 // number of the scope of the receipt with this hash; 0: none in the input
+	priorNamed bool   // a receipt of an earlier archive already names it
+}
+
+// askPrior completes the index from an earlier archive: predecessors the
+// input names but does not hold, and links an archived receipt already
+// names (a fork across loads).
+func (x *index) askPrior(ctx context.Context, p Prior) error {
+	var prefixes []string
+	for k, ci := range x.chains {
+		if ci.namedBy > 0 {
+			prefixes = append(prefixes, hex.EncodeToString(k[:]))
+		}
+	}
+	if len(prefixes) == 0 {
+		return nil
+	}
+	sort.Strings(prefixes)
+	known, err := p.Links(ctx, prefixes)
+	if err != nil {
+		return err
+	}
+	for prefix, pl := range known {
+		var k key128
+		if _, err := hex.Decode(k[:], []byte(prefix)); err != nil || len(prefix) != 32 {
+			continue
+		}
+		ci, ok := x.chains[k]
+		if !ok {
+			continue
+		}
+		if pl.Found && ci.scope == 0 {
+			ci.scope = x.scopeNumber(pl.Scope, true)
+		}
+		ci.priorNamed = ci.priorNamed || pl.Named
+		x.chains[k] = ci
+	}
+	return nil
 }
 
 func newIndex() *index {
@@ -360,10 +423,12 @@ func (x *index) judge(seq uint64, v *verify.Verifier, res *verify.Result) {
 			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainAbsent, "predecessor "+prev+" is not in the input")
 		case ci.scope != x.scopeNumber(res.ScopeKey(), false):
 			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (issuer, agent or session differs)")
+		case ci.priorNamed:
+			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, "predecessor "+prev+" is already named by a receipt loaded earlier")
 		case first != seq:
 			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, fmt.Sprintf("predecessor %s is already named by an earlier receipt (record %d)", prev, first+1))
 		default:
-			res.SetAxis(verify.AxisChain, verify.StatusPass, "", "links to a receipt in the input")
+			res.SetAxis(verify.AxisChain, verify.StatusPass, "", "links to a receipt in the input or the archive")
 		}
 	}
 	if nk := res.NonceKey(); nk != "" {
