@@ -7,11 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"time"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/toolschema"
 	"github.com/urfave/cli/v2"
 )
 
@@ -102,48 +99,6 @@ func fileLine(f analytics.FileSummary) string {
 		return fmt.Sprintf("verify: load: %s: already loaded", f.Path)
 	}
 	return fmt.Sprintf("verify: load: %s: %d accepted, %d rejected", f.Path, f.Accepted, f.Rejected)
-}
-
-// verifierFromFlags builds the verifier from --keys, --schemas,
-// --strict-schemas and --at, and returns the schema set (nil without
-// --schemas) for expected_tools. Tool-name collisions between schema files
-// are reported on stderr.
-func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *toolschema.Set, error) {
-	at := time.Now().UTC()
-	if s := ctx.String("at"); s != "" {
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return nil, nil, usagef(ctx, "--at: %v", err)
-		}
-		at = t.UTC()
-	}
-	dir, err := loadKeys(ctx.StringSlice("keys"))
-	if err != nil {
-		return nil, nil, err
-	}
-	opts := []verify.Option{verify.WithTime(at)}
-	var set *toolschema.Set
-	if paths := ctx.StringSlice("schemas"); len(paths) > 0 {
-		if set, err = loadSchemas(paths); err != nil {
-			return nil, nil, err
-		}
-		for _, c := range set.Collisions() {
-			var parts []string
-			for _, t := range c.Tools {
-				parts = append(parts, t.Server+" ("+t.Fingerprint+")")
-			}
-			fmt.Fprintf(ctx.App.ErrWriter, "verify: schemas: tool %q is exposed with different schemas by %s\n", c.Name, strings.Join(parts, ", "))
-		}
-		opts = append(opts, verify.WithSchemas(set))
-	}
-	if ctx.Bool("strict-schemas") {
-		opts = append(opts, verify.WithStrictSchemas())
-	}
-	v, err := verify.New(dir, opts...)
-	if err != nil {
-		return nil, nil, usagef(ctx, "%v", err)
-	}
-	return v, set, nil
 }
 
 // loadInputs expands PATH arguments as `verify receipts` does and says how

@@ -8,7 +8,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
@@ -48,35 +47,9 @@ func receiptsAction(ctx *cli.Context) error {
 	if output != "text" && output != "json" {
 		return usagef(ctx, "--output must be text or json, not %q", output)
 	}
-	at := time.Now().UTC()
-	if s := ctx.String("at"); s != "" {
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return usagef(ctx, "--at: %v", err)
-		}
-		at = t.UTC()
-	}
-	dir, err := loadKeys(ctx.StringSlice("keys"))
+	v, _, err := verifierFromFlags(ctx)
 	if err != nil {
 		return err
-	}
-	opts := []verify.Option{verify.WithTime(at)}
-	if paths := ctx.StringSlice("schemas"); len(paths) > 0 {
-		set, err := loadSchemas(paths)
-		if err != nil {
-			return err
-		}
-		for _, c := range set.Collisions() {
-			var parts []string
-			for _, t := range c.Tools {
-				parts = append(parts, t.Server+" ("+t.Fingerprint+")")
-			}
-			fmt.Fprintf(stderr, "verify: schemas: tool %q is exposed with different schemas by %s\n", c.Name, strings.Join(parts, ", "))
-		}
-		opts = append(opts, verify.WithSchemas(set))
-	}
-	if ctx.Bool("strict-schemas") {
-		opts = append(opts, verify.WithStrictSchemas())
 	}
 	var sopts stream.Options
 	sopts.Workers = ctx.Int("workers")
@@ -86,10 +59,6 @@ func receiptsAction(ctx *cli.Context) error {
 			return err
 		}
 		sopts.Predecessors = [][]byte{raw}
-	}
-	v, err := verify.New(dir, opts...)
-	if err != nil {
-		return usagef(ctx, "%v", err)
 	}
 	srcs, cleanup, err := expandPaths(ctx.Args().Slice(), ctx.App.Reader)
 	defer cleanup()

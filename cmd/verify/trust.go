@@ -7,9 +7,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/toolschema"
+	"github.com/urfave/cli/v2"
 )
 
 // maxTrustFile bounds key, schema and predecessor files, which are read
@@ -88,4 +91,46 @@ func loadSchemas(paths []string) (*toolschema.Set, error) {
 		}
 	}
 	return set, nil
+}
+
+// verifierFromFlags builds the verifier from --keys, --schemas,
+// --strict-schemas and --at, and returns the schema set (nil without
+// --schemas) for expected_tools. Tool-name collisions between schema files
+// are reported on stderr.
+func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *toolschema.Set, error) {
+	at := time.Now().UTC()
+	if s := ctx.String("at"); s != "" {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return nil, nil, usagef(ctx, "--at: %v", err)
+		}
+		at = t.UTC()
+	}
+	dir, err := loadKeys(ctx.StringSlice("keys"))
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := []verify.Option{verify.WithTime(at)}
+	var set *toolschema.Set
+	if paths := ctx.StringSlice("schemas"); len(paths) > 0 {
+		if set, err = loadSchemas(paths); err != nil {
+			return nil, nil, err
+		}
+		for _, c := range set.Collisions() {
+			var parts []string
+			for _, t := range c.Tools {
+				parts = append(parts, t.Server+" ("+t.Fingerprint+")")
+			}
+			fmt.Fprintf(ctx.App.ErrWriter, "verify: schemas: tool %q is exposed with different schemas by %s\n", c.Name, strings.Join(parts, ", "))
+		}
+		opts = append(opts, verify.WithSchemas(set))
+	}
+	if ctx.Bool("strict-schemas") {
+		opts = append(opts, verify.WithStrictSchemas())
+	}
+	v, err := verify.New(dir, opts...)
+	if err != nil {
+		return nil, nil, usagef(ctx, "%v", err)
+	}
+	return v, set, nil
 }
