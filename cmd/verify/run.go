@@ -30,8 +30,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Usage:    "offline verifier for signed AI-agent tool-call receipts",
 		Description: "Results go to stdout and nothing else does; diagnostics go to stderr,\n" +
 			"each line prefixed \"verify:\".\n\n" +
-			"Exit codes: 0 all input accepted, 1 some input rejected, 64 usage error,\n" +
-			"66 input unreadable.",
+			"Exit codes: 0 all input accepted (a clean day), 1 some input rejected (findings),\n" +
+			"2 some receipt INCOMPLETE and none FAIL, 64 usage error, 66 input unreadable,\n" +
+			"74 database or output I/O error. Each command's help says which it uses.",
 		Version: version(),
 		Commands: []*cli.Command{
 			newCanonCommand(),
