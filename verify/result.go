@@ -220,6 +220,9 @@ type Result struct {
 	// Raw is the receipt exactly as read, kept only when a caller asks
 	// (stream.Options.KeepRaw) so analytics can store it; never output.
 	Raw []byte `json:"-"`
+	// Rendered is the result as the caller's stream.Options.Render encoded
+	// it, on the verifying goroutine; never output itself.
+	Rendered []byte `json:"-"`
 
 	link       chainLink
 	strictTool bool // tool findings fold into the verdict (--strict-schemas)

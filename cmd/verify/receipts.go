@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -72,11 +71,13 @@ func receiptsAction(ctx *cli.Context) error {
 	// costs a write system call. Text output stays unbuffered so its lines
 	// interleave properly with the progress line.
 	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
-	enc := json.NewEncoder(jsonOut)
-	enc.SetEscapeHTML(false)
+	if output == "json" {
+		sopts.Render = stream.RenderJSON // encoded on all cores
+	}
 	emit := func(r *verify.Result) error {
 		if output == "json" {
-			return enc.Encode(r)
+			_, err := jsonOut.Write(r.Rendered)
+			return err
 		}
 		if r.Verdict == verify.Pass && r.Axes[verify.AxisToolFingerprint].Status != verify.StatusFail {
 			return nil

@@ -83,7 +83,7 @@ func DecodeBase64Any(s string) ([]byte, error) {
 	// signature): the strict raw URL decoder accepts exactly the values the
 	// checks below would, except that it skips line breaks, which are
 	// refused here first.
-	if !strings.ContainsAny(s, "\r\n") {
+	if strings.IndexByte(s, '\n') < 0 && strings.IndexByte(s, '\r') < 0 { // IndexByte is vectorized; ContainsAny is not
 		if b, err := base64.RawURLEncoding.Strict().DecodeString(s); err == nil {
 			return b, nil
 		}

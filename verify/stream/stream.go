@@ -45,6 +45,10 @@ type Options struct {
 	// Prior, if set, is an archive loaded before this run, so that chains
 	// crossing from it into the input resolve.
 	Prior Prior
+	// Render, if set, is called on each result on the verifying goroutines,
+	// and what it returns is kept in Result.Rendered: output encoding then
+	// runs on all cores instead of on the one that calls emit.
+	Render func(*verify.Result) []byte
 	// KeepRaw keeps each record's bytes in Result.Raw (for loading into
 	// analytics); off by default so memory stays bounded by the batches.
 	KeepRaw bool
@@ -131,6 +135,13 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 			if opts.KeepRaw {
 				res.Raw = r.raw
 			}
+			res.Source, res.Line = r.source, r.line
+			if res.Verdict != verify.Unreadable {
+				idx.judge(r.seq, res) // the index is read-only in this pass
+			}
+			if opts.Render != nil {
+				res.Rendered = opts.Render(res)
+			}
 			r.result = res
 		},
 		func(r *record) error {
@@ -151,10 +162,9 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 				}
 			default:
 				res = r.result
-				res.Source, res.Line = r.source, r.line
-				if res.Verdict != verify.Unreadable {
-					idx.judge(r.seq, v, res)
-				}
+			}
+			if res.Rendered == nil && opts.Render != nil {
+				res.Rendered = opts.Render(res)
 			}
 			switch res.Verdict {
 			case verify.Pass:
@@ -406,7 +416,7 @@ func (x *index) add(seq uint64, e verify.IndexEntry) {
 // judge sets the chain and nonce axes of a verified receipt from the
 // index. The receipt's own entry is recomputed from its result, so the two
 // passes need not keep anything per receipt but the index.
-func (x *index) judge(seq uint64, v *verify.Verifier, res *verify.Result) {
+func (x *index) judge(seq uint64, res *verify.Result) {
 	prev, genesis, present := res.ChainLink()
 	if present && !genesis {
 		var link [32]byte
