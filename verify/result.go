@@ -196,11 +196,15 @@ type Fields struct {
 	IssuedAt        string   `json:"issued_at,omitempty"`
 	ExpiresAt       string   `json:"expires_at,omitempty"`
 	Decision        string   `json:"decision,omitempty"`
-	Signature       string   `json:"signature,omitempty"` // encoded signature as carried, for replay detection
-	PreviousHash    string   `json:"previous_hash,omitempty"`
-	KeyID           string   `json:"key_id,omitempty"`
-	Alg             string   `json:"alg,omitempty"`
-	KeySelfAsserted bool     `json:"key_self_asserted,omitempty"` // key embedded in the receipt by the format's design
+	// Signature is the encoded signature as carried, for replay detection
+	// in analytics; the JSON output carries its SHA-256 instead, since an
+	// ML-DSA signature is several kilobytes.
+	Signature       string `json:"-"`
+	SignatureSHA256 string `json:"signature_sha256,omitempty"` // hex SHA-256 of Signature's text
+	PreviousHash    string `json:"previous_hash,omitempty"`
+	KeyID           string `json:"key_id,omitempty"`
+	Alg             string `json:"alg,omitempty"`
+	KeySelfAsserted bool   `json:"key_self_asserted,omitempty"` // key embedded in the receipt by the format's design
 }
 
 // Result is the verification of one receipt. Its JSON form is the output

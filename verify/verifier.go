@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -122,6 +124,10 @@ func (v *Verifier) Verify(raw []byte) (*Result, error) {
 	res.Format = f.name
 	f.check(c)
 	c.finish()
+	if sig := res.Fields.Signature; sig != "" {
+		sum := sha256.Sum256([]byte(sig))
+		res.Fields.SignatureSHA256 = hex.EncodeToString(sum[:])
+	}
 	res.fold()
 	return res, nil
 }
