@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,7 +41,7 @@ func newAuditCommand() *cli.Command {
 }
 
 func auditAction(ctx *cli.Context) error {
-	stdout, stderr := ctx.App.Writer, ctx.App.ErrWriter
+	stdout := ctx.App.Writer
 	if ctx.NArg() == 0 {
 		return usagef(ctx, "want at least one PATH")
 	}
@@ -53,41 +51,15 @@ func auditAction(ctx *cli.Context) error {
 			return usagef(ctx, "--day: %v", err)
 		}
 	}
-	v, schemas, err := verifierFromFlags(ctx)
-	if err != nil {
-		return err
-	}
-	inputs, cleanup, err := loadInputs(ctx.Args().Slice(), ctx.App.Reader)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
 	dbPath := ctx.String("db")
 	db, err := analytics.Open(dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	bar := newProgressBar(stderr)
-	lopts := analytics.LoadOptions{
-		Schemas:  schemas,
-		Workers:  ctx.Int("workers"),
-		Progress: bar.update,
-		OnFile: func(f analytics.FileSummary) {
-			bar.clear()
-			fmt.Fprintln(stderr, fileLine(f))
-		},
-	}
-	// Ctrl-C rolls the file being loaded back, as in verify load.
-	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	lsum, err := analytics.Load(sigCtx, db, v, inputs, lopts)
-	bar.clear()
+	lsum, err := verifyAndLoad(ctx, db, "audit")
 	if err != nil {
-		if sigCtx.Err() != nil {
-			return fmt.Errorf("audit: interrupted; the file being loaded was rolled back, no report written")
-		}
-		return err
+		return err // an interrupted load writes no report
 	}
 	bg := context.Background()
 

@@ -41,47 +41,19 @@ func newLoadCommand() *cli.Command {
 }
 
 func loadAction(ctx *cli.Context) error {
-	stderr := ctx.App.ErrWriter
 	if ctx.NArg() == 0 {
 		return usagef(ctx, "want at least one PATH")
 	}
 	if ctx.String("db") == "" {
 		return usagef(ctx, "--db FILE is required")
 	}
-	v, schemas, err := verifierFromFlags(ctx)
-	if err != nil {
-		return err
-	}
-	inputs, cleanup, err := loadInputs(ctx.Args().Slice(), ctx.App.Reader)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
 	db, err := analytics.Open(ctx.String("db"))
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-
-	bar := newProgressBar(stderr)
-	opts := analytics.LoadOptions{
-		Schemas:  schemas,
-		Workers:  ctx.Int("workers"),
-		Progress: bar.update,
-		OnFile: func(f analytics.FileSummary) {
-			bar.clear()
-			fmt.Fprintln(stderr, fileLine(f))
-		},
-	}
-	// Ctrl-C rolls the file being loaded back and removes its spool.
-	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	sum, err := analytics.Load(sigCtx, db, v, inputs, opts)
-	bar.clear()
+	sum, err := verifyAndLoad(ctx, db, "load")
 	if err != nil {
-		if sigCtx.Err() != nil {
-			return fmt.Errorf("load: interrupted; the file being loaded was rolled back")
-		}
 		return err
 	}
 	if n := sum.Unreadable(); n > 0 {
@@ -117,4 +89,39 @@ func loadInputs(paths []string, stdin io.Reader) ([]analytics.Input, func(), err
 		}
 	}
 	return inputs, cleanup, nil
+}
+
+// verifyAndLoad is the part `load` and `audit` share: build the verifier
+// from the flags, verify the PATH arguments and load them into db, one line
+// per file on stderr, a progress line on terminals. Ctrl-C rolls the file
+// being loaded back and removes its spool.
+func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.LoadSummary, error) {
+	stderr := ctx.App.ErrWriter
+	v, schemas, err := verifierFromFlags(ctx)
+	if err != nil {
+		return analytics.LoadSummary{}, err
+	}
+	inputs, cleanup, err := loadInputs(ctx.Args().Slice(), ctx.App.Reader)
+	defer cleanup()
+	if err != nil {
+		return analytics.LoadSummary{}, err
+	}
+	bar := newProgressBar(stderr)
+	opts := analytics.LoadOptions{
+		Schemas:  schemas,
+		Workers:  ctx.Int("workers"),
+		Progress: bar.update,
+		OnFile: func(f analytics.FileSummary) {
+			bar.clear()
+			fmt.Fprintln(stderr, fileLine(f))
+		},
+	}
+	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	sum, err := analytics.Load(sigCtx, db, v, inputs, opts)
+	bar.clear()
+	if err != nil && sigCtx.Err() != nil {
+		return sum, fmt.Errorf("%s: interrupted; the file being loaded was rolled back", cmd)
+	}
+	return sum, err
 }
