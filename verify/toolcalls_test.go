@@ -1,50 +1,39 @@
 package verify
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/receiptverify/verify/internal/testutil"
 )
 
 // TestUndoLogRows verifies every official call signature as an effect-log
 // row, and a tampered copy of each.
 func TestUndoLogRows(t *testing.T) {
-	f, err := os.Open("../testdata/undolog/call-signatures.jsonl")
-	if err != nil {
-		t.Fatal(err)
+	type vector struct {
+		ArgsJSON  string `json:"args_json"`
+		SessionID string `json:"session_id"`
+		Signature string `json:"signature"`
+		Step      uint32 `json:"step_index"`
+		Tool      string `json:"tool_name"`
 	}
-	defer f.Close()
+	vectors := testutil.ReadJSONL[vector](t, "../testdata/undolog/call-signatures.jsonl")
+	if len(vectors) != 96 {
+		t.Fatalf("%d vectors, want 96", len(vectors))
+	}
 	v, _ := New(nil)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	n := 0
-	for sc.Scan() {
-		var vec struct {
-			ArgsJSON  string `json:"args_json"`
-			SessionID string `json:"session_id"`
-			Signature string `json:"signature"`
-			Step      uint32 `json:"step_index"`
-			Tool      string `json:"tool_name"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &vec); err != nil {
-			t.Fatal(err)
-		}
-		n++
+	for n, vec := range vectors {
 		head := `{"session_id":` + quote(vec.SessionID) + `,"step_index":` + itoa(int(vec.Step)) + `,"tool_name":` + quote(vec.Tool) + `,"args":` + vec.ArgsJSON
 		row := head + `,"call_signature":"` + vec.Signature + `"}`
 		res, err := v.Verify([]byte(row))
 		if err != nil || res.Format != "undolog-effect" || res.Verdict != Pass || res.Fingerprints.UndoLogProfile == "" {
-			t.Fatalf("row %d: %v %s\n%s", n, err, row, dump(res))
+			t.Fatalf("row %d: %v %s\n%s", n+1, err, row, dump(res))
 		}
 		bad := head + `,"call_signature":"` + strings.Repeat("0", 64) + `"}`
 		if res, _ := v.Verify([]byte(bad)); res.Verdict != Fail || res.Axes[AxisSignature].Reason != ReasonFingerprintMismatch {
-			t.Fatalf("tampered row %d: %s", n, dump(res))
+			t.Fatalf("tampered row %d: %s", n+1, dump(res))
 		}
-	}
-	if n != 96 {
-		t.Fatalf("%d vectors, want 96", n)
 	}
 }
 

@@ -1,13 +1,13 @@
 package canon
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/receiptverify/verify/internal/testutil"
 )
 
 // undologVector is one row of testdata/undolog/call-signatures.jsonl.
@@ -18,29 +18,7 @@ type undologVector struct {
 }
 
 func readUndoLogVectors(tb testing.TB) []undologVector {
-	tb.Helper()
-	fh, err := os.Open("../../testdata/undolog/call-signatures.jsonl")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer fh.Close()
-	var out []undologVector
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		var v undologVector
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return out
+	return testutil.ReadJSONL[undologVector](tb, "../../testdata/undolog/call-signatures.jsonl")
 }
 
 // TestUndoLogP3Vectors reproduces the canonical args of every official

@@ -1,13 +1,12 @@
 package fingerprint
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/receiptverify/verify/internal/testutil"
 
 	"github.com/receiptverify/verify/verify/canon"
 )
@@ -22,38 +21,12 @@ type undologSigVector struct {
 	ToolName      *string `json:"tool_name"`
 }
 
-func readJSONL[T any](t *testing.T, path string) []T {
-	t.Helper()
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	var out []T
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		var v T
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestUndoLogVectors checks every official vector: canonical args byte for
 // byte under p3, the call signature from the parts and from a record, and
 // that MatchUndoLogProfile names p3.
 func TestUndoLogVectors(t *testing.T) {
 	t.Parallel()
-	vectors := readJSONL[undologSigVector](t, "../../testdata/undolog/call-signatures.jsonl")
+	vectors := testutil.ReadJSONL[undologSigVector](t, "../../testdata/undolog/call-signatures.jsonl")
 	if len(vectors) != 96 {
 		t.Fatalf("%d vectors, want 96", len(vectors))
 	}
@@ -93,7 +66,7 @@ func TestUndoLogVectors(t *testing.T) {
 
 func TestAdvisoryLockKeys(t *testing.T) {
 	t.Parallel()
-	rows := readJSONL[struct {
+	rows := testutil.ReadJSONL[struct {
 		LockKey   *int64  `json:"lock_key"`
 		Signature *string `json:"signature"`
 	}](t, "../../testdata/undolog/advisory-lock-keys.jsonl")
