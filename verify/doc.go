@@ -1,0 +1,44 @@
+// Package verify turns the bytes of a signed AI-agent tool-call receipt into
+// a verdict. It knows nothing of files, flags or databases: it takes bytes
+// and trust material, and returns a [Result].
+//
+// # Use
+//
+// A [Verifier] is trust material plus options, validated once:
+//
+//	v, err := verify.New(dir, verify.WithTime(at), verify.WithSchemas(set))
+//	res, err := v.Verify(raw) // err only when raw is not JSON at all
+//
+// dir is a [keys.Directory] (key snapshots), set the expected tool schemas
+// ([toolschema.Set]); both are optional. Verify never reads a clock: the
+// judging instant is given with [WithTime].
+//
+// # Formats
+//
+// The format is detected per document from its members, most specific
+// first; a shape that matches none is reported as unknown_format, never
+// guessed: Asqav payload mode (v1 and the v2 signer payload) and hash mode,
+// DSSE attestations, ACTA, AERF, agentreceipts, authproof, pipelock evidence
+// v2, Overturn recording entries and UndoLog effect-log rows. Each format's
+// file says its exact signing input and chain rule. Signatures are always
+// checked over bytes recomputed from the document as received, in the
+// producer's own canonical dialect (package canon).
+//
+// # Axes and verdict
+//
+// Each receipt is judged on independent axes (see [AxisOrder]), each PASS,
+// FAIL, SKIPPED (the check applies but could not be made) or NOT_RUN (not
+// asked for, or nothing to check), with a stable [Reason]. The verdict:
+// FAIL if any axis but the advisory ones (action_ref, expiry; and
+// tool_fingerprint unless [WithStrictSchemas]) failed; else INCOMPLETE if
+// any axis but chain was skipped; else PASS. A key the directory does not
+// hold makes a receipt INCOMPLETE, not FAIL: the check could not be made.
+// No receipt can choose its algorithm: a claimed algorithm other than the
+// key's is FAIL (alg_mismatch) even when the signature would verify.
+//
+// # Streams
+//
+// Chains and nonces are properties of a whole archive, not of one receipt:
+// [Verifier.Index] gives what package stream needs to judge them across the
+// input, and [Result.SetAxis] lets it record the outcome.
+package verify
