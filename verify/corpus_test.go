@@ -87,6 +87,9 @@ func TestReceiptCorpus(t *testing.T) {
 			if res.Verdict != want {
 				t.Fatalf("verdict %s, want %s\n%s", res.Verdict, want, dump(res))
 			}
+			if res.Verdict == Pass && res.Axes[AxisSignature].Status != StatusPass {
+				t.Fatalf("PASS without a passed signature axis\n%s", dump(res))
+			}
 			if want == Fail {
 				axis, ok := reasonAxis[cc.ReasonCode]
 				if !ok {

@@ -79,6 +79,9 @@ func FuzzVerify(f *testing.F) {
 		if res == nil {
 			t.Fatal("nil result")
 		}
+		if res.Verdict == Pass && res.Axes[AxisSignature].Status != StatusPass {
+			t.Fatalf("PASS without a passed signature axis: %s", dump(res))
+		}
 		switch res.Verdict {
 		case Pass, Fail, Incomplete:
 			if err != nil {

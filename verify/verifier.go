@@ -219,6 +219,11 @@ func (c *check) finish() {
 	if !c.has(AxisStructure) {
 		c.pass(AxisStructure, "")
 	}
+	// Fail safe: a format path that never reached its signature check must
+	// not let the receipt pass.
+	if !c.has(AxisSignature) {
+		c.skip(AxisSignature, ReasonUncheckable, "no signature check was made")
+	}
 	if !c.has(AxisNonce) {
 		if c.res.Fields.Nonce != "" {
 			c.notRun(AxisNonce, "duplicates are found across a stream")
