@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,6 +82,12 @@ func FuzzVerify(f *testing.F) {
 		}
 		if res.Verdict == Pass && res.Axes[AxisSignature].Status != StatusPass {
 			t.Fatalf("PASS without a passed signature axis: %s", dump(res))
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(res); err != nil || !bytes.Equal(append(res.AppendJSON(nil), '\n'), want.Bytes()) {
+			t.Fatalf("AppendJSON differs from encoding/json (%v):\n%s\n%s", err, res.AppendJSON(nil), want.Bytes())
 		}
 		switch res.Verdict {
 		case Pass, Fail, Incomplete:

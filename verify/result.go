@@ -76,7 +76,10 @@ type Axes map[AxisName]Axis
 // in the order of the checks. Each axis is written as json.Marshal writes
 // an Axis, escapes included (appendJSONString), without reflection.
 func (a Axes) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 96*len(a)+2)
+	return a.appendJSON(make([]byte, 0, 96*len(a)+2))
+}
+
+func (a Axes) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	first := true
 	for _, name := range AxisOrder {
@@ -109,13 +112,17 @@ func (a Axes) MarshalJSON() ([]byte, error) {
 // writes it: <, > and & escaped for HTML, control characters as \b, \f,
 // \n, \r, \t or \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029
 // escaped.
-func appendJSONString(dst []byte, s string) []byte {
+func appendJSONString(dst []byte, s string) []byte { return appendJSONText(dst, s, true) }
+
+// appendJSONText is appendJSONString with HTML escaping optional, as
+// json.Encoder.SetEscapeHTML makes it.
+func appendJSONText(dst []byte, s string, escapeHTML bool) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!escapeHTML || (c != '<' && c != '>' && c != '&')) {
 				i++
 				continue
 			}
