@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/receiptverify/verify/internal/jsonenc"
 	"github.com/receiptverify/verify/verify"
 )
 
@@ -75,7 +76,7 @@ func appendReceiptRow(b []byte, res *verify.Result) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONChars(b, string(r))
+		b = jsonenc.AppendChars(b, string(r), false)
 	}
 	b = append(b, '"')
 	b = appendField(b, "action_id", f.ActionID)
@@ -97,7 +98,7 @@ func appendReceiptRow(b []byte, res *verify.Result) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONChars(b, s)
+			b = jsonenc.AppendChars(b, s, false)
 		}
 		b = append(b, '"')
 	}
@@ -112,7 +113,7 @@ func appendReceiptRow(b []byte, res *verify.Result) []byte {
 		b = strconv.AppendInt(b, us, 10)
 	}
 	b = append(b, `,"raw":"`...)
-	b = appendJSONChars(b, res.Raw)
+	b = jsonenc.AppendChars(b, res.Raw, false)
 	return append(b, "\"}\n"...)
 }
 
@@ -143,11 +144,11 @@ func appendRejectRow(b []byte, res *verify.Result) []byte {
 		msg = joinReasons(res.Reasons)
 	}
 	b = append(b, `,"error":"`...)
-	b = appendJSONChars(b, strings.ToValidUTF8(msg, "\uFFFD"))
+	b = jsonenc.AppendChars(b, strings.ToValidUTF8(msg, "\uFFFD"), false)
 	b = append(b, '"')
 	if res.Raw != nil && utf8.Valid(res.Raw) && bytes.IndexByte(res.Raw, 0) < 0 {
 		b = append(b, `,"raw":"`...)
-		b = appendJSONChars(b, res.Raw)
+		b = jsonenc.AppendChars(b, res.Raw, false)
 		b = append(b, '"')
 	}
 	return append(b, "}\n"...)
@@ -176,59 +177,6 @@ func appendField(b []byte, name, value string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, name...)
 	b = append(b, `":"`...)
-	b = appendJSONChars(b, value)
+	b = jsonenc.AppendChars(b, value, false)
 	return append(b, '"')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// plainJSON[c] is true for the bytes that stand for themselves inside a
-// JSON string: printable ASCII but '"' and '\\'.
-var plainJSON = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendJSONChars appends s escaped as the inside of a JSON string. Invalid
-// UTF-8 becomes U+FFFD (callers keep such text out of columns that must be
-// exact).
-func appendJSONChars[T ~string | ~[]byte](b []byte, s T) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if plainJSON[c] {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune([]byte(s[i:min(i+utf8.UTFMax, len(s))]))
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(b, s[start:]...)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/receiptverify/verify/internal/jsonenc"
 	"github.com/receiptverify/verify/verify"
 )
 
@@ -65,7 +66,7 @@ func TestParseIssuedAt(t *testing.T) {
 }
 
 // validJSONText is s with each invalid UTF-8 byte replaced by U+FFFD, as
-// appendJSONChars writes it.
+// jsonenc.AppendChars writes it.
 func validJSONText(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
@@ -78,7 +79,7 @@ func validJSONText(s string) string {
 
 func checkJSONChars(t *testing.T, s string) {
 	t.Helper()
-	enc := append(append([]byte{'"'}, appendJSONChars(nil, s)...), '"')
+	enc := append(append([]byte{'"'}, jsonenc.AppendChars(nil, s, false)...), '"')
 	var got string
 	if err := json.Unmarshal(enc, &got); err != nil {
 		t.Fatalf("%q: encoded %q: %v", s, enc, err)
@@ -86,7 +87,7 @@ func checkJSONChars(t *testing.T, s string) {
 	if want := validJSONText(s); got != want {
 		t.Errorf("%q: decoded %q, want %q", s, got, want)
 	}
-	if string(appendJSONChars(nil, []byte(s))) != string(enc[1:len(enc)-1]) {
+	if string(jsonenc.AppendChars(nil, []byte(s), false)) != string(enc[1:len(enc)-1]) {
 		t.Errorf("%q: string and []byte encodings differ", s)
 	}
 }

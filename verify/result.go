@@ -1,6 +1,6 @@
 package verify
 
-import "unicode/utf8"
+import "github.com/receiptverify/verify/internal/jsonenc"
 
 // ResultVersion is the version of the JSON layout of Result. It changes
 // when a field is renamed or removed; new fields may appear without it.
@@ -74,7 +74,7 @@ type Axes map[AxisName]Axis
 
 // MarshalJSON writes the axes in AxisOrder, so output is stable and reads
 // in the order of the checks. Each axis is written as json.Marshal writes
-// an Axis, escapes included (appendJSONString), without reflection.
+// an Axis, escapes included (jsonenc, HTML escaping on), without reflection.
 func (a Axes) MarshalJSON() ([]byte, error) {
 	return a.appendJSON(make([]byte, 0, 96*len(a)+2))
 }
@@ -91,81 +91,21 @@ func (a Axes) appendJSON(b []byte) ([]byte, error) {
 			b = append(b, ',')
 		}
 		first = false
-		b = appendJSONString(b, string(name))
+		b = jsonenc.AppendString(b, string(name), true)
 		b = append(b, `:{"status":`...)
-		b = appendJSONString(b, string(ax.Status))
+		b = jsonenc.AppendString(b, string(ax.Status), true)
 		if ax.Reason != "" {
 			b = append(b, `,"reason":`...)
-			b = appendJSONString(b, string(ax.Reason))
+			b = jsonenc.AppendString(b, string(ax.Reason), true)
 		}
 		if ax.Note != "" {
 			b = append(b, `,"note":`...)
-			b = appendJSONString(b, ax.Note)
+			b = jsonenc.AppendString(b, ax.Note, true)
 		}
 		b = append(b, '}')
 	}
 	b = append(b, '}')
 	return b, nil
-}
-
-// appendJSONString appends s as a JSON string exactly as json.Marshal
-// writes it: <, > and & escaped for HTML, control characters as \b, \f,
-// \n, \r, \t or \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029
-// escaped.
-func appendJSONString(dst []byte, s string) []byte { return appendJSONText(dst, s, true) }
-
-// appendJSONText is appendJSONString with HTML escaping optional, as
-// json.Encoder.SetEscapeHTML makes it.
-func appendJSONText(dst []byte, s string, escapeHTML bool) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && (!escapeHTML || (c != '<' && c != '>' && c != '&')) {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // Fingerprints are the values this tool recomputed, for the report and for

@@ -1,6 +1,10 @@
 package verify
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/receiptverify/verify/internal/jsonenc"
+)
 
 // AppendJSON appends the result's JSON form to dst: byte for byte what
 // encoding/json writes with HTML escaping off (json.Encoder.SetEscapeHTML
@@ -16,9 +20,9 @@ func (r *Result) AppendJSON(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(r.Line), 10)
 	}
 	b = append(b, `,"format":`...)
-	b = appendJSONText(b, r.Format, false)
+	b = jsonenc.AppendString(b, r.Format, false)
 	b = append(b, `,"verdict":`...)
-	b = appendJSONText(b, string(r.Verdict), false)
+	b = jsonenc.AppendString(b, string(r.Verdict), false)
 	b = append(b, `,"reasons":`...)
 	if r.Reasons == nil {
 		b = append(b, "null"...)
@@ -28,7 +32,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONText(b, string(reason), false)
+			b = jsonenc.AppendString(b, string(reason), false)
 		}
 		b = append(b, ']')
 	}
@@ -57,7 +61,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONText(b, s, false)
+			b = jsonenc.AppendString(b, s, false)
 		}
 		b = append(b, ']')
 	}
@@ -80,7 +84,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 	b = jsonStr(b, "action_ref", fp.ActionRef)
 	if fp.PayloadDigest != nil {
 		b = append(b, `,"payload_digest":{"hash":`...)
-		b = appendJSONText(b, fp.PayloadDigest.Hash, false)
+		b = jsonenc.AppendString(b, fp.PayloadDigest.Hash, false)
 		b = append(b, `,"size":`...)
 		b = strconv.AppendInt(b, int64(fp.PayloadDigest.Size), 10)
 		b = append(b, '}')
@@ -102,7 +106,7 @@ func jsonStr(b []byte, name, value string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, name...)
 	b = append(b, '"', ':')
-	return appendJSONText(b, value, false)
+	return jsonenc.AppendString(b, value, false)
 }
 
 // closeObject ends an object whose members were written, each with a
