@@ -450,14 +450,15 @@ func (g *gen) build(s *slot) {
 		fp = s.tool.driftFP
 	}
 	ctx := obj(m("tool", str(s.tool.name)), m("args", args(g.r, s.tool)))
-	ref, err := fingerprint.AsqavAction(d, &actionType, &ctx)
+	canonCtx, err := fingerprint.CanonicalContext(d, &ctx)
 	if err != nil {
 		panic(err) // the generator's own values always canonicalize
 	}
-	pd, err := fingerprint.AsqavPayloadDigest(d, &ctx)
+	ref, err := canonCtx.Action(&actionType)
 	if err != nil {
 		panic(err)
 	}
+	pd := canonCtx.Digest()
 	s.decision = "allow"
 	if g.r.IntN(10) == 0 {
 		s.decision = "deny"

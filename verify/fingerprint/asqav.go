@@ -12,19 +12,11 @@ import (
 // hex SHA-256 of the canonical {"action_type", "context"}. A missing or null
 // context is hashed as {}, as the SDK's `context or {}` does.
 func AsqavAction(d *canon.Dialect, actionType, context *canon.Value) (string, error) {
-	if actionType == nil {
-		return "", fmt.Errorf("action_type is missing")
-	}
-	obj := canon.ObjectValue(
-		canon.Member{Name: "action_type", Value: *actionType},
-		canon.Member{Name: "context", Value: orEmptyObject(context)},
-	)
-	b, err := d.Append(nil, &obj)
+	ctx, err := CanonicalContext(d, context)
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	return ctx.Action(actionType)
 }
 
 // PayloadDigest is the Asqav payload_digest: the SHA-256 and byte length of
@@ -37,13 +29,60 @@ type PayloadDigest struct {
 // AsqavPayloadDigest computes the payload_digest of context (missing or
 // null counts as {}).
 func AsqavPayloadDigest(d *canon.Dialect, context *canon.Value) (PayloadDigest, error) {
-	ctx := orEmptyObject(context)
-	b, err := d.Append(nil, &ctx)
+	ctx, err := CanonicalContext(d, context)
 	if err != nil {
 		return PayloadDigest{}, err
 	}
-	sum := sha256.Sum256(b)
-	return PayloadDigest{Hash: hex.EncodeToString(sum[:]), Size: len(b)}, nil
+	return ctx.Digest(), nil
+}
+
+// AsqavContext is an action context canonicalized once, from which both
+// its payload_digest and action fingerprints follow: a verifier that checks
+// both canonicalizes the context once, not twice.
+type AsqavContext struct {
+	d    *canon.Dialect
+	text []byte
+}
+
+// CanonicalContext canonicalizes context (missing or null counts as {})
+// under d, one of the Asqav-family dialects (rfc8785, asqav,
+// asqav-codepoint).
+func CanonicalContext(d *canon.Dialect, context *canon.Value) (AsqavContext, error) {
+	ctx := orEmptyObject(context)
+	b, err := d.Append(nil, &ctx)
+	if err != nil {
+		return AsqavContext{}, err
+	}
+	return AsqavContext{d: d, text: b}, nil
+}
+
+// Digest is the context's payload_digest.
+func (c AsqavContext) Digest() PayloadDigest {
+	sum := sha256.Sum256(c.text)
+	return PayloadDigest{Hash: hex.EncodeToString(sum[:]), Size: len(c.text)}
+}
+
+// Action is the action fingerprint of actionType with this context. The
+// canonical {"action_type", "context"} is written around the canonical
+// context: "action_type" sorts before "context" in code-point and UTF-16
+// order alike, and these dialects write an object as its members in order,
+// so the bytes are those of canonicalizing the whole object
+// (TestAsqavContextComposition pins it).
+func (c AsqavContext) Action(actionType *canon.Value) (string, error) {
+	if actionType == nil {
+		return "", fmt.Errorf("action_type is missing")
+	}
+	at, err := c.d.Append(nil, actionType)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write([]byte(`{"action_type":`))
+	h.Write(at)
+	h.Write([]byte(`,"context":`))
+	h.Write(c.text)
+	h.Write([]byte(`}`))
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // ToolFingerprintLen is the length of an Asqav tool_fingerprint in hex

@@ -160,3 +160,47 @@ func TestAsqavRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestAsqavContextComposition: the action fingerprint written around the
+// canonical context equals the hash of canonicalizing the whole
+// {"action_type", "context"} object, under every Asqav-family dialect.
+func TestAsqavContextComposition(t *testing.T) {
+	docs := []string{
+		`{"action_type":"read:data","context":{}}`,
+		`{"action_type":"a","context":{"😀":1,"＠":[1.0,500.0,1e-5,"é\u2028"],"z":{"b":null,"a":true}}}`,
+		`{"action_type":7,"context":{"n":9007199254740992}}`,
+		`{"action_type":{"x":"y"},"context":null}`,
+		`{"action_type":"x"}`,
+	}
+	file := loadVectors(t, "../../testdata/asqav/fingerprint-vectors.json")
+	for _, vec := range file.Get("vectors").Items {
+		if in := vec.Get("input"); in.Get("action_type") != nil {
+			b, _ := canon.RFC8785.Append(nil, in)
+			docs = append(docs, string(b))
+		}
+	}
+	for _, d := range []*canon.Dialect{canon.RFC8785, canon.Asqav, canon.AsqavCodePoint} {
+		for _, doc := range docs {
+			v, err := canon.Parse([]byte(doc), canon.ParseOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			at, ctx := v.Get("action_type"), v.Get("context")
+			whole := canon.ObjectValue(
+				canon.Member{Name: "action_type", Value: *at},
+				canon.Member{Name: "context", Value: orEmptyObject(ctx)})
+			b, err := d.Append(nil, &whole)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", d.Name(), doc, err)
+			}
+			want := "sha256:" + sha256Hex(b)
+			c, err := CanonicalContext(d, ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := c.Action(at); err != nil || got != want {
+				t.Errorf("%s: %s: composed %s, %v; whole object %s", d.Name(), doc, got, err, want)
+			}
+		}
+	}
+}
