@@ -7,14 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/corpustest"
+
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/receiptverify/verify/verify/toolschema"
 )
@@ -56,35 +56,7 @@ func genCorpus(t testing.TB, dir string, cfg receiptgen.Config) *corpus {
 // verifierFor reads dir/keys/jwks.json and dir/schemas/*.json.
 func verifierFor(t testing.TB, dir string, at time.Time) (*verify.Verifier, *toolschema.Set) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "keys", "jwks.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := keys.Load("jwks.json", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kd, err := keys.NewDirectory(snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := toolschema.NewSet()
-	files, _ := filepath.Glob(filepath.Join(dir, "schemas", "*.json"))
-	sort.Strings(files)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := set.Add(toolschema.ServerName(f), data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err := verify.New(kd, verify.WithTime(at), verify.WithSchemas(set))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v, set
+	return corpustest.Verifier(t, dir, at)
 }
 
 // fileInput is a plain file as a load input.

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/corpustest"
+
 	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
@@ -128,7 +130,7 @@ type bareInput struct {
 // the canonical payload bytes, the decoded signature and the parsed key.
 func bareInputs(b *testing.B, dir string) ([]bareInput, int) {
 	b.Helper()
-	kd := corpusKeys(b, dir)
+	kd := corpustest.Keys(b, dir)
 	pks := map[string]*mldsa65.PublicKey{}
 	f, err := os.Open(filepath.Join(dir, "receipts.jsonl"))
 	if err != nil {

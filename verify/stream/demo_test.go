@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/corpustest"
+
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/keys"
-	"github.com/receiptverify/verify/verify/toolschema"
 )
 
 // TestDemoCorpusGroundTruth verifies the generated demo archive (receiptgen
@@ -46,41 +46,8 @@ func TestGeneratedStreamGroundTruth(t *testing.T) {
 // writes it (keys/jwks.json, schemas/*.json), judging at 2026-12-01.
 func corpusVerifier(tb testing.TB, dir string) *verify.Verifier {
 	tb.Helper()
-	kd := corpusKeys(tb, dir)
-	set := toolschema.NewSet()
-	files, _ := filepath.Glob(filepath.Join(dir, "schemas/*.json"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if err := set.Add(toolschema.ServerName(f), b); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	v, err := verify.New(kd, verify.WithSchemas(set), verify.WithTime(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	v, _ := corpustest.Verifier(tb, dir, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
 	return v
-}
-
-// corpusKeys loads dir/keys/jwks.json.
-func corpusKeys(tb testing.TB, dir string) *keys.Directory {
-	tb.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, "keys/jwks.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	snap, err := keys.Load("jwks.json", raw)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	kd, err := keys.NewDirectory(snap)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return kd
 }
 
 // fileSource is a JSON Lines file on disk.
