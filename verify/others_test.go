@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/receiptverify/verify/verify/canon"
 	"github.com/receiptverify/verify/verify/keys"
@@ -78,7 +77,7 @@ var othersReasonAxis = map[string]AxisName{
 	"schema":           AxisStructure,
 }
 
-var othersAt = time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
+var othersAt = corpusAt
 
 func TestOthersCorpus(t *testing.T) {
 	t.Parallel()
@@ -91,7 +90,7 @@ func TestOthersCorpus(t *testing.T) {
 				Outcome    string `json:"outcome"`
 				ReasonCode string `json:"reason_code"`
 			}
-			if err := json.Unmarshal(othersRead(t, filepath.Join(dir, "expected.json")), &want); err != nil {
+			if err := json.Unmarshal(readFile(t, filepath.Join(dir, "expected.json")), &want); err != nil {
 				t.Fatal(err)
 			}
 			// The table must agree with the corpus; an unknown
@@ -119,15 +118,15 @@ func TestOthersCorpus(t *testing.T) {
 				t.Fatalf("format %q, want %q", res.Format, tc.format)
 			}
 			if res.Verdict != tc.verdict {
-				t.Fatalf("verdict %s, want %s\n%s", res.Verdict, tc.verdict, othersDump(res))
+				t.Fatalf("verdict %s, want %s\n%s", res.Verdict, tc.verdict, dump(res))
 			}
 			if tc.verdict == Fail {
 				if ax := res.Axes[tc.axis]; ax.Status != StatusFail || ax.Reason != tc.reason {
-					t.Fatalf("axis %s is %s/%s, want FAIL/%s\n%s", tc.axis, ax.Status, ax.Reason, tc.reason, othersDump(res))
+					t.Fatalf("axis %s is %s/%s, want FAIL/%s\n%s", tc.axis, ax.Status, ax.Reason, tc.reason, dump(res))
 				}
 			}
 			if tc.chain != "" && res.Axes[AxisChain].Status != tc.chain {
-				t.Fatalf("chain %s, want %s\n%s", res.Axes[AxisChain].Status, tc.chain, othersDump(res))
+				t.Fatalf("chain %s, want %s\n%s", res.Axes[AxisChain].Status, tc.chain, dump(res))
 			}
 			switch tc.format {
 			case "authproof":
@@ -160,7 +159,7 @@ func TestOthersChainHash(t *testing.T) {
 		if !othersHasFile(dir, "predecessor.json") || tc.chain != StatusPass {
 			continue
 		}
-		ref, err := chainRefOf(othersRead(t, filepath.Join(dir, "predecessor.json")))
+		ref, err := chainRefOf(readFile(t, filepath.Join(dir, "predecessor.json")))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.dir, err)
 		}
@@ -202,7 +201,7 @@ func TestOthersDetectHostile(t *testing.T) {
 				t.Fatalf("verify: %v", err)
 			}
 			if res.Verdict != Fail || res.Axes[AxisStructure].Status != StatusFail {
-				t.Fatalf("verdict %s, structure %s\n%s", res.Verdict, res.Axes[AxisStructure].Status, othersDump(res))
+				t.Fatalf("verdict %s, structure %s\n%s", res.Verdict, res.Axes[AxisStructure].Status, dump(res))
 			}
 		})
 	}
@@ -288,11 +287,11 @@ func TestOthersJSONStringify(t *testing.T) {
 func TestOthersPipelockKeyPurpose(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("..", "testdata", "receipts", "pipelock-ev2-01-proxy-decision")
-	raw := strings.Replace(string(othersRead(t, filepath.Join(dir, "receipt.json"))),
+	raw := strings.Replace(string(readFile(t, filepath.Join(dir, "receipt.json"))),
 		`"key_purpose": "receipt-signing"`, `"key_purpose": "contract-activation-signing"`, 1)
 	res := othersVerifyRaw(t, dir, []byte(raw))
 	if res.Verdict != Fail || res.Axes[AxisStructure].Reason != ReasonBadField {
-		t.Fatalf("wrong key purpose accepted\n%s", othersDump(res))
+		t.Fatalf("wrong key purpose accepted\n%s", dump(res))
 	}
 }
 
@@ -301,7 +300,7 @@ func TestOthersPipelockKeyPurpose(t *testing.T) {
 func TestOthersAERFMissingCoKey(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("..", "testdata", "receipts", "aerf-up-07-pdp-binding-valid")
-	data := othersRead(t, filepath.Join(dir, "keys.json"))
+	data := readFile(t, filepath.Join(dir, "keys.json"))
 	data = []byte(strings.Replace(string(data), `"dfe937603b2f3312"`, `"other"`, 1))
 	snap, err := keys.Load("keys.json", data)
 	if err != nil {
@@ -309,46 +308,23 @@ func TestOthersAERFMissingCoKey(t *testing.T) {
 	}
 	d, _ := keys.NewDirectory(snap)
 	v, _ := New(d, WithTime(othersAt))
-	res, err := v.Verify(othersRead(t, filepath.Join(dir, "receipt.json")))
+	res, err := v.Verify(readFile(t, filepath.Join(dir, "receipt.json")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Verdict != Incomplete || res.Axes[AxisSignature].Status != StatusSkipped {
-		t.Fatalf("want INCOMPLETE with the signature skipped\n%s", othersDump(res))
+		t.Fatalf("want INCOMPLETE with the signature skipped\n%s", dump(res))
 	}
 }
 
 func othersVerify(t *testing.T, dir string) *Result {
 	t.Helper()
-	return othersVerifyRaw(t, dir, othersRead(t, filepath.Join(dir, "receipt.json")))
+	return othersVerifyRaw(t, dir, readFile(t, filepath.Join(dir, "receipt.json")))
 }
 
 func othersVerifyRaw(t *testing.T, dir string, raw []byte) *Result {
 	t.Helper()
-	var snaps []*keys.Snapshot
-	for _, name := range []string{"acta-keys.json", "keys.json", "did_map.json"} {
-		if !othersHasFile(dir, name) {
-			continue
-		}
-		s, err := keys.Load(name, othersRead(t, filepath.Join(dir, name)))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		snaps = append(snaps, s)
-	}
-	d, err := keys.NewDirectory(snaps...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := []Option{WithTime(othersAt)}
-	if othersHasFile(dir, "predecessor.json") {
-		opts = append(opts, WithPredecessor(othersRead(t, filepath.Join(dir, "predecessor.json"))))
-	}
-	v, err := New(d, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := v.Verify(raw)
+	res, err := corpusVerifier(t, dir).Verify(raw)
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}
@@ -358,18 +334,4 @@ func othersVerifyRaw(t *testing.T, dir string, raw []byte) *Result {
 func othersHasFile(dir, name string) bool {
 	_, err := os.Stat(filepath.Join(dir, name))
 	return err == nil
-}
-
-func othersRead(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func othersDump(r *Result) string {
-	b, _ := json.MarshalIndent(r, "", "  ")
-	return string(b)
 }
