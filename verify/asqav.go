@@ -263,9 +263,6 @@ func (c *check) asqavSignature(kid, agentID, issuerID, orgID string, claimedIssu
 // asqavDigests recomputes payload_digest (from context) and the advisory
 // action_ref (from action_type and context).
 func (c *check) asqavDigests(d *canon.Dialect, p *canon.Value) {
-	if c.indexOnly {
-		return // the stream index needs neither digest
-	}
 	ctx := p.Get("context")
 	// Both digests follow from one canonicalization of the context.
 	var canonCtx fingerprint.AsqavContext
@@ -338,9 +335,6 @@ func (c *check) asqavAnchors() {
 	}
 	if a.Kind != canon.Array {
 		c.fail(AxisAnchors, ReasonBadAnchor, "anchors field is not a list (got "+a.Kind.String()+")")
-		return
-	}
-	if c.indexOnly {
 		return
 	}
 	var note strings.Builder

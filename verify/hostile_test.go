@@ -101,6 +101,11 @@ func FuzzVerify(f *testing.F) {
 		default:
 			t.Fatalf("verdict %q", res.Verdict)
 		}
-		_ = v.Index(data)
+		_ = res.IndexEntry()
+		b, _ := res.AppendBinary(nil)
+		var back Result
+		if err := back.UnmarshalBinary(b); err != nil || !bytes.Equal(back.AppendJSON(nil), res.AppendJSON(nil)) {
+			t.Fatalf("binary round trip changed the result (%v)", err)
+		}
 	})
 }

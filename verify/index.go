@@ -6,8 +6,9 @@ import (
 )
 
 // IndexEntry is what a stream needs to know about a receipt to judge the
-// chains and nonces of the whole input before verifying any receipt: its
-// own chain hash, its link, the chain it belongs to, and its nonce.
+// chains and nonces of the whole input: its own chain hash, its link, the
+// chain it belongs to, and its nonce. Nothing in it depends on keys: every
+// format reads its fields and link from the document.
 type IndexEntry struct {
 	OK        bool     // the input is a receipt of a known format
 	ChainHash [32]byte // what a successor names; zero when the format does not chain
@@ -18,45 +19,26 @@ type IndexEntry struct {
 	NonceKey  string   // issuer and nonce; empty without a nonce
 }
 
-// Index reads a receipt for the stream pre-pass. It parses and
-// canonicalizes but resolves no key, so it decodes and verifies no
-// signature and costs a small part of Verify. Nothing it returns depends
-// on keys: every format reads its fields and link from the document.
-func (v *Verifier) Index(raw []byte) IndexEntry {
+// IndexEntry returns the receipt's entry for a stream's chain and nonce
+// index, from its verification.
+func (r *Result) IndexEntry() IndexEntry {
 	var e IndexEntry
-	res := &Result{Axes: make(Axes, len(AxisOrder))}
-	doc, err := parseReceipt(raw)
-	if err != nil {
+	if r.Verdict == Unreadable || r.Format == "unknown" {
 		return e
 	}
-	f := detect(&doc)
-	if f == nil {
-		return e
-	}
-	iv := v.indexer
-	if iv == nil { // a Verifier not made by New
-		iv = v
-	}
-	c := &check{v: iv, raw: raw, doc: &doc, res: res, indexOnly: true}
-	f.check(c)
 	e.OK = true
-	if h := res.Fingerprints.ChainHash; h != "" { // the check computed it already
+	if h := r.Fingerprints.ChainHash; h != "" {
 		e.HasHash = decodeHash(h, &e.ChainHash)
-	} else if f.chainHash != nil {
-		if h, err := f.chainHash(&doc); err == nil {
-			e.HasHash = decodeHash(h, &e.ChainHash)
-		}
 	}
-	if c.link.present && !c.link.genesis {
-		e.HasLink = decodeHash(c.link.prev, &e.Link)
+	if r.link.present && !r.link.genesis {
+		e.HasLink = decodeHash(r.link.prev, &e.Link)
 		if !e.HasLink { // a link that is not a SHA-256 hex still names something
-			e.Link = sha256.Sum256([]byte(c.link.prev))
+			e.Link = sha256.Sum256([]byte(r.link.prev))
 			e.HasLink = true
 		}
 	}
-	fl := &res.Fields
-	e.Scope = scopeOf(fl)
-	e.NonceKey = nonceKeyOf(fl)
+	e.Scope = scopeOf(&r.Fields)
+	e.NonceKey = nonceKeyOf(&r.Fields)
 	return e
 }
 

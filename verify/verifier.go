@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/verify/canon"
@@ -26,9 +27,6 @@ type Verifier struct {
 	at            time.Time
 	maxSkew       time.Duration
 	predecessor   *chainRef
-	// indexer is this verifier without keys, for Index: the pre-pass
-	// resolves no key, so it decodes and checks no signature.
-	indexer *Verifier
 }
 
 // Option configures a Verifier.
@@ -89,9 +87,6 @@ func New(dir *keys.Directory, opts ...Option) (*Verifier, error) {
 			return nil, err
 		}
 	}
-	ix := *v
-	ix.keys, _ = keys.NewDirectory()
-	v.indexer = &ix
 	return v, nil
 }
 
@@ -124,8 +119,18 @@ func (v *Verifier) Verify(raw []byte) (*Result, error) {
 	res.Format = f.name
 	f.check(c)
 	c.finish()
+	if res.Fingerprints.ChainHash == "" && f.chainHash != nil {
+		// A check that stopped early still names the receipt's place in
+		// its chain, so that its successors' links resolve.
+		if h, err := f.chainHash(&doc); err == nil {
+			res.Fingerprints.ChainHash = h
+		}
+	}
 	if sig := res.Fields.Signature; sig != "" {
-		sum := sha256.Sum256([]byte(sig))
+		// Hashed in place: the text is kilobytes for ML-DSA, and a copy per
+		// receipt showed in the stream's allocation profile. Sum256 only
+		// reads its argument.
+		sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(sig), len(sig)))
 		res.Fields.SignatureSHA256 = hex.EncodeToString(sum[:])
 	}
 	res.fold()
@@ -195,9 +200,6 @@ type check struct {
 	doc  *canon.Value
 	res  *Result
 	link chainLink
-	// indexOnly skips signature verification: the stream pre-pass needs
-	// only fields and links.
-	indexOnly bool
 }
 
 func (c *check) pass(a AxisName, note string) { c.res.set(a, StatusPass, "", note) }
@@ -239,9 +241,6 @@ func (c *check) finish() {
 // mismatch fails even when the signature would verify under the key's.
 func (c *check) verifySignature(key *keys.Key, claimed string, msg, sig []byte) {
 	c.res.Fields.Alg = string(key.Alg)
-	if c.indexOnly {
-		return
-	}
 	if key.Public == nil {
 		c.fail(AxisSignature, ReasonMalformedKey, "the directory's entry for this key is unusable: "+key.Err.Error())
 		return

@@ -41,9 +41,9 @@ func (p *progressBar) update(pr stream.Progress) {
 		return
 	}
 	p.last = time.Now()
-	what := "indexing"
+	what := "verifying"
 	if pr.Pass == 2 {
-		what = "verifying"
+		what = "writing"
 	}
 	fmt.Fprintf(p.w, "\r\x1b[Kverify: %s: %d records, %.1f MB", what, pr.Records, float64(pr.Bytes)/1e6)
 	p.drawn = true

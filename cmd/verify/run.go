@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )
 
@@ -124,11 +125,11 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &usage):
 		return exitUsage
-	case errors.As(err, &input):
+	case errors.As(err, &input), errors.Is(err, stream.ErrInputChanged):
 		return exitNoInput
 	case errors.As(err, &incomplete):
 		return exitIncomplete
-	case errors.As(err, &ioErr), errors.As(err, &dbErr):
+	case errors.As(err, &ioErr), errors.As(err, &dbErr), errors.Is(err, stream.ErrSpool):
 		return exitIOErr
 	default: // rejectedError, or output that could not be written
 		return exitRejected

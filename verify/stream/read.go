@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"github.com/receiptverify/verify/internal/limits"
@@ -15,10 +16,12 @@ import (
 // errLineTooLong is the error of a line over limits.MaxLineBytes.
 var errLineTooLong = fmt.Errorf("line longer than %d bytes: refused", limits.MaxLineBytes)
 
-// readAll reads the sources in order and hands out batches of records.
-// send returns false when the run is cancelled.
-func readAll(ctx context.Context, srcs []Source, bytesRead *atomic.Int64, send func(*batch) bool) error {
+// readAll reads the sources in order, calls attach (if set) on each
+// record, and hands out batches of records. send returns false when the
+// run is cancelled.
+func readAll(ctx context.Context, srcs []Source, bytesRead *atomic.Int64, attach func(*record) error, send func(*batch) bool) error {
 	var seq uint64
+	var attachErr error
 	cur := &batch{done: make(chan struct{})}
 	flush := func() bool {
 		if len(cur.recs) == 0 {
@@ -29,6 +32,11 @@ func readAll(ctx context.Context, srcs []Source, bytesRead *atomic.Int64, send f
 		return send(b)
 	}
 	add := func(r *record) bool {
+		if attach != nil {
+			if attachErr = attach(r); attachErr != nil {
+				return false
+			}
+		}
 		r.seq = seq
 		seq++
 		cur.recs = append(cur.recs, r)
@@ -42,6 +50,9 @@ func readAll(ctx context.Context, srcs []Source, bytesRead *atomic.Int64, send f
 			return ctx.Err()
 		}
 		if !readSource(src, bytesRead, add) {
+			if attachErr != nil {
+				return attachErr
+			}
 			return ctx.Err()
 		}
 	}
@@ -98,7 +109,7 @@ func readSource(src Source, bytesRead *atomic.Int64, add func(*record) bool) boo
 // line over the limit is drained and reported as tooLong, so reading can
 // go on at the next line.
 func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
-	var buf []byte
+	buf := (*linePool.Get().(*[]byte))[:0]
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !tooLong {
@@ -120,6 +131,18 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 			return nil, true, err
 		}
 		return buf, false, err
+	}
+}
+
+// linePool recycles line buffers: a run that keeps no record's bytes past
+// its verification (Options.KeepRaw off) would otherwise allocate every
+// byte of its input twice.
+var linePool = sync.Pool{New: func() any { return new([]byte) }}
+
+// releaseLine returns a line that nothing references any more to the pool.
+func releaseLine(b []byte) {
+	if cap(b) > 0 && cap(b) <= 1<<16 {
+		linePool.Put(&b)
 	}
 }
 

@@ -4,13 +4,15 @@
 // forks, links to receipts absent from the archive) and nonces replayed
 // within the run.
 //
-// It reads every input twice. The first pass indexes each receipt's chain
-// hash, link, chain scope and nonce without verifying signatures (a small
-// part of the cost); the second verifies and judges each receipt's chain
-// and nonce against the index, so every verdict is final when written.
-// Memory grows with the index, under a hundred bytes per receipt (peak
-// RSS, with the garbage collector's headroom, about three times that),
-// never with the receipts themselves.
+// It reads every input twice. The first pass verifies each receipt, keeps
+// its chain hash, link, chain scope and nonce in an index, and writes its
+// result to a spool file; the second reads the input again beside the
+// spool, judges each receipt's chain and nonce against the whole index and
+// writes the result, so every verdict is final when written and every
+// receipt is parsed and verified once. Memory grows with the index, under
+// a hundred bytes per receipt (peak RSS, with the garbage collector's
+// headroom, about three times that), never with the receipts themselves;
+// the spool takes a few hundred bytes of disk per receipt.
 package stream
 
 import (
@@ -49,9 +51,13 @@ type Options struct {
 	// and what it returns is kept in Result.Rendered: output encoding then
 	// runs on all cores instead of on the one that calls emit.
 	Render func(*verify.Result) []byte
-	// KeepRaw keeps each record's bytes in Result.Raw (for loading into
-	// analytics); off by default so memory stays bounded by the batches.
+	// KeepRaw keeps each record's bytes in Result.Raw and the signature
+	// text in Fields.Signature (for loading into analytics); off by
+	// default, when results carry only the signature's SHA-256.
 	KeepRaw bool
+	// TempDir holds the spool of verified results between the two passes
+	// ("" is os.TempDir()); it is removed when Run returns.
+	TempDir string
 	// Progress, if set, is called from one goroutine as records are done.
 	Progress func(Progress)
 }
@@ -75,7 +81,7 @@ type PriorLink struct {
 
 // Progress is how far a run has come.
 type Progress struct {
-	Pass    int // 1 indexing, 2 verifying
+	Pass    int // 1 verifying, 2 judging chains and writing
 	Records int64
 	Bytes   int64
 }
@@ -105,17 +111,41 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 	}
 	idx := newIndex()
 	for i, raw := range opts.Predecessors {
-		idx.add(predecessorSeq+uint64(i), v.Index(raw))
+		res, _ := v.Verify(raw)
+		idx.add(predecessorSeq+uint64(i), res.IndexEntry())
 	}
-	// Pass 1: index.
-	err := pipeline(ctx, srcs, opts, 1,
-		func(r *record) { r.entry = v.Index(r.raw) },
-		func(r *record) error {
-			if r.kind == recordLine {
-				idx.add(r.seq, r.entry)
+	sp, err := newSpool(opts.TempDir)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer sp.remove()
+	// Pass 1: verify each receipt, index its chain and nonce, spool its
+	// result.
+	err = pipeline(ctx, srcs, opts, 1, nil,
+		func(r *record) {
+			if r.kind != recordLine {
+				return
 			}
-			return nil
+			res, _ := v.Verify(r.raw)
+			res.Source, res.Line = r.source, r.line
+			if !opts.KeepRaw {
+				res.Fields.Signature = "" // kilobytes the spool need not carry
+			}
+			r.entry = res.IndexEntry()
+			r.spooled = sp.encode(res, r.raw)
+		},
+		func(r *record) error {
+			if r.kind != recordLine {
+				return nil
+			}
+			idx.add(r.seq, r.entry)
+			releaseLine(r.raw) // the result keeps no reference to it
+			r.raw = nil
+			return sp.write(r.spooled)
 		})
+	if err == nil {
+		err = sp.rewind()
+	}
 	if err != nil {
 		return Summary{}, err
 	}
@@ -124,18 +154,33 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 			return Summary{}, fmt.Errorf("resolving links against the archive: %w", err)
 		}
 	}
-	// Pass 2: verify and judge.
+	// Pass 2: read the input again beside the spool (for Raw, and to make
+	// sure the input did not change), judge each chain and nonce, write.
 	sum := Summary{Files: len(srcs), Reasons: map[verify.Reason]int64{}}
 	err = pipeline(ctx, srcs, opts, 2,
+		func(r *record) (err error) {
+			if r.kind == recordLine {
+				if r.spooled, err = sp.next(); err != nil {
+					return fmt.Errorf("%s line %d: %w", r.source, r.line, err)
+				}
+			}
+			return nil
+		},
 		func(r *record) {
 			if r.kind != recordLine {
 				return
 			}
-			res, _ := v.Verify(r.raw)
+			res, err := sp.decode(r.spooled, r.raw)
+			if err != nil {
+				r.err = fmt.Errorf("%s line %d: %w", r.source, r.line, err)
+				return
+			}
 			if opts.KeepRaw {
 				res.Raw = r.raw
+			} else {
+				releaseLine(r.raw)
+				r.raw = nil
 			}
-			res.Source, res.Line = r.source, r.line
 			if res.Verdict != verify.Unreadable {
 				idx.judge(r.seq, res) // the index is read-only in this pass
 			}
@@ -161,6 +206,9 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 					res.Raw = r.raw
 				}
 			default:
+				if r.err != nil {
+					return r.err
+				}
 				res = r.result
 			}
 			if res.Rendered == nil && opts.Render != nil {
@@ -183,6 +231,9 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 			}
 			return emit(res)
 		})
+	if err == nil {
+		err = sp.drained()
+	}
 	sum.Receipts = sum.Pass + sum.Fail + sum.Incomplete
 	return sum, err
 }
@@ -217,7 +268,9 @@ type record struct {
 	raw    []byte
 	err    error
 	entry  verify.IndexEntry
-	result *verify.Result
+	// spooled is the record's verified result between the passes.
+	spooled []byte
+	result  *verify.Result
 }
 
 func (r *record) lineCount() int {
@@ -235,10 +288,11 @@ type batch struct {
 
 const batchRecords = 64
 
-// pipeline reads srcs in order, runs work on batches of records across
+// pipeline reads srcs in order, calls attach (if set) on each record on
+// the reading goroutine, runs work on batches of records across
 // opts.Workers goroutines, and calls done on each record in input order.
 // In-flight batches are bounded, so memory does not grow with the input.
-func pipeline(ctx context.Context, srcs []Source, opts Options, pass int, work func(*record), done func(*record) error) error {
+func pipeline(ctx context.Context, srcs []Source, opts Options, pass int, attach func(*record) error, work func(*record), done func(*record) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan *batch, opts.Workers*2)
@@ -261,7 +315,7 @@ func pipeline(ctx context.Context, srcs []Source, opts Options, pass int, work f
 	go func() {
 		defer close(ordered)
 		defer close(jobs)
-		readErr <- readAll(ctx, srcs, &bytesRead, func(b *batch) bool {
+		readErr <- readAll(ctx, srcs, &bytesRead, attach, func(b *batch) bool {
 			select {
 			case ordered <- b:
 			case <-ctx.Done():

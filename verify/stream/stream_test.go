@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"strings"
@@ -112,5 +113,34 @@ func TestStreamCountsEveryLine(t *testing.T) {
 	}
 	if !strings.Contains(out[2].Error, "longer than") {
 		t.Errorf("too-long line: %q", out[2].Error)
+	}
+}
+
+// TestStreamInputChanged: a source whose content differs between the two
+// passes (a file rewritten during the run) stops the run with an error
+// naming the line, rather than attaching a result to the wrong record.
+func TestStreamInputChanged(t *testing.T) {
+	v := chainVerifier(t)
+	pred := compact(t, "../../testdata/receipts/asqav-03-chain-link/predecessor.json")
+	succ := compact(t, "../../testdata/receipts/asqav-03-chain-link/receipt.json")
+	join := func(lines ...[]byte) []byte { return append(bytes.Join(lines, []byte("\n")), '\n') }
+	cases := map[string][2][]byte{
+		"rewritten": {join(pred, succ), join(pred, pred)},
+		"grown":     {join(pred), join(pred, succ)},
+		"shrunk":    {join(pred, succ), join(pred)},
+	}
+	for name, versions := range cases {
+		t.Run(name, func(t *testing.T) {
+			opened := 0
+			src := Source{Name: "a.jsonl", Lines: true, Open: func() (io.ReadCloser, error) {
+				data := versions[min(opened, 1)]
+				opened++
+				return io.NopCloser(bytes.NewReader(data)), nil
+			}}
+			_, err := Run(context.Background(), v, []Source{src}, Options{Workers: 2}, func(*verify.Result) error { return nil })
+			if !errors.Is(err, ErrInputChanged) {
+				t.Fatalf("want the input-changed error, got %v", err)
+			}
+		})
 	}
 }

@@ -1,0 +1,100 @@
+package verify
+
+import (
+	"reflect"
+	"testing"
+)
+
+// fillAll sets every settable field reachable from v, exported or not, to a
+// value that differs by field, so a field the binary form forgets cannot
+// survive a round trip.
+func fillAll(t *testing.T, v reflect.Value, n *int) {
+	t.Helper()
+	*n++
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("s" + string(rune('a'+*n%26)) + "é\x00" + string(rune('0'+*n%10)))
+	case reflect.Int, reflect.Int64:
+		v.SetInt(-int64(*n) * 1000003)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fillAll(t, v.Elem(), n)
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return // Raw and Rendered: not part of the form
+		}
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range 2 {
+			fillAll(t, v.Index(i), n)
+		}
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		for i := range 3 {
+			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			fillAll(t, k, n)
+			k.SetString(k.String() + string(rune('A'+i)))
+			fillAll(t, e, n)
+			v.SetMapIndex(k, e)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			f := v.Field(i)
+			if !f.CanSet() {
+				f = reflect.NewAt(f.Type(), f.Addr().UnsafePointer()).Elem()
+			}
+			fillAll(t, f, n)
+		}
+	default:
+		t.Fatalf("fillAll: no rule for %s; teach AppendBinary and this test the new field", v.Type())
+	}
+}
+
+func TestResultBinaryRoundTrip(t *testing.T) {
+	var full Result
+	n := 0
+	fillAll(t, reflect.ValueOf(&full).Elem(), &n)
+	full.Raw, full.Rendered = nil, nil
+	cases := map[string]*Result{
+		"every field":   &full,
+		"zero":          {},
+		"empty reasons": {Reasons: []Reason{}, Axes: Axes{}},
+	}
+	for name, want := range cases {
+		t.Run(name, func(t *testing.T) {
+			b, err := want.AppendBinary([]byte("prefix"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got Result
+			if err := got.UnmarshalBinary(b[len("prefix"):]); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(&got, want) {
+				t.Fatalf("round trip changed the result:\n got %#v\nwant %#v", got, *want)
+			}
+			for i := range len(b) - len("prefix") {
+				if err := new(Result).UnmarshalBinary(b[len("prefix") : len("prefix")+i]); err == nil {
+					t.Fatalf("a form cut to %d bytes was accepted", i)
+				}
+			}
+		})
+	}
+}
+
+func FuzzResultBinary(f *testing.F) {
+	b, _ := (&Result{Version: 1, Format: "asqav-native", Axes: Axes{AxisChain: {Status: StatusPass}}}).AppendBinary(nil)
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var r Result
+		if r.UnmarshalBinary(data) != nil {
+			return
+		}
+		again, _ := r.AppendBinary(nil)
+		var r2 Result
+		if err := r2.UnmarshalBinary(again); err != nil || !reflect.DeepEqual(&r, &r2) {
+			t.Fatalf("re-encoding changed the result: %v", err)
+		}
+	})
+}
