@@ -22,11 +22,11 @@ import (
 // recall 100%.
 func TestDemoCorpusGroundTruth(t *testing.T) {
 	t.Parallel()
-	checkGroundTruth(t, "../../testdata/demo", 300)
+	checkGroundTruth(t, "../../testdata/demo", 300, Options{})
 }
 
 // TestGeneratedStreamGroundTruth does the same over a freshly generated
-// stream of 100,000 Ed25519 receipts (Ed25519 keeps generation fast; the
+// stream of 100,000 Ed25519 receipts, with the index's memory bounded low (Ed25519 keeps generation fast; the
 // verifier's chain, nonce and tool checks do not depend on the algorithm).
 func TestGeneratedStreamGroundTruth(t *testing.T) {
 	t.Parallel()
@@ -39,7 +39,9 @@ func TestGeneratedStreamGroundTruth(t *testing.T) {
 	if got := len(truth.Anomalies()); got < n/25 {
 		t.Fatalf("only %d anomalies planted", got)
 	}
-	checkGroundTruth(t, dir, n)
+	// The index holds 20,000 entries in memory here, so about fifteen runs
+	// go to disk and are merged.
+	checkGroundTruth(t, dir, n, Options{limits: indexLimits{entries: 20_000, judgments: 20_000}})
 }
 
 // corpusVerifier builds the verifier for a corpus directory as receiptgen
@@ -59,7 +61,7 @@ func fileSource(path string) Source {
 // planted in dir/truth.jsonl to be reported on its line with its reason,
 // and nothing else (no other failing axis but the advisory expiry, no
 // INCOMPLETE or UNREADABLE line), over exactly receipts receipts.
-func checkGroundTruth(t *testing.T, dir string, receipts int64) {
+func checkGroundTruth(t *testing.T, dir string, receipts int64, opts Options) {
 	t.Helper()
 	v := corpusVerifier(t, dir)
 	want := map[int]string{} // line -> reason
@@ -83,7 +85,7 @@ func checkGroundTruth(t *testing.T, dir string, receipts int64) {
 		t.Fatal("no planted anomalies in truth.jsonl")
 	}
 	got := map[int][]string{}
-	sum, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, Options{}, func(r *verify.Result) error {
+	sum, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, opts, func(r *verify.Result) error {
 		for _, name := range verify.AxisOrder {
 			if ax := r.Axes[name]; ax.Status == verify.StatusFail && name != verify.AxisExpiry {
 				got[r.Line] = append(got[r.Line], string(ax.Reason))
@@ -111,4 +113,54 @@ func checkGroundTruth(t *testing.T, dir string, receipts int64) {
 		t.Errorf("summary %+v, want %d receipts", sum, receipts)
 	}
 	t.Logf("%d receipts, %d planted anomalies, all reported and nothing else", sum.Receipts, len(want))
+}
+
+// fakePrior is an archive that holds every hash whose hex begins with 'a'
+// (in a scope of its own) and already names every one beginning with 'b'
+// or 'c'.
+type fakePrior struct{}
+
+func (fakePrior) Links(_ context.Context, prefixes []string) (map[string]PriorLink, error) {
+	out := map[string]PriorLink{}
+	for _, p := range prefixes {
+		switch p[0] {
+		case 'a':
+			out[p] = PriorLink{Found: true, Scope: "elsewhere"}
+		case 'b', 'c':
+			out[p] = PriorLink{Named: true}
+		}
+	}
+	return out, nil
+}
+
+// TestIndexBoundsGiveSameResults: the demo archive's results, with and
+// without an earlier archive, are byte for byte the same whether the index
+// stays in memory or goes through many small runs on disk and asks the
+// archive one hash at a time.
+func TestIndexBoundsGiveSameResults(t *testing.T) {
+	t.Parallel()
+	dir := "../../testdata/demo"
+	v := corpusVerifier(t, dir)
+	render := func(opts Options) string {
+		var out strings.Builder
+		opts.Render = RenderJSON
+		_, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, opts, func(r *verify.Result) error {
+			out.Write(r.Rendered)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	tiny := indexLimits{entries: 7, judgments: 5, priorBatch: 1}
+	for _, prior := range []Prior{nil, fakePrior{}} {
+		want := render(Options{Prior: prior})
+		if got := render(Options{Prior: prior, limits: tiny}); got != want {
+			t.Errorf("prior %T: results differ with the index on disk", prior)
+		}
+		if prior != nil && want == render(Options{}) {
+			t.Error("the earlier archive changed no result")
+		}
+	}
 }

@@ -32,13 +32,13 @@ func readAll(ctx context.Context, srcs []Source, bytesRead *atomic.Int64, attach
 		return send(b)
 	}
 	add := func(r *record) bool {
+		r.seq = seq
+		seq++
 		if attach != nil {
 			if attachErr = attach(r); attachErr != nil {
 				return false
 			}
 		}
-		r.seq = seq
-		seq++
 		cur.recs = append(cur.recs, r)
 		if len(cur.recs) >= batchRecords {
 			return flush()

@@ -17,12 +17,9 @@ package stream
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -60,6 +57,8 @@ type Options struct {
 	TempDir string
 	// Progress, if set, is called from one goroutine as records are done.
 	Progress func(Progress)
+
+	limits indexLimits // zero: the defaults
 }
 
 // Prior is what an archive loaded earlier (an audit database) knows about
@@ -109,10 +108,13 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	idx := newIndex()
+	idx := newIndex(opts.TempDir, opts.limits)
+	defer idx.close()
 	for i, raw := range opts.Predecessors {
 		res, _ := v.Verify(raw)
-		idx.add(predecessorSeq+uint64(i), res.IndexEntry())
+		if err := idx.add(predecessorSeq+uint64(i), res.IndexEntry()); err != nil {
+			return Summary{}, err
+		}
 	}
 	sp, err := newSpool(opts.TempDir)
 	if err != nil {
@@ -138,9 +140,11 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 			if r.kind != recordLine {
 				return nil
 			}
-			idx.add(r.seq, r.entry)
 			releaseLine(r.raw) // the result keeps no reference to it
 			r.raw = nil
+			if err := idx.add(r.seq, r.entry); err != nil {
+				return err
+			}
 			return sp.write(r.spooled)
 		})
 	if err == nil {
@@ -149,22 +153,30 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 	if err != nil {
 		return Summary{}, err
 	}
+	var prior Prior
 	if opts.Prior != nil {
-		if err := idx.askPrior(ctx, opts.Prior); err != nil {
-			return Summary{}, fmt.Errorf("resolving links against the archive: %w", err)
-		}
+		prior = opts.Prior
+	}
+	if err := idx.resolve(ctx, prior); err != nil {
+		return Summary{}, err
+	}
+	judgments, err := idx.judgmentReader()
+	if err != nil {
+		return Summary{}, err
 	}
 	// Pass 2: read the input again beside the spool (for Raw, and to make
 	// sure the input did not change), judge each chain and nonce, write.
 	sum := Summary{Files: len(srcs), Reasons: map[verify.Reason]int64{}}
 	err = pipeline(ctx, srcs, opts, 2,
 		func(r *record) (err error) {
-			if r.kind == recordLine {
-				if r.spooled, err = sp.next(); err != nil {
-					return fmt.Errorf("%s line %d: %w", r.source, r.line, err)
-				}
+			if r.kind != recordLine {
+				return nil
 			}
-			return nil
+			if r.spooled, err = sp.next(); err != nil {
+				return fmt.Errorf("%s line %d: %w", r.source, r.line, err)
+			}
+			r.judgments, err = judgments.of(r.seq)
+			return err
 		},
 		func(r *record) {
 			if r.kind != recordLine {
@@ -182,7 +194,7 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 				r.raw = nil
 			}
 			if res.Verdict != verify.Unreadable {
-				idx.judge(r.seq, res) // the index is read-only in this pass
+				judge(res, r.judgments)
 			}
 			if opts.Render != nil {
 				res.Rendered = opts.Render(res)
@@ -269,8 +281,9 @@ type record struct {
 	err    error
 	entry  verify.IndexEntry
 	// spooled is the record's verified result between the passes.
-	spooled []byte
-	result  *verify.Result
+	spooled   []byte
+	judgments []judgment // of its chain link and nonce, in pass 2
+	result    *verify.Result
 }
 
 func (r *record) lineCount() int {
@@ -356,158 +369,4 @@ func pipeline(ctx context.Context, srcs []Source, opts Options, pass int, attach
 		return emitErr
 	}
 	return ctx.Err()
-}
-
-// index is the pre-pass's knowledge of the whole input. Hashes are kept,
-// receipts are not, and each hash only by its first 128 bits (as scopes
-// are): finding two different receipts' hashes, links or nonces that agree
-// there takes about 2^64 work, and a second preimage of a given one 2^128.
-//
-// A receipt and the link its successor names share one entry of chains, so
-// a chain costs one entry per receipt, about 40 bytes of map slot; a nonce
-// costs another 24. Scopes are interned: one entry per chain, not per
-// receipt.
-type index struct {
-	chains map[key128]chainInfo
-	scopes map[key128]uint32 // scope key -> its number, from 1
-	nonces map[key128]uint64 // (issuer, nonce) -> first receipt seq
-}
-
-type key128 [16]byte
-
-// chainInfo is what the input says of one chain hash.
-type chainInfo struct {
-	namedBy    uint64 // 1 + seq of the first receipt naming it as predecessor; 0: none
-	scope      uint32 // number of the scope of the receipt with this hash; 0: none in the input
-	priorNamed bool   // a receipt of an earlier archive already names it
-}
-
-// askPrior completes the index from an earlier archive: predecessors the
-// input names but does not hold, and links an archived receipt already
-// names (a fork across loads).
-func (x *index) askPrior(ctx context.Context, p Prior) error {
-	var prefixes []string
-	for k, ci := range x.chains {
-		if ci.namedBy > 0 {
-			prefixes = append(prefixes, hex.EncodeToString(k[:]))
-		}
-	}
-	if len(prefixes) == 0 {
-		return nil
-	}
-	sort.Strings(prefixes)
-	known, err := p.Links(ctx, prefixes)
-	if err != nil {
-		return err
-	}
-	for prefix, pl := range known {
-		var k key128
-		if _, err := hex.Decode(k[:], []byte(prefix)); err != nil || len(prefix) != 32 {
-			continue
-		}
-		ci, ok := x.chains[k]
-		if !ok {
-			continue
-		}
-		if pl.Found && ci.scope == 0 {
-			ci.scope = x.scopeNumber(pl.Scope, true)
-		}
-		ci.priorNamed = ci.priorNamed || pl.Named
-		x.chains[k] = ci
-	}
-	return nil
-}
-
-func newIndex() *index {
-	return &index{chains: map[key128]chainInfo{}, scopes: map[key128]uint32{}, nonces: map[key128]uint64{}}
-}
-
-func trunc(h *[32]byte) key128 { return key128(h[:16]) }
-
-func hashKey(s string) key128 {
-	sum := sha256.Sum256([]byte(s))
-	return trunc(&sum)
-}
-
-// scopeNumber interns a scope; 0 when add is false and it is unknown.
-func (x *index) scopeNumber(scope string, add bool) uint32 {
-	k := hashKey(scope)
-	n, ok := x.scopes[k]
-	if !ok && add {
-		n = uint32(len(x.scopes) + 1)
-		x.scopes[k] = n
-	}
-	return n
-}
-
-// add records one receipt; called in input order.
-func (x *index) add(seq uint64, e verify.IndexEntry) {
-	if !e.OK {
-		return
-	}
-	if e.HasHash {
-		k := trunc(&e.ChainHash)
-		if ci := x.chains[k]; ci.scope == 0 {
-			ci.scope = x.scopeNumber(e.Scope, true)
-			x.chains[k] = ci
-		}
-	}
-	if e.HasLink && seq < predecessorSeq {
-		k := trunc(&e.Link)
-		if ci := x.chains[k]; ci.namedBy == 0 {
-			ci.namedBy = seq + 1
-			x.chains[k] = ci
-		}
-	}
-	if e.NonceKey != "" && seq < predecessorSeq {
-		k := hashKey(e.NonceKey)
-		if _, seen := x.nonces[k]; !seen {
-			x.nonces[k] = seq
-		}
-	}
-}
-
-// judge sets the chain and nonce axes of a verified receipt from the
-// index. The receipt's own entry is recomputed from its result, so the two
-// passes need not keep anything per receipt but the index.
-func (x *index) judge(seq uint64, res *verify.Result) {
-	prev, genesis, present := res.ChainLink()
-	if present && !genesis {
-		var link [32]byte
-		if !decodeHex32(prev, &link) {
-			link = sha256.Sum256([]byte(prev))
-		}
-		ci := x.chains[trunc(&link)]
-		var first uint64
-		if ci.namedBy > 0 {
-			first = ci.namedBy - 1
-		}
-		switch {
-		case ci.scope == 0:
-			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainAbsent, "predecessor "+prev+" is not in the input")
-		case ci.scope != x.scopeNumber(res.ScopeKey(), false):
-			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (issuer, agent or session differs)")
-		case ci.priorNamed:
-			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, "predecessor "+prev+" is already named by a receipt loaded earlier")
-		case first != seq:
-			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, fmt.Sprintf("predecessor %s is already named by an earlier receipt (record %d)", prev, first+1))
-		default:
-			res.SetAxis(verify.AxisChain, verify.StatusPass, "", "links to a receipt in the input or the archive")
-		}
-	}
-	if nk := res.NonceKey(); nk != "" {
-		if first, ok := x.nonces[hashKey(nk)]; ok && first != seq {
-			res.SetAxis(verify.AxisNonce, verify.StatusFail, verify.ReasonNonceReplay, fmt.Sprintf("nonce already used by an earlier receipt of this issuer (record %d)", first+1))
-		} else {
-			res.SetAxis(verify.AxisNonce, verify.StatusPass, "", "unique in this run")
-		}
-	}
-}
-
-func decodeHex32(s string, dst *[32]byte) bool {
-	if len(s) != 64 {
-		return false
-	}
-	_, err := hex.Decode(dst[:], []byte(s))
-	return err == nil
 }

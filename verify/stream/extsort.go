@@ -1,0 +1,170 @@
+package stream
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// sorter sorts fixed-size records of any number in bounded memory: it
+// keeps up to limit records, and when full sorts them and writes them to a
+// temporary file (a run); reading merges the runs. Records are encoded so
+// that bytes.Compare orders them (big-endian fields, most significant
+// first), which lets runs be merged without decoding.
+type sorter struct {
+	size  int    // bytes per record
+	limit int    // records kept in memory before a run is written
+	dir   string // for the runs ("" is os.TempDir())
+	buf   []byte // records not yet in a run
+	runs  []*os.File
+}
+
+func newSorter(size, limit int, dir string) *sorter {
+	return &sorter{size: size, limit: max(limit, 1), dir: dir}
+}
+
+// add appends one record (len(rec) == size).
+func (s *sorter) add(rec []byte) error {
+	s.buf = append(s.buf, rec...)
+	if len(s.buf) >= s.limit*s.size {
+		return s.spill()
+	}
+	return nil
+}
+
+// sortBuf sorts the records in memory, in place.
+func (s *sorter) sortBuf() {
+	sort.Sort(flatRecords{b: s.buf, size: s.size, tmp: make([]byte, s.size)})
+}
+
+// flatRecords sorts fixed-size records inside one byte slice.
+type flatRecords struct {
+	b    []byte
+	size int
+	tmp  []byte
+}
+
+func (f flatRecords) Len() int { return len(f.b) / f.size }
+func (f flatRecords) rec(i int) []byte {
+	return f.b[i*f.size : (i+1)*f.size]
+}
+func (f flatRecords) Less(i, j int) bool { return bytes.Compare(f.rec(i), f.rec(j)) < 0 }
+func (f flatRecords) Swap(i, j int) {
+	copy(f.tmp, f.rec(i))
+	copy(f.rec(i), f.rec(j))
+	copy(f.rec(j), f.tmp)
+}
+
+func (s *sorter) spill() error {
+	s.sortBuf()
+	f, err := os.CreateTemp(s.dir, "verify-index-*")
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrSpool, err)
+	}
+	os.Remove(f.Name()) // unlinked: the space is freed when it is closed, whatever happens
+	if _, err := f.Write(s.buf); err != nil {
+		f.Close()
+		return fmt.Errorf("%w: %w", ErrSpool, err)
+	}
+	s.runs = append(s.runs, f)
+	s.buf = s.buf[:0]
+	return nil
+}
+
+// close releases the runs.
+func (s *sorter) close() {
+	for _, f := range s.runs {
+		f.Close()
+	}
+	s.runs, s.buf = nil, nil
+}
+
+// reader returns the records in order. No record may be added after.
+func (s *sorter) reader() (*mergeReader, error) {
+	s.sortBuf()
+	m := &mergeReader{size: s.size}
+	if len(s.buf) > 0 {
+		m.heap = append(m.heap, &cursor{r: bufio.NewReader(bytes.NewReader(s.buf)), cur: make([]byte, s.size)})
+	}
+	for _, f := range s.runs {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrSpool, err)
+		}
+		m.heap = append(m.heap, &cursor{r: bufio.NewReaderSize(f, 1<<15), cur: make([]byte, s.size)})
+	}
+	live := m.heap[:0]
+	for _, c := range m.heap {
+		ok, err := c.advance()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			live = append(live, c)
+		}
+	}
+	m.heap = live
+	heap.Init(&m.heap)
+	return m, nil
+}
+
+// mergeReader yields the records of every run in order.
+type mergeReader struct {
+	size int
+	heap cursorHeap
+	out  []byte
+}
+
+// next returns the next record (valid until the following call), or nil at
+// the end.
+func (m *mergeReader) next() ([]byte, error) {
+	if len(m.heap) == 0 {
+		return nil, nil
+	}
+	c := m.heap[0]
+	m.out = append(m.out[:0], c.cur...)
+	ok, err := c.advance()
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		heap.Fix(&m.heap, 0)
+	} else {
+		heap.Pop(&m.heap)
+	}
+	return m.out, nil
+}
+
+// cursor is one run's next record.
+type cursor struct {
+	r   *bufio.Reader
+	cur []byte
+}
+
+func (c *cursor) advance() (bool, error) {
+	_, err := io.ReadFull(c.r, c.cur)
+	switch err {
+	case nil:
+		return true, nil
+	case io.EOF:
+		return false, nil
+	default:
+		return false, fmt.Errorf("%w: reading an index run: %w", ErrSpool, err)
+	}
+}
+
+type cursorHeap []*cursor
+
+func (h cursorHeap) Len() int           { return len(h) }
+func (h cursorHeap) Less(i, j int) bool { return bytes.Compare(h[i].cur, h[j].cur) < 0 }
+func (h cursorHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *cursorHeap) Push(x any)        { *h = append(*h, x.(*cursor)) }
+func (h *cursorHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
+}
