@@ -29,6 +29,10 @@ func newSorter(size, limit int, dir string) *sorter {
 
 // add appends one record (len(rec) == size).
 func (s *sorter) add(rec []byte) error {
+	if s.buf == nil {
+		// Full size at once: growing by doubling would overshoot the bound.
+		s.buf = make([]byte, 0, s.limit*s.size)
+	}
 	s.buf = append(s.buf, rec...)
 	if len(s.buf) >= s.limit*s.size {
 		return s.spill()
