@@ -1,6 +1,9 @@
 package canon
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Strings inside a Value are UTF-8, except that a lone surrogate (which a
 // dialect may allow, since JavaScript and Python accept "\ud800") is held as
@@ -20,14 +23,23 @@ func appendWTF8Surrogate(buf []byte, r rune) []byte {
 	return append(buf, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 }
 
-// hasSurrogate reports whether s holds a lone surrogate.
+// hasSurrogate reports whether s holds a lone surrogate. It jumps from one
+// 0xED byte to the next with strings.IndexByte (vectorised), since most
+// text has none.
 func hasSurrogate(s string) bool {
-	for i := 0; i+2 < len(s); i++ {
-		if s[i] == 0xED && s[i+1] >= 0xA0 {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(s[i:], 0xED)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+2 >= len(s) {
+			return false
+		}
+		if s[i+1] >= 0xA0 {
 			return true
 		}
 	}
-	return false
 }
 
 // compareUTF16 orders strings by their UTF-16 code units, as RFC 8785
@@ -90,8 +102,12 @@ func appendQuotedJS(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		i = skipPlain(s, i) // ASCII that is written as it is
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c != 0xED {
+		if c >= utf8.RuneSelf && c != 0xED { // raw, as is all of UTF-8 but a surrogate
 			i++
 			continue
 		}

@@ -1,6 +1,8 @@
 package canon
 
 import (
+	"cmp"
+	"math/bits"
 	"slices"
 	"sync"
 )
@@ -20,8 +22,39 @@ type writer struct {
 // encoder holds the scratch state of one Append call.
 type encoder struct {
 	w       *writer
-	members []*Member // stack of member pointers sorted per object
+	members []sortEntry // stack of members, sorted per object
 	path    []pathSeg
+}
+
+// sortEntry is a member on the encoder's stack with its sort key.
+type sortEntry struct {
+	key uint64 // see nameKey
+	m   *Member
+}
+
+// noKey marks a name whose first bytes are not all ASCII.
+const noKey = ^uint64(0)
+
+// nameKey packs the first eight bytes of an ASCII name, zero-padded,
+// big-endian into an integer, so most comparisons of a sort are one integer
+// comparison. Two different keys order their names as every dialect does:
+// byte order, which is also UTF-16 order when the bytes up to the first
+// difference are ASCII (a shorter name's padding is below any byte but 0,
+// and a 0 byte ties with the padding). Equal keys, and names with other
+// bytes in the first eight, fall back to the dialect's comparison.
+func nameKey(name string) uint64 {
+	var k uint64
+	if len(name) >= 8 {
+		k = bits.ReverseBytes64(le64(name))
+	} else {
+		for i := 0; i < len(name); i++ {
+			k |= uint64(name[i]) << (56 - 8*i)
+		}
+	}
+	if k&highs != 0 {
+		return noKey
+	}
+	return k
 }
 
 func (w *writer) append(dst []byte, v *Value) ([]byte, error) {
@@ -102,7 +135,7 @@ func (e *encoder) object(dst []byte, v *Value) ([]byte, error) {
 		if e.w.dropNulls && v.Members[i].Value.Kind == Null {
 			continue
 		}
-		e.members = append(e.members, &v.Members[i])
+		e.members = append(e.members, sortEntry{nameKey(v.Members[i].Name), &v.Members[i]})
 	}
 	own := e.members[base:]
 	if !slices.IsSortedFunc(own, e.compare) {
@@ -112,7 +145,7 @@ func (e *encoder) object(dst []byte, v *Value) ([]byte, error) {
 	dst = append(dst, '{')
 	var err error
 	for k := 0; k < n; k++ {
-		m := e.members[base+k] // re-read: recursion may grow the stack
+		m := e.members[base+k].m // re-read: recursion may grow the stack
 		if k > 0 {
 			dst = append(dst, ',')
 		}
@@ -131,4 +164,9 @@ func (e *encoder) object(dst []byte, v *Value) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-func (e *encoder) compare(a, b *Member) int { return e.w.order(a.Name, b.Name) }
+func (e *encoder) compare(a, b sortEntry) int {
+	if a.key != b.key && a.key != noKey && b.key != noKey {
+		return cmp.Compare(a.key, b.key)
+	}
+	return e.w.order(a.m.Name, b.m.Name)
+}
