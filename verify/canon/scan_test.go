@@ -2,12 +2,14 @@ package canon
 
 import (
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
-// TestSkipPlain checks the eight-byte string scan against the byte-by-byte
-// rule, with every byte value in every position of a word and on random
-// text, so the marks of special8 are exact, not merely "some byte".
+// TestSkipPlain checks the string scan against the byte-by-byte rule, with
+// every byte value in every position of a word and on random text, short
+// and long, so the marks of special8 are exact, not merely "some byte".
 func TestSkipPlain(t *testing.T) {
 	t.Parallel()
 	plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
@@ -31,14 +33,32 @@ func TestSkipPlain(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 200000 {
-		b := make([]byte, r.IntN(40))
+	random := func(n, oneIn int) string {
+		b := make([]byte, n)
 		for i := range b {
 			b[i] = byte(0x20 + r.IntN(0x60))
-			if r.IntN(16) == 0 {
+			if r.IntN(oneIn) == 0 {
 				b[i] = byte(r.IntN(256))
 			}
 		}
-		check(string(b), r.IntN(len(b)+1))
+		return string(b)
+	}
+	for range 200000 {
+		s := random(r.IntN(40), 16)
+		check(s, r.IntN(len(s)+1))
+	}
+	// Long runs, which go a window at a time: one special byte at every
+	// position, then specials few and far apart.
+	long := []byte(strings.Repeat("abcdefghijklmnopqrstuvwxyz012345", 40))
+	for pos := range long {
+		for _, c := range []byte{0x00, 0x1f, '"', '\\', 0x7f, 0x80, 0xed, 0xff} {
+			b := slices.Clone(long)
+			b[pos] = c
+			check(string(b), pos%7)
+		}
+	}
+	for range 20000 {
+		s := random(r.IntN(3000), 1+r.IntN(2000))
+		check(s, r.IntN(len(s)+1))
 	}
 }
