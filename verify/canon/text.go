@@ -1,9 +1,6 @@
 package canon
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // Strings inside a Value are UTF-8, except that a lone surrogate (which a
 // dialect may allow, since JavaScript and Python accept "\ud800") is held as
@@ -21,25 +18,6 @@ func decodeWTF8(s string, i int) (r rune, size int) {
 
 func appendWTF8Surrogate(buf []byte, r rune) []byte {
 	return append(buf, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
-}
-
-// hasSurrogate reports whether s holds a lone surrogate. It jumps from one
-// 0xED byte to the next with strings.IndexByte (vectorised), since most
-// text has none.
-func hasSurrogate(s string) bool {
-	for i := 0; ; i++ {
-		j := strings.IndexByte(s[i:], 0xED)
-		if j < 0 {
-			return false
-		}
-		i += j
-		if i+2 >= len(s) {
-			return false
-		}
-		if s[i+1] >= 0xA0 {
-			return true
-		}
-	}
 }
 
 // compareUTF16 orders strings by their UTF-16 code units, as RFC 8785
@@ -98,7 +76,13 @@ const hexDigits = "0123456789abcdef"
 // escapes for " \ and \b \f \n \r \t, \u00xx for other controls, every other
 // character raw, and a lone surrogate as \udxxx (well-formed JSON.stringify).
 // Python's json.dumps with ensure_ascii=False escapes the same way.
-func appendQuotedJS(dst []byte, s string) []byte {
+//
+// With strict set, a lone surrogate is refused instead and ok is false: an
+// 0xED byte, not among the last two, followed by a byte of 0xA0 or above.
+// The loop looks at every 0xED byte of s: it passes ASCII in runs and other
+// bytes one at a time, except a well-formed character that 0xED starts,
+// whose other two bytes are 0x80..0x9F and 0x80..0xBF.
+func appendQuotedJS(dst []byte, s string, strict bool) (_ []byte, ok bool) {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -112,6 +96,9 @@ func appendQuotedJS(dst []byte, s string) []byte {
 			continue
 		}
 		if c == 0xED {
+			if strict && i+2 < len(s) && s[i+1] >= 0xA0 {
+				return dst, false
+			}
 			r, n := decodeWTF8(s, i)
 			if r < 0xD800 || r > 0xDFFF {
 				i += n
@@ -129,7 +116,7 @@ func appendQuotedJS(dst []byte, s string) []byte {
 		start = i
 	}
 	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, '"'), true
 }
 
 // appendShortEscape escapes one ASCII byte that must not appear raw in a
