@@ -294,8 +294,8 @@ const slabLen = 16
 // parser's stack into memory of their own, which the Value keeps. Small
 // ones are carved from *slab, so one allocation serves several objects; the
 // result's capacity ends at its length, so appending to it never writes
-// over a neighbour. Every member (item) takes at least four bytes of input
-// ("":0 and 0,), so a short document gets a short slab.
+// over a neighbour. A slab holds at most a quarter of the input's length
+// in members (items), so a short document gets a short one.
 func keep[T any](slab *[]T, xs []T, inputLen int) []T {
 	n := len(xs)
 	if n > cap(*slab)-len(*slab) {
