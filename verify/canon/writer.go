@@ -131,17 +131,16 @@ func (e *encoder) value(dst []byte, v *Value) ([]byte, error) {
 
 func (e *encoder) object(dst []byte, v *Value) ([]byte, error) {
 	base := len(e.members)
-	for i := range v.Members {
-		if e.w.dropNulls && v.Members[i].Value.Kind == Null {
-			continue
+	e.push(v)
+	if !sortByKey(e.members[base:]) {
+		e.members = e.members[:base]
+		e.push(v) // input order again, for a sort that gives what it always gave
+		own := e.members[base:]
+		if !slices.IsSortedFunc(own, e.compare) {
+			slices.SortFunc(own, e.compare)
 		}
-		e.members = append(e.members, sortEntry{nameKey(v.Members[i].Name), &v.Members[i]})
 	}
-	own := e.members[base:]
-	if !slices.IsSortedFunc(own, e.compare) {
-		slices.SortFunc(own, e.compare)
-	}
-	n := len(own)
+	n := len(e.members) - base
 	dst = append(dst, '{')
 	var err error
 	for k := 0; k < n; k++ {
@@ -162,6 +161,47 @@ func (e *encoder) object(dst []byte, v *Value) ([]byte, error) {
 	}
 	e.members = e.members[:base]
 	return append(dst, '}'), nil
+}
+
+// push puts an object's members, but for dropped nulls, on the stack in
+// input order.
+func (e *encoder) push(v *Value) {
+	for i := range v.Members {
+		if e.w.dropNulls && v.Members[i].Value.Kind == Null {
+			continue
+		}
+		e.members = append(e.members, sortEntry{nameKey(v.Members[i].Name), &v.Members[i]})
+	}
+}
+
+// smallSort is the member count up to which sortByKey tries an insertion
+// sort; a larger object, which receipts hardly have, goes to slices.SortFunc.
+const smallSort = 32
+
+// sortByKey sorts a small object's members by key alone, by insertion,
+// which compares integers in line instead of calling a comparison. When
+// every name has a key and no two keys are equal, key order is the
+// dialect's order without ties (see nameKey), so the result is the one any
+// sort gives. Otherwise it reports false and leaves es in some order.
+func sortByKey(es []sortEntry) bool {
+	if len(es) > smallSort || (len(es) > 0 && es[0].key == noKey) {
+		return false
+	}
+	for i := 1; i < len(es); i++ {
+		x := es[i]
+		if x.key == noKey {
+			return false
+		}
+		j := i
+		for ; j > 0 && es[j-1].key > x.key; j-- {
+			es[j] = es[j-1]
+		}
+		if j > 0 && es[j-1].key == x.key {
+			return false
+		}
+		es[j] = x
+	}
+	return true
 }
 
 func (e *encoder) compare(a, b sortEntry) int {
