@@ -71,7 +71,10 @@ var Overturn = &Dialect{
 
 func init() { register(Overturn, "overturn") }
 
-func appendStringJS(dst []byte, s string) ([]byte, error) { return appendQuotedJS(dst, s), nil }
+func appendStringJS(dst []byte, s string) ([]byte, error) {
+	dst, _ = appendQuotedJS(dst, s, false)
+	return dst, nil
+}
 
 // appendNumberOverturn reads lit as JavaScript's Number() would and prints
 // it as Number#toString; NaN and the infinities print as null, as

@@ -38,12 +38,8 @@ func Parse(data []byte, opts ParseOptions) (Value, error) {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = limits.MaxDepth
 	}
-	st := stacksPool.Get().(*stacks)
-	defer func() {
-		st.path = st.path[:0]
-		stacksPool.Put(st)
-	}()
-	p := parser{src: string(data), opts: opts, stacks: st}
+	p := parser{src: string(data), opts: opts, stacks: stacksPool.Get().(*stacks)}
+	defer p.release()
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -66,19 +62,34 @@ type parser struct {
 	pos  int
 	opts ParseOptions
 	*stacks
+	membersUsed, itemsUsed int      // how far up the stacks this parse wrote
+	memberSlab             []Member // room for small objects' members, see keep
+	itemSlab               []Value  // room for small arrays' items
 }
 
 // stacks are the parser's scratch space, reused across parses. members and
 // items are shared by every object and array of a document: a value's
-// members are gathered on top and copied out, sized exactly, when it
-// ends, so no slice grows member by member. Each is empty between parses.
+// members are gathered on top and copied out (see keep) when it ends, so no
+// slice grows member by member. Each is empty between parses.
 type stacks struct {
 	path    []pathSeg
 	members []Member
 	items   []Value
+	text    []byte // an escaped string's decoded text, until it is copied out
 }
 
 var stacksPool = sync.Pool{New: func() any { return new(stacks) }}
+
+// release empties the stacks and returns them to the pool. The slots this
+// parse used are cleared once here, not as each value ends, so the pool
+// keeps no pointer into the document.
+func (p *parser) release() {
+	st := p.stacks
+	clear(st.members[:max(p.membersUsed, len(st.members))])
+	clear(st.items[:max(p.itemsUsed, len(st.items))])
+	st.path, st.members, st.items = st.path[:0], st.members[:0], st.items[:0]
+	stacksPool.Put(st)
+}
 
 func (p *parser) fail(r Reason, detail string) *Error {
 	return &Error{Reason: r, Offset: p.pos, Path: renderPath(p.path), Detail: detail}
@@ -152,7 +163,6 @@ func (p *parser) object(depth int) (Value, error) {
 		return v, nil
 	}
 	base := len(p.members)
-	defer func() { clear(p.members[base:]); p.members = p.members[:base] }()
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
@@ -211,7 +221,9 @@ func (p *parser) object(depth int) (Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			v.Members = append([]Member(nil), p.members[base:]...)
+			v.Members = keep(&p.memberSlab, p.members[base:], len(p.src))
+			p.membersUsed = max(p.membersUsed, len(p.members))
+			p.members = p.members[:base]
 			return v, nil
 		default:
 			return Value{}, p.fail(ReasonSyntax, "unexpected "+p.describe()+", ',' or '}' was expected")
@@ -245,7 +257,6 @@ func (p *parser) array(depth int) (Value, error) {
 		return v, nil
 	}
 	base := len(p.items)
-	defer func() { clear(p.items[base:]); p.items = p.items[:base] }()
 	for {
 		p.skipSpace()
 		p.path = append(p.path, pathSeg{index: len(p.items) - base})
@@ -264,12 +275,38 @@ func (p *parser) array(depth int) (Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			v.Items = append([]Value(nil), p.items[base:]...)
+			v.Items = keep(&p.itemSlab, p.items[base:], len(p.src))
+			p.itemsUsed = max(p.itemsUsed, len(p.items))
+			p.items = p.items[:base]
 			return v, nil
 		default:
 			return Value{}, p.fail(ReasonSyntax, "unexpected "+p.describe()+", ',' or ']' was expected")
 		}
 	}
+}
+
+// slabLen is how many members (or items) of small objects (arrays) share
+// one allocation. A receipt's objects are mostly small (a signature, a
+// digest, a context), so a few slabs hold a whole document's.
+const slabLen = 16
+
+// keep copies a finished object's members (an array's items) from the
+// parser's stack into memory of their own, which the Value keeps. Small
+// ones are carved from *slab, so one allocation serves several objects; the
+// result's capacity ends at its length, so appending to it never writes
+// over a neighbour. A slab holds at most a quarter of the input's length
+// in members (items), so a short document gets a short one.
+func keep[T any](slab *[]T, xs []T, inputLen int) []T {
+	n := len(xs)
+	if n > cap(*slab)-len(*slab) {
+		if n > slabLen/2 {
+			return append([]T(nil), xs...)
+		}
+		*slab = make([]T, 0, max(n, min(slabLen, inputLen/4)))
+	}
+	start := len(*slab)
+	*slab = append(*slab, xs...)
+	return (*slab)[start:len(*slab):len(*slab)]
 }
 
 // number checks RFC 8259 number syntax and returns the literal as written.
@@ -318,51 +355,54 @@ func (p *parser) number() (string, error) {
 	return s[start:i], nil
 }
 
-// str reads a string token and returns its decoded text. Unescaped text is
-// returned as a substring of the input, without copying.
+// str reads a string token and returns its decoded text. Text without
+// escapes is returned as a substring of the input, without copying.
 func (p *parser) str() (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
 	s := p.src
-	// Fast path: no escapes, ASCII or valid UTF-8.
 	i := start
-	for i < len(s) {
-		for i+8 <= len(s) && plain8(s, i) {
-			i += 8
-		}
+	for {
+		i = skipPlain(s, i)
 		if i >= len(s) {
-			break
+			p.pos = i
+			return "", p.fail(ReasonSyntax, "unterminated string")
 		}
-		c := s[i]
-		if c == '"' {
+		switch c := s[i]; {
+		case c == '"':
 			p.pos = i + 1
 			return s[start:i], nil
-		}
-		if c == '\\' {
-			break
-		}
-		if c < 0x20 {
+		case c == '\\':
+			return p.unescape(start, i)
+		case c < 0x20:
 			p.pos = i
 			return "", p.fail(ReasonSyntax, "unescaped control character in string")
 		}
-		if c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size <= 1 {
-			p.pos = i
-			return "", p.fail(ReasonInvalidUTF8, "invalid UTF-8 in string")
+		size, err := p.utf8At(i)
+		if err != nil {
+			return "", err
 		}
 		i += size
 	}
-	if i >= len(s) {
+}
+
+// utf8At checks the multi-byte UTF-8 sequence at i and returns its length.
+func (p *parser) utf8At(i int) (int, error) {
+	r, size := utf8.DecodeRuneInString(p.src[i:])
+	if r == utf8.RuneError && size <= 1 {
 		p.pos = i
-		return "", p.fail(ReasonSyntax, "unterminated string")
+		return 0, p.fail(ReasonInvalidUTF8, "invalid UTF-8 in string")
 	}
-	// Slow path: escapes.
-	buf := make([]byte, 0, i-start+16)
-	buf = append(buf, s[start:i]...)
+	return size, nil
+}
+
+// unescape finishes a string token whose text starts at start and which has
+// its first escape at i. The text is decoded into the parser's scratch
+// buffer, so the only allocation is the returned string.
+func (p *parser) unescape(start, i int) (string, error) {
+	s := p.src
+	buf := append(p.text[:0], s[start:i]...)
+	defer func() { p.text = buf[:0] }()
 	for {
 		if i >= len(s) {
 			p.pos = i
@@ -377,65 +417,18 @@ func (p *parser) str() (string, error) {
 			p.pos = i
 			return "", p.fail(ReasonSyntax, "unescaped control character in string")
 		case c == '\\':
-			if i+1 >= len(s) {
-				p.pos = i
-				return "", p.fail(ReasonSyntax, "unterminated escape")
-			}
-			switch e := s[i+1]; e {
-			case '"', '\\', '/':
-				buf = append(buf, e)
-				i += 2
-			case 'b':
-				buf = append(buf, '\b')
-				i += 2
-			case 'f':
-				buf = append(buf, '\f')
-				i += 2
-			case 'n':
-				buf = append(buf, '\n')
-				i += 2
-			case 'r':
-				buf = append(buf, '\r')
-				i += 2
-			case 't':
-				buf = append(buf, '\t')
-				i += 2
-			case 'u':
-				r, ok := hex4(s, i+2)
-				if !ok {
-					p.pos = i
-					return "", p.fail(ReasonSyntax, "\\u must be followed by four hex digits")
-				}
-				escAt := i
-				i += 6
-				if r >= 0xD800 && r <= 0xDBFF {
-					if lo, ok := hex4(s, i+2); ok && i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' && lo >= 0xDC00 && lo <= 0xDFFF {
-						buf = utf8.AppendRune(buf, 0x10000+(r-0xD800)<<10+(lo-0xDC00))
-						i += 6
-						continue
-					}
-				}
-				if r >= 0xD800 && r <= 0xDFFF {
-					if !p.opts.AllowLoneSurrogates {
-						p.pos = escAt
-						return "", p.fail(ReasonLoneSurrogate, "lone surrogate \\u"+s[escAt+2:escAt+6]+" in string")
-					}
-					buf = appendWTF8Surrogate(buf, r)
-					continue
-				}
-				buf = utf8.AppendRune(buf, r)
-			default:
-				p.pos = i
-				return "", p.fail(ReasonSyntax, "invalid escape \\"+string(rune(e)))
+			var err error
+			if buf, i, err = p.escape(buf, i); err != nil {
+				return "", err
 			}
 		case c < utf8.RuneSelf:
-			buf = append(buf, c)
-			i++
+			j := skipPlain(s, i+1)
+			buf = append(buf, s[i:j]...)
+			i = j
 		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size <= 1 {
-				p.pos = i
-				return "", p.fail(ReasonInvalidUTF8, "invalid UTF-8 in string")
+			size, err := p.utf8At(i)
+			if err != nil {
+				return "", err
 			}
 			buf = append(buf, s[i:i+size]...)
 			i += size
@@ -443,17 +436,60 @@ func (p *parser) str() (string, error) {
 	}
 }
 
-// plain8 reports whether the 8 bytes at s[i:] are all printable ASCII
-// other than '"' and '\\', so a string scan can pass them in one step.
-func plain8(s string, i int) bool {
-	x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs } // a zero byte
-	special := x |                                                   // a byte >= 0x80
-		(x-0x20*ones)&^x | // a byte < 0x20
-		zero(x^'"'*ones) | zero(x^'\\'*ones)
-	return special&highs == 0
+// escape decodes the escape sequence at i, appends its text to buf and
+// returns the index after it.
+func (p *parser) escape(buf []byte, i int) ([]byte, int, error) {
+	s := p.src
+	if i+1 >= len(s) {
+		p.pos = i
+		return nil, 0, p.fail(ReasonSyntax, "unterminated escape")
+	}
+	switch e := s[i+1]; e {
+	case '"', '\\', '/':
+		return append(buf, e), i + 2, nil
+	case 'b':
+		return append(buf, '\b'), i + 2, nil
+	case 'f':
+		return append(buf, '\f'), i + 2, nil
+	case 'n':
+		return append(buf, '\n'), i + 2, nil
+	case 'r':
+		return append(buf, '\r'), i + 2, nil
+	case 't':
+		return append(buf, '\t'), i + 2, nil
+	case 'u':
+		return p.unicodeEscape(buf, i)
+	default:
+		p.pos = i
+		return nil, 0, p.fail(ReasonSyntax, "invalid escape \\"+string(rune(e)))
+	}
+}
+
+// unicodeEscape decodes the \uxxxx escape at i, with the low half that
+// follows a high surrogate; a lone surrogate fails unless the options
+// allow it, and is then kept as WTF-8.
+func (p *parser) unicodeEscape(buf []byte, i int) ([]byte, int, error) {
+	s := p.src
+	r, ok := hex4(s, i+2)
+	if !ok {
+		p.pos = i
+		return nil, 0, p.fail(ReasonSyntax, "\\u must be followed by four hex digits")
+	}
+	escAt := i
+	i += 6
+	if r >= 0xD800 && r <= 0xDBFF {
+		if lo, ok := hex4(s, i+2); ok && i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' && lo >= 0xDC00 && lo <= 0xDFFF {
+			return utf8.AppendRune(buf, 0x10000+(r-0xD800)<<10+(lo-0xDC00)), i + 6, nil
+		}
+	}
+	if r >= 0xD800 && r <= 0xDFFF {
+		if !p.opts.AllowLoneSurrogates {
+			p.pos = escAt
+			return nil, 0, p.fail(ReasonLoneSurrogate, "lone surrogate \\u"+s[escAt+2:escAt+6]+" in string")
+		}
+		return appendWTF8Surrogate(buf, r), i, nil
+	}
+	return utf8.AppendRune(buf, r), i, nil
 }
 
 func hex4(s string, at int) (rune, bool) {

@@ -23,10 +23,11 @@ var RFC8785 = &Dialect{
 func init() { register(RFC8785, "jcs") }
 
 func appendStringJCS(dst []byte, s string) ([]byte, error) {
-	if hasSurrogate(s) {
+	dst, ok := appendQuotedJS(dst, s, true)
+	if !ok {
 		return nil, &Error{Reason: ReasonLoneSurrogate, Offset: -1, Detail: "string holds a lone surrogate"}
 	}
-	return appendQuotedJS(dst, s), nil
+	return dst, nil
 }
 
 // appendNumberJCS writes a literal as RFC 8785 does, refusing an integer

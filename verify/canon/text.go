@@ -20,16 +20,6 @@ func appendWTF8Surrogate(buf []byte, r rune) []byte {
 	return append(buf, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 }
 
-// hasSurrogate reports whether s holds a lone surrogate.
-func hasSurrogate(s string) bool {
-	for i := 0; i+2 < len(s); i++ {
-		if s[i] == 0xED && s[i+1] >= 0xA0 {
-			return true
-		}
-	}
-	return false
-}
-
 // compareUTF16 orders strings by their UTF-16 code units, as RFC 8785
 // section 3.2.3 requires. It differs from byte (code point) order only when
 // one string has a character above U+FFFF where the other has one in
@@ -86,16 +76,29 @@ const hexDigits = "0123456789abcdef"
 // escapes for " \ and \b \f \n \r \t, \u00xx for other controls, every other
 // character raw, and a lone surrogate as \udxxx (well-formed JSON.stringify).
 // Python's json.dumps with ensure_ascii=False escapes the same way.
-func appendQuotedJS(dst []byte, s string) []byte {
+//
+// With strict set, a lone surrogate is refused instead and ok is false: an
+// 0xED byte, not among the last two, followed by a byte of 0xA0 or above.
+// The loop looks at every 0xED byte of s: it passes ASCII in runs and other
+// bytes one at a time, except a well-formed character that 0xED starts,
+// whose other two bytes are 0x80..0x9F and 0x80..0xBF.
+func appendQuotedJS(dst []byte, s string, strict bool) (_ []byte, ok bool) {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		i = skipPlain(s, i) // ASCII that is written as it is
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c != 0xED {
+		if c >= utf8.RuneSelf && c != 0xED { // raw, as is all of UTF-8 but a surrogate
 			i++
 			continue
 		}
 		if c == 0xED {
+			if strict && i+2 < len(s) && s[i+1] >= 0xA0 {
+				return dst, false
+			}
 			r, n := decodeWTF8(s, i)
 			if r < 0xD800 || r > 0xDFFF {
 				i += n
@@ -113,7 +116,7 @@ func appendQuotedJS(dst []byte, s string) []byte {
 		start = i
 	}
 	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, '"'), true
 }
 
 // appendShortEscape escapes one ASCII byte that must not appear raw in a

@@ -1,6 +1,8 @@
 package canon
 
 import (
+	"cmp"
+	"math/bits"
 	"slices"
 	"sync"
 )
@@ -20,8 +22,39 @@ type writer struct {
 // encoder holds the scratch state of one Append call.
 type encoder struct {
 	w       *writer
-	members []*Member // stack of member pointers sorted per object
+	members []sortEntry // stack of members, sorted per object
 	path    []pathSeg
+}
+
+// sortEntry is a member on the encoder's stack with its sort key.
+type sortEntry struct {
+	key uint64 // see nameKey
+	m   *Member
+}
+
+// noKey marks a name whose first bytes are not all ASCII.
+const noKey = ^uint64(0)
+
+// nameKey packs the first eight bytes of an ASCII name, zero-padded,
+// big-endian into an integer, so most comparisons of a sort are one integer
+// comparison. Two different keys order their names as every dialect does:
+// byte order, which is also UTF-16 order when the bytes up to the first
+// difference are ASCII (a shorter name's padding is below any byte but 0,
+// and a 0 byte ties with the padding). Equal keys, and names with other
+// bytes in the first eight, fall back to the dialect's comparison.
+func nameKey(name string) uint64 {
+	var k uint64
+	if len(name) >= 8 {
+		k = bits.ReverseBytes64(le64(name))
+	} else {
+		for i := 0; i < len(name); i++ {
+			k |= uint64(name[i]) << (56 - 8*i)
+		}
+	}
+	if k&highs != 0 {
+		return noKey
+	}
+	return k
 }
 
 func (w *writer) append(dst []byte, v *Value) ([]byte, error) {
@@ -98,21 +131,20 @@ func (e *encoder) value(dst []byte, v *Value) ([]byte, error) {
 
 func (e *encoder) object(dst []byte, v *Value) ([]byte, error) {
 	base := len(e.members)
-	for i := range v.Members {
-		if e.w.dropNulls && v.Members[i].Value.Kind == Null {
-			continue
+	e.push(v)
+	if !sortByKey(e.members[base:]) {
+		e.members = e.members[:base]
+		e.push(v) // input order again, for a sort that gives what it always gave
+		own := e.members[base:]
+		if !slices.IsSortedFunc(own, e.compare) {
+			slices.SortFunc(own, e.compare)
 		}
-		e.members = append(e.members, &v.Members[i])
 	}
-	own := e.members[base:]
-	if !slices.IsSortedFunc(own, e.compare) {
-		slices.SortFunc(own, e.compare)
-	}
-	n := len(own)
+	n := len(e.members) - base
 	dst = append(dst, '{')
 	var err error
 	for k := 0; k < n; k++ {
-		m := e.members[base+k] // re-read: recursion may grow the stack
+		m := e.members[base+k].m // re-read: recursion may grow the stack
 		if k > 0 {
 			dst = append(dst, ',')
 		}
@@ -131,4 +163,50 @@ func (e *encoder) object(dst []byte, v *Value) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-func (e *encoder) compare(a, b *Member) int { return e.w.order(a.Name, b.Name) }
+// push puts an object's members, but for dropped nulls, on the stack in
+// input order.
+func (e *encoder) push(v *Value) {
+	for i := range v.Members {
+		if e.w.dropNulls && v.Members[i].Value.Kind == Null {
+			continue
+		}
+		e.members = append(e.members, sortEntry{nameKey(v.Members[i].Name), &v.Members[i]})
+	}
+}
+
+// smallSort is the member count up to which sortByKey tries an insertion
+// sort; a larger object, which receipts hardly have, goes to slices.SortFunc.
+const smallSort = 32
+
+// sortByKey sorts a small object's members by key alone, by insertion,
+// which compares integers in line instead of calling a comparison. When
+// every name has a key and no two keys are equal, key order is the
+// dialect's order without ties (see nameKey), so the result is the one any
+// sort gives. Otherwise it reports false and leaves es in some order.
+func sortByKey(es []sortEntry) bool {
+	if len(es) > smallSort || (len(es) > 0 && es[0].key == noKey) {
+		return false
+	}
+	for i := 1; i < len(es); i++ {
+		x := es[i]
+		if x.key == noKey {
+			return false
+		}
+		j := i
+		for ; j > 0 && es[j-1].key > x.key; j-- {
+			es[j] = es[j-1]
+		}
+		if j > 0 && es[j-1].key == x.key {
+			return false
+		}
+		es[j] = x
+	}
+	return true
+}
+
+func (e *encoder) compare(a, b sortEntry) int {
+	if a.key != b.key && a.key != noKey && b.key != noKey {
+		return cmp.Compare(a.key, b.key)
+	}
+	return e.w.order(a.m.Name, b.m.Name)
+}
