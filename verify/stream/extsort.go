@@ -29,9 +29,12 @@ func newSorter(size, limit int, dir string) *sorter {
 
 // add appends one record (len(rec) == size).
 func (s *sorter) add(rec []byte) error {
-	if s.buf == nil {
-		// Full size at once: growing by doubling would overshoot the bound.
-		s.buf = make([]byte, 0, s.limit*s.size)
+	if len(s.buf)+len(rec) > cap(s.buf) {
+		// Doubling, but never past the bound: a small input keeps a small
+		// buffer, a large one exactly the bound.
+		grown := make([]byte, len(s.buf), min(max(2*cap(s.buf), 1<<16), s.limit*s.size))
+		copy(grown, s.buf)
+		s.buf = grown
 	}
 	s.buf = append(s.buf, rec...)
 	if len(s.buf) >= s.limit*s.size {
