@@ -16,10 +16,29 @@ import (
 // errLineTooLong is the error of a line over limits.MaxLineBytes.
 var errLineTooLong = fmt.Errorf("line longer than %d bytes: refused", limits.MaxLineBytes)
 
-// readAll reads the sources in order, calls attach (if set) on each
-// record, and hands out batches of records. send returns false when the
-// run is cancelled.
-func readAll(ctx context.Context, srcs []Source, bytesRead *atomic.Int64, attach func(*record) error, send func(*batch) bool) error {
+// producer calls add on every record of a pass, in input order, and
+// stops early when add returns false (the run was cancelled or failed).
+type producer func(add func(*record) bool) error
+
+// sourcesProducer reads the sources in order.
+func sourcesProducer(ctx context.Context, srcs []Source, bytesRead *atomic.Int64) producer {
+	return func(add func(*record) bool) error {
+		for _, src := range srcs {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if !readSource(src, bytesRead, add) {
+				return nil
+			}
+		}
+		return nil
+	}
+}
+
+// batchAll numbers the records produce gives, calls attach (if set) on
+// each, and hands them out in batches; send returns false when the run is
+// cancelled.
+func batchAll(produce producer, attach func(*record) error, send func(*batch) bool) error {
 	var seq uint64
 	var attachErr error
 	cur := &batch{done: make(chan struct{})}
@@ -45,16 +64,12 @@ func readAll(ctx context.Context, srcs []Source, bytesRead *atomic.Int64, attach
 		}
 		return true
 	}
-	for _, src := range srcs {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if !readSource(src, bytesRead, add) {
-			if attachErr != nil {
-				return attachErr
-			}
-			return ctx.Err()
-		}
+	err := produce(add)
+	if attachErr != nil {
+		return attachErr
+	}
+	if err != nil {
+		return err
 	}
 	flush()
 	return nil

@@ -8,19 +8,24 @@ import (
 	"hash/maphash"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/verify"
 )
 
-// spool holds each record's verified result between the two passes, in a
-// temporary file read back in order, so that every receipt is parsed,
-// canonicalized and verified once however long the input.
+// spool holds every record of the first pass, each line with its verified
+// result, in a temporary file read back in order, so that every receipt
+// is parsed, canonicalized and verified once however long the input. The
+// second pass reads the spool alone, or (Options.KeepRaw) the input again
+// beside it, for the records' bytes.
 //
-// A frame is the length of the rest (uvarint), the record's length and a
-// seeded hash of its bytes (8 bytes each), then verify.Result.AppendBinary.
-// The second pass checks the length and hash against the line it reads
-// again, so an input that changed between the passes is an error, never a
+// A frame is the length of the rest (uvarint), the record's kind (1 byte),
+// line (uvarint) and source (uvarint length, bytes); then, for a line, its
+// length and a seeded hash of its bytes (8 bytes each) and
+// verify.Result.AppendBinary; for an unreadable line or file, the error
+// text; for a blank line, nothing. Reading the input again checks kind, source, line, length and
+// hash, so an input that changed between the passes is an error, never a
 // result attached to the wrong line.
 type spool struct {
 	f    *os.File
@@ -31,8 +36,8 @@ type spool struct {
 
 // Errors of a run that cannot finish (Run wraps them with the place).
 var (
-	// ErrInputChanged: an input is not what the first pass read (a file
-	// rewritten during the run).
+	// ErrInputChanged: an input read a second time (Options.KeepRaw) is not
+	// what the first pass read (a file rewritten during the run).
 	ErrInputChanged = errors.New("input changed while it was being verified")
 	// ErrSpool: the spool file could not be written or read back (a full
 	// or failing temporary directory).
@@ -47,18 +52,31 @@ func newSpool(dir string) (*spool, error) {
 	return &spool{f: f, w: bufio.NewWriterSize(f, 1<<20), seed: maphash.MakeSeed()}, nil
 }
 
-// encode frames one result; called on the verifying goroutines.
-func (s *spool) encode(res *verify.Result, raw []byte) []byte {
-	b := make([]byte, binary.MaxVarintLen64, binary.MaxVarintLen64+16+512)
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(raw)))
-	b = binary.LittleEndian.AppendUint64(b, maphash.Bytes(s.seed, raw))
-	b, _ = res.AppendBinary(b)
+// encode frames one record, with its result when it is a line; called on
+// the verifying goroutines.
+func (s *spool) encode(r *record, res *verify.Result) []byte {
+	b := make([]byte, binary.MaxVarintLen64, binary.MaxVarintLen64+64+len(r.source)+1024)
+	b = append(b, byte(r.kind))
+	b = binary.AppendUvarint(b, uint64(r.line))
+	b = appendString(b, r.source)
+	switch r.kind {
+	case recordLine:
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(r.raw)))
+		b = binary.LittleEndian.AppendUint64(b, maphash.Bytes(s.seed, r.raw))
+		b, _ = res.AppendBinary(b)
+	case recordLineError, recordFileError:
+		b = appendString(b, r.err.Error())
+	}
 	// The length goes in front of the frame, in the room left for it.
 	var n [binary.MaxVarintLen64]byte
 	k := binary.PutUvarint(n[:], uint64(len(b)-binary.MaxVarintLen64))
 	start := binary.MaxVarintLen64 - k
 	copy(b[start:], n[:k])
 	return b[start:]
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
 func (s *spool) write(frame []byte) error {
@@ -85,11 +103,14 @@ func (s *spool) rewind() error {
 // than the record it came from.
 const maxFrame = 2*limits.MaxDocumentBytes + 1<<16
 
+// errSpoolEnd is next's error after the last frame.
+var errSpoolEnd = errors.New("end of spool")
+
 // next reads the next frame; called on the reading goroutine.
 func (s *spool) next() ([]byte, error) {
 	n, err := binary.ReadUvarint(s.r)
 	if err == io.EOF {
-		return nil, ErrInputChanged // the input has more records than before
+		return nil, errSpoolEnd
 	}
 	if err != nil || n > maxFrame {
 		return nil, fmt.Errorf("%w: bad frame (%v)", ErrSpool, err)
@@ -101,20 +122,102 @@ func (s *spool) next() ([]byte, error) {
 	return frame, nil
 }
 
-// decode checks a frame against the record read again and returns its
-// result; called on the verifying goroutines.
-func (s *spool) decode(frame, raw []byte) (*verify.Result, error) {
-	if len(frame) < 16 {
+// frame is one spooled record, as read back.
+type frame struct {
+	kind   recordKind
+	line   int
+	source string
+	rest   []byte // a line's length, hash and result; another record's error
+}
+
+func parseFrame(b []byte) (frame, error) {
+	bad := fmt.Errorf("%w: bad frame", ErrSpool)
+	if len(b) < 1 {
+		return frame{}, bad
+	}
+	f := frame{kind: recordKind(b[0])}
+	b = b[1:]
+	line, n := binary.Uvarint(b)
+	if n <= 0 || line > 1<<62 {
+		return frame{}, bad
+	}
+	f.line, b = int(line), b[n:]
+	l, n := binary.Uvarint(b)
+	if n <= 0 || l > uint64(len(b)-n) {
+		return frame{}, bad
+	}
+	f.source, f.rest = string(b[n:n+int(l)]), b[n+int(l):]
+	return f, nil
+}
+
+// record turns a frame into the record the first pass read, for a second
+// pass that does not read the input again.
+func (f frame) record() (*record, error) {
+	r := &record{kind: f.kind, source: f.source, line: f.line}
+	switch f.kind {
+	case recordLine:
+		r.spooled = f.rest
+		return r, nil
+	case recordBlank:
+		return r, nil
+	}
+	l, n := binary.Uvarint(f.rest)
+	if n <= 0 || l != uint64(len(f.rest)-n) {
+		return nil, fmt.Errorf("%w: bad frame", ErrSpool)
+	}
+	r.err = errors.New(string(f.rest[n:]))
+	return r, nil
+}
+
+// matches reports whether a record read again is the one the frame holds
+// (a line's bytes are compared in decode).
+func (f frame) matches(r *record) bool {
+	return f.kind == r.kind && f.line == r.line && f.source == r.source
+}
+
+// decode returns a line's result; with raw (the line read again) it first
+// checks that the bytes are the ones verified. Called on the verifying
+// goroutines.
+func (s *spool) decode(rest, raw []byte) (*verify.Result, error) {
+	if len(rest) < 16 {
 		return nil, fmt.Errorf("%w: short frame", ErrSpool)
 	}
-	if binary.LittleEndian.Uint64(frame) != uint64(len(raw)) || binary.LittleEndian.Uint64(frame[8:]) != maphash.Bytes(s.seed, raw) {
+	if raw != nil && (binary.LittleEndian.Uint64(rest) != uint64(len(raw)) || binary.LittleEndian.Uint64(rest[8:]) != maphash.Bytes(s.seed, raw)) {
 		return nil, ErrInputChanged
 	}
 	res := new(verify.Result)
-	if err := res.UnmarshalBinary(frame[16:]); err != nil {
+	if err := res.UnmarshalBinary(rest[16:]); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSpool, err)
 	}
 	return res, nil
+}
+
+// producer gives back every spooled record, for a second pass that does
+// not read the input again.
+func (s *spool) producer(bytesRead *atomic.Int64) producer {
+	return func(add func(*record) bool) error {
+		for {
+			b, err := s.next()
+			if err == errSpoolEnd {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			bytesRead.Add(int64(len(b)))
+			f, err := parseFrame(b)
+			if err != nil {
+				return err
+			}
+			r, err := f.record()
+			if err != nil {
+				return err
+			}
+			if !add(r) {
+				return nil
+			}
+		}
+	}
 }
 
 // drained reports an error when frames are left: the input has fewer

@@ -4,10 +4,11 @@
 // forks, links to receipts absent from the archive) and nonces replayed
 // within the run.
 //
-// It reads every input twice. The first pass verifies each receipt, adds
-// its chain hash, link, chain scope and nonce to an index, and writes its
-// result to a spool file; the second reads the input again beside the
-// spool, gives each receipt the judgments of its chain link and nonce
+// It makes two passes. The first reads the input, verifies each receipt,
+// adds its chain hash, link, chain scope and nonce to an index, and writes
+// every record with its result to a spool file; the second reads the spool
+// back (and, when the caller wants each record's bytes, the input again
+// beside it), gives each receipt the judgments of its chain link and nonce
 // against the whole input, and writes the result. So every verdict is
 // final when written, and every receipt is parsed and verified once.
 //
@@ -52,8 +53,10 @@ type Options struct {
 	// runs on all cores instead of on the one that calls emit.
 	Render func(*verify.Result) []byte
 	// KeepRaw keeps each record's bytes in Result.Raw and the signature
-	// text in Fields.Signature (for loading into analytics); off by
-	// default, when results carry only the signature's SHA-256.
+	// text in Fields.Signature (for loading into analytics): the second
+	// pass then reads the input again, and fails with ErrInputChanged if
+	// it is not what was verified. Off by default, when results carry only
+	// the signature's SHA-256.
 	KeepRaw bool
 	// TempDir holds the spool of verified results between the two passes
 	// ("" is os.TempDir()); it is removed when Run returns.
@@ -124,9 +127,10 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 		return Summary{}, err
 	}
 	defer sp.remove()
-	// Pass 1: verify each receipt, index its chain and nonce, spool its
-	// result.
-	err = pipeline(ctx, srcs, opts, 1, nil,
+	// Pass 1: verify each receipt, index its chain and nonce, spool every
+	// record with its result.
+	sources := func(ctx context.Context, n *atomic.Int64) producer { return sourcesProducer(ctx, srcs, n) }
+	err = pipeline(ctx, sources, opts, 1, nil,
 		func(r *record) {
 			if r.kind != recordLine {
 				return
@@ -137,11 +141,11 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 				res.Fields.Signature = "" // kilobytes the spool need not carry
 			}
 			r.entry = res.IndexEntry()
-			r.spooled = sp.encode(res, r.raw)
+			r.spooled = sp.encode(r, res)
 		},
 		func(r *record) error {
 			if r.kind != recordLine {
-				return nil
+				return sp.write(sp.encode(r, nil))
 			}
 			releaseLine(r.raw) // the result keeps no reference to it
 			r.raw = nil
@@ -167,20 +171,42 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 	if err != nil {
 		return Summary{}, err
 	}
-	// Pass 2: read the input again beside the spool (for Raw, and to make
-	// sure the input did not change), judge each chain and nonce, write.
-	sum := Summary{Files: len(srcs), Reasons: map[verify.Reason]int64{}}
-	err = pipeline(ctx, srcs, opts, 2,
-		func(r *record) (err error) {
-			if r.kind != recordLine {
-				return nil
+	// Pass 2: judge each chain and nonce and write, from the spool alone,
+	// or, when the records' bytes are wanted, reading the input again
+	// beside the spool (and making sure it did not change).
+	records := func(_ context.Context, n *atomic.Int64) producer { return sp.producer(n) }
+	attach := func(r *record) (err error) {
+		if r.kind == recordLine {
+			r.judgments, err = judgments.of(r.seq)
+		}
+		return err
+	}
+	if opts.KeepRaw {
+		records = sources
+		attach = func(r *record) error {
+			b, err := sp.next()
+			if err == errSpoolEnd {
+				err = ErrInputChanged // more records than the first pass read
 			}
-			if r.spooled, err = sp.next(); err != nil {
+			var f frame
+			if err == nil {
+				f, err = parseFrame(b)
+			}
+			if err == nil && !f.matches(r) {
+				err = ErrInputChanged
+			}
+			if err != nil {
 				return fmt.Errorf("%s line %d: %w", r.source, r.line, err)
 			}
-			r.judgments, err = judgments.of(r.seq)
+			if r.kind == recordLine {
+				r.spooled = f.rest
+				r.judgments, err = judgments.of(r.seq)
+			}
 			return err
-		},
+		}
+	}
+	sum := Summary{Files: len(srcs), Reasons: map[verify.Reason]int64{}}
+	err = pipeline(ctx, records, opts, 2, attach,
 		func(r *record) {
 			if r.kind != recordLine {
 				return
@@ -190,12 +216,7 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 				r.err = fmt.Errorf("%s line %d: %w", r.source, r.line, err)
 				return
 			}
-			if opts.KeepRaw {
-				res.Raw = r.raw
-			} else {
-				releaseLine(r.raw)
-				r.raw = nil
-			}
+			res.Raw = r.raw
 			if res.Verdict != verify.Unreadable {
 				judge(res, r.judgments)
 			}
@@ -246,7 +267,7 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 			}
 			return emit(res)
 		})
-	if err == nil {
+	if err == nil && opts.KeepRaw {
 		err = sp.drained()
 	}
 	sum.Receipts = sum.Pass + sum.Fail + sum.Incomplete
@@ -304,11 +325,11 @@ type batch struct {
 
 const batchRecords = 64
 
-// pipeline reads srcs in order, calls attach (if set) on each record on
-// the reading goroutine, runs work on batches of records across
+// pipeline takes the records of a pass from produce, calls attach (if set)
+// on each on the reading goroutine, runs work on batches of records across
 // opts.Workers goroutines, and calls done on each record in input order.
 // In-flight batches are bounded, so memory does not grow with the input.
-func pipeline(ctx context.Context, srcs []Source, opts Options, pass int, attach func(*record) error, work func(*record), done func(*record) error) error {
+func pipeline(ctx context.Context, produce func(ctx context.Context, bytesRead *atomic.Int64) producer, opts Options, pass int, attach func(*record) error, work func(*record), done func(*record) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan *batch, opts.Workers*2)
@@ -331,7 +352,7 @@ func pipeline(ctx context.Context, srcs []Source, opts Options, pass int, attach
 	go func() {
 		defer close(ordered)
 		defer close(jobs)
-		readErr <- readAll(ctx, srcs, &bytesRead, attach, func(b *batch) bool {
+		readErr <- batchAll(produce(ctx, &bytesRead), attach, func(b *batch) bool {
 			select {
 			case ordered <- b:
 			case <-ctx.Done():
