@@ -127,91 +127,87 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 		return Summary{}, err
 	}
 	defer sp.remove()
-	// Pass 1: verify each receipt, index its chain and nonce, spool every
-	// record with its result.
-	sources := func(ctx context.Context, n *atomic.Int64) producer { return sourcesProducer(ctx, srcs, n) }
-	err = pipeline(ctx, sources, opts, 1, nil,
+	r := &runner{v: v, srcs: srcs, opts: opts, idx: idx, sp: sp}
+	if err := r.verifyPass(ctx); err != nil {
+		return Summary{}, err
+	}
+	if err := idx.resolve(ctx, opts.Prior); err != nil {
+		return Summary{}, err
+	}
+	return r.writePass(ctx, emit)
+}
+
+// runner holds what the two passes of one run share.
+type runner struct {
+	v    *verify.Verifier
+	srcs []Source
+	opts Options
+	idx  *index
+	sp   *spool
+}
+
+func (rn *runner) sources(ctx context.Context, n *atomic.Int64) producer {
+	return sourcesProducer(ctx, rn.srcs, n)
+}
+
+// verifyPass reads the input, verifies each receipt, indexes its chain and
+// nonce, and spools every record with its result.
+func (rn *runner) verifyPass(ctx context.Context) error {
+	err := pipeline(ctx, rn.sources, rn.opts, 1, nil,
 		func(r *record) {
 			if r.kind != recordLine {
 				return
 			}
-			res, _ := v.Verify(r.raw)
+			res, _ := rn.v.Verify(r.raw)
 			res.Source, res.Line = r.source, r.line
-			if !opts.KeepRaw {
+			if !rn.opts.KeepRaw {
 				res.Fields.Signature = "" // kilobytes the spool need not carry
 			}
 			r.entry = res.IndexEntry()
-			r.spooled = sp.encode(r, res)
+			r.spooled = rn.sp.encode(r, res)
 		},
 		func(r *record) error {
 			if r.kind != recordLine {
-				return sp.write(sp.encode(r, nil))
+				return rn.sp.write(rn.sp.encode(r, nil))
 			}
 			releaseLine(r.raw) // the result keeps no reference to it
 			r.raw = nil
-			if err := idx.add(r.seq, r.entry); err != nil {
+			if err := rn.idx.add(r.seq, r.entry); err != nil {
 				return err
 			}
-			return sp.write(r.spooled)
+			return rn.sp.write(r.spooled)
 		})
-	if err == nil {
-		err = sp.rewind()
+	if err != nil {
+		return err
 	}
+	return rn.sp.rewind()
+}
+
+// writePass gives each receipt the judgments of its chain link and nonce
+// and emits it, reading the spool alone or, when the records' bytes are
+// wanted, the input again beside the spool.
+func (rn *runner) writePass(ctx context.Context, emit func(*verify.Result) error) (Summary, error) {
+	judgments, err := rn.idx.judgmentReader()
 	if err != nil {
 		return Summary{}, err
 	}
-	var prior Prior
-	if opts.Prior != nil {
-		prior = opts.Prior
-	}
-	if err := idx.resolve(ctx, prior); err != nil {
-		return Summary{}, err
-	}
-	judgments, err := idx.judgmentReader()
-	if err != nil {
-		return Summary{}, err
-	}
-	// Pass 2: judge each chain and nonce and write, from the spool alone,
-	// or, when the records' bytes are wanted, reading the input again
-	// beside the spool (and making sure it did not change).
-	records := func(_ context.Context, n *atomic.Int64) producer { return sp.producer(n) }
+	records := func(_ context.Context, n *atomic.Int64) producer { return rn.sp.producer(n) }
 	attach := func(r *record) (err error) {
 		if r.kind == recordLine {
 			r.judgments, err = judgments.of(r.seq)
 		}
 		return err
 	}
-	if opts.KeepRaw {
-		records = sources
-		attach = func(r *record) error {
-			b, err := sp.next()
-			if err == errSpoolEnd {
-				err = ErrInputChanged // more records than the first pass read
-			}
-			var f frame
-			if err == nil {
-				f, err = parseFrame(b)
-			}
-			if err == nil && !f.matches(r) {
-				err = ErrInputChanged
-			}
-			if err != nil {
-				return fmt.Errorf("%s line %d: %w", r.source, r.line, err)
-			}
-			if r.kind == recordLine {
-				r.spooled = f.rest
-				r.judgments, err = judgments.of(r.seq)
-			}
-			return err
-		}
+	if rn.opts.KeepRaw {
+		records, attach = rn.sources, rn.attachReread(judgments)
 	}
-	sum := Summary{Files: len(srcs), Reasons: map[verify.Reason]int64{}}
-	err = pipeline(ctx, records, opts, 2, attach,
+	sum := Summary{Files: len(rn.srcs), Reasons: map[verify.Reason]int64{}}
+	err = pipeline(ctx, records, rn.opts, 2, attach,
 		func(r *record) {
 			if r.kind != recordLine {
 				return
 			}
-			res, err := sp.decode(r.spooled, r.raw)
+			res, err := rn.sp.decode(r.spooled, r.raw)
 			if err != nil {
 				r.err = fmt.Errorf("%s line %d: %w", r.source, r.line, err)
 				return
@@ -220,58 +216,87 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 			if res.Verdict != verify.Unreadable {
 				judge(res, r.judgments)
 			}
-			if opts.Render != nil {
-				res.Rendered = opts.Render(res)
+			if rn.opts.Render != nil {
+				res.Rendered = rn.opts.Render(res)
 			}
 			r.result = res
 		},
-		func(r *record) error {
-			sum.Lines += int64(r.lineCount())
-			var res *verify.Result
-			switch r.kind {
-			case recordBlank:
-				sum.Blank++
-				return nil
-			case recordFileError:
-				sum.FilesFailed++
-				res = unreadable(r, r.err)
-			case recordLineError:
-				sum.Unreadable++
-				res = unreadable(r, r.err)
-				if opts.KeepRaw {
-					res.Raw = r.raw
-				}
-			default:
-				if r.err != nil {
-					return r.err
-				}
-				res = r.result
-			}
-			if res.Rendered == nil && opts.Render != nil {
-				res.Rendered = opts.Render(res)
-			}
-			switch res.Verdict {
-			case verify.Pass:
-				sum.Pass++
-			case verify.Fail:
-				sum.Fail++
-			case verify.Incomplete:
-				sum.Incomplete++
-			default:
-				if r.kind == recordLine {
-					sum.Unreadable++
-				}
-			}
-			for _, reason := range res.Reasons {
-				sum.Reasons[reason]++
-			}
-			return emit(res)
-		})
-	if err == nil && opts.KeepRaw {
-		err = sp.drained()
+		func(r *record) error { return sum.add(r, rn.opts, emit) })
+	if err == nil && rn.opts.KeepRaw {
+		err = rn.sp.drained()
 	}
 	sum.Receipts = sum.Pass + sum.Fail + sum.Incomplete
 	return sum, err
+}
+
+// attachReread pairs each record read again with its spooled frame and
+// judgments, and fails when the input is not what the first pass read.
+func (rn *runner) attachReread(judgments *judgmentReader) func(r *record) error {
+	return func(r *record) error {
+		b, err := rn.sp.next()
+		if err == errSpoolEnd {
+			err = ErrInputChanged // more records than the first pass read
+		}
+		var f frame
+		if err == nil {
+			f, err = parseFrame(b)
+		}
+		if err == nil && !f.matches(r) {
+			err = ErrInputChanged
+		}
+		if err != nil {
+			return fmt.Errorf("%s line %d: %w", r.source, r.line, err)
+		}
+		if r.kind == recordLine {
+			r.spooled = f.rest
+			r.judgments, err = judgments.of(r.seq)
+		}
+		return err
+	}
+}
+
+// add counts one record of the second pass and emits its result.
+func (sum *Summary) add(r *record, opts Options, emit func(*verify.Result) error) error {
+	sum.Lines += int64(r.lineCount())
+	var res *verify.Result
+	switch r.kind {
+	case recordBlank:
+		sum.Blank++
+		return nil
+	case recordFileError:
+		sum.FilesFailed++
+		res = unreadable(r, r.err)
+	case recordLineError:
+		sum.Unreadable++
+		res = unreadable(r, r.err)
+		if opts.KeepRaw {
+			res.Raw = r.raw
+		}
+	default:
+		if r.err != nil {
+			return r.err
+		}
+		res = r.result
+	}
+	if res.Rendered == nil && opts.Render != nil {
+		res.Rendered = opts.Render(res)
+	}
+	switch res.Verdict {
+	case verify.Pass:
+		sum.Pass++
+	case verify.Fail:
+		sum.Fail++
+	case verify.Incomplete:
+		sum.Incomplete++
+	default:
+		if r.kind == recordLine {
+			sum.Unreadable++
+		}
+	}
+	for _, reason := range res.Reasons {
+		sum.Reasons[reason]++
+	}
+	return emit(res)
 }
 
 func unreadable(r *record, err error) *verify.Result {
