@@ -17,16 +17,25 @@ const (
 	Base64URLRaw                           // URL alphabet, no padding
 )
 
+// The strict decoders, made once: Strict copies the whole Encoding, and a
+// signature is decoded per receipt.
+var (
+	strictStd    = base64.StdEncoding.Strict()
+	strictStdRaw = base64.RawStdEncoding.Strict()
+	strictURL    = base64.URLEncoding.Strict()
+	strictURLRaw = base64.RawURLEncoding.Strict()
+)
+
 func (e Base64Encoding) encoding() *base64.Encoding {
 	switch e {
 	case Base64Std:
-		return base64.StdEncoding.Strict()
+		return strictStd
 	case Base64StdRaw:
-		return base64.RawStdEncoding.Strict()
+		return strictStdRaw
 	case Base64URL:
-		return base64.URLEncoding.Strict()
+		return strictURL
 	case Base64URLRaw:
-		return base64.RawURLEncoding.Strict()
+		return strictURLRaw
 	}
 	return nil
 }
@@ -84,7 +93,7 @@ func DecodeBase64Any(s string) ([]byte, error) {
 	// checks below would, except that it skips line breaks, which are
 	// refused here first.
 	if strings.IndexByte(s, '\n') < 0 && strings.IndexByte(s, '\r') < 0 { // IndexByte is vectorized; ContainsAny is not
-		if b, err := base64.RawURLEncoding.Strict().DecodeString(s); err == nil {
+		if b, err := strictURLRaw.DecodeString(s); err == nil {
 			return b, nil
 		}
 	}
@@ -108,11 +117,11 @@ func DecodeBase64Any(s string) ([]byte, error) {
 	if pad > 2 || (pad > 0 && len(s)%4 != 0) {
 		return nil, encodingErr("bad base64 padding", nil)
 	}
-	enc := base64.RawStdEncoding
+	enc := strictStdRaw
 	if url {
-		enc = base64.RawURLEncoding
+		enc = strictURLRaw
 	}
-	b, err := enc.Strict().DecodeString(body)
+	b, err := enc.DecodeString(body)
 	if err != nil {
 		return nil, encodingErr("invalid base64", err)
 	}
