@@ -29,8 +29,8 @@ import (
 // 5.5 KiB):
 //
 //   - pipeline: the whole of `verify receipts -o json`: read the file from
-//     disk, index pass, parse, canonicalize, resolve the key, verify, judge
-//     chains and nonces, and write JSON results to io.Discard;
+//     disk, parse, canonicalize, resolve the key, verify, index and spool,
+//     judge chains and nonces, and write JSON results to io.Discard;
 //   - bare: circl's mldsa65.Verify alone over the same canonical payloads
 //     and signatures, keys parsed beforehand, GOMAXPROCS workers.
 //
