@@ -41,7 +41,7 @@ type LoadOptions struct {
 	// Workers verifying (0: one per core).
 	Workers int
 	// TempDir holds the row spools ("" is os.TempDir()): at most two
-	// 16 MiB chunks of receipts rows at a time, and a file's rejects.
+	// 2 GiB chunks of receipts rows at a time, and a file's rejects.
 	TempDir string
 	// Progress, if set, is called as records are verified (stream.Options).
 	Progress func(stream.Progress)
@@ -220,8 +220,14 @@ type fileLoad struct {
 }
 
 // defaultChunkBytes is the size at which a receipts spool chunk is handed
-// to the inserting goroutine.
-const defaultChunkBytes = 16 << 20
+// to the inserting goroutine. It is large on purpose: an INSERT that
+// brings DuckDB whole row groups (122,880 rows; 2 GiB holds about three
+// of ML-DSA receipts, more of smaller ones) has them compressed and written
+// as it goes, on all threads, where many small INSERTs leave every row
+// group to be compressed on one thread at COMMIT. At 1M receipts that
+// made the load 1.5x faster than with 16 MiB chunks
+// (BenchmarkLoad1M: 2.7x the time of read_ndjson instead of 4.0x).
+const defaultChunkBytes = 2 << 30
 
 func (l *loader) newFile(idx int, in Input) *fileLoad {
 	return &fileLoad{ctx: l.ctx, idx: idx, in: in, sum: &l.sum.Files[idx], key: strconv.Itoa(idx),
