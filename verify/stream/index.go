@@ -310,8 +310,10 @@ type judgment struct {
 
 // judgmentReader hands each record its judgments, records in input order.
 type judgmentReader struct {
-	rd   *mergeReader
-	next []byte // the first judgment not yet handed out; nil at the end
+	rd *mergeReader
+	// next is the first judgment not yet handed out (nil at the end),
+	// valid until the following advance.
+	next []byte
 }
 
 func (x *index) judgmentReader() (*judgmentReader, error) {
@@ -324,11 +326,8 @@ func (x *index) judgmentReader() (*judgmentReader, error) {
 }
 
 func (jr *judgmentReader) advance() error {
-	j, err := jr.rd.next()
-	if j != nil {
-		j = append([]byte(nil), j...)
-	}
-	jr.next = j
+	var err error
+	jr.next, err = jr.rd.next()
 	return err
 }
 
