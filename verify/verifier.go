@@ -105,6 +105,7 @@ func (v *Verifier) Verify(raw []byte) (*Result, error) {
 	if err != nil {
 		res.Verdict = Unreadable
 		res.Format = "unknown"
+		res.Reasons = append(res.Reasons, ReasonMalformed) // as for a line too long to read
 		res.Error = err.Error()
 		return res, err
 	}

@@ -115,6 +115,11 @@ func TestStreamCountsEveryLine(t *testing.T) {
 	if !strings.Contains(out[2].Error, "longer than") {
 		t.Errorf("too-long line: %q", out[2].Error)
 	}
+	// Every unreadable line and file carries the malformed reason, so the
+	// reason counts add up to the unreadable ones.
+	if got := sum.Reasons[verify.ReasonMalformed]; got != sum.Unreadable+int64(sum.FilesFailed) {
+		t.Errorf("malformed reasons %d, want %d", got, sum.Unreadable+int64(sum.FilesFailed))
+	}
 }
 
 // TestStreamInputChanged: when the records' bytes are wanted (KeepRaw, the
