@@ -39,6 +39,7 @@
 // # Streams
 //
 // Chains and nonces are properties of a whole archive, not of one receipt:
-// [Verifier.Index] gives what package stream needs to judge them across the
-// input, and [Result.SetAxis] lets it record the outcome.
+// [Result.IndexEntry] gives what package stream needs to judge them across
+// the input, [Result.AppendBinary] lets it keep a result until then, and
+// [Result.SetAxis] lets it record the outcome.
 package verify

@@ -93,9 +93,9 @@ func (s *sorter) close() {
 // reader returns the records in order. No record may be added after.
 func (s *sorter) reader() (*mergeReader, error) {
 	s.sortBuf()
-	m := &mergeReader{size: s.size}
+	m := &mergeReader{}
 	if len(s.buf) > 0 {
-		m.heap = append(m.heap, &cursor{r: bufio.NewReader(bytes.NewReader(s.buf)), cur: make([]byte, s.size)})
+		m.heap = append(m.heap, &cursor{r: bytes.NewReader(s.buf), cur: make([]byte, s.size)})
 	}
 	for _, f := range s.runs {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -120,7 +120,6 @@ func (s *sorter) reader() (*mergeReader, error) {
 
 // mergeReader yields the records of every run in order.
 type mergeReader struct {
-	size int
 	heap cursorHeap
 	out  []byte
 }
@@ -147,7 +146,7 @@ func (m *mergeReader) next() ([]byte, error) {
 
 // cursor is one run's next record.
 type cursor struct {
-	r   *bufio.Reader
+	r   io.Reader // the records in memory, or a run on disk behind a buffer
 	cur []byte
 }
 

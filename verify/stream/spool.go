@@ -24,9 +24,9 @@ import (
 // line (uvarint) and source (uvarint length, bytes); then, for a line, its
 // length and a seeded hash of its bytes (8 bytes each) and
 // verify.Result.AppendBinary; for an unreadable line or file, the error
-// text; for a blank line, nothing. Reading the input again checks kind, source, line, length and
-// hash, so an input that changed between the passes is an error, never a
-// result attached to the wrong line.
+// text; for a blank line, nothing. Reading the input again checks kind,
+// source, line, length and hash, so an input that changed between the
+// passes is an error, never a result attached to the wrong line.
 type spool struct {
 	f    *os.File
 	w    *bufio.Writer
@@ -192,23 +192,29 @@ func (s *spool) decode(rest, raw []byte) (*verify.Result, error) {
 	return res, nil
 }
 
+// nextFrame reads and parses the next frame; errSpoolEnd after the last.
+func (s *spool) nextFrame() (frame, int, error) {
+	b, err := s.next()
+	if err != nil {
+		return frame{}, 0, err
+	}
+	f, err := parseFrame(b)
+	return f, len(b), err
+}
+
 // producer gives back every spooled record, for a second pass that does
 // not read the input again.
 func (s *spool) producer(bytesRead *atomic.Int64) producer {
 	return func(add func(*record) bool) error {
 		for {
-			b, err := s.next()
+			f, n, err := s.nextFrame()
 			if err == errSpoolEnd {
 				return nil
 			}
 			if err != nil {
 				return err
 			}
-			bytesRead.Add(int64(len(b)))
-			f, err := parseFrame(b)
-			if err != nil {
-				return err
-			}
+			bytesRead.Add(int64(n))
 			r, err := f.record()
 			if err != nil {
 				return err

@@ -233,13 +233,9 @@ func (rn *runner) writePass(ctx context.Context, emit func(*verify.Result) error
 // judgments, and fails when the input is not what the first pass read.
 func (rn *runner) attachReread(judgments *judgmentReader) func(r *record) error {
 	return func(r *record) error {
-		b, err := rn.sp.next()
+		f, _, err := rn.sp.nextFrame()
 		if err == errSpoolEnd {
 			err = ErrInputChanged // more records than the first pass read
-		}
-		var f frame
-		if err == nil {
-			f, err = parseFrame(b)
 		}
 		if err == nil && !f.matches(r) {
 			err = ErrInputChanged
