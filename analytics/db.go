@@ -68,8 +68,20 @@ func Open(path string) (*DB, error) {
 		db.Close()
 		return nil, &IOError{Op: "create schema", Path: path, Err: err}
 	}
+	if _, err := db.sql.Exec(undatedDaySQL); err != nil {
+		db.Close()
+		return nil, &IOError{Op: "date undated receipts", Path: path, Err: err}
+	}
 	return db, nil
 }
+
+// undatedDaySQL gives receipts without issued_at the UTC day of their
+// load, as Load now does when it inserts them. Databases written before
+// that left such receipts (UndoLog rows, Overturn entries) without a day,
+// so that no daily report covered them; it changes nothing once done.
+const undatedDaySQL = `UPDATE receipts SET day = CAST(f.loaded_at AS DATE)
+FROM files f
+WHERE receipts.day IS NULL AND receipts.issued_at IS NULL AND f.file_sha256 = receipts.file_sha256`
 
 // initConn is the connector's per-connection callback.
 func initConn(execer driver.ExecerContext) error {

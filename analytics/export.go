@@ -30,7 +30,7 @@ const (
 type ExportSummary struct {
 	Dir           string
 	Days          []ExportedDay
-	Undated       int64 // receipts without an issued_at, hence without a day: not exported
+	Undated       int64 // receipts without a day, not exported: none since Open gives undated receipts their load's day
 	ExpectedTools int64
 	Files         int64
 	Rejects       int64

@@ -213,6 +213,7 @@ type fileLoad struct {
 	chunk   int64 // chunk size
 
 	tx       *sql.Tx
+	loadedAt time.Time   // when the transaction began (UTC): files.loaded_at, and the day of undated receipts
 	rows     *spool      // the chunk being written
 	chunks   chan *spool // to the inserting goroutine; nil when it is not running
 	inserted chan error  // its outcome
@@ -332,19 +333,20 @@ func (f *fileLoad) begin() error {
 		return dbErr(f.ctx, "begin", f.in.Name, err)
 	}
 	f.tx = tx
+	f.loadedAt = time.Now().UTC()
 	f.chunks = make(chan *spool)
 	f.inserted = make(chan error, 1)
-	go func(chunks <-chan *spool, sha, source string) {
+	go func(chunks <-chan *spool, sha, source, loadDay string) {
 		var err error
 		for sp := range chunks {
 			if err == nil {
 				q := "INSERT INTO receipts " + receiptSelect + " FROM " + sp.read(receiptColumns)
-				_, err = tx.ExecContext(f.ctx, q, sha, source)
+				_, err = tx.ExecContext(f.ctx, q, sha, source, loadDay)
 			}
 			sp.remove()
 		}
 		f.inserted <- err
-	}(f.chunks, f.sum.SHA256, f.sum.Path)
+	}(f.chunks, f.sum.SHA256, f.sum.Path, f.loadedAt.Format(time.DateOnly))
 	return nil
 }
 
@@ -409,7 +411,7 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	if err == nil {
 		_, err = f.tx.ExecContext(f.ctx,
 			"INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, time.Now().UTC())
+			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt)
 	}
 	if err == nil && f.hook != nil {
 		err = f.hook(f.ctx, s)

@@ -178,11 +178,12 @@ func appenderRow(vals []driver.Value, sha, source string, r *verify.Result) {
 	if f.Step != nil {
 		step = *f.Step
 	}
+	t := time.Now().UTC() // an undated receipt's day is the day of its load
 	if us, ok := parseIssuedAt(f.IssuedAt); ok {
-		t := time.UnixMicro(us).UTC()
+		t = time.UnixMicro(us).UTC()
 		issued = t
-		day = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	}
+	day = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	copy(vals, []driver.Value{
 		sha, source, int64(r.Line), r.Format, string(r.Verdict), joinReasons(r.Reasons),
 		nilIfEmpty(f.ActionID), nilIfEmpty(f.AgentID), nilIfEmpty(f.IssuerID), nilIfEmpty(f.OrgID),

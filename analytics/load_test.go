@@ -433,7 +433,7 @@ var dayCases = []struct{ issued, day string }{
 	{"2026-11-01T20:30:00-05:00", "2026-11-02"},  // 01:30 UTC
 	{"2026-11-02T03:00:00+05:00", "2026-11-01"},  // 22:00 UTC
 	{"2026-11-02T04:59:59+00:00", "2026-11-02"},  // 23:59:59 the day before in New York
-	{"not a time", "NULL"},
+	{"not a time", "LOAD"},                       // no readable issued_at: the UTC day of the load
 }
 
 // TestLoadTimeZone loads receipts issued near midnight UTC in processes
@@ -453,19 +453,27 @@ func TestLoadTimeZone(t *testing.T) {
 	}
 	input := filepath.Join(c.dir, "midnight.jsonl")
 	writeLines(t, input, lines)
-	var want strings.Builder
-	for i, dc := range dayCases {
-		fmt.Fprintf(&want, "%d %s %s\n", i+1, dc.day, dc.day)
-	}
 	for _, tz := range []string{"UTC", "America/New_York"} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestLoadTimeZoneChild$", "-test.v")
 		cmd.Env = append(os.Environ(), "TZ="+tz, "VERIFY_TZ_CHILD="+c.dir)
+		before := time.Now().UTC().Format(time.DateOnly)
 		out, err := cmd.CombinedOutput()
+		after := time.Now().UTC().Format(time.DateOnly)
 		if err != nil {
 			t.Fatalf("TZ=%s: %v\n%s", tz, err, out)
 		}
-		_, got, ok := strings.Cut(string(out), "DAYS\n")
+		_, got, ok := strings.Cut(string(out), "LOADED ")
+		loaded, got, _ := strings.Cut(got, "\n")
+		if !ok || (loaded != before && loaded != after) {
+			t.Fatalf("TZ=%s: loaded_at is on %q, want the UTC day %s\n%s", tz, loaded, after, out)
+		}
+		_, got, ok = strings.Cut(got, "DAYS\n")
 		got, _, _ = strings.Cut(got, "END\n")
+		var want strings.Builder
+		for i, dc := range dayCases {
+			day := strings.Replace(dc.day, "LOAD", loaded, 1)
+			fmt.Fprintf(&want, "%d %s %s\n", i+1, day, day)
+		}
 		if !ok || got != want.String() {
 			t.Errorf("TZ=%s: line, day (DuckDB), day (driver):\n%s\nwant:\n%s", tz, got, want.String())
 		}
@@ -481,6 +489,11 @@ func TestLoadTimeZoneChild(t *testing.T) {
 	v, _ := verifierFor(t, dir, testStart.AddDate(0, 1, 0))
 	db := openTestDB(t)
 	mustLoad(t, db, v, nil, filepath.Join(dir, "midnight.jsonl"))
+	var loaded time.Time
+	if err := db.SQL().QueryRow("SELECT loaded_at FROM files").Scan(&loaded); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("LOADED %s\n", loaded.UTC().Format(time.DateOnly))
 	rows, err := db.SQL().Query("SELECT line, CAST(day AS VARCHAR), day FROM receipts ORDER BY line")
 	if err != nil {
 		t.Fatal(err)

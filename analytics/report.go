@@ -35,18 +35,20 @@ const (
 type ReportSummary struct {
 	Day      string
 	Dir      string
-	Receipts DayCounts       // receipts issued on the day
+	Receipts DayCounts       // the day's receipts
 	Findings []FindingCount  // one per Findings entry, in that order
 	Files    []string        // names written in Dir, in write order
 	Inputs   []ManifestInput // files holding the day's receipts
 }
 
-// DayCounts are a day's receipts by verdict.
+// DayCounts are a day's receipts by verdict: those issued on the day and
+// those without issued_at loaded on it (Undated of them).
 type DayCounts struct {
 	Receipts   int64 `json:"receipts"`
 	Pass       int64 `json:"pass"`
 	Fail       int64 `json:"fail"`
 	Incomplete int64 `json:"incomplete"`
+	Undated    int64 `json:"undated"`
 }
 
 // FindingCount is the number of rows of one finding type, and by kind
@@ -168,7 +170,7 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 	}
 	if len(days.Rows) == 1 {
 		r := days.Rows[0]
-		sum.Receipts = DayCounts{asInt(r[days.Col("receipts")]), asInt(r[days.Col("pass")]), asInt(r[days.Col("fail")]), asInt(r[days.Col("incomplete")])}
+		sum.Receipts = DayCounts{asInt(r[days.Col("receipts")]), asInt(r[days.Col("pass")]), asInt(r[days.Col("fail")]), asInt(r[days.Col("incomplete")]), asInt(r[days.Col("undated")])}
 	}
 	man.Receipts = sum.Receipts
 	files, err := run("files")
@@ -348,8 +350,11 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("# Receipt report for %s (UTC)\n\n", sum.Day)
 	rc := sum.Receipts
-	p("Receipts issued on the day: **%d** (%d pass, %d fail, %d incomplete), from %d input file(s).\n\n",
+	p("Receipts of the day: **%d** (%d pass, %d fail, %d incomplete), from %d input file(s).\n\n",
 		rc.Receipts, rc.Pass, rc.Fail, rc.Incomplete, len(sum.Inputs))
+	if rc.Undated > 0 {
+		p("%d of them carry no issued_at (UndoLog rows, Overturn entries, or an unreadable time) and count on this day because they were loaded on it.\n\n", rc.Undated)
+	}
 	if total := sum.Total(); total == 0 {
 		p("**No findings.** `verify report` exits 0 for this day.\n\n")
 	} else {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/toolschema"
 )
 
@@ -572,5 +573,98 @@ func TestReportTimeZone(t *testing.T) {
 	}
 	if !bytes.Contains(utc["2026-11-03/drift.csv"], []byte("2026-11-03,session_change,search,B,A,match,1,2026-11-03T00:00:30.000000Z")) {
 		t.Errorf("the change across midnight is not on 2026-11-03:\n%s", utc["2026-11-03/drift.csv"])
+	}
+}
+
+// TestReportUndated: UndoLog effect-log rows carry no issued_at. They count
+// on the UTC day of their load, so that day's report holds their
+// exactly-once violation and their failure, and nothing is left out of
+// every report.
+func TestReportUndated(t *testing.T) {
+	t.Parallel()
+	const row = `{"session_id":"550e8400-e29b-41d4-a716-446655440000","step_index":0,"tool_name":"ping","args":{},"call_signature":"%s"}`
+	good := fmt.Sprintf(row, "eb17211045db0ec2d3f0e8b0b10c984e889efe279a6c5eb2dca6085732ad1f61")
+	wrong := fmt.Sprintf(row, "eb17211045db0ec2d3f0e8b0b10c984e889efe279a6c5eb2dca6085732ad1f60")
+	input := filepath.Join(t.TempDir(), "effects.jsonl")
+	writeLines(t, input, [][]byte{[]byte(good), []byte(good), []byte(wrong)})
+	v, err := verify.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openTestDB(t)
+	mustLoad(t, db, v, nil, input)
+
+	var loaded time.Time
+	var undated, dayless int
+	err = db.SQL().QueryRow(`SELECT (SELECT loaded_at FROM files),
+		(SELECT COUNT(*) FROM receipts WHERE issued_at IS NULL AND day = CAST((SELECT loaded_at FROM files) AS DATE)),
+		(SELECT COUNT(*) FROM receipts WHERE day IS NULL)`).Scan(&loaded, &undated, &dayless)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if undated != 3 || dayless != 0 {
+		t.Fatalf("%d receipts on the day of the load, %d without a day; want 3 and 0", undated, dayless)
+	}
+	day := loaded.UTC().Format(time.DateOnly)
+	sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: day, Dir: t.TempDir(), ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Receipts.Receipts != 3 || sum.Receipts.Undated != 3 {
+		t.Errorf("day counts %+v, want 3 receipts, 3 undated", sum.Receipts)
+	}
+	got := map[string]string{}
+	for _, f := range sum.Findings {
+		got[f.Name] = fmt.Sprint(f.Rows, f.Kinds)
+	}
+	// The call recomputed from the third row is the first one's, whatever
+	// signature it stores: three executions of one call, two replays.
+	want := map[string]string{
+		"collisions": "0 []",
+		"drift":      "0 []",
+		"replays":    "2 [{call_signature 2}]",
+		"failures":   "1 [{fingerprint_mismatch 1}]",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("findings on %s:\n got %v\nwant %v", day, got, want)
+	}
+	files := readDir(t, sum.Dir)
+	if !bytes.Contains(files["summary.md"], []byte("3 of them carry no issued_at")) {
+		t.Errorf("summary.md does not say the receipts are undated:\n%s", files["summary.md"])
+	}
+}
+
+// TestOpenDatesUndated: a database written when receipts without issued_at
+// were given no day gets them the day of their file's load when opened.
+func TestOpenDatesUndated(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "old.duckdb")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO files VALUES ('h1', 'f1.jsonl', 10, 2, 2, 0, TIMESTAMP '2026-11-05 23:59:59')`,
+		`INSERT INTO receipts (file_sha256, source, line, format, verdict, reasons, issued_at, day, raw) VALUES
+			('h1', 'f1.jsonl', 1, 'undolog', 'PASS', '', NULL, NULL, '{}'),
+			('h1', 'f1.jsonl', 2, 'asqav-native', 'PASS', '', TIMESTAMP '2026-11-01 10:00:00', DATE '2026-11-01', '{}')`,
+	} {
+		if _, err := db.SQL().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	for range 2 { // the second opening changes nothing
+		db, err = Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := queryInt(t, db, "SELECT COUNT(*) FROM receipts WHERE line = 1 AND day = DATE '2026-11-05'"); got != 1 {
+			t.Errorf("the undated receipt is not on the day of its load")
+		}
+		if got := queryInt(t, db, "SELECT COUNT(*) FROM receipts WHERE line = 2 AND day = DATE '2026-11-01'"); got != 1 {
+			t.Errorf("the dated receipt changed day")
+		}
+		db.Close()
 	}
 }

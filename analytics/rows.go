@@ -126,12 +126,15 @@ const receiptColumns = `{line: 'BIGINT', format: 'VARCHAR', verdict: 'VARCHAR', 
 	decision: 'VARCHAR', issued_us: 'BIGINT', raw: 'VARCHAR'}`
 
 // receiptSelect turns a spool row into a receipts row; $1 is file_sha256,
-// $2 source. issued_at is a TIMESTAMP (no time zone) made from UTC
-// microseconds, so day, its date, does not depend on any session setting.
+// $2 source, $3 the UTC day of the load ('YYYY-MM-DD'). issued_at is a
+// TIMESTAMP (no time zone) made from UTC microseconds, so day, its date,
+// does not depend on any session setting. A receipt without a readable
+// issued_at (UndoLog rows and Overturn entries carry none) gets the day of
+// its load, so that some daily report covers it.
 const receiptSelect = `SELECT $1, $2, line, format, verdict, reasons, action_id, agent_id,
 	issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint, tool_match,
 	tool_servers, nonce, call_signature, signature, previous_hash, chain_hash, decision,
-	make_timestamp(issued_us), CAST(make_timestamp(issued_us) AS DATE), raw`
+	make_timestamp(issued_us), COALESCE(CAST(make_timestamp(issued_us) AS DATE), CAST($3 AS DATE)), raw`
 
 // appendRejectRow appends one rejects row (see appendReceiptRow). raw is
 // left out (NULL) when the line was too long to keep or is not valid UTF-8,

@@ -1,6 +1,9 @@
 -- The audit database. One row per receipt line loaded, one per line that
 -- could not be read, one per file loaded. Timestamps are UTC; day is the
--- UTC day of issued_at. Columns are plain SQL types so that the same
+-- UTC day of issued_at, or, for a receipt without a readable issued_at
+-- (UndoLog rows and Overturn entries carry none), the UTC day of its load
+-- (its file's loaded_at), so that every receipt is in some daily report.
+-- Columns are plain SQL types so that the same
 -- queries run over the Parquet export in Trino, Spark SQL or ClickHouse.
 -- receipts has no primary key: (file_sha256, line) is unique by
 -- construction (a file is loaded once, in one transaction), and the index
@@ -17,7 +20,7 @@ CREATE TABLE IF NOT EXISTS files (
     lines         BIGINT  NOT NULL,     -- every line read, blank ones included
     accepted      BIGINT  NOT NULL,     -- rows in receipts
     rejected      BIGINT  NOT NULL,     -- rows in rejects
-    loaded_at     TIMESTAMP NOT NULL    -- UTC
+    loaded_at     TIMESTAMP NOT NULL    -- UTC, when the file's transaction began
 );
 
 CREATE TABLE IF NOT EXISTS receipts (
@@ -45,7 +48,7 @@ CREATE TABLE IF NOT EXISTS receipts (
     chain_hash       VARCHAR,
     decision         VARCHAR,
     issued_at        TIMESTAMP,         -- UTC
-    day              DATE,              -- UTC day of issued_at
+    day              DATE,              -- UTC day of issued_at; without one, of loaded_at
     raw              VARCHAR USING COMPRESSION fsst NOT NULL  -- the receipt line exactly as read
 );
 

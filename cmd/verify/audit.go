@@ -139,7 +139,7 @@ func writeAuditSummary(w io.Writer, dbPath string, lsum analytics.LoadSummary, r
 	fmt.Fprintf(w, "loaded %d file(s) into %s (%d already loaded, %d unreadable): %d receipts (%d pass, %d fail, %d incomplete), %d unreadable line(s)\n",
 		loaded, dbPath, already, failed, vs.Receipts, vs.Pass, vs.Fail, vs.Incomplete, vs.Unreadable)
 	if len(reports) == 0 {
-		_, err := fmt.Fprintln(w, "no receipts with a day in the input: no report written")
+		_, err := fmt.Fprintln(w, "no receipts in the input: no report written")
 		return err
 	}
 	fmt.Fprintln(w)

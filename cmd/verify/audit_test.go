@@ -147,3 +147,31 @@ func TestAudit(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditUndated: an UndoLog export carries no issued_at. Its rows count
+// on the UTC day of the load, so audit reports that day and a replayed
+// call makes it exit 1 (it once exited 0: no day, no report).
+func TestAuditUndated(t *testing.T) {
+	work := t.TempDir()
+	const row = `{"session_id":"550e8400-e29b-41d4-a716-446655440000","step_index":0,"tool_name":"ping","args":{},"call_signature":"eb17211045db0ec2d3f0e8b0b10c984e889efe279a6c5eb2dca6085732ad1f61"}` + "\n"
+	once, twice := filepath.Join(work, "once.jsonl"), filepath.Join(work, "twice.jsonl")
+	if err := os.WriteFile(once, []byte(row), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(twice, []byte(row+row), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		input string
+		want  int
+	}{{once, exitOK}, {twice, exitRejected}} {
+		out := filepath.Join(work, "report-"+filepath.Base(tt.input))
+		code, stdout, stderr := runVerify(t, "audit", "--db", filepath.Join(work, filepath.Base(tt.input)+".duckdb"), "--out", out, tt.input)
+		if code != tt.want {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tt.input, code, tt.want, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "report: "+out+string(filepath.Separator)) {
+			t.Errorf("%s: no report written:\n%s", tt.input, stdout)
+		}
+	}
+}
