@@ -23,9 +23,9 @@ import (
 )
 
 // Findings are the detection queries a report runs, in report order. The
-// other files in queries/ (days, files, rejects, tool_days) answer
-// questions around them.
-var Findings = []string{"collisions", "drift", "replays", "failures"}
+// other files in queries/ (days, files, tool_days) answer questions around
+// them.
+var Findings = []string{"collisions", "drift", "replays", "failures", "rejects"}
 
 // Query is one embedded SQL file of queries/.
 type Query struct {

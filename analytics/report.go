@@ -52,7 +52,8 @@ type DayCounts struct {
 }
 
 // FindingCount is the number of rows of one finding type, and by kind
-// (drift and replays: kind; failures: reasons; collisions: tool name).
+// (drift and replays: kind; failures: reasons; collisions: tool name;
+// rejects: none).
 type FindingCount struct {
 	Name  string
 	Rows  int
@@ -378,7 +379,8 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 	p("\nWhat each finding means: collisions, a tool name seen with more than one fingerprint on the day; " +
 		"drift, a fingerprint that changed within a session, a (tool, fingerprint) pair first seen on the day, " +
 		"or a fingerprint no expected schema has; replays, an action_id, (issuer, nonce), signature or UndoLog " +
-		"call signature seen before; failures, receipts that did not verify. The header comment of each " +
+		"call signature seen before; failures, receipts that did not verify; rejects, lines of the day's files " +
+		"that could not be read as receipts. The header comment of each " +
 		"queries/*.sql file says exactly what it selects.\n\n")
 
 	p("## Fingerprints per tool, last %d days\n\n![Distinct tool fingerprints per tool per day](%s)\n\n", ChartDays, ChartFile)
@@ -414,7 +416,7 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 		for _, in := range sum.Inputs {
 			p("| %s | `%s` | %d | %d | %d | %d |\n", mdText(in.Path), in.SHA256[:min(12, len(in.SHA256))], in.Lines, in.Accepted, in.Rejected, in.ReceiptsOnDay)
 		}
-		p("\nRejected lines (unreadable, not receipts) are listed by `verify query --db DB rejects --day %s`.\n\n", sum.Day)
+		p("\nTheir rejected lines (unreadable, not receipts), with line and error: [rejects.csv](rejects.csv).\n\n")
 	}
 	p("---\nverify %s, DuckDB %s. Day window %s to %s. Query files and their SHA-256, input hashes and output hashes: [manifest.json](manifest.json).\n",
 		mdText(man.ToolVersion), mdText(man.DuckDBVersion), man.Window.From, man.Window.To)

@@ -477,7 +477,7 @@ func TestReportEmptyDay(t *testing.T) {
 	if err := json.Unmarshal(mj, &man); err != nil {
 		t.Fatal(err)
 	}
-	if len(man.Queries) != 7 || man.DuckDBVersion == "" || man.Window.From != "2026-10-01T00:00:00Z" {
+	if len(man.Queries) != 8 || man.DuckDBVersion == "" || man.Window.From != "2026-10-01T00:00:00Z" {
 		t.Errorf("manifest: %s", mj)
 	}
 }
@@ -495,7 +495,7 @@ func TestReportFixture(t *testing.T) {
 	for _, f := range sum.Findings {
 		counts[f.Name] = f.Rows
 	}
-	if want := map[string]int{"collisions": 2, "drift": 4, "replays": 2, "failures": 2}; fmt.Sprint(counts) != fmt.Sprint(want) {
+	if want := map[string]int{"collisions": 2, "drift": 4, "replays": 2, "failures": 2, "rejects": 0}; fmt.Sprint(counts) != fmt.Sprint(want) {
 		t.Errorf("counts %v, want %v", counts, want)
 	}
 	files := readDir(t, dir)
@@ -504,7 +504,7 @@ func TestReportFixture(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	if want := "collisions.csv collisions.jsonl drift.csv drift.jsonl failures.csv failures.jsonl fingerprints.svg manifest.json replays.csv replays.jsonl summary.md"; strings.Join(names, " ") != want {
+	if want := "collisions.csv collisions.jsonl drift.csv drift.jsonl failures.csv failures.jsonl fingerprints.svg manifest.json rejects.csv rejects.jsonl replays.csv replays.jsonl summary.md"; strings.Join(names, " ") != want {
 		t.Errorf("files: %v", names)
 	}
 	if !bytes.HasPrefix(files["replays.jsonl"], []byte(`{"day":"2026-11-02","kind":"action_id","value":"a1","occurrence":2,"occurrences":2,"verdict":"FAIL",`)) {
@@ -624,6 +624,7 @@ func TestReportUndated(t *testing.T) {
 		"drift":      "0 []",
 		"replays":    "2 [{call_signature 2}]",
 		"failures":   "1 [{fingerprint_mismatch 1}]",
+		"rejects":    "0 []",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("findings on %s:\n got %v\nwant %v", day, got, want)
@@ -666,5 +667,47 @@ func TestOpenDatesUndated(t *testing.T) {
 			t.Errorf("the dated receipt changed day")
 		}
 		db.Close()
+	}
+}
+
+// TestReportRejects: a bad line is a finding of the days its file holds
+// receipts of; a file of nothing but bad lines, of the day it was loaded.
+func TestReportRejects(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 23, N: 4, Days: 1})
+	mixed := filepath.Join(c.dir, "mixed.jsonl")
+	writeLines(t, mixed, append(readLines(t, c.receipts), []byte(`{"payload":`)))
+	garbage := filepath.Join(c.dir, "garbage.jsonl")
+	writeLines(t, garbage, [][]byte{[]byte("not json"), []byte("[1,")})
+	db := openTestDB(t)
+	mustLoad(t, db, c.v, nil, mixed, garbage)
+	var loaded time.Time
+	if err := db.SQL().QueryRow("SELECT loaded_at FROM files WHERE accepted = 0").Scan(&loaded); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		day     string
+		rejects int
+		inputs  string
+	}{
+		{testStart.Format(time.DateOnly), 1, "mixed.jsonl"},
+		{loaded.UTC().Format(time.DateOnly), 2, "garbage.jsonl"},
+		{"2026-10-01", 0, ""},
+	} {
+		sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: tt.day, Dir: t.TempDir(), ToolVersion: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rejects := sum.Findings[slices.IndexFunc(sum.Findings, func(f FindingCount) bool { return f.Name == "rejects" })]
+		var inputs []string
+		for _, in := range sum.Inputs {
+			inputs = append(inputs, filepath.Base(in.Path))
+		}
+		if rejects.Rows != tt.rejects || strings.Join(inputs, " ") != tt.inputs {
+			t.Errorf("%s: %d rejects from %v, want %d from %s", tt.day, rejects.Rows, inputs, tt.rejects, tt.inputs)
+		}
+		if (sum.Total() > 0) != (tt.rejects > 0) {
+			t.Errorf("%s: %d findings in all", tt.day, sum.Total())
+		}
 	}
 }

@@ -1,11 +1,12 @@
--- files: the input files that hold receipts of the day, with their counts
--- as loaded (files table) and their receipts on the day.
+-- files: the input files that hold receipts of the day, and those with no
+-- receipt at all loaded on the day, with their counts as loaded (files
+-- table) and their receipts on the day.
 --
 -- Parameter: the UTC day (DATE), bound once below; NULL lists every file
--- loaded, including files with no dated receipt.
+-- loaded.
 --
 -- One row per file: path, file_sha256, size_bytes, lines, accepted,
--- rejected, receipts_on_day. Order: path, file_sha256.
+-- rejected, loaded_at, receipts_on_day. Order: path, file_sha256.
 WITH params AS (SELECT CAST(? AS DATE) AS day),
 on_day AS (
     SELECT r.file_sha256, COUNT(*) AS receipts
@@ -20,9 +21,12 @@ SELECT f.path,
        f.lines,
        f.accepted,
        f.rejected,
+       f.loaded_at,
        COALESCE(d.receipts, 0) AS receipts_on_day
 FROM files f
 CROSS JOIN params p
 LEFT JOIN on_day d ON d.file_sha256 = f.file_sha256
-WHERE p.day IS NULL OR d.receipts IS NOT NULL
+WHERE p.day IS NULL
+   OR d.receipts IS NOT NULL
+   OR (f.accepted = 0 AND CAST(f.loaded_at AS DATE) = p.day)
 ORDER BY f.path, f.file_sha256

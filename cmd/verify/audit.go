@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/urfave/cli/v2"
@@ -94,9 +95,10 @@ func auditAction(ctx *cli.Context) error {
 	return findingsErr(total, with, ctx.Bool("no-fail"))
 }
 
-// inputDays are the UTC days holding receipts of the files of a load
-// (those loaded before included): the days of the database (days.sql)
-// whose files (files.sql) include one of them.
+// inputDays are the UTC days of the files of a load (those loaded before
+// included), in order: the days of the database (days.sql) whose files
+// (files.sql) include one of them, and the load day of an input file with
+// no receipt at all, whose rejected lines are reported on that day.
 func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary) ([]string, error) {
 	want := map[string]bool{}
 	for _, f := range lsum.Files {
@@ -104,11 +106,22 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 			want[f.SHA256] = true
 		}
 	}
+	var days []string
+	loaded, err := analytics.RunQuery(ctx, db.SQL(), "files", "")
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range loaded.Rows {
+		if accepted, _ := r[loaded.Col("accepted")].(int64); want[analytics.Text(r[loaded.Col("file_sha256")])] && accepted == 0 {
+			if t, ok := r[loaded.Col("loaded_at")].(time.Time); ok {
+				days = append(days, t.UTC().Format(time.DateOnly))
+			}
+		}
+	}
 	all, err := analytics.RunQuery(ctx, db.SQL(), "days", "")
 	if err != nil {
 		return nil, err
 	}
-	var days []string
 	for _, r := range all.Rows {
 		d := analytics.Text(r[all.Col("day")])
 		files, err := analytics.RunQuery(ctx, db.SQL(), "files", d)
@@ -119,7 +132,8 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 			days = append(days, d)
 		}
 	}
-	return days, nil
+	slices.Sort(days)
+	return slices.Compact(days), nil
 }
 
 // writeAuditSummary is audit's stdout: the load, a table of days, totals.

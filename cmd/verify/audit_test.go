@@ -120,7 +120,7 @@ func TestAudit(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{`^loaded 1 file\(s\) into verify-audit.duckdb \(0 already loaded, 0 unreadable\): 300 receipts`,
-		`\nday +receipts +collisions +drift +replays +failures\n2026-11-01 +\d+ +\d+ +\d+ +\d+ +\d+\n2026-11-02 .*\n2026-11-03 .*\ntotal +300 +\d+`,
+		`\nday +receipts +collisions +drift +replays +failures +rejects\n2026-11-01 +\d+ +\d+ +\d+ +\d+ +\d+ +0\n2026-11-02 .*\n2026-11-03 .*\ntotal +300 +\d+`,
 		`\nfindings on 3 of 3 day\(s\); reports: report/YYYY-MM-DD/summary.md\n$`} {
 		if !regexp.MustCompile(want).MatchString(stdout) {
 			t.Errorf("stdout does not match %q:\n%s", want, stdout)
@@ -148,23 +148,23 @@ func TestAudit(t *testing.T) {
 	}
 }
 
-// TestAuditUndated: an UndoLog export carries no issued_at. Its rows count
-// on the UTC day of the load, so audit reports that day and a replayed
-// call makes it exit 1 (it once exited 0: no day, no report).
+// TestAuditUndated: an UndoLog export carries no issued_at, and a file of
+// bad lines holds no receipt at all. Both count on the UTC day of their
+// load, so audit reports that day: a replayed call or a bad line makes it
+// exit 1 (it once exited 0 for both: no day, no report).
 func TestAuditUndated(t *testing.T) {
 	work := t.TempDir()
 	const row = `{"session_id":"550e8400-e29b-41d4-a716-446655440000","step_index":0,"tool_name":"ping","args":{},"call_signature":"eb17211045db0ec2d3f0e8b0b10c984e889efe279a6c5eb2dca6085732ad1f61"}` + "\n"
-	once, twice := filepath.Join(work, "once.jsonl"), filepath.Join(work, "twice.jsonl")
-	if err := os.WriteFile(once, []byte(row), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(twice, []byte(row+row), 0o644); err != nil {
-		t.Fatal(err)
+	once, twice, garbage := filepath.Join(work, "once.jsonl"), filepath.Join(work, "twice.jsonl"), filepath.Join(work, "garbage.jsonl")
+	for path, data := range map[string]string{once: row, twice: row + row, garbage: "{\"truncated\n"} {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, tt := range []struct {
 		input string
 		want  int
-	}{{once, exitOK}, {twice, exitRejected}} {
+	}{{once, exitOK}, {twice, exitRejected}, {garbage, exitRejected}} {
 		out := filepath.Join(work, "report-"+filepath.Base(tt.input))
 		code, stdout, stderr := runVerify(t, "audit", "--db", filepath.Join(work, filepath.Base(tt.input)+".duckdb"), "--out", out, tt.input)
 		if code != tt.want {
