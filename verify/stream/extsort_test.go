@@ -46,3 +46,33 @@ func TestSorterMerges(t *testing.T) {
 		}
 	}
 }
+
+// TestSortBufOrders: the in-memory sort gives bytes.Compare order for the
+// index's record sizes, with records equal in their first 8 bytes (the
+// sort's key) and whole duplicates among them.
+func TestSortBufOrders(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, size := range []int{3, 8, 18, 42} {
+		for _, n := range []int{0, 1, 2, 5000} {
+			s := newSorter(size, n+1, "")
+			var want [][]byte
+			for i := range n {
+				rec := make([]byte, size)
+				for j := range rec {
+					rec[j] = byte(rng.IntN(3)) // few values: many equal prefixes
+				}
+				if i > 0 && rng.IntN(10) == 0 {
+					copy(rec, want[rng.IntN(len(want))]) // a duplicate
+				}
+				want = append(want, rec)
+				s.buf = append(s.buf, rec...)
+			}
+			s.sortBuf()
+			slices.SortFunc(want, bytes.Compare)
+			if !bytes.Equal(s.buf, bytes.Join(want, nil)) {
+				t.Fatalf("size %d, %d records: not in order", size, n)
+			}
+		}
+	}
+}
