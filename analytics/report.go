@@ -407,6 +407,10 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 		}
 		p("\nEvery failed receipt, with its file and line: [failures.csv](failures.csv).\n\n")
 	}
+	if t := tables["rejects"]; len(t.Rows) > 0 {
+		p("## Rejected lines\n\n")
+		rowsTable(&b, t, []string{"source", "line", "error"}, 15, "rejects.csv")
+	}
 
 	p("## Inputs\n\n")
 	if len(sum.Inputs) == 0 {
