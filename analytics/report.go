@@ -491,7 +491,11 @@ func rowsTable(b *strings.Builder, t *Table, cols []string, n int, file string) 
 		for _, c := range cols {
 			v := Text(r[t.Col(c)])
 			if r := []rune(v); len(r) > 40 {
-				v = string(r[:39]) + "…"
+				if strings.HasSuffix(c, "source") { // a path: its file name is what tells
+					v = "…" + string(r[len(r)-39:])
+				} else {
+					v = string(r[:39]) + "…"
+				}
 			}
 			b.WriteString(" " + mdText(v) + " |")
 		}

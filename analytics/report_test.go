@@ -710,7 +710,7 @@ func TestReportRejects(t *testing.T) {
 			t.Errorf("%s: %d findings in all", tt.day, sum.Total())
 		}
 		md := readDir(t, sum.Dir)["summary.md"]
-		if bytes.Contains(md, []byte("## Rejected lines")) != (tt.rejects > 0) || bytes.Contains(md, []byte(`| 1 | syntax: unexpected "n"`)) != (tt.rejects == 2) {
+		if bytes.Contains(md, []byte("## Rejected lines")) != (tt.rejects > 0) || bytes.Contains(md, []byte(`/garbage.jsonl | 1 | syntax: unexpected "n"`)) != (tt.rejects == 2) {
 			t.Errorf("%s: summary.md:\n%s", tt.day, md)
 		}
 	}
