@@ -103,7 +103,7 @@ func TestReceiptCorpus(t *testing.T) {
 	}
 }
 
-func corpusVerifier(t *testing.T, dir string) *Verifier {
+func corpusVerifier(t testing.TB, dir string) *Verifier {
 	t.Helper()
 	var snaps []*keys.Snapshot
 	for _, name := range keyFiles {
