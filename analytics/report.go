@@ -38,7 +38,7 @@ type ReportSummary struct {
 	Receipts DayCounts       // the day's receipts
 	Findings []FindingCount  // one per Findings entry, in that order
 	Files    []string        // names written in Dir, in write order
-	Inputs   []ManifestInput // files holding the day's receipts
+	Inputs   []ManifestInput // the day's files (files.sql): those holding its receipts, and those with none loaded on it
 }
 
 // DayCounts are a day's receipts by verdict: those issued on the day and
