@@ -3,6 +3,7 @@ package verify
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -412,5 +413,53 @@ func TestParityTablesComplete(t *testing.T) {
 	}
 	if _, err := os.Stat("../testdata/asqav/anchor-value-cases.json"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestSafeBase64Table: the table-driven safeBase64 answers as the
+// character switch it replaced, for every byte in every position of short
+// strings and for random mixes of both alphabets, padding and stray bytes.
+func TestSafeBase64Table(t *testing.T) {
+	t.Parallel()
+	switchForm := func(s string) bool {
+		body := strings.TrimRight(s, "=")
+		rem := len(body) % 4
+		if body == "" || rem == 1 || len(s)-len(body) > (4-rem)%4 {
+			return false
+		}
+		var std, url bool
+		for i := 0; i < len(body); i++ {
+			switch c := body[i]; {
+			case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			case c == '+' || c == '/':
+				std = true
+			case c == '-' || c == '_':
+				url = true
+			default:
+				return false
+			}
+		}
+		return !(std && url)
+	}
+	check := func(s string) {
+		if got, want := safeBase64(s), switchForm(s); got != want {
+			t.Fatalf("safeBase64(%q) = %v, want %v", s, got, want)
+		}
+	}
+	for c := range 256 {
+		for _, s := range []string{"AAA", "AAAA", "+AA_", "-AA/"} {
+			for i := range len(s) {
+				check(s[:i] + string([]byte{byte(c)}) + s[i+1:])
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	const alphabet = "ABCxyz019+/-_=\n \xff"
+	for range 200_000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		check(string(b))
 	}
 }
