@@ -108,6 +108,33 @@ func asqavEnvelopeDigest(doc *canon.Value) (string, error) {
 	return sha256Hex(b), nil
 }
 
+// asqavEnvelopeDigestReusing is asqavEnvelopeDigest(doc) for a check that
+// has already written the payload's canonical form (payloadCanon, in
+// dialect payloadIn) for the signature: when the envelope is written in
+// the same dialect, those bytes are hashed as they are instead of written
+// again. Either member order puts "payload" before "signature", so the
+// envelope's canonical form is {"payload":P,"signature":S}.
+func asqavEnvelopeDigestReusing(doc *canon.Value, payloadCanon []byte, payloadIn *canon.Dialect) (string, error) {
+	shape := asqavShapeOf(doc)
+	if shape == asqavNoEnvelope || payloadCanon == nil {
+		return asqavEnvelopeDigest(doc)
+	}
+	d := asqavDialect(firstStr(doc.Get("payload"), "issued_at", "timestamp"))
+	if d != payloadIn {
+		return asqavEnvelopeDigest(doc)
+	}
+	sig := asqavSignatureObject(doc, shape)
+	b, err := d.Append([]byte(`,"signature":`), &sig)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write([]byte(`{"payload":`))
+	h.Write(payloadCanon)
+	h.Write(append(b, '}'))
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
 func isAsqavHash(doc *canon.Value) bool {
 	p := doc.Get("payload")
 	return (p == nil || p.Kind == canon.Null) && str(doc, "mode") == "hash" && doc.Get("signature_b64") != nil
@@ -159,6 +186,7 @@ func checkAsqavPayload(c *check) {
 	}
 	sum := sha256.Sum256(msg)
 	c.res.Fingerprints.ChainHash = hex.EncodeToString(sum[:])
+	c.payloadCanon, c.payloadIn = msg, d
 
 	alg, kid, sigText, okKid, okSig := c.asqavSignatureFields(p)
 	f.KeyID, f.Signature = kid, sigText
@@ -339,7 +367,7 @@ func (c *check) asqavAnchors() {
 	}
 	var note strings.Builder
 	if asqavShapeOf(c.doc) != asqavNoEnvelope {
-		if d, err := asqavEnvelopeDigest(c.doc); err == nil {
+		if d, err := asqavEnvelopeDigestReusing(c.doc, c.payloadCanon, c.payloadIn); err == nil {
 			note.WriteString("anchors bind envelope digest sha256:" + d[:16] + "..")
 		}
 	}

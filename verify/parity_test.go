@@ -463,3 +463,57 @@ func TestSafeBase64Table(t *testing.T) {
 		check(string(b))
 	}
 }
+
+// TestEnvelopeDigestReusing: the anchors note's envelope digest made from
+// the payload's canonical bytes, as a check has them, equals the digest of
+// the envelope written whole, for every envelope shape of the parity
+// table, every conformance receipt, and payloads with non-ASCII member
+// names on both sides of the dialects' change of member order.
+func TestEnvelopeDigestReusing(t *testing.T) {
+	var docs []*canon.Value
+	cases := paritySection(t, parityTable(t), "normalise")
+	for i := range cases {
+		docs = append(docs, cases[i].Get("raw"))
+	}
+	dirs, err := filepath.Glob("../testdata/receipts/*/receipt.json")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no receipts: %v", err)
+	}
+	for _, path := range dirs {
+		doc, err := canon.Parse(readFile(t, path), canon.ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, &doc)
+	}
+	for _, issued := range []string{"2026-01-01T00:00:00Z", "2026-12-01T00:00:00Z"} {
+		raw := `{"payload":{"issued_at":"` + issued + `","ｚ":1,"😀":2,"é":[1.5e3,"\u2028"],"a":{"ﬀ":null}},` +
+			`"signature":{"alg":"ML-DSA-65","kid":"k","sig":"AAAA"},"anchors":[{"type":"x","value":"AAAA"}]}`
+		doc, err := canon.Parse([]byte(raw), canon.ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, &doc)
+	}
+	reused := 0
+	for i, doc := range docs {
+		want, werr := asqavEnvelopeDigest(doc)
+		p := doc.Get("payload")
+		if p == nil || asqavShapeOf(doc) == asqavNoEnvelope {
+			continue
+		}
+		d := asqavDialect(firstStr(p, "issued_at", "timestamp"))
+		pc, err := d.Append(nil, p)
+		if err != nil {
+			continue
+		}
+		reused++
+		got, gerr := asqavEnvelopeDigestReusing(doc, pc, d)
+		if got != want || (gerr == nil) != (werr == nil) {
+			t.Errorf("document %d: %s (%v), want %s (%v)", i, got, gerr, want, werr)
+		}
+	}
+	if reused < 10 {
+		t.Errorf("only %d documents took the reusing path", reused)
+	}
+}

@@ -201,6 +201,10 @@ type check struct {
 	doc  *canon.Value
 	res  *Result
 	link chainLink
+	// payloadCanon is an Asqav payload's canonical form in dialect
+	// payloadIn, as signed, kept for the anchors note's envelope digest.
+	payloadCanon []byte
+	payloadIn    *canon.Dialect
 }
 
 func (c *check) pass(a AxisName, note string) { c.res.set(a, StatusPass, "", note) }
