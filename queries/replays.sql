@@ -18,61 +18,42 @@
 -- original's first_action_id, first_issued_at, first_source, first_line.
 -- Order: day, kind, value, occurrence.
 WITH params AS (SELECT CAST(? AS DATE) AS day),
--- Per kind: the values seen on the day ...
-day_action_ids AS (
-    SELECT DISTINCT r.action_id AS value
+-- Per kind: the values that occur more than once in the whole database,
+-- on at least one receipt of the day (nonces: from any issuer here; the
+-- same issuer is required below). One aggregate per kind over the table,
+-- which costs the same for one day as for every day ...
+repeated AS (
+    SELECT 'action_id' AS kind, r.action_id AS value
     FROM receipts r
     CROSS JOIN params p
     WHERE r.action_id IS NOT NULL AND r.action_id <> ''
-      AND (p.day IS NULL OR r.day = p.day)
-),
-day_nonces AS (
-    SELECT DISTINCT r.nonce AS value
+    GROUP BY r.action_id, p.day
+    HAVING COUNT(*) > 1
+       AND (p.day IS NULL OR MAX(CASE WHEN r.day = p.day THEN 1 ELSE 0 END) = 1)
+    UNION ALL
+    SELECT 'nonce' AS kind, r.nonce AS value
     FROM receipts r
     CROSS JOIN params p
     WHERE r.nonce IS NOT NULL AND r.nonce <> ''
-      AND (p.day IS NULL OR r.day = p.day)
-),
-day_signatures AS (
-    SELECT DISTINCT r.signature AS value
+    GROUP BY r.nonce, p.day
+    HAVING COUNT(*) > 1
+       AND (p.day IS NULL OR MAX(CASE WHEN r.day = p.day THEN 1 ELSE 0 END) = 1)
+    UNION ALL
+    SELECT 'signature' AS kind, r.signature AS value
     FROM receipts r
     CROSS JOIN params p
     WHERE r.signature IS NOT NULL AND r.signature <> ''
-      AND (p.day IS NULL OR r.day = p.day)
-),
-day_call_signatures AS (
-    SELECT DISTINCT r.call_signature AS value
+    GROUP BY r.signature, p.day
+    HAVING COUNT(*) > 1
+       AND (p.day IS NULL OR MAX(CASE WHEN r.day = p.day THEN 1 ELSE 0 END) = 1)
+    UNION ALL
+    SELECT 'call_signature' AS kind, r.call_signature AS value
     FROM receipts r
     CROSS JOIN params p
     WHERE r.call_signature IS NOT NULL AND r.call_signature <> ''
-      AND (p.day IS NULL OR r.day = p.day)
-),
--- ... that occur more than once in the whole database (nonces: from any
--- issuer here; the same issuer is required below) ...
-repeated AS (
-    SELECT 'action_id' AS kind, d.value
-    FROM day_action_ids d
-    JOIN receipts r ON r.action_id = d.value
-    GROUP BY d.value
+    GROUP BY r.call_signature, p.day
     HAVING COUNT(*) > 1
-    UNION ALL
-    SELECT 'nonce' AS kind, d.value
-    FROM day_nonces d
-    JOIN receipts r ON r.nonce = d.value
-    GROUP BY d.value
-    HAVING COUNT(*) > 1
-    UNION ALL
-    SELECT 'signature' AS kind, d.value
-    FROM day_signatures d
-    JOIN receipts r ON r.signature = d.value
-    GROUP BY d.value
-    HAVING COUNT(*) > 1
-    UNION ALL
-    SELECT 'call_signature' AS kind, d.value
-    FROM day_call_signatures d
-    JOIN receipts r ON r.call_signature = d.value
-    GROUP BY d.value
-    HAVING COUNT(*) > 1
+       AND (p.day IS NULL OR MAX(CASE WHEN r.day = p.day THEN 1 ELSE 0 END) = 1)
 ),
 -- ... with every receipt that carries them ...
 occurrences AS (
