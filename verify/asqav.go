@@ -413,39 +413,9 @@ func safeBase64(s string) bool {
 	if body == "" || rem == 1 || len(s)-len(body) > (4-rem)%4 {
 		return false
 	}
-	var seen byte
-	for i := 0; i < len(body); i++ {
-		k := b64Class[body[i]]
-		if k == 0 {
-			return false
-		}
-		seen |= k
-	}
-	return seen&(b64Std|b64URL) != b64Std|b64URL
+	std, url, bad := sigalg.Base64Alphabets(body)
+	return bad < 0 && !(std && url)
 }
-
-// b64Class sorts bytes for safeBase64 with one table lookup each (anchor
-// values are kilobytes): both alphabets, standard only, URL only, or 0 for
-// a byte neither alphabet has.
-const (
-	b64Both byte = 1 << iota
-	b64Std
-	b64URL
-)
-
-var b64Class = func() (t [256]byte) {
-	for c := range t {
-		switch {
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			t[c] = b64Both
-		case c == '+' || c == '/':
-			t[c] = b64Std
-		case c == '-' || c == '_':
-			t[c] = b64URL
-		}
-	}
-	return t
-}()
 
 // hashModeMembers is the fixed signing input of a hash-mode record, in the
 // order written (the dialect sorts them).

@@ -99,17 +99,9 @@ func DecodeBase64Any(s string) ([]byte, error) {
 	}
 	body := strings.TrimRight(s, "=")
 	pad := len(s) - len(body)
-	var std, url bool
-	for i := 0; i < len(body); i++ {
-		switch c := body[i]; {
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		case c == '+' || c == '/':
-			std = true
-		case c == '-' || c == '_':
-			url = true
-		default:
-			return nil, encodingErr("invalid base64 character at offset "+itoa(i), nil)
-		}
+	std, url, bad := Base64Alphabets(body)
+	if bad >= 0 {
+		return nil, encodingErr("invalid base64 character at offset "+itoa(bad), nil)
 	}
 	if std && url {
 		return nil, encodingErr("base64 mixes standard and URL alphabets", nil)
@@ -281,3 +273,39 @@ func DecodeMultibase(s string) (base byte, data []byte, err error) {
 	}
 	return base, data, nil
 }
+
+// Base64Alphabets tells which base64 alphabets the characters of s (its
+// padding left off) come from: std when it has '+' or '/', url when it has
+// '-' or '_'. bad is the offset of the first byte neither alphabet has, or
+// -1. One table lookup a byte: anchor values and signatures are kilobytes.
+func Base64Alphabets(s string) (std, url bool, bad int) {
+	var seen byte
+	for i := 0; i < len(s); i++ {
+		k := base64Class[s[i]]
+		if k == 0 {
+			return false, false, i
+		}
+		seen |= k
+	}
+	return seen&base64Std != 0, seen&base64URL != 0, -1
+}
+
+const (
+	base64Both byte = 1 << iota // in both alphabets: letters and digits
+	base64Std                   // '+' and '/'
+	base64URL                   // '-' and '_'
+)
+
+var base64Class = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			t[c] = base64Both
+		case c == '+' || c == '/':
+			t[c] = base64Std
+		case c == '-' || c == '_':
+			t[c] = base64URL
+		}
+	}
+	return t
+}()
