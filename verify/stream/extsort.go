@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"unsafe"
 )
 
 // sorter sorts fixed-size records of any number in bounded memory: it
@@ -18,10 +19,11 @@ import (
 // that bytes.Compare orders them (big-endian fields, most significant
 // first), which lets runs be merged without decoding.
 type sorter struct {
-	size  int    // bytes per record
-	limit int    // records kept in memory before a run is written
-	dir   string // for the runs ("" is os.TempDir())
-	buf   []byte // records not yet in a run
+	size  int       // bytes per record
+	limit int       // records kept in memory before a run is written
+	dir   string    // for the runs ("" is os.TempDir())
+	buf   []byte    // records not yet in a run
+	keys  []sortKey // sortBuf's, kept for the next run: limit of them at most
 	runs  []*os.File
 }
 
@@ -53,7 +55,8 @@ func (s *sorter) add(rec []byte) error {
 func (s *sorter) sortBuf() {
 	n := len(s.buf) / s.size
 	rec := func(i int) []byte { return s.buf[i*s.size : (i+1)*s.size] }
-	keys := make([]sortKey, n)
+	s.keys = slices.Grow(s.keys[:0], n)[:n]
+	keys := s.keys
 	var first [8]byte
 	for i := range keys {
 		copy(first[:], rec(i)) // shorter records: zero-padded, which keeps their order
@@ -94,6 +97,10 @@ type sortKey struct {
 	pos    uint32
 }
 
+// sortKeyLen is the memory a record's sort key takes (with padding), which
+// a sorter's memory bound must count beside the record itself.
+const sortKeyLen = int(unsafe.Sizeof(sortKey{}))
+
 func (s *sorter) spill() error {
 	s.sortBuf()
 	f, err := os.CreateTemp(s.dir, "verify-index-*")
@@ -115,7 +122,7 @@ func (s *sorter) close() {
 	for _, f := range s.runs {
 		f.Close()
 	}
-	s.runs, s.buf = nil, nil
+	s.runs, s.buf, s.keys = nil, nil, nil
 }
 
 // reader returns the records in order. No record may be added after.

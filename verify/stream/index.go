@@ -65,10 +65,10 @@ const (
 )
 
 // Records held before a run of the external sort goes to disk: 16 MiB of
-// each kind.
+// each kind, their sort keys included.
 const (
-	defaultEntriesInMemory   = 16 << 20 / entryLen
-	defaultJudgmentsInMemory = 16 << 20 / judgmentLen
+	defaultEntriesInMemory   = 16 << 20 / (entryLen + sortKeyLen)
+	defaultJudgmentsInMemory = 16 << 20 / (judgmentLen + sortKeyLen)
 	defaultPriorBatch        = 4096 // named hashes asked of the archive at once
 )
 
