@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -109,7 +110,8 @@ func (v *Verifier) Verify(raw []byte) (*Result, error) {
 		res.Error = err.Error()
 		return res, err
 	}
-	c := &check{v: v, raw: raw, doc: &doc, res: res}
+	c := &check{v: v, raw: raw, doc: &doc, res: res, scratch: scratchPool.Get().(*scratch)}
+	defer c.scratch.release()
 	f := detect(&doc)
 	if f == nil {
 		res.Format = "unknown"
@@ -205,6 +207,30 @@ type check struct {
 	// payloadIn, as signed, kept for the anchors note's envelope digest.
 	payloadCanon []byte
 	payloadIn    *canon.Dialect
+	scratch      *scratch
+}
+
+// scratch holds the bytes one Verify writes and drops before it returns
+// (the canonical payload, the decoded signature), pooled: they are
+// kilobytes per ML-DSA receipt, and allocating them for every receipt of a
+// stream showed as garbage-collection work in its profile. Nothing a
+// Result keeps may point into them.
+type scratch struct {
+	canon, sig []byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// maxPooledScratch bounds what a buffer may grow to and still be pooled,
+// so one huge receipt does not pin its buffers for the rest of a run.
+const maxPooledScratch = 64 << 10
+
+func (s *scratch) release() {
+	if cap(s.canon) > maxPooledScratch || cap(s.sig) > maxPooledScratch {
+		return
+	}
+	s.canon, s.sig = s.canon[:0], s.sig[:0]
+	scratchPool.Put(s)
 }
 
 func (c *check) pass(a AxisName, note string) { c.res.set(a, StatusPass, "", note) }

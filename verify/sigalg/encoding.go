@@ -3,7 +3,9 @@ package sigalg
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Base64Encoding names one exact base64 variant for DecodeBase64.
@@ -84,7 +86,11 @@ func DecodeBase64(s string, enc Base64Encoding) ([]byte, error) {
 // its JWKS keys padded standard base64). Mixing the two alphabets in one
 // value, misplaced padding, whitespace and non-zero trailing bits are
 // refused.
-func DecodeBase64Any(s string) ([]byte, error) {
+func DecodeBase64Any(s string) ([]byte, error) { return AppendBase64Any(nil, s) }
+
+// AppendBase64Any is DecodeBase64Any appending the bytes to dst, so that a
+// caller decoding one signature per receipt can reuse one buffer.
+func AppendBase64Any(dst []byte, s string) ([]byte, error) {
 	if len(s) > MaxEncodedLen {
 		return nil, encodingErr("base64 value too long", nil)
 	}
@@ -93,7 +99,7 @@ func DecodeBase64Any(s string) ([]byte, error) {
 	// checks below would, except that it skips line breaks, which are
 	// refused here first.
 	if strings.IndexByte(s, '\n') < 0 && strings.IndexByte(s, '\r') < 0 { // IndexByte is vectorized; ContainsAny is not
-		if b, err := strictURLRaw.DecodeString(s); err == nil {
+		if b, err := appendDecoded(dst, strictURLRaw, s); err == nil {
 			return b, nil
 		}
 	}
@@ -113,11 +119,23 @@ func DecodeBase64Any(s string) ([]byte, error) {
 	if url {
 		enc = strictURLRaw
 	}
-	b, err := enc.DecodeString(body)
+	b, err := appendDecoded(dst, enc, body)
 	if err != nil {
 		return nil, encodingErr("invalid base64", err)
 	}
 	return b, nil
+}
+
+// appendDecoded decodes s with enc after dst's bytes. The decoder only
+// reads its source, so s is passed without a copy.
+func appendDecoded(dst []byte, enc *base64.Encoding, s string) ([]byte, error) {
+	n := len(dst)
+	dst = slices.Grow(dst, enc.DecodedLen(len(s)))
+	m, err := enc.Decode(dst[n:n+enc.DecodedLen(len(s))], unsafe.Slice(unsafe.StringData(s), len(s)))
+	if err != nil {
+		return nil, err
+	}
+	return dst[:n+m], nil
 }
 
 // DecodeHex decodes an even-length hex string written entirely in lowercase
