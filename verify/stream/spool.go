@@ -8,6 +8,8 @@ import (
 	"hash/maphash"
 	"io"
 	"os"
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/receiptverify/verify/internal/limits"
@@ -53,9 +55,10 @@ func newSpool(dir string) (*spool, error) {
 }
 
 // encode frames one record, with its result when it is a line; called on
-// the verifying goroutines.
+// the verifying goroutines. The frame's buffer comes from framePool and
+// goes back when write has written it.
 func (s *spool) encode(r *record, res *verify.Result) []byte {
-	b := make([]byte, binary.MaxVarintLen64, binary.MaxVarintLen64+64+len(r.source)+1024)
+	b := getFrame()
 	b = append(b, byte(r.kind))
 	b = binary.AppendUvarint(b, uint64(r.line))
 	b = appendString(b, r.source)
@@ -67,20 +70,43 @@ func (s *spool) encode(r *record, res *verify.Result) []byte {
 	case recordLineError, recordFileError:
 		b = appendString(b, r.err.Error())
 	}
-	// The length goes in front of the frame, in the room left for it.
-	var n [binary.MaxVarintLen64]byte
-	k := binary.PutUvarint(n[:], uint64(len(b)-binary.MaxVarintLen64))
-	start := binary.MaxVarintLen64 - k
-	copy(b[start:], n[:k])
-	return b[start:]
+	return b
+}
+
+// framePool recycles frame buffers, written (first pass) or read back
+// (second pass) one per record: a result frame is a kilobyte or two, and
+// allocating one per record showed as garbage-collection work in the
+// stream's profile.
+var framePool = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledFrame bounds the buffers kept for reuse, so one huge record
+// does not pin its buffer for the rest of a run.
+const maxPooledFrame = 64 << 10
+
+func getFrame() []byte { return (*framePool.Get().(*[]byte))[:0] }
+
+// releaseFrame returns a frame buffer that nothing references any more.
+func releaseFrame(b []byte) {
+	if cap(b) > 0 && cap(b) <= maxPooledFrame {
+		b = b[:0]
+		framePool.Put(&b)
+	}
 }
 
 func appendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
+// write writes a frame from encode, after its length, and releases its
+// buffer.
 func (s *spool) write(frame []byte) error {
-	if _, err := s.w.Write(frame); err != nil {
+	var n [binary.MaxVarintLen64]byte
+	_, err := s.w.Write(n[:binary.PutUvarint(n[:], uint64(len(frame)))])
+	if err == nil {
+		_, err = s.w.Write(frame)
+	}
+	releaseFrame(frame)
+	if err != nil {
 		return fmt.Errorf("%w: %w", ErrSpool, err)
 	}
 	return nil
@@ -106,7 +132,8 @@ const maxFrame = 2*limits.MaxDocumentBytes + 1<<16
 // errSpoolEnd is next's error after the last frame.
 var errSpoolEnd = errors.New("end of spool")
 
-// next reads the next frame; called on the reading goroutine.
+// next reads the next frame, into a buffer from framePool; called on the
+// reading goroutine.
 func (s *spool) next() ([]byte, error) {
 	n, err := binary.ReadUvarint(s.r)
 	if err == io.EOF {
@@ -115,7 +142,7 @@ func (s *spool) next() ([]byte, error) {
 	if err != nil || n > maxFrame {
 		return nil, fmt.Errorf("%w: bad frame (%v)", ErrSpool, err)
 	}
-	frame := make([]byte, n)
+	frame := slices.Grow(getFrame(), int(n))[:n]
 	if _, err := io.ReadFull(s.r, frame); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSpool, err)
 	}
@@ -128,6 +155,7 @@ type frame struct {
 	line   int
 	source string
 	rest   []byte // a line's length, hash and result; another record's error
+	buf    []byte // the whole frame, from framePool
 }
 
 func parseFrame(b []byte) (frame, error) {
@@ -135,7 +163,7 @@ func parseFrame(b []byte) (frame, error) {
 	if len(b) < 1 {
 		return frame{}, bad
 	}
-	f := frame{kind: recordKind(b[0])}
+	f := frame{kind: recordKind(b[0]), buf: b}
 	b = b[1:]
 	line, n := binary.Uvarint(b)
 	if n <= 0 || line > 1<<62 {
@@ -151,16 +179,19 @@ func parseFrame(b []byte) (frame, error) {
 }
 
 // record turns a frame into the record the first pass read, for a second
-// pass that does not read the input again.
+// pass that does not read the input again. A line's record holds on to the
+// frame's buffer until its result is decoded; any other record releases it.
 func (f frame) record() (*record, error) {
 	r := &record{kind: f.kind, source: f.source, line: f.line}
 	switch f.kind {
 	case recordLine:
-		r.spooled = f.rest
+		r.spooled, r.frame = f.rest, f.buf
 		return r, nil
 	case recordBlank:
+		releaseFrame(f.buf)
 		return r, nil
 	}
+	defer releaseFrame(f.buf)
 	l, n := binary.Uvarint(f.rest)
 	if n <= 0 || l != uint64(len(f.rest)-n) {
 		return nil, fmt.Errorf("%w: bad frame", ErrSpool)
@@ -186,7 +217,7 @@ func (s *spool) decode(rest, raw []byte) (*verify.Result, error) {
 		return nil, ErrInputChanged
 	}
 	res := new(verify.Result)
-	if err := res.UnmarshalBinary(rest[16:]); err != nil {
+	if err := res.UnmarshalBinary(rest[16:]); err != nil { // copies what it keeps
 		return nil, fmt.Errorf("%w: %w", ErrSpool, err)
 	}
 	return res, nil

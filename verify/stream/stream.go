@@ -175,7 +175,9 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			if err := rn.idx.add(r.seq, r.entry); err != nil {
 				return err
 			}
-			return rn.sp.write(r.spooled)
+			frame := r.spooled
+			r.spooled = nil // write releases it
+			return rn.sp.write(frame)
 		})
 	if err != nil {
 		return err
@@ -208,6 +210,8 @@ func (rn *runner) writePass(ctx context.Context, emit func(*verify.Result) error
 				return
 			}
 			res, err := rn.sp.decode(r.spooled, r.raw)
+			releaseFrame(r.frame)
+			r.spooled, r.frame = nil, nil
 			if err != nil {
 				r.err = fmt.Errorf("%s line %d: %w", r.source, r.line, err)
 				return
@@ -244,8 +248,10 @@ func (rn *runner) attachReread(judgments *judgmentReader) func(r *record) error 
 			return fmt.Errorf("%s line %d: %w", r.source, r.line, err)
 		}
 		if r.kind == recordLine {
-			r.spooled = f.rest
+			r.spooled, r.frame = f.rest, f.buf
 			r.judgments, err = judgments.of(r.seq)
+		} else {
+			releaseFrame(f.buf)
 		}
 		return err
 	}
@@ -325,8 +331,10 @@ type record struct {
 	raw    []byte
 	err    error
 	entry  verify.IndexEntry
-	// spooled is the record's verified result between the passes.
+	// spooled is the record's verified result between the passes; frame,
+	// in the second pass, the framePool buffer it lies in.
 	spooled   []byte
+	frame     []byte
 	judgments []judgment // of its chain link and nonce, in pass 2
 	result    *verify.Result
 }
