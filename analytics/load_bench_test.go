@@ -201,20 +201,9 @@ func appenderRow(vals []driver.Value, sha, source string, r *verify.Result) {
 // os.TempDir() once), in one transaction. Its time is what the load costs
 // the engine for this table, whatever the Go side does.
 func insertSpooled(path string) func(*testing.B, *DB, []*verify.Result, string) {
-	return func(b *testing.B, db *DB, _ []*verify.Result, _ string) {
-		b.Helper()
-		tx, err := db.SQL().Begin()
-		if err != nil {
-			b.Fatal(err)
-		}
-		sp := &spool{path: path}
-		if _, err := tx.Exec("INSERT INTO receipts "+receiptSelect+" FROM "+sp.read(receiptColumns), "bench", "bench", "2026-12-01"); err != nil {
-			b.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	sp := &spool{path: path}
+	return inOneTransaction(
+		stmt{"INSERT INTO receipts " + receiptSelect + " FROM " + sp.read(receiptColumns), []any{"bench", "bench", "2026-12-01"}})
 }
 
 // insertRawOnly is DuckDB's cost for the raw column alone: the INSERT of
@@ -222,18 +211,30 @@ func insertSpooled(path string) func(*testing.B, *DB, []*verify.Result, string) 
 // column, in one transaction. The load must store that text for every
 // receipt, so no way of loading these rows into DuckDB costs less.
 func insertRawOnly(path string) func(*testing.B, *DB, []*verify.Result, string) {
+	sp := &spool{path: path}
+	return inOneTransaction(
+		stmt{"CREATE TABLE raw_only (raw VARCHAR NOT NULL)", nil},
+		stmt{"INSERT INTO raw_only SELECT raw FROM " + sp.read(receiptColumns), nil})
+}
+
+// stmt is one SQL statement with its arguments.
+type stmt struct {
+	sql  string
+	args []any
+}
+
+// inOneTransaction is an ingestion path that runs stmts in one transaction.
+func inOneTransaction(stmts ...stmt) func(*testing.B, *DB, []*verify.Result, string) {
 	return func(b *testing.B, db *DB, _ []*verify.Result, _ string) {
 		b.Helper()
 		tx, err := db.SQL().Begin()
 		if err != nil {
 			b.Fatal(err)
 		}
-		sp := &spool{path: path}
-		if _, err := tx.Exec("CREATE TABLE raw_only (raw VARCHAR NOT NULL)"); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := tx.Exec("INSERT INTO raw_only SELECT raw FROM " + sp.read(receiptColumns)); err != nil {
-			b.Fatal(err)
+		for _, st := range stmts {
+			if _, err := tx.Exec(st.sql, st.args...); err != nil {
+				b.Fatal(err)
+			}
 		}
 		if err := tx.Commit(); err != nil {
 			b.Fatal(err)
