@@ -187,3 +187,22 @@ func TestMultibase(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendBase64Any checks that decoding after a reused buffer's bytes
+// keeps them, in both the fast path and the checked one, and that a
+// refused value returns no bytes.
+func TestAppendBase64Any(t *testing.T) {
+	t.Parallel()
+	want := testBytes(40, 0)
+	buf := make([]byte, 0, 8)
+	for _, s := range []string{base64.RawURLEncoding.EncodeToString(want), base64.StdEncoding.EncodeToString(want)} {
+		got, err := sigalg.AppendBase64Any(append(buf[:0], "ab"...), s)
+		if err != nil || !bytes.Equal(got, append([]byte("ab"), want...)) {
+			t.Errorf("AppendBase64Any(%q) = %x, %v", s, got, err)
+		}
+		buf = got
+	}
+	if got, err := sigalg.AppendBase64Any(buf[:0], "ab+_"); got != nil || !errors.Is(err, sigalg.ErrMalformedEncoding) {
+		t.Errorf("mixed alphabets: %x, %v", got, err)
+	}
+}
