@@ -67,10 +67,10 @@ func verified(b *testing.B, c *corpus) ([]*verify.Result, time.Duration) {
 	var out []*verify.Result
 	start := time.Now()
 	_, err := stream.Run(context.Background(), c.v, []stream.Source{in.Source}, stream.Options{KeepRaw: true}, func(r *verify.Result) error {
-		tool, ok := r.Axes[verify.AxisToolFingerprint]
+		tool, ok := r.Axes.Get(verify.AxisToolFingerprint)
 		r.Axes = verify.Axes{}
 		if ok {
-			r.Axes[verify.AxisToolFingerprint] = tool
+			r.Axes.Set(verify.AxisToolFingerprint, tool)
 		}
 		out = append(out, r)
 		return nil

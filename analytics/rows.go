@@ -22,7 +22,7 @@ const (
 
 // toolMatch maps the tool_fingerprint axis to receipts.tool_match.
 func toolMatch(res *verify.Result) string {
-	ax, ok := res.Axes[verify.AxisToolFingerprint]
+	ax, ok := res.Axes.Get(verify.AxisToolFingerprint)
 	if !ok {
 		return ToolNotRun
 	}

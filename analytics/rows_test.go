@@ -29,7 +29,7 @@ func TestToolMatch(t *testing.T) {
 	for _, tt := range tests {
 		res := &verify.Result{Axes: verify.Axes{}}
 		if tt.axis != nil {
-			res.Axes[verify.AxisToolFingerprint] = *tt.axis
+			res.Axes.Set(verify.AxisToolFingerprint, *tt.axis)
 		}
 		if got := toolMatch(res); got != tt.want {
 			t.Errorf("%+v: %s, want %s", tt.axis, got, tt.want)

@@ -148,7 +148,7 @@ func checkACTA(c *check) {
 		return
 	}
 	c.verifySignature(key, alg, msg, sig)
-	if ax := c.res.Axes[AxisSignature]; ax.Status == StatusFail && ax.Reason == ReasonBadSignature {
+	if ax := c.res.Axes.Of(AxisSignature); ax.Status == StatusFail && ax.Reason == ReasonBadSignature {
 		sum := sha256.Sum256(msg)
 		if key.Verify(sum[:], sig) == nil {
 			c.fail(AxisSignature, ReasonUnsupported, "the signature covers SHA-256 of the canonical payload: ACTA commitment mode, which this tool does not verify")
@@ -253,14 +253,14 @@ func (c *check) keyByID(id string) *keys.Key {
 
 // noteSignature appends extra to a passing signature axis's note.
 func (c *check) noteSignature(extra string) {
-	ax, ok := c.res.Axes[AxisSignature]
+	ax, ok := c.res.Axes.Get(AxisSignature)
 	if !ok || ax.Status != StatusPass || extra == "" {
 		return
 	}
 	if ax.Note != "" {
 		extra = ax.Note + "; " + extra
 	}
-	c.res.Axes[AxisSignature] = Axis{Status: StatusPass, Note: extra}
+	c.res.Axes.Set(AxisSignature, Axis{Status: StatusPass, Note: extra})
 }
 
 // quoteShort quotes hostile text for a note, bounded in length.

@@ -155,7 +155,7 @@ func (c *check) aerfCoSignatures(msg []byte) {
 // aerfCoSignature verifies one co-signature. A failure is recorded only if
 // the signature axis has not failed already, so the first cause stays.
 func (c *check) aerfCoSignature(who, sigName, kidName string, reason Reason, required bool, input func() ([]byte, error)) {
-	if c.res.Axes[AxisSignature].Status == StatusFail {
+	if c.res.Axes.Of(AxisSignature).Status == StatusFail {
 		return
 	}
 	sv := c.doc.Get(sigName)

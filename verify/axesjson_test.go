@@ -26,7 +26,7 @@ func TestAxesJSONAsEncodingJSON(t *testing.T) {
 		notes = append(notes, string(b))
 	}
 	for i, note := range notes {
-		a := Axes{AxisOrder[i%len(AxisOrder)]: {Status: StatusFail, Reason: Reason(note), Note: note}, AxisChain: {Status: StatusPass}}
+		a := axesOf(map[AxisName]Axis{AxisOrder[i%len(AxisOrder)]: {Status: StatusFail, Reason: Reason(note), Note: note}, AxisChain: {Status: StatusPass}})
 		got, err := a.MarshalJSON() // directly: json.Marshal would re-escape what it calls
 		if err != nil {
 			t.Fatal(err)
@@ -34,7 +34,7 @@ func TestAxesJSONAsEncodingJSON(t *testing.T) {
 		var want bytes.Buffer
 		want.WriteByte('{')
 		for _, name := range AxisOrder {
-			ax, ok := a[name]
+			ax, ok := a.Get(name)
 			if !ok {
 				continue
 			}
@@ -52,4 +52,13 @@ func TestAxesJSONAsEncodingJSON(t *testing.T) {
 			t.Fatalf("note %q:\n got %s\nwant %s", note, got, want.Bytes())
 		}
 	}
+}
+
+// axesOf builds Axes from a map, for tests.
+func axesOf(m map[AxisName]Axis) Axes {
+	var a Axes
+	for name, ax := range m {
+		a.Set(name, ax)
+	}
+	return a
 }

@@ -87,7 +87,7 @@ func TestReceiptCorpus(t *testing.T) {
 			if res.Verdict != want {
 				t.Fatalf("verdict %s, want %s\n%s", res.Verdict, want, dump(res))
 			}
-			if res.Verdict == Pass && res.Axes[AxisSignature].Status != StatusPass {
+			if res.Verdict == Pass && res.Axes.Of(AxisSignature).Status != StatusPass {
 				t.Fatalf("PASS without a passed signature axis\n%s", dump(res))
 			}
 			if want == Fail {
@@ -95,7 +95,7 @@ func TestReceiptCorpus(t *testing.T) {
 				if !ok {
 					t.Fatalf("unknown expected reason %q", cc.ReasonCode)
 				}
-				if res.Axes[axis].Status != StatusFail {
+				if res.Axes.Of(axis).Status != StatusFail {
 					t.Fatalf("reason %s: want axis %s to fail\n%s", cc.ReasonCode, axis, dump(res))
 				}
 			}

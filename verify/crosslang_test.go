@@ -57,8 +57,8 @@ func TestCrossLanguageCases(t *testing.T) {
 				t.Errorf("verdict %s, want %s", res.Verdict, expect.Verdict)
 			}
 			for axis, want := range expect.Axes {
-				if got := res.Axes[axis].Status; got != want {
-					t.Errorf("axis %s: %s, want %s (%s)", axis, got, want, res.Axes[axis].Note)
+				if got := res.Axes.Of(axis).Status; got != want {
+					t.Errorf("axis %s: %s, want %s (%s)", axis, got, want, res.Axes.Of(axis).Note)
 				}
 			}
 			if t.Failed() {

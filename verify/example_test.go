@@ -25,8 +25,8 @@ func Example() {
 	raw, _ := os.ReadFile(dir + "receipt.json")
 	res, _ := v.Verify(raw)
 	fmt.Println(res.Format, res.Verdict)
-	fmt.Println("signature:", res.Axes[verify.AxisSignature].Status, res.Axes[verify.AxisSignature].Note)
-	fmt.Println("expiry:", res.Axes[verify.AxisExpiry].Status, "(advisory)")
+	fmt.Println("signature:", res.Axes.Of(verify.AxisSignature).Status, res.Axes.Of(verify.AxisSignature).Note)
+	fmt.Println("expiry:", res.Axes.Of(verify.AxisExpiry).Status, "(advisory)")
 	// Output:
 	// asqav-native PASS
 	// signature: PASS ML-DSA-65

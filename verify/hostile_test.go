@@ -21,12 +21,12 @@ func TestAlgMismatch(t *testing.T) {
 			t.Fatal("fixture changed: no alg member to alter")
 		}
 		res, _ := v.Verify(altered)
-		if res.Verdict != Fail || res.Axes[AxisSignature].Reason != ReasonAlgMismatch {
+		if res.Verdict != Fail || res.Axes.Of(AxisSignature).Reason != ReasonAlgMismatch {
 			t.Fatalf("alg %s: %s", alg, dump(res))
 		}
 	}
 	altered := bytes.Replace(raw, []byte(`"alg": "Ed25519"`), []byte(`"alg": "RSA-PSS"`), 1)
-	if res, _ := v.Verify(altered); res.Verdict != Fail || res.Axes[AxisSignature].Reason != ReasonUnsupportedAlg {
+	if res, _ := v.Verify(altered); res.Verdict != Fail || res.Axes.Of(AxisSignature).Reason != ReasonUnsupportedAlg {
 		t.Fatalf("unknown alg: %s", dump(res))
 	}
 }
@@ -80,7 +80,7 @@ func FuzzVerify(f *testing.F) {
 		if res == nil {
 			t.Fatal("nil result")
 		}
-		if res.Verdict == Pass && res.Axes[AxisSignature].Status != StatusPass {
+		if res.Verdict == Pass && res.Axes.Of(AxisSignature).Status != StatusPass {
 			t.Fatalf("PASS without a passed signature axis: %s", dump(res))
 		}
 		var want bytes.Buffer

@@ -121,12 +121,12 @@ func TestOthersCorpus(t *testing.T) {
 				t.Fatalf("verdict %s, want %s\n%s", res.Verdict, tc.verdict, dump(res))
 			}
 			if tc.verdict == Fail {
-				if ax := res.Axes[tc.axis]; ax.Status != StatusFail || ax.Reason != tc.reason {
+				if ax := res.Axes.Of(tc.axis); ax.Status != StatusFail || ax.Reason != tc.reason {
 					t.Fatalf("axis %s is %s/%s, want FAIL/%s\n%s", tc.axis, ax.Status, ax.Reason, tc.reason, dump(res))
 				}
 			}
-			if tc.chain != "" && res.Axes[AxisChain].Status != tc.chain {
-				t.Fatalf("chain %s, want %s\n%s", res.Axes[AxisChain].Status, tc.chain, dump(res))
+			if tc.chain != "" && res.Axes.Of(AxisChain).Status != tc.chain {
+				t.Fatalf("chain %s, want %s\n%s", res.Axes.Of(AxisChain).Status, tc.chain, dump(res))
 			}
 			switch tc.format {
 			case "authproof":
@@ -200,8 +200,8 @@ func TestOthersDetectHostile(t *testing.T) {
 			if err != nil {
 				t.Fatalf("verify: %v", err)
 			}
-			if res.Verdict != Fail || res.Axes[AxisStructure].Status != StatusFail {
-				t.Fatalf("verdict %s, structure %s\n%s", res.Verdict, res.Axes[AxisStructure].Status, dump(res))
+			if res.Verdict != Fail || res.Axes.Of(AxisStructure).Status != StatusFail {
+				t.Fatalf("verdict %s, structure %s\n%s", res.Verdict, res.Axes.Of(AxisStructure).Status, dump(res))
 			}
 		})
 	}
@@ -290,7 +290,7 @@ func TestOthersPipelockKeyPurpose(t *testing.T) {
 	raw := strings.Replace(string(readFile(t, filepath.Join(dir, "receipt.json"))),
 		`"key_purpose": "receipt-signing"`, `"key_purpose": "contract-activation-signing"`, 1)
 	res := othersVerifyRaw(t, dir, []byte(raw))
-	if res.Verdict != Fail || res.Axes[AxisStructure].Reason != ReasonBadField {
+	if res.Verdict != Fail || res.Axes.Of(AxisStructure).Reason != ReasonBadField {
 		t.Fatalf("wrong key purpose accepted\n%s", dump(res))
 	}
 }
@@ -312,7 +312,7 @@ func TestOthersAERFMissingCoKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != Incomplete || res.Axes[AxisSignature].Status != StatusSkipped {
+	if res.Verdict != Incomplete || res.Axes.Of(AxisSignature).Status != StatusSkipped {
 		t.Fatalf("want INCOMPLETE with the signature skipped\n%s", dump(res))
 	}
 }

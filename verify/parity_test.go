@@ -152,7 +152,7 @@ func verifyAt(t *testing.T, raw []byte) *Result {
 
 func wantAxis(t *testing.T, res *Result, axis AxisName, want Status, reason Reason) {
 	t.Helper()
-	ax, ok := res.Axes[axis]
+	ax, ok := res.Axes.Get(axis)
 	if !ok {
 		t.Errorf("axis %s not reported, want %s", axis, want)
 		return
@@ -292,11 +292,11 @@ func TestAxisParityNormalise(t *testing.T) {
 		res := verifyAt(t, encode(t, raw))
 		if why, ok := normaliseNoReceipt[str(c, "name")]; ok {
 			t.Log("not a receipt here: " + why)
-			if res.Format != "unknown" || res.Axes[AxisStructure].Reason != ReasonUnknownFormat {
-				t.Errorf("format %s, structure %v; want unknown_format", res.Format, res.Axes[AxisStructure])
+			if res.Format != "unknown" || res.Axes.Of(AxisStructure).Reason != ReasonUnknownFormat {
+				t.Errorf("format %s, structure %v; want unknown_format", res.Format, res.Axes.Of(AxisStructure))
 			}
-			if _, ok := res.Axes[AxisAnchors]; ok || want != StatusNotRun {
-				t.Errorf("anchors %v, want not run (reference %s)", res.Axes[AxisAnchors], expect.AnchorsAxis)
+			if _, ok := res.Axes.Get(AxisAnchors); ok || want != StatusNotRun {
+				t.Errorf("anchors %v, want not run (reference %s)", res.Axes.Of(AxisAnchors), expect.AnchorsAxis)
 			}
 			return
 		}

@@ -1,6 +1,11 @@
 package verify
 
-import "github.com/receiptverify/verify/internal/jsonenc"
+import (
+	"iter"
+	"math/bits"
+
+	"github.com/receiptverify/verify/internal/jsonenc"
+)
 
 // ResultVersion is the version of the JSON layout of Result. It changes
 // when a field is renamed or removed; new fields may appear without it.
@@ -69,24 +74,101 @@ type Axis struct {
 	Note   string `json:"note,omitempty"`
 }
 
-// Axes holds one Axis per AxisName.
-type Axes map[AxisName]Axis
+// Axes holds the outcome of each axis that has one. It is an array in
+// AxisOrder rather than a map: every result has one, and a map per receipt
+// (made, filled, looked up by every fold) showed in the stream's profile.
+// The zero value has no outcomes.
+type Axes struct {
+	set  uint16 // bit i: axes[i] holds an outcome
+	axes [numAxes]Axis
+}
+
+const numAxes = 13
+
+// axisIndex is name's place in AxisOrder, -1 for a name that is no axis.
+func axisIndex(name AxisName) int {
+	switch name {
+	case AxisStructure:
+		return 0
+	case AxisIssuerKey:
+		return 1
+	case AxisIssuerBind:
+		return 2
+	case AxisKeyStatus:
+		return 3
+	case AxisSignature:
+		return 4
+	case AxisChain:
+		return 5
+	case AxisPayloadDigest:
+		return 6
+	case AxisActionRef:
+		return 7
+	case AxisToolFingerprint:
+		return 8
+	case AxisNonce:
+		return 9
+	case AxisExpiry:
+		return 10
+	case AxisSkew:
+		return 11
+	case AxisAnchors:
+		return 12
+	}
+	return -1
+}
+
+// Get returns the outcome of axis name and whether it has one.
+func (a *Axes) Get(name AxisName) (Axis, bool) {
+	i := axisIndex(name)
+	if i < 0 || a.set&(1<<i) == 0 {
+		return Axis{}, false
+	}
+	return a.axes[i], true
+}
+
+// Of returns the outcome of axis name, the zero Axis when it has none.
+func (a *Axes) Of(name AxisName) Axis {
+	ax, _ := a.Get(name)
+	return ax
+}
+
+// Set records the outcome of axis name. It panics on a name that is no
+// axis: the names are this package's constants.
+func (a *Axes) Set(name AxisName, ax Axis) {
+	i := axisIndex(name)
+	if i < 0 {
+		panic("verify: no axis " + string(name))
+	}
+	a.set |= 1 << i
+	a.axes[i] = ax
+}
+
+// Len is the number of axes with an outcome.
+func (a *Axes) Len() int { return bits.OnesCount16(a.set) }
+
+// All yields each axis with an outcome, in AxisOrder.
+func (a *Axes) All() iter.Seq2[AxisName, Axis] {
+	return func(yield func(AxisName, Axis) bool) {
+		for i, name := range AxisOrder {
+			if a.set&(1<<i) != 0 && !yield(name, a.axes[i]) {
+				return
+			}
+		}
+	}
+}
 
 // MarshalJSON writes the axes in AxisOrder, so output is stable and reads
 // in the order of the checks. Each axis is written as json.Marshal writes
 // an Axis, escapes included (jsonenc, HTML escaping on), without reflection.
 func (a Axes) MarshalJSON() ([]byte, error) {
-	return a.appendJSON(make([]byte, 0, 96*len(a)+2))
+	return a.appendJSON(make([]byte, 0, 96*a.Len()+2))
 }
 
-func (a Axes) appendJSON(b []byte) ([]byte, error) {
+func (a *Axes) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	first := true
-	for _, name := range AxisOrder {
-		ax, ok := a[name]
-		if !ok {
-			continue
-		}
+	for name, ax := range a.All() {
 		if !first {
 			b = append(b, ',')
 		}
@@ -182,10 +264,10 @@ type Result struct {
 // set records an axis outcome; a later FAIL overrides an earlier outcome,
 // nothing overrides a FAIL.
 func (r *Result) set(name AxisName, st Status, reason Reason, note string) {
-	if old, ok := r.Axes[name]; ok && old.Status == StatusFail && st != StatusFail {
+	if old, ok := r.Axes.Get(name); ok && old.Status == StatusFail && st != StatusFail {
 		return
 	}
-	r.Axes[name] = Axis{Status: st, Reason: reason, Note: note}
+	r.Axes.Set(name, Axis{Status: st, Reason: reason, Note: note})
 }
 
 // SetAxis records an axis outcome from outside the package (the stream
@@ -204,9 +286,8 @@ func (r *Result) fold() {
 	}
 	r.Reasons = r.Reasons[:0]
 	failed, skipped := false, false
-	for _, name := range AxisOrder {
-		ax, ok := r.Axes[name]
-		if !ok || advisory(name) || (name == AxisToolFingerprint && !r.strictTool) {
+	for name, ax := range r.Axes.All() {
+		if advisory(name) || (name == AxisToolFingerprint && !r.strictTool) {
 			continue
 		}
 		switch ax.Status {
@@ -224,8 +305,8 @@ func (r *Result) fold() {
 		r.Verdict = Fail
 	case skipped:
 		r.Verdict = Incomplete
-		for _, name := range AxisOrder {
-			if ax := r.Axes[name]; ax.Status == StatusSkipped && name != AxisChain {
+		for name, ax := range r.Axes.All() {
+			if ax.Status == StatusSkipped && name != AxisChain {
 				r.Reasons = append(r.Reasons, ax.Reason)
 			}
 		}

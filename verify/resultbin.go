@@ -25,14 +25,13 @@ func (r *Result) AppendBinary(b []byte) ([]byte, error) {
 	}
 	w.bool(r.Reasons == nil)
 	w.str(r.Error)
-	w.uint(uint64(len(r.Axes)))
-	for name, ax := range r.Axes {
+	w.uint(uint64(r.Axes.Len()))
+	for name, ax := range r.Axes.All() {
 		w.str(string(name))
 		w.str(string(ax.Status))
 		w.str(string(ax.Reason))
 		w.str(ax.Note)
 	}
-	w.bool(r.Axes == nil)
 
 	f := &r.Fields
 	for _, s := range []string{f.ActionID, f.AgentID, f.IssuerID, f.OrgID, f.SessionID, f.ActionType,
@@ -87,14 +86,14 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 		r.Reasons = []Reason{}
 	}
 	r.Error = rd.str()
-	n := rd.count()
-	r.Axes = make(Axes, n)
-	for range n {
+	for range rd.count() {
 		name := AxisName(rd.str())
-		r.Axes[name] = Axis{Status: Status(rd.str()), Reason: Reason(rd.str()), Note: rd.str()}
-	}
-	if rd.bool() {
-		r.Axes = nil
+		ax := Axis{Status: Status(rd.str()), Reason: Reason(rd.str()), Note: rd.str()}
+		if axisIndex(name) < 0 {
+			rd.err, rd.pos = errBinaryAxis, len(rd.s)
+			break
+		}
+		r.Axes.Set(name, ax)
 	}
 
 	f := &r.Fields
@@ -136,6 +135,7 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 var (
 	errShortBinary    = errors.New("verify: truncated binary result")
 	errTrailingBinary = errors.New("verify: trailing bytes after binary result")
+	errBinaryAxis     = errors.New("verify: unknown axis in binary result")
 )
 
 type binWriter struct{ b []byte }

@@ -39,6 +39,14 @@ func fillAll(t *testing.T, v reflect.Value, n *int) {
 			v.SetMapIndex(k, e)
 		}
 	case reflect.Struct:
+		if a, ok := v.Addr().Interface().(*Axes); ok { // every axis, each filled
+			for _, name := range AxisOrder {
+				var ax Axis
+				fillAll(t, reflect.ValueOf(&ax).Elem(), n)
+				a.Set(name, ax)
+			}
+			return
+		}
 		for i := range v.NumField() {
 			f := v.Field(i)
 			if !f.CanSet() {
@@ -84,7 +92,7 @@ func TestResultBinaryRoundTrip(t *testing.T) {
 }
 
 func FuzzResultBinary(f *testing.F) {
-	b, _ := (&Result{Version: 1, Format: "asqav-native", Axes: Axes{AxisChain: {Status: StatusPass}}}).AppendBinary(nil)
+	b, _ := (&Result{Version: 1, Format: "asqav-native", Axes: axesOf(map[AxisName]Axis{AxisChain: {Status: StatusPass}})}).AppendBinary(nil)
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var r Result

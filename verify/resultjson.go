@@ -38,7 +38,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 	}
 	b = jsonStr(b, "error", r.Error)
 	b = append(b, `,"axes":`...)
-	b, _ = r.Axes.appendJSON(b) // a nil map too, as encoding/json calls MarshalJSON on it
+	b, _ = r.Axes.appendJSON(b)
 
 	f := &r.Fields
 	b = append(b, `,"fields":{`...)

@@ -27,7 +27,7 @@ func TestAppendJSONAsEncodingJSON(t *testing.T) {
 	results = append(results,
 		&Result{}, // nil reasons and axes
 		&Result{Version: 1, Source: "a\"b<c>&\x01\u2028\xff", Line: 3, Reasons: []Reason{"x", "<y>"},
-			Axes:         Axes{AxisSignature: {Status: StatusFail, Reason: "r&", Note: "<n>"}},
+			Axes:         axesOf(map[AxisName]Axis{AxisSignature: {Status: StatusFail, Reason: "r&", Note: "<n>"}}),
 			Fields:       Fields{Step: &step, ToolServers: []string{"crm", "h<d>"}, KeySelfAsserted: true, SignatureSHA256: "ab", Alg: "é"},
 			Fingerprints: Fingerprints{PayloadDigest: &PayloadDigest{Hash: "h", Size: 0}, UndoLogProfile: "p3"}},
 	)

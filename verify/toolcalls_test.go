@@ -31,7 +31,7 @@ func TestUndoLogRows(t *testing.T) {
 			t.Fatalf("row %d: %v %s\n%s", n+1, err, row, dump(res))
 		}
 		bad := head + `,"call_signature":"` + strings.Repeat("0", 64) + `"}`
-		if res, _ := v.Verify([]byte(bad)); res.Verdict != Fail || res.Axes[AxisSignature].Reason != ReasonFingerprintMismatch {
+		if res, _ := v.Verify([]byte(bad)); res.Verdict != Fail || res.Axes.Of(AxisSignature).Reason != ReasonFingerprintMismatch {
 			t.Fatalf("tampered row %d: %s", n+1, dump(res))
 		}
 	}

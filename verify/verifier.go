@@ -101,7 +101,7 @@ func parseReceipt(raw []byte) (canon.Value, error) { return canon.Parse(raw, rec
 // only when raw is not a JSON document at all; the Result then has the
 // verdict UNREADABLE. Every other problem is a verdict.
 func (v *Verifier) Verify(raw []byte) (*Result, error) {
-	res := &Result{Version: ResultVersion, Axes: make(Axes, len(AxisOrder)), Reasons: []Reason{}}
+	res := &Result{Version: ResultVersion, Reasons: []Reason{}}
 	doc, err := parseReceipt(raw)
 	if err != nil {
 		res.Verdict = Unreadable
@@ -241,7 +241,7 @@ func (c *check) skip(a AxisName, r Reason, note string) { c.res.set(a, StatusSki
 func (c *check) notRun(a AxisName, note string)         { c.res.set(a, StatusNotRun, "", note) }
 
 // has reports whether an axis has an outcome yet.
-func (c *check) has(a AxisName) bool { _, ok := c.res.Axes[a]; return ok }
+func (c *check) has(a AxisName) bool { _, ok := c.res.Axes.Get(a); return ok }
 
 // finish runs the checks common to every format that carries the fields,
 // and marks what no check reached.

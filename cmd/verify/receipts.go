@@ -79,7 +79,7 @@ func receiptsAction(ctx *cli.Context) error {
 			_, err := jsonOut.Write(r.Rendered)
 			return err
 		}
-		if r.Verdict == verify.Pass && r.Axes[verify.AxisToolFingerprint].Status != verify.StatusFail {
+		if r.Verdict == verify.Pass && r.Axes.Of(verify.AxisToolFingerprint).Status != verify.StatusFail {
 			return nil
 		}
 		bar.clear()
@@ -125,7 +125,7 @@ func textLine(r *verify.Result) string {
 	}
 	sep := ": "
 	for _, name := range verify.AxisOrder {
-		ax, ok := r.Axes[name]
+		ax, ok := r.Axes.Get(name)
 		if !ok || (ax.Status != verify.StatusFail && ax.Status != verify.StatusSkipped) || name == verify.AxisExpiry {
 			continue
 		}

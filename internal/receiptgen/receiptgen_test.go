@@ -349,7 +349,7 @@ func checkCorpus(t *testing.T, sink *receiptgen.MemSink, truth *receiptgen.Truth
 		results[i] = res
 		algs[res.Fields.Alg] = true
 		rec, planted := byLine[i+1]
-		for name, ax := range res.Axes {
+		for name, ax := range res.Axes.All() {
 			switch {
 			case ax.Status == verify.StatusFail && name != verify.AxisExpiry:
 				got = append(got, found{i + 1, string(ax.Reason)})
@@ -365,7 +365,7 @@ func checkCorpus(t *testing.T, sink *receiptgen.MemSink, truth *receiptgen.Truth
 				t.Errorf("line %d (%s): single-receipt verdict %s %v", i+1, rec.Kind, res.Verdict, res.Reasons)
 			}
 		}
-		if ax := res.Axes[verify.AxisChain]; ax.Status != verify.StatusPass && ax.Status != verify.StatusSkipped {
+		if ax := res.Axes.Of(verify.AxisChain); ax.Status != verify.StatusPass && ax.Status != verify.StatusSkipped {
 			t.Errorf("line %d: chain axis %s", i+1, ax.Status)
 		}
 	}

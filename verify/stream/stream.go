@@ -305,7 +305,7 @@ func unreadable(r *record, err error) *verify.Result {
 	return &verify.Result{
 		Version: verify.ResultVersion, Source: r.source, Line: r.line, Format: "unknown",
 		Verdict: verify.Unreadable, Reasons: []verify.Reason{verify.ReasonMalformed},
-		Error: err.Error(), Axes: verify.Axes{},
+		Error: err.Error(),
 	}
 }
 

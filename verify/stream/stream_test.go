@@ -74,15 +74,15 @@ func TestStreamChain(t *testing.T) {
 	join := func(lines ...[]byte) []byte { return append(bytes.Join(lines, []byte("\n")), '\n') }
 
 	sum, out := run(t, v, memSource("a.jsonl", join(pred, succ), true))
-	if sum.Pass != 2 || len(out) != 2 || out[1].Axes[verify.AxisChain].Status != verify.StatusPass {
+	if sum.Pass != 2 || len(out) != 2 || out[1].Axes.Of(verify.AxisChain).Status != verify.StatusPass {
 		t.Fatalf("chain of two: %+v\n%+v", sum, out[1].Axes)
 	}
 	sum, out = run(t, v, memSource("b.jsonl", join(succ), true))
-	if sum.Fail != 1 || out[0].Axes[verify.AxisChain].Reason != verify.ReasonChainAbsent {
+	if sum.Fail != 1 || out[0].Axes.Of(verify.AxisChain).Reason != verify.ReasonChainAbsent {
 		t.Fatalf("absent predecessor: %+v %+v", sum, out[0].Axes)
 	}
 	_, out = run(t, v, memSource("c.jsonl", join(pred, succ, succ), true))
-	if out[1].Verdict != verify.Pass || out[2].Axes[verify.AxisChain].Reason != verify.ReasonChainFork {
+	if out[1].Verdict != verify.Pass || out[2].Axes.Of(verify.AxisChain).Reason != verify.ReasonChainFork {
 		t.Fatalf("fork: %v / %+v", out[1].Verdict, out[2].Axes)
 	}
 }
@@ -159,7 +159,7 @@ func TestStreamInputChanged(t *testing.T) {
 					}
 					return
 				}
-				if err != nil || sum.Pass != 2 || len(out) != 2 || out[1].Axes[verify.AxisChain].Status != verify.StatusPass {
+				if err != nil || sum.Pass != 2 || len(out) != 2 || out[1].Axes.Of(verify.AxisChain).Status != verify.StatusPass {
 					t.Fatalf("want the two receipts as first read, chained: %v %+v", err, sum)
 				}
 			})
