@@ -179,12 +179,12 @@ func checkAsqavPayload(c *check) {
 	f.Decision = firstStr(p, "decision", "policy_decision")
 
 	d := asqavDialect(f.IssuedAt)
-	msg, err := d.Append(c.scratch.canon[:0], p)
+	msg, err := d.Append(c.canonBuf, p)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "payload cannot be canonicalized: "+err.Error())
 		return
 	}
-	c.scratch.canon = msg
+	c.canonBuf = msg
 	sum := sha256.Sum256(msg)
 	c.res.Fingerprints.ChainHash = hex.EncodeToString(sum[:])
 	c.payloadCanon, c.payloadIn = msg, d
@@ -281,12 +281,12 @@ func (c *check) asqavSignature(kid, agentID, issuerID, orgID string, claimedIssu
 	c.issuerBind(key, claimedIssuer)
 	issued, _ := parseTime(c.res.Fields.IssuedAt)
 	c.keyStatus(key, issued)
-	sig, err := sigalg.AppendBase64Any(c.scratch.sig[:0], sigText)
+	sig, err := sigalg.AppendBase64Any(c.sigBuf, sigText)
 	if err != nil {
 		c.fail(AxisSignature, ReasonBadEncoding, "signature is not base64: "+err.Error())
 		return
 	}
-	c.scratch.sig = sig
+	c.sigBuf = sig
 	c.verifySignature(key, alg, msg, sig)
 }
 

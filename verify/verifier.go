@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 	"unsafe"
 
+	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/verify/canon"
 	"github.com/receiptverify/verify/verify/keys"
@@ -110,8 +110,8 @@ func (v *Verifier) Verify(raw []byte) (*Result, error) {
 		res.Error = err.Error()
 		return res, err
 	}
-	c := &check{v: v, raw: raw, doc: &doc, res: res, scratch: scratchPool.Get().(*scratch)}
-	defer c.scratch.release()
+	c := &check{v: v, raw: raw, doc: &doc, res: res, canonBuf: scratchBufs.Get(), sigBuf: scratchBufs.Get()}
+	defer c.releaseBuffers()
 	f := detect(&doc)
 	if f == nil {
 		res.Format = "unknown"
@@ -207,30 +207,20 @@ type check struct {
 	// payloadIn, as signed, kept for the anchors note's envelope digest.
 	payloadCanon []byte
 	payloadIn    *canon.Dialect
-	scratch      *scratch
+	// canonBuf and sigBuf are where the canonical payload and the decoded
+	// signature are written: bytes Verify drops before it returns, so
+	// nothing a Result keeps may point into them.
+	canonBuf, sigBuf []byte
 }
 
-// scratch holds the bytes one Verify writes and drops before it returns
-// (the canonical payload, the decoded signature), pooled: they are
-// kilobytes per ML-DSA receipt, and allocating them for every receipt of a
-// stream showed as garbage-collection work in its profile. Nothing a
-// Result keeps may point into them.
-type scratch struct {
-	canon, sig []byte
-}
+// scratchBufs recycles checks' buffers: they are kilobytes per ML-DSA
+// receipt, and allocating them for every receipt of a stream showed as
+// garbage-collection work in its profile.
+var scratchBufs bufpool.Pool
 
-var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
-
-// maxPooledScratch bounds what a buffer may grow to and still be pooled,
-// so one huge receipt does not pin its buffers for the rest of a run.
-const maxPooledScratch = 64 << 10
-
-func (s *scratch) release() {
-	if cap(s.canon) > maxPooledScratch || cap(s.sig) > maxPooledScratch {
-		return
-	}
-	s.canon, s.sig = s.canon[:0], s.sig[:0]
-	scratchPool.Put(s)
+func (c *check) releaseBuffers() {
+	scratchBufs.Put(c.canonBuf)
+	scratchBufs.Put(c.sigBuf)
 }
 
 func (c *check) pass(a AxisName, note string) { c.res.set(a, StatusPass, "", note) }

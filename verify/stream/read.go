@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
 
+	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
 )
 
@@ -124,7 +124,7 @@ func readSource(src Source, bytesRead *atomic.Int64, add func(*record) bool) boo
 // line over the limit is drained and reported as tooLong, so reading can
 // go on at the next line.
 func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
-	buf := (*linePool.Get().(*[]byte))[:0]
+	buf := linePool.Get()
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !tooLong {
@@ -152,14 +152,10 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 // linePool recycles line buffers: a run that keeps no record's bytes past
 // its verification (Options.KeepRaw off) would otherwise allocate every
 // byte of its input twice.
-var linePool = sync.Pool{New: func() any { return new([]byte) }}
+var linePool bufpool.Pool
 
 // releaseLine returns a line that nothing references any more to the pool.
-func releaseLine(b []byte) {
-	if cap(b) > 0 && cap(b) <= 1<<16 {
-		linePool.Put(&b)
-	}
-}
+func releaseLine(b []byte) { linePool.Put(b) }
 
 type countingReader struct {
 	r io.Reader

@@ -9,9 +9,9 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sync"
 	"sync/atomic"
 
+	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/verify"
 )
@@ -58,7 +58,7 @@ func newSpool(dir string) (*spool, error) {
 // the verifying goroutines. The frame's buffer comes from framePool and
 // goes back when write has written it.
 func (s *spool) encode(r *record, res *verify.Result) []byte {
-	b := getFrame()
+	b := framePool.Get()
 	b = append(b, byte(r.kind))
 	b = binary.AppendUvarint(b, uint64(r.line))
 	b = appendString(b, r.source)
@@ -77,21 +77,10 @@ func (s *spool) encode(r *record, res *verify.Result) []byte {
 // (second pass) one per record: a result frame is a kilobyte or two, and
 // allocating one per record showed as garbage-collection work in the
 // stream's profile.
-var framePool = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxPooledFrame bounds the buffers kept for reuse, so one huge record
-// does not pin its buffer for the rest of a run.
-const maxPooledFrame = 64 << 10
-
-func getFrame() []byte { return (*framePool.Get().(*[]byte))[:0] }
+var framePool bufpool.Pool
 
 // releaseFrame returns a frame buffer that nothing references any more.
-func releaseFrame(b []byte) {
-	if cap(b) > 0 && cap(b) <= maxPooledFrame {
-		b = b[:0]
-		framePool.Put(&b)
-	}
-}
+func releaseFrame(b []byte) { framePool.Put(b) }
 
 func appendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
@@ -142,7 +131,7 @@ func (s *spool) next() ([]byte, error) {
 	if err != nil || n > maxFrame {
 		return nil, fmt.Errorf("%w: bad frame (%v)", ErrSpool, err)
 	}
-	frame := slices.Grow(getFrame(), int(n))[:n]
+	frame := slices.Grow(framePool.Get(), int(n))[:n]
 	if _, err := io.ReadFull(s.r, frame); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSpool, err)
 	}
