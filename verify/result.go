@@ -236,6 +236,20 @@ type Fields struct {
 	KeySelfAsserted bool   `json:"key_self_asserted,omitempty"` // key embedded in the receipt by the format's design
 }
 
+// texts are the string fields of f, in the order of its binary form, for
+// the code that handles each of them alike (AppendBinary, UnmarshalBinary,
+// detach).
+func (f *Fields) texts() [17]*string {
+	return [17]*string{&f.ActionID, &f.AgentID, &f.IssuerID, &f.OrgID, &f.SessionID, &f.ActionType,
+		&f.ToolName, &f.ToolFingerprint, &f.Nonce, &f.IssuedAt, &f.ExpiresAt, &f.Decision, &f.Signature,
+		&f.SignatureSHA256, &f.PreviousHash, &f.KeyID, &f.Alg}
+}
+
+// texts are the string fields of fp, as Fields.texts.
+func (fp *Fingerprints) texts() [6]*string {
+	return [6]*string{&fp.ActionRef, &fp.ToolFingerprint, &fp.ChainHash, &fp.Overturn, &fp.CallSignature, &fp.UndoLogProfile}
+}
+
 // Result is the verification of one receipt. Its JSON form is the output
 // contract of `verify receipts --output json` (schemas/result.schema.json).
 type Result struct {

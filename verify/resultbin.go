@@ -34,10 +34,8 @@ func (r *Result) AppendBinary(b []byte) ([]byte, error) {
 	}
 
 	f := &r.Fields
-	for _, s := range []string{f.ActionID, f.AgentID, f.IssuerID, f.OrgID, f.SessionID, f.ActionType,
-		f.ToolName, f.ToolFingerprint, f.Nonce, f.IssuedAt, f.ExpiresAt, f.Decision, f.Signature,
-		f.SignatureSHA256, f.PreviousHash, f.KeyID, f.Alg} {
-		w.str(s)
+	for _, s := range f.texts() {
+		w.str(*s)
 	}
 	w.bool(f.Step != nil)
 	if f.Step != nil {
@@ -50,8 +48,8 @@ func (r *Result) AppendBinary(b []byte) ([]byte, error) {
 	w.bool(f.KeySelfAsserted)
 
 	fp := &r.Fingerprints
-	for _, s := range []string{fp.ActionRef, fp.ToolFingerprint, fp.ChainHash, fp.Overturn, fp.CallSignature, fp.UndoLogProfile} {
-		w.str(s)
+	for _, s := range fp.texts() {
+		w.str(*s)
 	}
 	w.bool(fp.PayloadDigest != nil)
 	if fp.PayloadDigest != nil {
@@ -97,9 +95,7 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	}
 
 	f := &r.Fields
-	for _, s := range []*string{&f.ActionID, &f.AgentID, &f.IssuerID, &f.OrgID, &f.SessionID, &f.ActionType,
-		&f.ToolName, &f.ToolFingerprint, &f.Nonce, &f.IssuedAt, &f.ExpiresAt, &f.Decision, &f.Signature,
-		&f.SignatureSHA256, &f.PreviousHash, &f.KeyID, &f.Alg} {
+	for _, s := range f.texts() {
 		*s = rd.str()
 	}
 	if rd.bool() {
@@ -115,7 +111,7 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	f.KeySelfAsserted = rd.bool()
 
 	fp := &r.Fingerprints
-	for _, s := range []*string{&fp.ActionRef, &fp.ToolFingerprint, &fp.ChainHash, &fp.Overturn, &fp.CallSignature, &fp.UndoLogProfile} {
+	for _, s := range fp.texts() {
 		*s = rd.str()
 	}
 	if rd.bool() {

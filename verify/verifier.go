@@ -97,12 +97,36 @@ var receiptParse = canon.ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: can
 
 func parseReceipt(raw []byte) (canon.Value, error) { return canon.Parse(raw, receiptParse) }
 
+// VerifyOptions are what a caller of VerifyWith may leave out of a Result.
+type VerifyOptions struct {
+	// DropSignature leaves Fields.Signature, the signature as carried,
+	// empty (Fields.SignatureSHA256 is still set): an ML-DSA signature is
+	// kilobytes that a caller writing results out does not need.
+	DropSignature bool
+}
+
 // Verify checks one receipt given as its exact bytes. It returns an error
 // only when raw is not a JSON document at all; the Result then has the
 // verdict UNREADABLE. Every other problem is a verdict.
-func (v *Verifier) Verify(raw []byte) (*Result, error) {
+func (v *Verifier) Verify(raw []byte) (*Result, error) { return v.VerifyWith(raw, VerifyOptions{}) }
+
+// VerifyWith is Verify with options. The Result never refers to raw's
+// memory, so the caller may reuse raw as soon as it returns.
+func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
+	res, err := v.verify(raw)
+	if o.DropSignature {
+		res.Fields.Signature = ""
+	}
+	// The receipt was parsed without a copy: every string of the Result
+	// that still points into raw gets its own, a few hundred bytes against
+	// a copy of the whole line.
+	res.detach(raw)
+	return res, err
+}
+
+func (v *Verifier) verify(raw []byte) (*Result, error) {
 	res := &Result{Version: ResultVersion, Reasons: []Reason{}}
-	doc, err := parseReceipt(raw)
+	doc, err := canon.ParseBorrowed(raw, receiptParse)
 	if err != nil {
 		res.Verdict = Unreadable
 		res.Format = "unknown"
@@ -130,8 +154,7 @@ func (v *Verifier) Verify(raw []byte) (*Result, error) {
 		}
 	}
 	if sig := res.Fields.Signature; sig != "" {
-		// Hashed in place: the text is kilobytes for ML-DSA, and a copy per
-		// receipt showed in the stream's allocation profile. Sum256 only
+		// Hashed in place: the text is kilobytes for ML-DSA. Sum256 only
 		// reads its argument.
 		sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(sig), len(sig)))
 		res.Fields.SignatureSHA256 = hex.EncodeToString(sum[:])

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/receiptverify/verify/internal/limits"
 )
@@ -30,7 +31,17 @@ type ParseOptions struct {
 
 // Parse reads exactly one JSON document (RFC 8259, surrounding white space
 // allowed) from data. It never panics and rejects invalid UTF-8.
-func Parse(data []byte, opts ParseOptions) (Value, error) {
+func Parse(data []byte, opts ParseOptions) (Value, error) { return parse(string(data), opts) }
+
+// ParseBorrowed is Parse without Parse's copy of data: the Value's strings
+// point into data, which must not change while any of them is in use. It
+// is for a caller that drops the Value, and copies what it keeps, before
+// data is written again.
+func ParseBorrowed(data []byte, opts ParseOptions) (Value, error) {
+	return parse(unsafe.String(unsafe.SliceData(data), len(data)), opts)
+}
+
+func parse(data string, opts ParseOptions) (Value, error) {
 	if len(data) > limits.MaxDocumentBytes {
 		return Value{}, &Error{Reason: ReasonTooLarge, Offset: -1,
 			Detail: "document is " + strconv.Itoa(len(data)) + " bytes, the limit is " + strconv.Itoa(limits.MaxDocumentBytes)}
@@ -38,7 +49,7 @@ func Parse(data []byte, opts ParseOptions) (Value, error) {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = limits.MaxDepth
 	}
-	p := parser{src: string(data), opts: opts, stacks: stacksPool.Get().(*stacks)}
+	p := parser{src: data, opts: opts, stacks: stacksPool.Get().(*stacks)}
 	defer p.release()
 	p.skipSpace()
 	v, err := p.value(0)

@@ -158,11 +158,10 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			if r.kind != recordLine {
 				return
 			}
-			res, _ := rn.v.Verify(r.raw)
+			// Without KeepRaw the signature text is kilobytes the spool
+			// need not carry.
+			res, _ := rn.v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: !rn.opts.KeepRaw})
 			res.Source, res.Line = r.source, r.line
-			if !rn.opts.KeepRaw {
-				res.Fields.Signature = "" // kilobytes the spool need not carry
-			}
 			r.entry = res.IndexEntry()
 			r.spooled = rn.sp.encode(r, res)
 		},
