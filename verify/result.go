@@ -268,7 +268,8 @@ type Result struct {
 	// (stream.Options.KeepRaw) so analytics can store it; never output.
 	Raw []byte `json:"-"`
 	// Rendered is the result as the caller's stream.Options.Render encoded
-	// it, on the verifying goroutine; never output itself.
+	// it, on the verifying goroutine, valid until the stream's emit
+	// returns; never output itself.
 	Rendered []byte `json:"-"`
 
 	link       chainLink

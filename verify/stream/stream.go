@@ -27,6 +27,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/verify"
 )
 
@@ -48,10 +49,12 @@ type Options struct {
 	// Prior, if set, is an archive loaded before this run, so that chains
 	// crossing from it into the input resolve.
 	Prior Prior
-	// Render, if set, is called on each result on the verifying goroutines,
-	// and what it returns is kept in Result.Rendered: output encoding then
-	// runs on all cores instead of on the one that calls emit.
-	Render func(*verify.Result) []byte
+	// Render, if set, is called on each result on the verifying goroutines
+	// to append its encoding to dst, and what it returns is kept in
+	// Result.Rendered: output encoding then runs on all cores instead of on
+	// the one that calls emit. Rendered is valid until emit returns; its
+	// memory is then reused for a later result.
+	Render func(dst []byte, r *verify.Result) []byte
 	// KeepRaw keeps each record's bytes in Result.Raw and the signature
 	// text in Fields.Signature (for loading into analytics): the second
 	// pass then reads the input again, and fails with ErrInputChanged if
@@ -220,7 +223,7 @@ func (rn *runner) writePass(ctx context.Context, emit func(*verify.Result) error
 				judge(res, r.judgments)
 			}
 			if rn.opts.Render != nil {
-				res.Rendered = rn.opts.Render(res)
+				res.Rendered = rn.opts.Render(renderBufs.Get(), res)
 			}
 			r.result = res
 		},
@@ -256,6 +259,10 @@ func (rn *runner) attachReread(judgments *judgmentReader) func(r *record) error 
 	}
 }
 
+// renderBufs recycles the buffers Options.Render writes into: one per
+// result, a kilobyte or two each.
+var renderBufs bufpool.Pool
+
 // add counts one record of the second pass and emits its result.
 func (sum *Summary) add(r *record, opts Options, emit func(*verify.Result) error) error {
 	sum.Lines += int64(r.lineCount())
@@ -280,7 +287,7 @@ func (sum *Summary) add(r *record, opts Options, emit func(*verify.Result) error
 		res = r.result
 	}
 	if res.Rendered == nil && opts.Render != nil {
-		res.Rendered = opts.Render(res)
+		res.Rendered = opts.Render(renderBufs.Get(), res)
 	}
 	switch res.Verdict {
 	case verify.Pass:
@@ -297,7 +304,10 @@ func (sum *Summary) add(r *record, opts Options, emit func(*verify.Result) error
 	for _, reason := range res.Reasons {
 		sum.Reasons[reason]++
 	}
-	return emit(res)
+	err := emit(res)
+	renderBufs.Put(res.Rendered)
+	res.Rendered = nil
+	return err
 }
 
 func unreadable(r *record, err error) *verify.Result {
