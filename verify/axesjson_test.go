@@ -62,3 +62,20 @@ func axesOf(m map[AxisName]Axis) Axes {
 	}
 	return a
 }
+
+// TestAxisIndexFollowsAxisOrder checks that Axes' array has one slot per
+// axis, in report order: an axis added to AxisOrder must be added to
+// axisIndex too.
+func TestAxisIndexFollowsAxisOrder(t *testing.T) {
+	if len(AxisOrder) != numAxes {
+		t.Fatalf("AxisOrder has %d axes, Axes room for %d", len(AxisOrder), numAxes)
+	}
+	for i, name := range AxisOrder {
+		if got := axisIndex(name); got != i {
+			t.Errorf("axisIndex(%s) = %d, want %d", name, got, i)
+		}
+	}
+	if axisIndex("no_such_axis") != -1 {
+		t.Error("an unknown name has a slot")
+	}
+}
