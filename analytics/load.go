@@ -164,7 +164,8 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 	for i, f := range l.pending {
 		srcs[i] = f.source()
 	}
-	sopts := stream.Options{Workers: opts.Workers, KeepRaw: true, Progress: opts.Progress, Prior: archivePrior{db.sql}}
+	// The rows keep the signature text itself, not its SHA-256.
+	sopts := stream.Options{Workers: opts.Workers, KeepRaw: true, OmitSignatureHash: true, Progress: opts.Progress, Prior: archivePrior{db.sql}}
 	vs, err := stream.Run(ctx, v, srcs, sopts, l.emit)
 	sum.Verify = vs
 	if err == nil {

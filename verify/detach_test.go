@@ -93,3 +93,24 @@ func walkStrings(t *testing.T, v reflect.Value, fn func(*string)) {
 		t.Fatalf("walkStrings: no rule for %s", v.Type())
 	}
 }
+
+// TestVerifyOptions checks what each VerifyOptions field leaves out, on a
+// real ML-DSA-65 receipt, and that the verdict does not depend on them.
+func TestVerifyOptions(t *testing.T) {
+	dir := "../testdata/receipts/asqav-06-mldsa65-payload-prod"
+	raw := readFile(t, filepath.Join(dir, "receipt.json"))
+	v := corpusVerifier(t, dir)
+	full, _ := v.VerifyWith(raw, VerifyOptions{})
+	if full.Fields.Signature == "" || len(full.Fields.SignatureSHA256) != 64 {
+		t.Fatalf("default: signature %d bytes, hash %q", len(full.Fields.Signature), full.Fields.SignatureSHA256)
+	}
+	for _, o := range []VerifyOptions{{DropSignature: true}, {OmitSignatureHash: true}, {DropSignature: true, OmitSignatureHash: true}} {
+		res, _ := v.VerifyWith(raw, o)
+		if (res.Fields.Signature == "") != o.DropSignature || (res.Fields.SignatureSHA256 == "") != o.OmitSignatureHash {
+			t.Errorf("%+v: signature %d bytes, hash %q", o, len(res.Fields.Signature), res.Fields.SignatureSHA256)
+		}
+		if res.Verdict != full.Verdict || res.Fields.SignatureSHA256 != "" && res.Fields.SignatureSHA256 != full.Fields.SignatureSHA256 {
+			t.Errorf("%+v: verdict %s, hash %s; want %s, %s", o, res.Verdict, res.Fields.SignatureSHA256, full.Verdict, full.Fields.SignatureSHA256)
+		}
+	}
+}

@@ -73,6 +73,8 @@ func receiptsAction(ctx *cli.Context) error {
 	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
 	if output == "json" {
 		sopts.Render = stream.RenderJSON // encoded on all cores
+	} else {
+		sopts.OmitSignatureHash = true // only the JSON output shows it
 	}
 	emit := func(r *verify.Result) error {
 		if output == "json" {

@@ -61,6 +61,10 @@ type Options struct {
 	// it is not what was verified. Off by default, when results carry only
 	// the signature's SHA-256.
 	KeepRaw bool
+	// OmitSignatureHash leaves Fields.SignatureSHA256 empty in every
+	// result, for a caller that does not write it out (text output, the
+	// analytics load); see verify.VerifyOptions.
+	OmitSignatureHash bool
 	// TempDir holds the spool of verified results between the two passes
 	// ("" is os.TempDir()); it is removed when Run returns.
 	TempDir string
@@ -163,7 +167,7 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			}
 			// Without KeepRaw the signature text is kilobytes the spool
 			// need not carry.
-			res, _ := rn.v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: !rn.opts.KeepRaw})
+			res, _ := rn.v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: !rn.opts.KeepRaw, OmitSignatureHash: rn.opts.OmitSignatureHash})
 			res.Source, res.Line = r.source, r.line
 			r.entry = res.IndexEntry()
 			r.spooled = rn.sp.encode(r, res)
