@@ -100,8 +100,9 @@ func parseReceipt(raw []byte) (canon.Value, error) { return canon.Parse(raw, rec
 // VerifyOptions are what a caller of VerifyWith may leave out of a Result.
 type VerifyOptions struct {
 	// DropSignature leaves Fields.Signature, the signature as carried,
-	// empty (Fields.SignatureSHA256 is still set): an ML-DSA signature is
-	// kilobytes that a caller writing results out does not need.
+	// empty (its SHA-256 is kept unless OmitSignatureHash): an ML-DSA
+	// signature is kilobytes that a caller writing results out does not
+	// need.
 	DropSignature bool
 	// OmitSignatureHash leaves Fields.SignatureSHA256 empty: only the JSON
 	// output carries it, and hashing the 4.4 KB text of an ML-DSA-65
