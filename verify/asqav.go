@@ -110,13 +110,13 @@ func asqavEnvelopeDigest(doc *canon.Value) (string, error) {
 
 // asqavEnvelopeDigestReusing is asqavEnvelopeDigest(doc) for a check that
 // has already written the payload's canonical form (payloadCanon, in
-// dialect payloadIn) for the signature: when the envelope is written in
-// the same dialect, those bytes are hashed as they are instead of written
-// again. Either member order puts "payload" before "signature", so the
+// dialect payloadIn; payloadIn is nil when it has not) for the signature:
+// when the envelope is written in the same dialect, those bytes are hashed
+// as they are instead of written again. Either member order puts "payload" before "signature", so the
 // envelope's canonical form is {"payload":P,"signature":S}.
 func asqavEnvelopeDigestReusing(doc *canon.Value, payloadCanon []byte, payloadIn *canon.Dialect) (string, error) {
 	shape := asqavShapeOf(doc)
-	if shape == asqavNoEnvelope || payloadCanon == nil {
+	if shape == asqavNoEnvelope || payloadIn == nil {
 		return asqavEnvelopeDigest(doc)
 	}
 	d := asqavDialect(firstStr(doc.Get("payload"), "issued_at", "timestamp"))
@@ -184,10 +184,9 @@ func checkAsqavPayload(c *check) {
 		c.fail(AxisStructure, ReasonMalformed, "payload cannot be canonicalized: "+err.Error())
 		return
 	}
-	c.canonBuf = msg
+	c.canonBuf, c.payloadIn = msg, d
 	sum := sha256.Sum256(msg)
 	c.res.Fingerprints.ChainHash = hex.EncodeToString(sum[:])
-	c.payloadCanon, c.payloadIn = msg, d
 
 	alg, kid, sigText, okKid, okSig := c.asqavSignatureFields(p)
 	f.KeyID, f.Signature = kid, sigText
@@ -369,7 +368,7 @@ func (c *check) asqavAnchors() {
 	}
 	var note strings.Builder
 	if asqavShapeOf(c.doc) != asqavNoEnvelope {
-		if d, err := asqavEnvelopeDigestReusing(c.doc, c.payloadCanon, c.payloadIn); err == nil {
+		if d, err := asqavEnvelopeDigestReusing(c.doc, c.canonBuf, c.payloadIn); err == nil {
 			note.WriteString("anchors bind envelope digest sha256:" + d[:16] + "..")
 		}
 	}

@@ -95,7 +95,9 @@ func New(dir *keys.Directory, opts ...Option) (*Verifier, error) {
 // duplicate member name means different things to different parsers.
 var receiptParse = canon.ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: canon.RejectDuplicates}
 
-func parseReceipt(raw []byte) (canon.Value, error) { return canon.Parse(raw, receiptParse) }
+// parseReceipt parses a receipt without copying it: the Value's strings
+// point into raw (see VerifyWith, which gives the Result copies of its own).
+func parseReceipt(raw []byte) (canon.Value, error) { return canon.ParseBorrowed(raw, receiptParse) }
 
 // VerifyOptions are what a caller of VerifyWith may leave out of a Result.
 type VerifyOptions struct {
@@ -137,7 +139,7 @@ func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
 
 func (v *Verifier) verify(raw []byte) (*Result, error) {
 	res := &Result{Version: ResultVersion, Reasons: []Reason{}}
-	doc, err := canon.ParseBorrowed(raw, receiptParse)
+	doc, err := parseReceipt(raw)
 	if err != nil {
 		res.Verdict = Unreadable
 		res.Format = "unknown"
@@ -231,14 +233,13 @@ type check struct {
 	doc  *canon.Value
 	res  *Result
 	link chainLink
-	// payloadCanon is an Asqav payload's canonical form in dialect
-	// payloadIn, as signed, kept for the anchors note's envelope digest.
-	payloadCanon []byte
-	payloadIn    *canon.Dialect
 	// canonBuf and sigBuf are where the canonical payload and the decoded
 	// signature are written: bytes Verify drops before it returns, so
-	// nothing a Result keeps may point into them.
+	// nothing a Result keeps may point into them. Once payloadIn is set,
+	// canonBuf is an Asqav payload's canonical form in that dialect, as
+	// signed, which the anchors note's envelope digest reuses.
 	canonBuf, sigBuf []byte
+	payloadIn        *canon.Dialect
 }
 
 // scratchBufs recycles checks' buffers: they are kilobytes per ML-DSA
