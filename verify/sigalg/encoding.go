@@ -129,9 +129,9 @@ func AppendBase64Any(dst []byte, s string) ([]byte, error) {
 // appendDecoded decodes s with enc after dst's bytes. The decoder only
 // reads its source, so s is passed without a copy.
 func appendDecoded(dst []byte, enc *base64.Encoding, s string) ([]byte, error) {
-	n := len(dst)
-	dst = slices.Grow(dst, enc.DecodedLen(len(s)))
-	m, err := enc.Decode(dst[n:n+enc.DecodedLen(len(s))], unsafe.Slice(unsafe.StringData(s), len(s)))
+	n, room := len(dst), enc.DecodedLen(len(s))
+	dst = slices.Grow(dst, room)
+	m, err := enc.Decode(dst[n:n+room], unsafe.Slice(unsafe.StringData(s), len(s)))
 	if err != nil {
 		return nil, err
 	}
