@@ -4,20 +4,18 @@
 // as much as a signature check there.
 package jsonenc
 
-import "unicode/utf8"
+import (
+	"math/bits"
+	"unicode/utf8"
+	"unsafe"
 
-const hexDigits = "0123456789abcdef"
+	"github.com/receiptverify/verify/internal/jsonscan"
+)
 
-// plain[html][c] is true for the bytes that stand for themselves inside a
-// JSON string: printable ASCII but '"' and '\\', and with HTML escaping on,
-// also but '<', '>' and '&'.
-var plain = func() (t [2][256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[0][c] = c != '"' && c != '\\'
-		t[1][c] = t[0][c] && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
+const (
+	hexDigits = "0123456789abcdef"
+	ones      = 0x0101010101010101
+)
 
 // AppendString appends s as a quoted JSON string; see AppendChars.
 func AppendString[T ~string | ~[]byte](dst []byte, s T, escapeHTML bool) []byte {
@@ -31,18 +29,23 @@ func AppendString[T ~string | ~[]byte](dst []byte, s T, escapeHTML bool) []byte 
 // <, > and & as \u003c, \u003e, \u0026 when escapeHTML is set (the
 // json.Encoder default), U+2028 and U+2029 escaped, and each invalid UTF-8
 // byte as \ufffd.
-func AppendChars[T ~string | ~[]byte](dst []byte, s T, escapeHTML bool) []byte {
-	safe := &plain[0]
-	if escapeHTML {
-		safe = &plain[1]
-	}
+func AppendChars[T ~string | ~[]byte](dst []byte, text T, escapeHTML bool) []byte {
+	// A []byte's header begins as a string's does, so either is read
+	// here as a string without a copy.
+	s := *(*string)(unsafe.Pointer(&text))
 	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if safe[c] {
-			i++
-			continue
+		// Plain runs (most of the text) are passed in bulk; a byte
+		// that needs care is then handled on its own.
+		run := i
+		i = jsonscan.SkipPlain(s, run)
+		if escapeHTML {
+			i = skipNotHTML(s, run, i)
 		}
+		if i == len(s) {
+			break
+		}
+		c := s[i]
 		if c < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch c {
@@ -58,14 +61,14 @@ func AppendChars[T ~string | ~[]byte](dst []byte, s T, escapeHTML bool) []byte {
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
-			default:
+			default: // other controls, and '<', '>', '&' when escaping HTML
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 			}
 			i++
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRune([]byte(s[i:min(i+utf8.UTFMax, len(s))]))
+		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
@@ -83,4 +86,23 @@ func AppendChars[T ~string | ~[]byte](dst []byte, s T, escapeHTML bool) []byte {
 		i += size
 	}
 	return append(dst, s[start:]...)
+}
+
+// skipNotHTML returns the index of the first '<', '>' or '&' in s[i:end],
+// or end: s[i:end] is plain ASCII (jsonscan.SkipPlain), so each byte's
+// low seven bits are the whole byte and the sums below cannot carry.
+func skipNotHTML(s string, i, end int) int {
+	for ; i+8 <= end; i += 8 {
+		x := jsonscan.LE64(s[i : i+8])
+		other := ((x ^ '<'*ones) + 0x7f*ones) & ((x ^ '>'*ones) + 0x7f*ones) & ((x ^ '&'*ones) + 0x7f*ones)
+		if m := ^other & jsonscan.Highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < end; i++ {
+		if c := s[i]; c == '<' || c == '>' || c == '&' {
+			return i
+		}
+	}
+	return end
 }

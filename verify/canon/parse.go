@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/receiptverify/verify/internal/limits"
+
+	"github.com/receiptverify/verify/internal/jsonscan"
 )
 
 // Duplicates says what a parse does with a name that occurs twice in one
@@ -374,7 +376,7 @@ func (p *parser) str() (string, error) {
 	s := p.src
 	i := start
 	for {
-		i = skipPlain(s, i)
+		i = jsonscan.SkipPlain(s, i)
 		if i >= len(s) {
 			p.pos = i
 			return "", p.fail(ReasonSyntax, "unterminated string")
@@ -433,7 +435,7 @@ func (p *parser) unescape(start, i int) (string, error) {
 				return "", err
 			}
 		case c < utf8.RuneSelf:
-			j := skipPlain(s, i+1)
+			j := jsonscan.SkipPlain(s, i+1)
 			buf = append(buf, s[i:j]...)
 			i = j
 		default:

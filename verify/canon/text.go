@@ -1,6 +1,10 @@
 package canon
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/receiptverify/verify/internal/jsonscan"
+)
 
 // Strings inside a Value are UTF-8, except that a lone surrogate (which a
 // dialect may allow, since JavaScript and Python accept "\ud800") is held as
@@ -86,7 +90,7 @@ func appendQuotedJS(dst []byte, s string, strict bool) (_ []byte, ok bool) {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		i = skipPlain(s, i) // ASCII that is written as it is
+		i = jsonscan.SkipPlain(s, i) // ASCII that is written as it is
 		if i >= len(s) {
 			break
 		}

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+
+	"github.com/receiptverify/verify/internal/jsonscan"
 )
 
 // writer is the part of a dialect that turns a Value into canonical bytes.
@@ -45,13 +47,13 @@ const noKey = ^uint64(0)
 func nameKey(name string) uint64 {
 	var k uint64
 	if len(name) >= 8 {
-		k = bits.ReverseBytes64(le64(name))
+		k = bits.ReverseBytes64(jsonscan.LE64(name))
 	} else {
 		for i := 0; i < len(name); i++ {
 			k |= uint64(name[i]) << (56 - 8*i)
 		}
 	}
-	if k&highs != 0 {
+	if k&jsonscan.Highs != 0 {
 		return noKey
 	}
 	return k

@@ -1,4 +1,4 @@
-package canon
+package jsonscan
 
 import (
 	"math/rand/v2"
@@ -18,8 +18,8 @@ func TestSkipPlain(t *testing.T) {
 		for want < len(s) && plain(s[want]) {
 			want++
 		}
-		if got := skipPlain(s, from); got != want {
-			t.Fatalf("skipPlain(%q, %d) = %d, want %d", s, from, got, want)
+		if got := SkipPlain(s, from); got != want {
+			t.Fatalf("SkipPlain(%q, %d) = %d, want %d", s, from, got, want)
 		}
 	}
 	for pos := range 8 {

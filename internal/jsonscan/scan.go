@@ -1,19 +1,22 @@
-package canon
+// Package jsonscan finds, a word (eight bytes) or more at a time, where
+// JSON string text stops being plain. Most of a receipt's bytes sit in
+// long strings of plain ASCII (base64 signatures, hex digests) that need
+// no decoding and no escaping, so the parser and the encoders (canonical
+// forms, the JSON output) pass such runs in bulk and look at single bytes
+// only where one needs care.
+package jsonscan
 
 import (
 	"math/bits"
 	"strings"
 )
 
-// Strings are scanned a word (eight bytes) or more at a time: most of a
-// receipt's bytes sit in long strings of plain ASCII (base64 signatures,
-// hex digests), which need no decoding and no escaping, so both the parser
-// and the encoders pass such runs in bulk and look at single bytes only
-// where one needs care.
-
 const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
+	ones = 0x0101010101010101
+	// Highs has the high bit of every byte of a word set: a word whose
+	// bytes are all ASCII has none of them.
+	Highs = 0x8080808080808080
+	highs = Highs
 )
 
 // special8 marks each byte of x (eight bytes of text, the first in the low
@@ -30,7 +33,7 @@ func special8(x uint64) uint64 {
 	return (x | ^ok) & highs
 }
 
-// skipPlain returns the index of the first byte of s at or after i that is
+// SkipPlain returns the index of the first byte of s at or after i that is
 // not plain (see special8), or len(s) if there is none. Strings are tested
 // 32 bytes a step, the four words' tests being independent so that the
 // processor overlaps them; most strings end within a few steps. Past
@@ -39,11 +42,11 @@ func special8(x uint64) uint64 {
 // what the call has passed already, so the bytes looked at past the result
 // are at most as many as those before it, and callers that come back for
 // the next run, an escape at a time, stay linear.
-func skipPlain(s string, i int) int {
+func SkipPlain(s string, i int) int {
 	start := i
 	for ; i+32 <= len(s) && i-start < plainWindow; i += 32 {
 		w := s[i : i+32]
-		if special8(le64(w[0:8]))|special8(le64(w[8:16]))|special8(le64(w[16:24]))|special8(le64(w[24:32])) != 0 {
+		if special8(LE64(w[0:8]))|special8(LE64(w[8:16]))|special8(LE64(w[16:24]))|special8(LE64(w[24:32])) != 0 {
 			return firstSpecial(s, i)
 		}
 	}
@@ -58,11 +61,11 @@ func skipPlain(s string, i int) int {
 	return firstSpecial(s, i)
 }
 
-// firstSpecial is skipPlain a word at a time: the lowest mark of the first
+// firstSpecial is SkipPlain a word at a time: the lowest mark of the first
 // marked word is the exact index.
 func firstSpecial(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		if m := special8(le64(s[i : i+8])); m != 0 {
+		if m := special8(LE64(s[i : i+8])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -96,7 +99,7 @@ func plainRun(w string) int {
 	n := 0
 	for ; n+32 <= len(w); n += 32 {
 		q := w[n : n+32]
-		a, b, c, d := le64(q[0:8]), le64(q[8:16]), le64(q[16:24]), le64(q[24:32])
+		a, b, c, d := LE64(q[0:8]), LE64(q[8:16]), LE64(q[16:24]), LE64(q[24:32])
 		if (a|b|c|d|^(a+0x60*ones)|^(b+0x60*ones)|^(c+0x60*ones)|^(d+0x60*ones))&highs != 0 {
 			break
 		}
@@ -104,9 +107,9 @@ func plainRun(w string) int {
 	return n
 }
 
-// le64 reads the first eight bytes of s as a little-endian word (one load
+// LE64 reads the first eight bytes of s as a little-endian word (one load
 // on the processors Go targets).
-func le64(s string) uint64 {
+func LE64(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
