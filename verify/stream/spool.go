@@ -24,8 +24,8 @@ import (
 //
 // A frame is the length of the rest (uvarint), the record's kind (1 byte),
 // line (uvarint) and source (uvarint length, bytes); then, for a line, its
-// length and a seeded hash of its bytes (8 bytes each) and
-// verify.Result.AppendBinary; for an unreadable line or file, the error
+// length and a seeded hash of its bytes (8 bytes each; the hash is 0 when
+// the input will not be read again) and verify.Result.AppendBinary; for an unreadable line or file, the error
 // text; for a blank line, nothing. Reading the input again checks kind,
 // source, line, length and hash, so an input that changed between the
 // passes is an error, never a result attached to the wrong line.
@@ -34,6 +34,9 @@ type spool struct {
 	w    *bufio.Writer
 	r    *bufio.Reader
 	seed maphash.Seed
+	// reread: the second pass reads the input again (Options.KeepRaw), so
+	// frames carry the hash of their line's bytes to compare against.
+	reread bool
 }
 
 // Errors of a run that cannot finish (Run wraps them with the place).
@@ -46,12 +49,12 @@ var (
 	ErrSpool = errors.New("spool of verified results")
 )
 
-func newSpool(dir string) (*spool, error) {
+func newSpool(dir string, reread bool) (*spool, error) {
 	f, err := os.CreateTemp(dir, "verify-spool-*")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSpool, err)
 	}
-	return &spool{f: f, w: bufio.NewWriterSize(f, 1<<20), seed: maphash.MakeSeed()}, nil
+	return &spool{f: f, w: bufio.NewWriterSize(f, 1<<20), seed: maphash.MakeSeed(), reread: reread}, nil
 }
 
 // encode frames one record, with its result when it is a line; called on
@@ -64,8 +67,12 @@ func (s *spool) encode(r *record, res *verify.Result) []byte {
 	b = appendString(b, r.source)
 	switch r.kind {
 	case recordLine:
+		var sum uint64
+		if s.reread {
+			sum = maphash.Bytes(s.seed, r.raw)
+		}
 		b = binary.LittleEndian.AppendUint64(b, uint64(len(r.raw)))
-		b = binary.LittleEndian.AppendUint64(b, maphash.Bytes(s.seed, r.raw))
+		b = binary.LittleEndian.AppendUint64(b, sum)
 		b, _ = res.AppendBinary(b)
 	case recordLineError, recordFileError:
 		b = appendString(b, r.err.Error())

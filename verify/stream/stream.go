@@ -129,7 +129,7 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 			return Summary{}, err
 		}
 	}
-	sp, err := newSpool(opts.TempDir)
+	sp, err := newSpool(opts.TempDir, opts.KeepRaw)
 	if err != nil {
 		return Summary{}, err
 	}

@@ -138,6 +138,8 @@ func TestStreamInputChanged(t *testing.T) {
 		"grown":     {join(pred, succ), join(pred, succ, succ)},
 		"shrunk":    {join(pred, succ), join(pred)},
 		"blanked":   {join(pred, succ), join(pred, []byte(" "))},
+		// Same length, one byte changed: only the hash can tell.
+		"edited": {join(pred, succ), join(pred, bytes.Replace(succ, []byte("a"), []byte("b"), 1))},
 	}
 	for name, versions := range cases {
 		for _, keepRaw := range []bool{true, false} {
