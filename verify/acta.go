@@ -246,7 +246,7 @@ func (c *check) keyByID(id string) *keys.Key {
 		c.resolveFailed(err)
 		return nil
 	}
-	c.pass(AxisIssuerKey, key.KID+" ("+key.Source.String()+")")
+	c.pass(AxisIssuerKey, key.Label())
 	c.res.Fields.KeyID = key.KID
 	return key
 }

@@ -207,7 +207,7 @@ func (c *check) resolveDID(vm string) *keys.Key {
 		c.pass(AxisIssuerKey, "did:key: the key is the identifier itself (self-asserted)")
 		c.notRun(AxisKeyStatus, "a did:key has no lifecycle status")
 	} else {
-		c.pass(AxisIssuerKey, key.KID+" ("+key.Source.String()+")")
+		c.pass(AxisIssuerKey, key.Label())
 		c.keyStatus(key, c.issuedOrNow())
 	}
 	c.res.Fields.KeyID = vm

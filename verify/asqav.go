@@ -275,7 +275,7 @@ func (c *check) asqavSignature(kid, agentID, issuerID, orgID string, claimedIssu
 		c.resolveFailed(err)
 		return
 	}
-	c.pass(AxisIssuerKey, key.KID+" ("+key.Source.String()+")")
+	c.pass(AxisIssuerKey, key.Label())
 	c.res.Fields.KeyID = key.KID
 	c.issuerBind(key, claimedIssuer)
 	issued, _ := parseTime(c.res.Fields.IssuedAt)

@@ -65,7 +65,7 @@ func checkDSSE(c *check) {
 			lastErr = err
 			continue
 		}
-		c.pass(AxisIssuerKey, key.KID+" ("+key.Source.String()+")")
+		c.pass(AxisIssuerKey, key.Label())
 		c.res.Fields.KeyID = key.KID
 		c.res.Fields.Signature = sigText
 		c.keyStatus(key, timeOf(c.res.Fields.IssuedAt))

@@ -1,7 +1,7 @@
 package keys
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,7 +54,7 @@ type Source struct {
 	Format Format
 }
 
-func (s Source) String() string { return fmt.Sprintf("%s[%d]", s.File, s.Index) }
+func (s Source) String() string { return s.File + "[" + strconv.Itoa(s.Index) + "]" }
 
 // Key is one verification key with the metadata that key resolution and
 // the key_status check need. Fields absent from the file are empty.
@@ -72,7 +72,21 @@ type Key struct {
 	// (a public_key of the wrong size, say). Such a key still resolves, so
 	// a receipt naming it is judged against it, but it never verifies.
 	Err *Error
+
+	label string // Label, worked out once when the key is loaded
 }
+
+// Label names the key in a verdict's notes: its kid and where it was
+// loaded from, "kid (file[index])". A key loaded from a file has it
+// worked out once, as every receipt it verifies names it.
+func (k *Key) Label() string {
+	if k.label != "" {
+		return k.label
+	}
+	return k.makeLabel()
+}
+
+func (k *Key) makeLabel() string { return k.KID + " (" + k.Source.String() + ")" }
 
 // Verify checks sig over msg with the key. It does not look at Status;
 // call CheckStatus for that.

@@ -200,6 +200,13 @@ func TestResolveAsqavOrder(t *testing.T) {
 			t.Errorf("ResolveAsqav(%q,%q,%q,%q) = %v, %v; want %s", c.kid, c.agent, c.issuer, c.org, k, err, c.want)
 		}
 	}
+	// Notes name a key by kid and place in its file.
+	if k, _ := d.ResolveAsqav("k-org", "", "", ""); k.Label() != "k-org (order.json[3])" {
+		t.Errorf("Label() = %q", k.Label())
+	}
+	if k := (&keys.Key{KID: "hand", Source: keys.Source{File: "f", Index: 2}}); k.Label() != "hand (f[2])" {
+		t.Errorf("Label() of a key built by hand = %q", k.Label())
+	}
 	for _, c := range [][4]string{{"nope", "", "", ""}, {"", "", "", ""}, {"", "a1", "", ""}, {"", "a1", "", "org3"}} {
 		_, err := d.ResolveAsqav(c[0], c[1], c[2], c[3])
 		var ke *keys.Error

@@ -115,6 +115,7 @@ func (s *Snapshot) add(i int, k *Key, err *Error) {
 		k.Public = nil
 	}
 	k.Source.Index = i
+	k.label = k.makeLabel()
 	s.Keys = append(s.Keys, k)
 }
 
