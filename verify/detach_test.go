@@ -78,4 +78,16 @@ func TestVerifyOptions(t *testing.T) {
 			t.Errorf("%+v: verdict %s, hash %s; want %s, %s", o, res.Verdict, res.Fields.SignatureSHA256, full.Verdict, full.Fields.SignatureSHA256)
 		}
 	}
+
+	// Borrow: the same result, its strings left pointing into raw.
+	borrowed, _ := v.VerifyWith(raw, VerifyOptions{Borrow: true})
+	want, _ := full.AppendBinary(nil)
+	got, _ := borrowed.AppendBinary(nil)
+	if !bytes.Equal(got, want) {
+		t.Error("Borrow changed the result")
+	}
+	sig := uintptr(unsafe.Pointer(unsafe.StringData(borrowed.Fields.Signature)))
+	if lo := uintptr(unsafe.Pointer(&raw[0])); sig < lo || sig >= lo+uintptr(len(raw)) {
+		t.Error("Borrow copied the signature text out of raw")
+	}
 }

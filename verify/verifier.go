@@ -110,6 +110,10 @@ type VerifyOptions struct {
 	// output carries it, and hashing the 4.4 KB text of an ML-DSA-65
 	// signature is about a twentieth of verifying a stream of them.
 	OmitSignatureHash bool
+	// Borrow lets the Result's strings point into raw instead of copying
+	// them: for a caller that is done with the Result before raw is
+	// written again, as the stream is, which encodes each result at once.
+	Borrow bool
 }
 
 // Verify checks one receipt given as its exact bytes. It returns an error
@@ -117,8 +121,9 @@ type VerifyOptions struct {
 // verdict UNREADABLE. Every other problem is a verdict.
 func (v *Verifier) Verify(raw []byte) (*Result, error) { return v.VerifyWith(raw, VerifyOptions{}) }
 
-// VerifyWith is Verify with options. The Result never refers to raw's
-// memory, so the caller may reuse raw as soon as it returns.
+// VerifyWith is Verify with options. Unless o.Borrow, the Result never
+// refers to raw's memory, so the caller may reuse raw as soon as it
+// returns.
 func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
 	res, err := v.verify(raw)
 	if sig := res.Fields.Signature; sig != "" && !o.OmitSignatureHash {
@@ -133,7 +138,9 @@ func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
 	// The receipt was parsed without a copy: every string of the Result
 	// that still points into raw gets its own, a few hundred bytes against
 	// a copy of the whole line.
-	res.detach(raw)
+	if !o.Borrow {
+		res.detach(raw)
+	}
 	return res, err
 }
 

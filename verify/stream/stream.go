@@ -166,8 +166,9 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 				return
 			}
 			// Without KeepRaw the signature text is kilobytes the spool
-			// need not carry.
-			res, _ := rn.v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: !rn.opts.KeepRaw, OmitSignatureHash: rn.opts.OmitSignatureHash})
+			// need not carry. The result is encoded into its frame before
+			// the line is released, so it may borrow the line's bytes.
+			res, _ := rn.v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: !rn.opts.KeepRaw, OmitSignatureHash: rn.opts.OmitSignatureHash, Borrow: true})
 			res.Source, res.Line = r.source, r.line
 			r.entry = res.IndexEntry()
 			r.spooled = rn.sp.encode(r, res)
@@ -176,7 +177,7 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			if r.kind != recordLine {
 				return rn.sp.write(rn.sp.encode(r, nil))
 			}
-			releaseLine(r.raw) // the result keeps no reference to it
+			releaseLine(r.raw) // its result, which may borrow from it, is in the frame
 			r.raw = nil
 			if err := rn.idx.add(r.seq, r.entry); err != nil {
 				return err
