@@ -52,3 +52,15 @@ func BenchmarkVerifyMLDSA65(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAppendJSON writes the JSON result of the real ML-DSA-65 receipt
+// asqav-06, as `verify receipts -o json` does for every receipt.
+func BenchmarkAppendJSON(b *testing.B) {
+	dir := filepath.Join("..", "testdata", "receipts", "asqav-06-mldsa65-payload-prod")
+	res, _ := corpusVerifier(b, dir).Verify(readFile(b, filepath.Join(dir, "receipt.json")))
+	out := res.AppendJSON(nil)
+	b.SetBytes(int64(len(out)))
+	for b.Loop() {
+		out = res.AppendJSON(out[:0])
+	}
+}

@@ -37,6 +37,9 @@ import (
 //   - text: the same for the default text output, which writes a line
 //     only for a receipt that is not PASS, and so neither hashes the
 //     signature text nor encodes JSON;
+//   - verifier: Verifier.VerifyWith alone, as the JSON output calls it,
+//     over the lines held in memory, GOMAXPROCS workers: the receipts'
+//     own cost, without reading, chains, nonces or output;
 //   - bare: circl's mldsa65.Verify alone over the same canonical payloads
 //     and signatures, keys parsed beforehand, GOMAXPROCS workers;
 //   - floor: bare plus the standard-library work that no implementation
@@ -46,9 +49,10 @@ import (
 //     (the chain hash). It bounds from above what any pipeline could
 //     reach before it has parsed a byte.
 //
-// interleaved runs all four in every iteration and reports the rates of
-// the pipeline, the text pipeline and the floor as percentages of the bare
-// rate, the figures that stay put when other work shares the machine:
+// interleaved runs all five in every iteration and reports the rates of
+// the pipeline, the text pipeline, the verifier and the floor as
+// percentages of the bare rate, the figures that stay put when other work
+// shares the machine:
 //
 //	go test -run '^$' -bench MLDSA65 -benchtime 5x ./verify/stream/
 func BenchmarkMLDSA65(b *testing.B) {
@@ -116,6 +120,12 @@ func BenchmarkMLDSA65(b *testing.B) {
 	bare := func(b *testing.B) {
 		onAllCores(b, func(in *bareInput, _ []byte) bool { return mldsa65.Verify(in.pk, in.msg, nil, in.sig) })
 	}
+	verifier := func(b *testing.B) {
+		onAllCores(b, func(in *bareInput, _ []byte) bool {
+			res, _ := v.VerifyWith(in.line, verify.VerifyOptions{DropSignature: true, Borrow: true})
+			return res.Verdict == verify.Pass
+		})
+	}
 	floor := func(b *testing.B) {
 		onAllCores(b, func(in *bareInput, sig []byte) bool {
 			sig, err := base64.RawURLEncoding.AppendDecode(sig, in.sigText)
@@ -144,7 +154,7 @@ func BenchmarkMLDSA65(b *testing.B) {
 	// same load on a shared machine, and reports the pipeline's rate as a
 	// percentage of the bare rate.
 	b.Run("interleaved", func(b *testing.B) {
-		var tp, tt, tb, tf time.Duration
+		var tp, tt, tv, tb, tf time.Duration
 		timed := func(total *time.Duration, run func(*testing.B)) {
 			t0 := time.Now()
 			run(b)
@@ -154,24 +164,26 @@ func BenchmarkMLDSA65(b *testing.B) {
 			timed(&tp, pipeline)
 			timed(&tb, bare)
 			timed(&tt, text)
+			timed(&tv, verifier)
 			timed(&tf, floor)
 		}
 		b.ReportMetric(rate(tp, b.N), "pipeline-receipts/s")
 		b.ReportMetric(rate(tb, b.N), "bare-receipts/s")
 		b.ReportMetric(100*tb.Seconds()/tp.Seconds(), "pipeline-%-of-bare")
 		b.ReportMetric(100*tb.Seconds()/tt.Seconds(), "text-%-of-bare")
+		b.ReportMetric(100*tb.Seconds()/tv.Seconds(), "verifier-%-of-bare")
 		b.ReportMetric(100*tb.Seconds()/tf.Seconds(), "floor-%-of-bare")
 	})
 }
 
 type bareInput struct {
-	pk                *mldsa65.PublicKey
-	msg, sig, sigText []byte
+	pk                      *mldsa65.PublicKey
+	msg, sig, sigText, line []byte
 }
 
 // bareInputs extracts from dir/receipts.jsonl what the signature covers:
 // the canonical payload bytes, the decoded signature and the parsed key,
-// and the signature's base64 text as carried.
+// the signature's base64 text as carried, and the whole line.
 func bareInputs(b *testing.B, dir string) ([]bareInput, int) {
 	b.Helper()
 	kd := corpustest.Keys(b, dir)
@@ -214,7 +226,7 @@ func bareInputs(b *testing.B, dir string) ([]bareInput, int) {
 			}
 			pks[kid] = pk
 		}
-		out = append(out, bareInput{pk: pk, msg: msg, sig: sig, sigText: []byte(s.Get("sig").Text)})
+		out = append(out, bareInput{pk: pk, msg: msg, sig: sig, sigText: []byte(s.Get("sig").Text), line: bytes.Clone(line)})
 	}
 	if err := sc.Err(); err != nil {
 		b.Fatal(err)
