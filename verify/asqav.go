@@ -179,7 +179,10 @@ func checkAsqavPayload(c *check) {
 	f.Decision = firstStr(p, "decision", "policy_decision")
 
 	d := asqavDialect(f.IssuedAt)
-	msg, err := d.Append(c.canonBuf, p)
+	// The context's canonical form, which both digests hash, is part of
+	// the payload's: it is found there rather than written again.
+	ctx := p.Get("context")
+	msg, ctxStart, ctxEnd, err := d.AppendMarked(c.canonBuf, p, ctx)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "payload cannot be canonicalized: "+err.Error())
 		return
@@ -201,7 +204,11 @@ func checkAsqavPayload(c *check) {
 			c.link = chainLink{present: true, genesis: prev.Text == GenesisHash, prev: normalizeHash(prev.Text)}
 		}
 	}
-	c.asqavDigests(d, p)
+	var ctxCanon []byte
+	if ctx != nil && ctx.Kind != canon.Null && ctxEnd > 0 {
+		ctxCanon = msg[ctxStart:ctxEnd]
+	}
+	c.asqavDigests(d, p, ctxCanon)
 	c.asqavAnchors()
 }
 
@@ -291,12 +298,16 @@ func (c *check) asqavSignature(kid, agentID, issuerID, orgID string, claimedIssu
 
 // asqavDigests recomputes payload_digest (from context) and the advisory
 // action_ref (from action_type and context).
-func (c *check) asqavDigests(d *canon.Dialect, p *canon.Value) {
+func (c *check) asqavDigests(d *canon.Dialect, p *canon.Value, ctxCanon []byte) {
 	ctx := p.Get("context")
-	// Both digests follow from one canonicalization of the context.
+	// Both digests follow from one canonicalization of the context, or
+	// from ctxCanon, its canonical form under d if already written.
 	var canonCtx fingerprint.AsqavContext
 	var ctxErr error
-	if ctx != nil {
+	switch {
+	case ctxCanon != nil:
+		canonCtx = fingerprint.AsqavContextOf(d, ctxCanon)
+	case ctx != nil:
 		canonCtx, ctxErr = fingerprint.CanonicalContext(d, ctx)
 	}
 	if pd := p.Get("payload_digest"); pd != nil {

@@ -26,6 +26,8 @@ type encoder struct {
 	w       *writer
 	members []sortEntry // stack of members, sorted per object
 	path    []pathSeg
+	mark    *Value // AppendMarked: the value whose place to record
+	markAt  [2]int // where mark's form starts and ends in the output
 }
 
 // sortEntry is a member on the encoder's stack with its sort key.
@@ -59,13 +61,21 @@ func nameKey(name string) uint64 {
 	return k
 }
 
-func (w *writer) append(dst []byte, v *Value) ([]byte, error) {
+// append writes v's canonical form; marked, if not nil, gives the value to
+// mark and receives where it was written.
+func (w *writer) append(dst []byte, v *Value, marked *encoder) ([]byte, error) {
 	sc := encoderPool.Get().(*encoder)
 	e := encoder{w: w, members: sc.members[:0], path: sc.path[:0]}
+	if marked != nil {
+		e.mark = marked.mark
+	}
 	if cap(dst) == 0 {
 		dst = make([]byte, 0, 256) // most documents fit; saves the first growths
 	}
 	dst, err := e.value(dst, v)
+	if marked != nil {
+		marked.markAt = e.markAt
+	}
 	clear(e.members[:cap(e.members)])
 	sc.members, sc.path = e.members[:0], e.path[:0]
 	encoderPool.Put(sc)
@@ -83,6 +93,13 @@ func (e *encoder) fail(err error) error {
 }
 
 func (e *encoder) value(dst []byte, v *Value) ([]byte, error) {
+	if v == e.mark && v != nil {
+		e.mark = nil // written once; the recursion below writes it
+		start := len(dst)
+		dst, err := e.value(dst, v)
+		e.markAt = [2]int{start, len(dst)}
+		return dst, err
+	}
 	var err error
 	switch v.Kind {
 	case Null:

@@ -3,6 +3,7 @@ package canon
 import (
 	"cmp"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -71,5 +72,76 @@ func TestSortByKey(t *testing.T) {
 	}
 	if decided < 1000 {
 		t.Fatalf("only %d objects were sorted by key; the test needs more", decided)
+	}
+}
+
+// TestAppendMarked checks, in every dialect, on the RFC 8785 and Asqav
+// parity inputs, the conformance receipts and on nested shapes with nulls and spaces to drop or
+// trim, that marking any value inside a document leaves the document's
+// bytes as Append writes them and finds exactly the bytes Append writes
+// for the marked value alone.
+func TestAppendMarked(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("../../testdata/jcs/input/*.json")
+	parity, _ := filepath.Glob("../../testdata/asqav/doors-parity/*-input.json")
+	receipts, _ := filepath.Glob("../../testdata/receipts/*/receipt.json")
+	var inputs [][]byte
+	for _, f := range slices.Concat(files, parity, receipts) {
+		inputs = append(inputs, readFile(t, f))
+	}
+	for _, s := range []string{`{"payload":{"b":[1,null,{"x":" y "}],"context":{"args":{"z":null,"a":"é"},"tool":"t"},"a":null}}`,
+		`[[],{},[{}],null,"",0]`, `{"a":{"a":{"a":{}}},"😀":[1.5e3,-0]}`} {
+		inputs = append(inputs, []byte(s))
+	}
+	if len(inputs) < 10 {
+		t.Fatalf("only %d inputs", len(inputs))
+	}
+	seen, marked := map[*Dialect]bool{}, 0
+	for _, name := range Names() {
+		d, _ := Lookup(name)
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		for _, in := range inputs {
+			doc, err := d.Parse(in)
+			if err != nil {
+				continue
+			}
+			whole, wholeErr := d.Append(nil, &doc)
+			walkValues(&doc, func(sub *Value) {
+				out, start, end, err := d.AppendMarked(nil, &doc, sub)
+				if (err != nil) != (wholeErr != nil) || err == nil && string(out) != string(whole) {
+					t.Fatalf("%s %s: marking changed the document: %q, %v", d.Name(), in, out, err)
+				}
+				alone, aloneErr := d.Append(nil, sub)
+				switch {
+				case err != nil:
+				case end == 0:
+					if !(d.w.dropNulls && sub.Kind == Null) {
+						t.Fatalf("%s %s: %q not marked", d.Name(), in, alone)
+					}
+				case aloneErr != nil || string(out[start:end]) != string(alone):
+					t.Fatalf("%s %s: marked %q, alone %q (%v)", d.Name(), in, out[start:end], alone, aloneErr)
+				default:
+					marked++
+				}
+			})
+		}
+	}
+	if len(seen) < 4 || marked < 5000 {
+		t.Fatalf("%d dialects, %d values marked", len(seen), marked)
+	}
+	t.Logf("%d dialects, %d values marked", len(seen), marked)
+}
+
+// walkValues calls visit on v and every value inside it.
+func walkValues(v *Value, visit func(*Value)) {
+	visit(v)
+	for i := range v.Members {
+		walkValues(&v.Members[i].Value, visit)
+	}
+	for i := range v.Items {
+		walkValues(&v.Items[i], visit)
 	}
 }

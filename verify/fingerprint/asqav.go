@@ -56,6 +56,14 @@ func CanonicalContext(d *canon.Dialect, context *canon.Value) (AsqavContext, err
 	return AsqavContext{d: d, text: b}, nil
 }
 
+// AsqavContextOf is the context whose canonical form under d, one of the
+// Asqav-family dialects, is text: written already, inside the canonical
+// payload (canon.Dialect.AppendMarked). text must stay unchanged while
+// the AsqavContext is in use.
+func AsqavContextOf(d *canon.Dialect, text []byte) AsqavContext {
+	return AsqavContext{d: d, text: text}
+}
+
 // Digest is the context's payload_digest.
 func (c AsqavContext) Digest() PayloadDigest {
 	sum := sha256.Sum256(c.text)
