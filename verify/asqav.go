@@ -205,7 +205,7 @@ func checkAsqavPayload(c *check) {
 		}
 	}
 	var ctxCanon []byte
-	if ctx != nil && ctx.Kind != canon.Null && ctxEnd > 0 {
+	if ctxEnd > 0 && ctx.Kind != canon.Null { // null is hashed as {}
 		ctxCanon = msg[ctxStart:ctxEnd]
 	}
 	c.asqavDigests(d, p, ctxCanon)

@@ -16,7 +16,6 @@ const (
 	// Highs has the high bit of every byte of a word set: a word whose
 	// bytes are all ASCII has none of them.
 	Highs = 0x8080808080808080
-	highs = Highs
 )
 
 // special8 marks each byte of x (eight bytes of text, the first in the low
@@ -26,11 +25,11 @@ const (
 // cleared first), so the marks are exact and the lowest one is the first
 // byte that is not plain.
 func special8(x uint64) uint64 {
-	low7 := x &^ highs
+	low7 := x &^ Highs
 	ok := (low7 + (0x80-0x20)*ones) & // high bit set: 0x20 or above
 		((low7 ^ '"'*ones) + 0x7f*ones) & // high bit set: not '"'
 		((low7 ^ '\\'*ones) + 0x7f*ones) // high bit set: not '\\'
-	return (x | ^ok) & highs
+	return (x | ^ok) & Highs
 }
 
 // SkipPlain returns the index of the first byte of s at or after i that is
@@ -100,7 +99,7 @@ func plainRun(w string) int {
 	for ; n+32 <= len(w); n += 32 {
 		q := w[n : n+32]
 		a, b, c, d := LE64(q[0:8]), LE64(q[8:16]), LE64(q[16:24]), LE64(q[24:32])
-		if (a|b|c|d|^(a+0x60*ones)|^(b+0x60*ones)|^(c+0x60*ones)|^(d+0x60*ones))&highs != 0 {
+		if (a|b|c|d|^(a+0x60*ones)|^(b+0x60*ones)|^(c+0x60*ones)|^(d+0x60*ones))&Highs != 0 {
 			break
 		}
 	}

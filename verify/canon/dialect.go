@@ -28,7 +28,10 @@ func (d *Dialect) Doc() string { return d.doc }
 func (d *Dialect) Parse(raw []byte) (Value, error) { return Parse(raw, d.parse) }
 
 // Append writes the canonical form of v to dst.
-func (d *Dialect) Append(dst []byte, v *Value) ([]byte, error) { return d.w.append(dst, v, nil) }
+func (d *Dialect) Append(dst []byte, v *Value) ([]byte, error) {
+	out, _, err := d.w.append(dst, v, nil)
+	return out, err
+}
 
 // AppendMarked is Append that also says where mark, a value inside v (a
 // pointer Get returned, say), was written: out[start:end] is mark's
@@ -37,9 +40,8 @@ func (d *Dialect) Append(dst []byte, v *Value) ([]byte, error) { return d.w.appe
 // not written (not inside v, or a null the dialect drops). A caller that
 // needs both forms writes them once.
 func (d *Dialect) AppendMarked(dst []byte, v, mark *Value) (out []byte, start, end int, err error) {
-	e := encoder{mark: mark}
-	out, err = d.w.append(dst, v, &e)
-	return out, e.markAt[0], e.markAt[1], err
+	out, at, err := d.w.append(dst, v, mark)
+	return out, at[0], at[1], err
 }
 
 // Canonicalize parses raw and returns its canonical bytes.

@@ -7,9 +7,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/receiptverify/verify/internal/limits"
-
 	"github.com/receiptverify/verify/internal/jsonscan"
+	"github.com/receiptverify/verify/internal/limits"
 )
 
 // Duplicates says what a parse does with a name that occurs twice in one

@@ -61,25 +61,19 @@ func nameKey(name string) uint64 {
 	return k
 }
 
-// append writes v's canonical form; marked, if not nil, gives the value to
-// mark and receives where it was written.
-func (w *writer) append(dst []byte, v *Value, marked *encoder) ([]byte, error) {
+// append writes v's canonical form and says where mark, if it is a value
+// inside v, was written (see Dialect.AppendMarked).
+func (w *writer) append(dst []byte, v, mark *Value) ([]byte, [2]int, error) {
 	sc := encoderPool.Get().(*encoder)
-	e := encoder{w: w, members: sc.members[:0], path: sc.path[:0]}
-	if marked != nil {
-		e.mark = marked.mark
-	}
+	e := encoder{w: w, members: sc.members[:0], path: sc.path[:0], mark: mark}
 	if cap(dst) == 0 {
 		dst = make([]byte, 0, 256) // most documents fit; saves the first growths
 	}
 	dst, err := e.value(dst, v)
-	if marked != nil {
-		marked.markAt = e.markAt
-	}
 	clear(e.members[:cap(e.members)])
 	sc.members, sc.path = e.members[:0], e.path[:0]
 	encoderPool.Put(sc)
-	return dst, err
+	return dst, e.markAt, err
 }
 
 // encoderPool keeps the encoders' stacks between Append calls.

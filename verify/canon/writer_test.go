@@ -76,10 +76,10 @@ func TestSortByKey(t *testing.T) {
 }
 
 // TestAppendMarked checks, in every dialect, on the RFC 8785 and Asqav
-// parity inputs, the conformance receipts and on nested shapes with nulls and spaces to drop or
-// trim, that marking any value inside a document leaves the document's
-// bytes as Append writes them and finds exactly the bytes Append writes
-// for the marked value alone.
+// parity inputs, the conformance receipts and nested shapes with nulls and
+// spaces to drop or trim, that marking any value inside a document leaves
+// the document's bytes as Append writes them and finds exactly the bytes
+// Append writes for the marked value alone.
 func TestAppendMarked(t *testing.T) {
 	t.Parallel()
 	files, _ := filepath.Glob("../../testdata/jcs/input/*.json")

@@ -25,10 +25,11 @@ import (
 // A frame is the length of the rest (uvarint), the record's kind (1 byte),
 // line (uvarint) and source (uvarint length, bytes); then, for a line, its
 // length and a seeded hash of its bytes (8 bytes each; the hash is 0 when
-// the input will not be read again) and verify.Result.AppendBinary; for an unreadable line or file, the error
-// text; for a blank line, nothing. Reading the input again checks kind,
-// source, line, length and hash, so an input that changed between the
-// passes is an error, never a result attached to the wrong line.
+// the input will not be read again) and verify.Result.AppendBinary; for an
+// unreadable line or file, the error text; for a blank line, nothing.
+// Reading the input again checks kind, source, line, length and hash, so
+// an input that changed between the passes is an error, never a result
+// attached to the wrong line.
 type spool struct {
 	f    *os.File
 	w    *bufio.Writer
