@@ -24,7 +24,7 @@ func AppendString[T ~string | ~[]byte](dst []byte, s T, escapeHTML bool) []byte 
 	return append(dst, '"')
 }
 
-// AppendChars appends s escaped as the inside of a JSON string, as
+// AppendChars appends text escaped as the inside of a JSON string, as
 // encoding/json does: \" \\ \b \f \n \r \t, \u00xx for other controls,
 // <, > and & as \u003c, \u003e, \u0026 when escapeHTML is set (the
 // json.Encoder default), U+2028 and U+2029 escaped, and each invalid UTF-8
