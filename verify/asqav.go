@@ -112,8 +112,9 @@ func asqavEnvelopeDigest(doc *canon.Value) (string, error) {
 // has already written the payload's canonical form (payloadCanon, in
 // dialect payloadIn; payloadIn is nil when it has not) for the signature:
 // when the envelope is written in the same dialect, those bytes are hashed
-// as they are instead of written again. Either member order puts "payload" before "signature", so the
-// envelope's canonical form is {"payload":P,"signature":S}.
+// as they are instead of written again. Either member order puts
+// "payload" before "signature", so the envelope's canonical form is
+// {"payload":P,"signature":S}.
 func asqavEnvelopeDigestReusing(doc *canon.Value, payloadCanon []byte, payloadIn *canon.Dialect) (string, error) {
 	shape := asqavShapeOf(doc)
 	if shape == asqavNoEnvelope || payloadIn == nil {
@@ -208,7 +209,7 @@ func checkAsqavPayload(c *check) {
 	if ctxEnd > 0 && ctx.Kind != canon.Null { // null is hashed as {}
 		ctxCanon = msg[ctxStart:ctxEnd]
 	}
-	c.asqavDigests(d, p, ctxCanon)
+	c.asqavDigests(d, p, ctx, ctxCanon)
 	c.asqavAnchors()
 }
 
@@ -296,10 +297,10 @@ func (c *check) asqavSignature(kid, agentID, issuerID, orgID string, claimedIssu
 	c.verifySignature(key, alg, msg, sig)
 }
 
-// asqavDigests recomputes payload_digest (from context) and the advisory
-// action_ref (from action_type and context).
-func (c *check) asqavDigests(d *canon.Dialect, p *canon.Value, ctxCanon []byte) {
-	ctx := p.Get("context")
+// asqavDigests recomputes payload_digest (from ctx, the payload's context,
+// nil when absent) and the advisory action_ref (from action_type and
+// context).
+func (c *check) asqavDigests(d *canon.Dialect, p, ctx *canon.Value, ctxCanon []byte) {
 	// Both digests follow from one canonicalization of the context, or
 	// from ctxCanon, its canonical form under d if already written.
 	var canonCtx fingerprint.AsqavContext
