@@ -140,8 +140,9 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 		if tooLong {
 			return nil, true, err
 		}
-		buf = bytes.TrimSuffix(buf, []byte("\n"))
-		buf = bytes.TrimSuffix(buf, []byte("\r"))
+		if n := len(buf); n > 0 && buf[n-1] == '\n' {
+			buf = bytes.TrimSuffix(buf[:n-1], []byte("\r"))
+		} // else the last line, without an end: a lone '\r' there is its text, so counted
 		if len(buf) > limits.MaxLineBytes {
 			return nil, true, err
 		}
