@@ -10,8 +10,9 @@ import (
 	"github.com/receiptverify/verify/verify"
 )
 
-// FuzzStream runs whole streams of any bytes, read as JSON Lines, with the
-// index on disk in tiny runs, and holds every run to what the summary
+// FuzzStream runs whole streams of any bytes, read as JSON Lines or as one
+// document, with the index on disk in tiny runs, and holds every run to
+// what the summary
 // promises: each line read is counted once, as blank, unreadable or
 // verified; every line that is not blank gets one result, in input order,
 // under its own number; and a verified line is judged as the verifier
@@ -37,6 +38,13 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte(""), uint8(0))
 	f.Add([]byte("\n"), uint8(1))
 	f.Add(lines[5][:len(lines[5])-1], uint8(0)) // no final newline
+	pretty, err := os.ReadFile("../../testdata/receipts/asqav-03-chain-link/receipt.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(pretty, uint8(4)) // one document over many lines
+	f.Add(first, uint8(4))  // several documents: one record, unreadable
+	f.Add([]byte(" \n"), uint8(6))
 
 	tmp := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
@@ -47,9 +55,13 @@ func FuzzStream(f *testing.F) {
 		if mode&2 != 0 {
 			opts.Render = RenderJSON
 		}
+		jsonLines := mode&4 == 0
 		want := inputLines(data)
+		if !jsonLines { // the whole input is one record, blank or not
+			want = []inputLine{{text: data}}
+		}
 		var results []*verify.Result
-		sum, err := Run(context.Background(), v, []Source{memSource("fuzz.jsonl", data, true)}, opts, func(r *verify.Result) error {
+		sum, err := Run(context.Background(), v, []Source{memSource("fuzz.jsonl", data, jsonLines)}, opts, func(r *verify.Result) error {
 			if opts.Render != nil && len(r.Rendered) == 0 {
 				t.Errorf("line %d: nothing rendered", r.Line)
 			}
