@@ -99,6 +99,14 @@ func readSource(src Source, bytesRead *atomic.Int64, add func(*record) bool) boo
 	br := bufio.NewReaderSize(counted, 1<<16)
 	for line := 1; ; line++ {
 		raw, tooLong, err := readLine(br)
+		if err != nil && err != io.EOF { // the line is cut short: reported with the error, not verified
+			where := fmt.Sprintf("after line %d", line-1)
+			if len(raw) > 0 || tooLong {
+				where = fmt.Sprintf("in line %d, cutting it short", line)
+			}
+			releaseLine(raw)
+			return add(&record{kind: recordFileError, source: src.Name, line: line, err: fmt.Errorf("read error %s: %w", where, err)})
+		}
 		if len(raw) > 0 || tooLong || err == nil {
 			r := &record{kind: recordLine, source: src.Name, line: line, raw: raw}
 			switch {
@@ -113,9 +121,6 @@ func readSource(src Source, bytesRead *atomic.Int64, add func(*record) bool) boo
 		}
 		if err == io.EOF {
 			return true
-		}
-		if err != nil {
-			return add(&record{kind: recordFileError, source: src.Name, line: line, err: fmt.Errorf("read error after line %d: %w", line-1, err)})
 		}
 	}
 }

@@ -168,3 +168,60 @@ func TestStreamInputChanged(t *testing.T) {
 		}
 	}
 }
+
+// failingReader gives data and then err, as a gzip stream cut short does.
+type failingReader struct {
+	data []byte
+	err  error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if len(f.data) == 0 {
+		return 0, f.err
+	}
+	n := copy(p, f.data)
+	f.data = f.data[n:]
+	return n, nil
+}
+
+// TestStreamReadError: a source that fails while being read (a truncated
+// gzip file) keeps the lines read whole before the failure; the line the
+// failure cut short is not verified but named in the file's error; the
+// file counts as unreadable, in both passes' reading of it.
+func TestStreamReadError(t *testing.T) {
+	v := chainVerifier(t)
+	pred := compact(t, "../../testdata/receipts/asqav-03-chain-link/predecessor.json")
+	whole := append(bytes.Clone(pred), "\n\n"...)
+	errCut := errors.New("unexpected EOF")
+	for _, tt := range []struct {
+		name, data, wantErr string
+		wantLines           int64
+		wantLine            int
+	}{
+		{"mid-line", string(whole) + string(pred[:100]), "read error in line 3, cutting it short: unexpected EOF", 2, 3},
+		{"between lines", string(whole), "read error after line 2: unexpected EOF", 2, 3},
+	} {
+		for _, keepRaw := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/keepraw=%v", tt.name, keepRaw), func(t *testing.T) {
+				src := Source{Name: "cut.jsonl.gz", Lines: true, Open: func() (io.ReadCloser, error) {
+					return io.NopCloser(&failingReader{data: []byte(tt.data), err: errCut}), nil
+				}}
+				var out []*verify.Result
+				sum, err := Run(context.Background(), v, []Source{src}, Options{Workers: 2, KeepRaw: keepRaw}, func(r *verify.Result) error {
+					out = append(out, r)
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sum.Lines != tt.wantLines || sum.Pass != 1 || sum.Blank != 1 || sum.Unreadable != 0 || sum.FilesFailed != 1 {
+					t.Fatalf("summary %+v", sum)
+				}
+				last := out[len(out)-1]
+				if len(out) != 2 || last.Line != tt.wantLine || last.Verdict != verify.Unreadable || last.Error != tt.wantErr {
+					t.Fatalf("%d results, last %s:%d %s %q", len(out), last.Source, last.Line, last.Verdict, last.Error)
+				}
+			})
+		}
+	}
+}
