@@ -65,7 +65,12 @@ func expandPaths(paths []string, stdin io.Reader) (srcs []stream.Source, cleanup
 			if d.IsDir() {
 				return nil
 			}
-			if ok, lines := isReceiptFile(d.Name()); ok {
+			ok, lines := isReceiptFile(d.Name())
+			switch {
+			case !ok:
+			case irregular(path, d) != nil:
+				srcs = append(srcs, failedSource(path, lines, irregular(path, d)))
+			default:
 				srcs = append(srcs, fileSource(path, path, lines))
 			}
 			return nil
@@ -75,6 +80,39 @@ func expandPaths(paths []string, stdin io.Reader) (srcs []stream.Source, cleanup
 		}
 	}
 	return srcs, cleanup, nil
+}
+
+// irregular says why a file found by walking a directory is not read: it
+// is not a regular file, even through a symbolic link. Opening a named
+// pipe blocks until something writes to it, and a device may never end,
+// so a walk reads neither; such a file is reported as unreadable. A path
+// named on the command line is read whatever it is (a pipe from the
+// shell's process substitution is how some archives arrive).
+func irregular(path string, d fs.DirEntry) error {
+	if d.Type().IsRegular() {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil // a dangling link: opening it reports that
+	}
+	kind := "not a regular file"
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		kind = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	}
+	return fmt.Errorf("%s is %s, not read", path, kind)
+}
+
+// failedSource is a source that cannot be read, for err.
+func failedSource(name string, lines bool, err error) stream.Source {
+	return stream.Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) { return nil, err }}
 }
 
 func fileSource(name, path string, lines bool) stream.Source {

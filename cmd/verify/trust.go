@@ -74,9 +74,14 @@ func loadSchemas(paths []string) (*toolschema.Set, error) {
 			}
 			files = files[:0]
 			for _, e := range entries {
-				if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
-					files = append(files, filepath.Join(p, e.Name()))
+				if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+					continue
 				}
+				f := filepath.Join(p, e.Name())
+				if err := irregular(f, e); err != nil {
+					return nil, &inputError{err}
+				}
+				files = append(files, f)
 			}
 			sort.Strings(files)
 		}

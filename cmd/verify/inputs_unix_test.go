@@ -1,0 +1,72 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestWalkReportsNamedPipes: a named pipe found in a receipts or schemas
+// directory is reported as unreadable instead of opened, which would block
+// the run until something wrote to it; the directory's regular files are
+// still verified.
+func TestWalkReportsNamedPipes(t *testing.T) {
+	dir := t.TempDir()
+	receipts := filepath.Join(dir, "receipts")
+	schemas := filepath.Join(dir, "schemas")
+	for _, d := range []string{receipts, schemas} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	demo, err := os.ReadFile("../../testdata/demo/receipts.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := demo[:bytes.IndexByte(demo, '\n')+1]
+	if err := os.WriteFile(filepath.Join(receipts, "a.jsonl"), first, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, fifo := range []string{filepath.Join(receipts, "b.jsonl"), filepath.Join(schemas, "evil.json")} {
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Skipf("no named pipes here: %v", err)
+		}
+	}
+	keys := "--keys=../../testdata/demo/keys/jwks.json"
+	at := "--at=2026-12-01T00:00:00Z"
+	for _, tt := range []struct {
+		name         string
+		args         []string
+		out, errText string
+	}{
+		{"receipts directory", []string{"receipts", keys, at, receipts}, "b.jsonl is a named pipe, not read", "1 input file(s) could not be read"},
+		{"schemas directory", []string{"receipts", keys, at, "--schemas", schemas, filepath.Join(receipts, "a.jsonl")}, "", "evil.json is a named pipe, not read"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := make(chan int, 1)
+			go func() { code <- run(append([]string{"verify"}, tt.args...), io.LimitReader(nil, 0), &stdout, &stderr) }()
+			select {
+			case got := <-code:
+				if got != exitNoInput {
+					t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", got, exitNoInput, &stdout, &stderr)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the run blocked on the named pipe")
+			}
+			if !strings.Contains(stdout.String(), tt.out) || !strings.Contains(stderr.String(), tt.errText) {
+				t.Errorf("stdout lacks %q or stderr %q\nstdout:\n%s\nstderr:\n%s", tt.out, tt.errText, &stdout, &stderr)
+			}
+			if tt.out != "" && !strings.Contains(stdout.String(), "1 receipts verified (1 pass") {
+				t.Errorf("the regular file beside the pipe was not verified:\n%s", &stdout)
+			}
+		})
+	}
+}
