@@ -29,29 +29,53 @@ func isReceiptFile(name string) (ok, lines bool) {
 
 // expandPaths turns PATH arguments into sources: files as given (any name
 // but *.json is read as JSON Lines), directories walked in name order for
-// receipt files, "-" spooled to a temporary file so it can be read twice.
-// cleanup removes the spool.
+// receipt files; "-" and named pipes (the shell's <(command)) are spooled
+// to temporary files so that they can be read twice. cleanup removes the
+// spools.
 func expandPaths(paths []string, stdin io.Reader) (srcs []stream.Source, cleanup func(), err error) {
 	cleanup = func() {}
+	// spool copies a stream that can be read only once into a temporary
+	// file, for the sources' two passes.
+	spool := func(name string, r io.Reader, lines bool) error {
+		tmp, err := os.CreateTemp("", "verify-input-*")
+		if err != nil {
+			return &inputError{err}
+		}
+		prev := cleanup
+		cleanup = func() { prev(); os.Remove(tmp.Name()) }
+		_, err = io.Copy(tmp, r)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return &inputError{fmt.Errorf("%s: %w", name, err)}
+		}
+		srcs = append(srcs, fileSource(name, tmp.Name(), lines))
+		return nil
+	}
 	for _, p := range paths {
 		if p == "-" {
-			tmp, err := os.CreateTemp("", "verify-stdin-*.jsonl")
-			if err != nil {
-				return nil, cleanup, &inputError{err}
+			if err := spool("stdin", stdin, true); err != nil {
+				return nil, cleanup, err
 			}
-			prev := cleanup
-			cleanup = func() { prev(); os.Remove(tmp.Name()) }
-			_, err = io.Copy(tmp, stdin)
-			tmp.Close()
-			if err != nil {
-				return nil, cleanup, &inputError{fmt.Errorf("stdin: %w", err)}
-			}
-			srcs = append(srcs, fileSource("stdin", tmp.Name(), true))
 			continue
 		}
 		fi, err := os.Stat(p)
 		if err != nil {
 			return nil, cleanup, &inputError{err}
+		}
+		if fi.Mode()&fs.ModeNamedPipe != 0 { // the shell's <(command): read once, here
+			f, err := os.Open(p)
+			if err != nil {
+				return nil, cleanup, &inputError{err}
+			}
+			_, lines := isReceiptFile(p)
+			err = spool(p, f, lines)
+			f.Close()
+			if err != nil {
+				return nil, cleanup, err
+			}
+			continue
 		}
 		if !fi.IsDir() {
 			_, lines := isReceiptFile(p)

@@ -70,3 +70,39 @@ func TestWalkReportsNamedPipes(t *testing.T) {
 		})
 	}
 }
+
+// TestNamedPipeArgument: a named pipe given as a path (the shell's
+// <(command)) is read once, into a spool, so that the commands reading
+// their input twice (load, audit) take it too.
+func TestNamedPipeArgument(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "in")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	demo, err := os.ReadFile("../../testdata/demo/receipts.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(demo, []byte("\n"))
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // blocks until the run opens it
+		if err != nil {
+			return
+		}
+		w.Write(bytes.Join(lines[:5], nil))
+		w.Close()
+	}()
+	var stdout, stderr bytes.Buffer
+	code := make(chan int, 1)
+	args := []string{"verify", "load", "--db", filepath.Join(dir, "a.duckdb"), "--keys=../../testdata/demo/keys/jwks.json", "--at=2026-12-01T00:00:00Z", fifo}
+	go func() { code <- run(args, io.LimitReader(nil, 0), &stdout, &stderr) }()
+	select {
+	case got := <-code:
+		if got != exitOK || !strings.Contains(stderr.String(), fifo+": 5 accepted, 0 rejected") {
+			t.Errorf("exit %d\nstderr:\n%s", got, &stderr)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run did not finish")
+	}
+}
