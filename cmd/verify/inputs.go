@@ -90,13 +90,14 @@ func expandPaths(paths []string, stdin io.Reader) (srcs []stream.Source, cleanup
 				return nil
 			}
 			ok, lines := isReceiptFile(d.Name())
-			switch {
-			case !ok:
-			case irregular(path, d) != nil:
-				srcs = append(srcs, failedSource(path, lines, irregular(path, d)))
-			default:
-				srcs = append(srcs, fileSource(path, path, lines))
+			if !ok {
+				return nil
 			}
+			if err := irregular(path, d); err != nil {
+				srcs = append(srcs, failedSource(path, lines, err))
+				return nil
+			}
+			srcs = append(srcs, fileSource(path, path, lines))
 			return nil
 		})
 		if err != nil {
@@ -110,8 +111,8 @@ func expandPaths(paths []string, stdin io.Reader) (srcs []stream.Source, cleanup
 // is not a regular file, even through a symbolic link. Opening a named
 // pipe blocks until something writes to it, and a device may never end,
 // so a walk reads neither; such a file is reported as unreadable. A path
-// named on the command line is read whatever it is (a pipe from the
-// shell's process substitution is how some archives arrive).
+// named on the command line is read whatever it is (a named pipe copied
+// first, see expandPaths).
 func irregular(path string, d fs.DirEntry) error {
 	if d.Type().IsRegular() {
 		return nil

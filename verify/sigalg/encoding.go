@@ -3,7 +3,6 @@ package sigalg
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"slices"
 	"strings"
 	"unsafe"
@@ -45,24 +44,17 @@ func (d strictDecoder) decode(dst []byte, s string) ([]byte, error) {
 	n, room := len(dst), d.std.DecodedLen(len(s))
 	dst = slices.Grow(dst, room)
 	out := dst[n : n+room]
-	var m int
-	var err error
 	if strings.IndexByte(s, d.foreign[0]) < 0 && strings.IndexByte(s, d.foreign[1]) < 0 { // IndexByte is vectorised
-		m, err = d.vector.Decode(out, src)
-	} else {
-		err = errForeign
+		if m, err := d.vector.Decode(out, src); err == nil {
+			return dst[:n+m], nil
+		}
 	}
-	if err != nil {
-		m, err = d.std.Decode(out, src) // the standard library's verdict and wording
-	}
+	m, err := d.std.Decode(out, src) // the standard library's verdict and wording
 	if err != nil {
 		return nil, err
 	}
 	return dst[:n+m], nil
 }
-
-// errForeign sends a value to the standard library's decoder.
-var errForeign = errors.New("character of the other base64 alphabet")
 
 func (d strictDecoder) decodeString(s string) ([]byte, error) { return d.decode(nil, s) }
 
