@@ -12,13 +12,12 @@ import (
 
 // FuzzStream runs whole streams of any bytes, read as JSON Lines or as one
 // document, with the index on disk in tiny runs, and holds every run to
-// what the summary
-// promises: each line read is counted once, as blank, unreadable or
-// verified; every line that is not blank gets one result, in input order,
-// under its own number; and a verified line is judged as the verifier
-// judges it alone, but for its chain and nonce, which only the stream can
-// judge. Seeds mix real receipts (chains, an ML-DSA-65 signature, planted
-// anomalies) with broken and garbage lines.
+// what the summary promises: each line read is counted once, as blank,
+// unreadable or verified; every line that is not blank gets one result, in
+// input order, under its own number; and a verified line is judged as the
+// verifier judges it alone, but for its chain and nonce, which only the
+// stream can judge. Seeds mix real receipts (chains, an ML-DSA-65
+// signature, planted anomalies) with broken and garbage lines.
 //
 //	go test -run '^$' -fuzz '^FuzzStream$' -fuzztime 60s ./verify/stream/
 func FuzzStream(f *testing.F) {
