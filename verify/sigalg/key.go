@@ -9,6 +9,7 @@ import (
 	"encoding/asn1"
 	"fmt"
 	"math/big"
+	"sync"
 
 	"github.com/cloudflare/circl/sign/mldsa/mldsa44"
 	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
@@ -18,14 +19,24 @@ import (
 // PublicKey is a parsed, immutable verification key. Its methods are safe
 // for concurrent use.
 type PublicKey struct {
-	alg    Alg
-	raw    []byte
-	verify func(msg, sig []byte) bool
+	alg Alg
+	raw []byte
+	// expand makes the verifying function. For ML-DSA that derives the
+	// key's matrix (about 40 KB, and about twice a verify's time): it runs
+	// once, on the key's first use, so that a key directory of thousands
+	// of keys costs time and memory only for the keys its receipts use.
+	expand    func() (verifyFunc, error)
+	once      sync.Once
+	verify    verifyFunc
+	expandErr error
 }
+
+type verifyFunc func(msg, sig []byte) bool
 
 // NewPublicKey parses raw, the key's native encoding for alg: the packed
 // ML-DSA public key, the 32-byte Ed25519 key, or the 65-byte uncompressed
-// P-256 point 0x04||X||Y. The key is expanded here, once.
+// P-256 point 0x04||X||Y. A P-256 point is checked here; an ML-DSA key of
+// the right size is valid whatever its bytes, and is expanded on first use.
 func NewPublicKey(alg Alg, raw []byte) (*PublicKey, error) {
 	want := alg.PublicKeySize()
 	if want == 0 {
@@ -38,36 +49,40 @@ func NewPublicKey(alg Alg, raw []byte) (*PublicKey, error) {
 	k := &PublicKey{alg: alg, raw: bytes.Clone(raw)}
 	switch alg {
 	case MLDSA44:
-		var pk mldsa44.PublicKey
-		if err := pk.UnmarshalBinary(k.raw); err != nil {
-			return nil, &Error{Reason: ReasonMalformedKey, Alg: alg, Err: err}
+		k.expand = func() (verifyFunc, error) {
+			pk := new(mldsa44.PublicKey)
+			err := pk.UnmarshalBinary(k.raw)
+			return func(msg, sig []byte) bool { return mldsa44.Verify(pk, msg, nil, sig) }, err
 		}
-		k.verify = func(msg, sig []byte) bool { return mldsa44.Verify(&pk, msg, nil, sig) }
 	case MLDSA65:
-		var pk mldsa65.PublicKey
-		if err := pk.UnmarshalBinary(k.raw); err != nil {
-			return nil, &Error{Reason: ReasonMalformedKey, Alg: alg, Err: err}
+		k.expand = func() (verifyFunc, error) {
+			pk := new(mldsa65.PublicKey)
+			err := pk.UnmarshalBinary(k.raw)
+			return func(msg, sig []byte) bool { return mldsa65.Verify(pk, msg, nil, sig) }, err
 		}
-		k.verify = func(msg, sig []byte) bool { return mldsa65.Verify(&pk, msg, nil, sig) }
 	case MLDSA87:
-		var pk mldsa87.PublicKey
-		if err := pk.UnmarshalBinary(k.raw); err != nil {
-			return nil, &Error{Reason: ReasonMalformedKey, Alg: alg, Err: err}
+		k.expand = func() (verifyFunc, error) {
+			pk := new(mldsa87.PublicKey)
+			err := pk.UnmarshalBinary(k.raw)
+			return func(msg, sig []byte) bool { return mldsa87.Verify(pk, msg, nil, sig) }, err
 		}
-		k.verify = func(msg, sig []byte) bool { return mldsa87.Verify(&pk, msg, nil, sig) }
 	case Ed25519:
 		pk := ed25519.PublicKey(k.raw)
-		k.verify = func(msg, sig []byte) bool { return ed25519.Verify(pk, msg, sig) }
+		k.expand = func() (verifyFunc, error) {
+			return func(msg, sig []byte) bool { return ed25519.Verify(pk, msg, sig) }, nil
+		}
 	case ES256:
 		pk, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), k.raw)
 		if err != nil {
 			return nil, &Error{Reason: ReasonMalformedKey, Alg: alg, Detail: "not a P-256 point", Err: err}
 		}
-		k.verify = func(msg, sig []byte) bool {
-			h := sha256.Sum256(msg)
-			r := new(big.Int).SetBytes(sig[:32])
-			s := new(big.Int).SetBytes(sig[32:])
-			return ecdsa.Verify(pk, h[:], r, s)
+		k.expand = func() (verifyFunc, error) {
+			return func(msg, sig []byte) bool {
+				h := sha256.Sum256(msg)
+				r := new(big.Int).SetBytes(sig[:32])
+				s := new(big.Int).SetBytes(sig[32:])
+				return ecdsa.Verify(pk, h[:], r, s)
+			}, nil
 		}
 	}
 	return k, nil
@@ -122,6 +137,10 @@ func (k *PublicKey) Verify(msg, sig []byte) error {
 	if want := k.alg.SignatureSize(); len(sig) != want {
 		return &Error{Reason: ReasonMalformedSignature, Alg: k.alg,
 			Err: &SizeError{What: "signature", Alg: k.alg, Got: len(sig), Want: want}}
+	}
+	k.once.Do(func() { k.verify, k.expandErr = k.expand() })
+	if k.expandErr != nil {
+		return &Error{Reason: ReasonMalformedKey, Alg: k.alg, Err: k.expandErr}
 	}
 	if !k.verify(msg, sig) {
 		return &Error{Reason: ReasonBadSignature, Alg: k.alg}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -438,7 +439,35 @@ func TestMLDSA65DSSE(t *testing.T) {
 	}
 }
 
-// Verify on one key from many goroutines; run with -race to check sharing.
+// TestMLDSAKeyExpandsOnFirstUse: loading an ML-DSA key keeps its bytes
+// only; the matrix (tens of kilobytes) is derived when the key first
+// verifies, so that a large key directory costs memory only for the keys
+// its receipts use.
+func TestMLDSAKeyExpandsOnFirstUse(t *testing.T) {
+	for _, s := range mldsaSigners(t) {
+		keys := make([]*sigalg.PublicKey, 100)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := range keys {
+			k, err := sigalg.NewPublicKey(s.alg, s.pub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys[i] = k
+		}
+		runtime.ReadMemStats(&after)
+		if per := (after.TotalAlloc - before.TotalAlloc) / uint64(len(keys)); per > 8<<10 {
+			t.Errorf("%s: loading a key allocates %d bytes", s.alg, per)
+		}
+		msg := []byte("first use")
+		if err := keys[0].Verify(msg, s.sign(msg, nil)); err != nil {
+			t.Errorf("%s: %v", s.alg, err)
+		}
+	}
+}
+
+// Verify on one key from many goroutines, the first use among them; run
+// with -race to check sharing.
 func TestConcurrentVerify(t *testing.T) {
 	t.Parallel()
 	s := mldsaSigners(t)[1]
