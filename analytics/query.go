@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -306,7 +307,8 @@ func jsonString(s string) []byte {
 
 // WriteTable writes the table as aligned text columns for a terminal:
 // a header row, then one line per row; NULL prints as an empty cell.
-// Tabs and line breaks inside values are shown as spaces.
+// Tabs and line breaks inside values are shown as spaces, and other
+// characters a terminal would act on as escapes (termtext).
 func (t *Table) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
@@ -314,7 +316,7 @@ func (t *Table) WriteTable(w io.Writer) error {
 	cells := make([]string, len(t.Columns))
 	for _, row := range t.Rows {
 		for i, v := range row {
-			cells[i] = clean.Replace(Text(v))
+			cells[i] = termtext.Escape(clean.Replace(Text(v)))
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}

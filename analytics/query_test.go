@@ -209,3 +209,18 @@ func TestUnknownQuery(t *testing.T) {
 		t.Errorf("error does not list the queries: %v", err)
 	}
 }
+
+// TestWriteTableEscapes: values from receipts are shown on one line each,
+// tabs and line breaks as spaces, and anything else a terminal would act
+// on (escape sequences, bidirectional overrides) as escapes.
+func TestWriteTableEscapes(t *testing.T) {
+	tb := &Table{Columns: []string{"tool_name", "n"}, Rows: [][]any{{"evil\x1b[2J\r\nforged\tcell\u202e", int64(1)}}}
+	var b strings.Builder
+	if err := tb.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[1], `evil\x1b[2J  forged cell\u202e`) {
+		t.Fatalf("table:\n%q", b.String())
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/receiptverify/verify/internal/termtext"
 )
 
 // ReportOptions say which day to report and where.
@@ -512,10 +514,12 @@ func rowsTable(b *strings.Builder, t *Table, cols []string, n int, file string) 
 var mdEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "<", "&lt;", ">", "&gt;", "\r", " ", "\n", " ")
 
 // mdText escapes s for a Markdown table cell: values come from receipts
-// and are not trusted to be plain.
-func mdText(s string) string { return mdEscaper.Replace(s) }
+// and are not trusted to be plain. Control and format characters become
+// escapes first (termtext), so the report is safe to read in a terminal.
+func mdText(s string) string { return mdEscaper.Replace(termtext.Escape(s)) }
 
-// mdCode is s for inside a code span: without backticks or line breaks.
+// mdCode is s for inside a code span: without backticks, line breaks or
+// characters a terminal would act on.
 func mdCode(s string) string {
-	return strings.NewReplacer("`", "'", "|", `\|`, "\r", " ", "\n", " ").Replace(s)
+	return strings.NewReplacer("`", "'", "|", `\|`).Replace(termtext.Escape(s))
 }

@@ -715,3 +715,16 @@ func TestReportRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownEscapesReceiptText: receipt values in the report show as
+// text, one table row each, with nothing a terminal reading the file
+// would act on.
+func TestMarkdownEscapesReceiptText(t *testing.T) {
+	in := "a\x1b[2J|b\r\nc\u202e`d"
+	if got, want := mdText(in), `a\\x1b\[2J\|b\\r\\nc\\u202e`+"\\`d"; got != want {
+		t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+	}
+	if got, want := mdCode(in), `a\x1b[2J\|b\r\nc\u202e'd`; got != want {
+		t.Errorf("mdCode(%q) = %q, want %q", in, got, want)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
 )
 
@@ -137,8 +138,8 @@ func eachLine(in *input, stdout, stderr io.Writer, fn lineFunc) error {
 		}
 		if err != nil {
 			rejected++
-			msg := oneLine(err.Error())
-			fmt.Fprintf(stderr, "verify: %s:%d: %s\n", in.name, n, msg)
+			msg := termtext.Escape(oneLine(err.Error()))
+			fmt.Fprintf(stderr, "verify: %s:%d: %s\n", termtext.Escape(in.name), n, msg)
 			out = append(append(out[:0], "error: "...), msg...)
 		}
 		out = append(out, '\n')

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
 )
 
@@ -113,7 +114,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		Progress: bar.update,
 		OnFile: func(f analytics.FileSummary) {
 			bar.clear()
-			fmt.Fprintln(stderr, fileLine(f))
+			fmt.Fprintln(stderr, termtext.Escape(fileLine(f)))
 		},
 	}
 	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

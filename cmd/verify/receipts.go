@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
@@ -113,7 +114,9 @@ func receiptsAction(ctx *cli.Context) error {
 }
 
 // textLine is the one-line report of a receipt that is not PASS:
-// FILE:LINE: VERDICT format: axis reason (note); ...
+// FILE:LINE: VERDICT format: axis status reason (note); ... Notes and
+// errors quote the receipt, so the line is escaped (termtext): whatever a
+// receipt holds, it stays one line and writes nothing a terminal acts on.
 func textLine(r *verify.Result) string {
 	var b strings.Builder
 	verdict := string(r.Verdict)
@@ -123,7 +126,7 @@ func textLine(r *verify.Result) string {
 	fmt.Fprintf(&b, "%s:%d: %s %s", r.Source, r.Line, verdict, r.Format)
 	if r.Error != "" {
 		b.WriteString(": " + r.Error)
-		return b.String()
+		return termtext.Escape(b.String())
 	}
 	sep := ": "
 	for _, name := range verify.AxisOrder {
@@ -140,7 +143,7 @@ func textLine(r *verify.Result) string {
 		}
 		sep = "; "
 	}
-	return b.String()
+	return termtext.Escape(b.String())
 }
 
 func writeSummary(w io.Writer, s stream.Summary) {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -33,6 +35,46 @@ func TestReceiptsExitCodes(t *testing.T) {
 		var out, errOut bytes.Buffer
 		if got := run(append([]string{"verify"}, c.args...), io.LimitReader(nil, 0), &out, &errOut); got != c.want {
 			t.Errorf("%v: exit %d, want %d\nstdout: %s\nstderr: %s", c.args, got, c.want, out.String(), errOut.String())
+		}
+	}
+}
+
+// TestTextOutputEscapesReceiptText: a receipt whose tool name and chain
+// link hold an escape sequence, line breaks, a bidirectional override and
+// a byte that is not UTF-8 (in a file whose name holds a line break) is
+// reported on one line, with those characters written as escapes: nothing
+// a receipt holds can recolour the auditor's terminal or forge a line of
+// output.
+func TestTextOutputEscapesReceiptText(t *testing.T) {
+	demo, err := os.ReadFile("../../testdata/demo/receipts.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := demo[:bytes.IndexByte(demo, '\n')]
+	hostile := `evil\u001b[31mRED\r\nx.jsonl:2: PASS \u202e\u009b2J`
+	line = regexp.MustCompile(`"tool_name":"[^"]*"`).ReplaceAll(line, []byte(`"tool_name":"`+hostile+`"`))
+	line = regexp.MustCompile(`"previousReceiptHash":"[^"]*"`).ReplaceAll(line, []byte(`"previousReceiptHash":"`+hostile+`"`))
+	path := filepath.Join(t.TempDir(), "a\nb.jsonl")
+	if err := os.WriteFile(path, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	args := []string{"verify", "receipts", "--keys=../../testdata/demo/keys/jwks.json", "--schemas=../../testdata/demo/schemas", "--at=2026-12-01T00:00:00Z", path}
+	if got := run(args, io.LimitReader(nil, 0), &out, &errOut); got != exitRejected {
+		t.Fatalf("exit %d\n%s\n%s", got, &out, &errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[1], "summary: ") {
+		t.Fatalf("want one line for the receipt, then the summary:\n%s", &out)
+	}
+	for _, want := range []string{`a\nb.jsonl:1: FAIL`, `evil\x1b[31mRED\r\nx.jsonl:2: PASS \u202e\u009b2J`} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("line lacks %q:\n%s", want, lines[0])
+		}
+	}
+	for _, r := range out.String() {
+		if (r < 0x20 && r != '\n') || (r >= 0x7f && r < 0xa0) || r == '\u202e' {
+			t.Fatalf("output holds %U:\n%q", r, &out)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )
@@ -139,8 +140,11 @@ func exitCode(err error) int {
 // report writes err to stderr as "verify: ..." lines, with a hint for
 // usage errors.
 func report(stderr io.Writer, err error) {
-	msg := strings.ReplaceAll(err.Error(), "\n", "\nverify: ")
-	fmt.Fprintf(stderr, "verify: %s\n", msg)
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = termtext.Escape(l) // errors quote file names and input
+	}
+	fmt.Fprintf(stderr, "verify: %s\n", strings.Join(lines, "\nverify: "))
 	var usage *usageError
 	if errors.As(err, &usage) {
 		fmt.Fprintf(stderr, "verify: run '%s --help' for usage\n", usage.cmd)

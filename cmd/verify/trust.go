@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/toolschema"
@@ -126,7 +127,7 @@ func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *toolschema.Set, err
 			for _, t := range c.Tools {
 				parts = append(parts, t.Server+" ("+t.Fingerprint+")")
 			}
-			fmt.Fprintf(ctx.App.ErrWriter, "verify: schemas: tool %q is exposed with different schemas by %s\n", c.Name, strings.Join(parts, ", "))
+			fmt.Fprintf(ctx.App.ErrWriter, "verify: schemas: tool %q is exposed with different schemas by %s\n", c.Name, termtext.Escape(strings.Join(parts, ", ")))
 		}
 		opts = append(opts, verify.WithSchemas(set))
 	}
