@@ -51,7 +51,8 @@ import (
 // interleaved runs all five in every iteration and reports the rates of
 // the pipeline, the text pipeline, the verifier and the floor as
 // percentages of the bare rate, the figures that stay put when other work
-// shares the machine:
+// shares the machine; passes splits the text pipeline's time between its
+// two passes:
 //
 //	go test -run '^$' -bench MLDSA65 -benchtime 5x ./verify/stream/
 func BenchmarkMLDSA65(b *testing.B) {
@@ -148,6 +149,41 @@ func BenchmarkMLDSA65(b *testing.B) {
 		}
 		b.ReportMetric(rate(b.Elapsed(), b.N), "receipts/s")
 		b.ReportMetric(float64(msgBytes)/n, "B/payload")
+	})
+	// passes splits the text pipeline at its first report of the second
+	// pass and gives the wall and process CPU time per receipt of each
+	// part beside the bare verify's: where the stream's cost lies. The
+	// first part holds reading, verifying, indexing and spooling, and the
+	// index's merge between the passes.
+	b.Run("passes", func(b *testing.B) {
+		type spent struct{ wall, cpu time.Duration }
+		var first, second, bareT spent
+		for b.Loop() {
+			t0, c0 := time.Now(), processCPU()
+			var t1 time.Time
+			var c1 time.Duration
+			sum, err := Run(context.Background(), v, []Source{fileSource(path)}, Options{OmitSignatureHash: true, Progress: func(p Progress) {
+				if p.Pass == 2 && t1.IsZero() {
+					t1, c1 = time.Now(), processCPU()
+				}
+			}}, func(*verify.Result) error { return nil })
+			if err != nil || sum.Pass != n || t1.IsZero() {
+				b.Fatalf("%+v %v", sum, err)
+			}
+			first.wall, first.cpu = first.wall+t1.Sub(t0), first.cpu+c1-c0
+			second.wall, second.cpu = second.wall+time.Since(t1), second.cpu+processCPU()-c1
+			t0, c0 = time.Now(), processCPU()
+			bare(b)
+			bareT.wall, bareT.cpu = bareT.wall+time.Since(t0), bareT.cpu+processCPU()-c0
+		}
+		perReceipt := func(d time.Duration) float64 { return d.Seconds() * 1e6 / float64(n*b.N) }
+		for _, r := range []struct {
+			name string
+			t    spent
+		}{{"pass1", first}, {"pass2", second}, {"bare", bareT}} {
+			b.ReportMetric(perReceipt(r.t.wall), r.name+"-wall-µs")
+			b.ReportMetric(perReceipt(r.t.cpu), r.name+"-cpu-µs")
+		}
 	})
 	// interleaved runs all five in every iteration, so all see the same
 	// load on a shared machine, and reports each rate as a percentage of
