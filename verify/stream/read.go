@@ -36,18 +36,20 @@ func sourcesProducer(ctx context.Context, srcs []Source, bytesRead *atomic.Int64
 }
 
 // batchAll numbers the records produce gives, calls attach (if set) on
-// each, and hands them out in batches; send returns false when the run is
-// cancelled.
+// each, and hands them out in batches of at most batchRecords records and,
+// but for the last line added, batchBytes bytes; send returns false when
+// the run is cancelled.
 func batchAll(produce producer, attach func(*record) error, send func(*batch) bool) error {
 	var seq uint64
 	var attachErr error
 	cur := &batch{done: make(chan struct{})}
+	curBytes := 0
 	flush := func() bool {
 		if len(cur.recs) == 0 {
 			return true
 		}
 		b := cur
-		cur = &batch{done: make(chan struct{})}
+		cur, curBytes = &batch{done: make(chan struct{})}, 0
 		return send(b)
 	}
 	add := func(r *record) bool {
@@ -59,7 +61,8 @@ func batchAll(produce producer, attach func(*record) error, send func(*batch) bo
 			}
 		}
 		cur.recs = append(cur.recs, r)
-		if len(cur.recs) >= batchRecords {
+		curBytes += len(r.raw)
+		if len(cur.recs) >= batchRecords || curBytes >= batchBytes {
 			return flush()
 		}
 		return true

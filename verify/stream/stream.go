@@ -366,7 +366,14 @@ type batch struct {
 	done chan struct{}
 }
 
-const batchRecords = 64
+// A batch closes at batchRecords records or once its lines reach
+// batchBytes. The pipeline holds a bounded number of batches, so the bytes
+// bound is what keeps memory flat when lines are long: at up to 16 MiB a
+// line, 64 of them a batch would put gigabytes in flight.
+const (
+	batchRecords = 64
+	batchBytes   = 1 << 20
+)
 
 // pipeline takes the records of a pass from produce, calls attach (if set)
 // on each on the reading goroutine, runs work on batches of records across

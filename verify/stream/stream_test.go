@@ -225,3 +225,44 @@ func TestStreamReadError(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchesBoundBytes: a batch closes at batchRecords records or once
+// its lines reach batchBytes, so that long lines (up to 16 MiB each) do not
+// put gigabytes in flight; every record is handed out once, in order.
+func TestBatchesBoundBytes(t *testing.T) {
+	var sizes []int
+	for range 30 {
+		sizes = append(sizes, 100<<10)
+	}
+	sizes = append(sizes, 4<<20, 3<<20)
+	for range 200 {
+		sizes = append(sizes, 10)
+	}
+	produce := func(add func(*record) bool) error {
+		for i, n := range sizes {
+			if !add(&record{kind: recordLine, line: i + 1, raw: make([]byte, n)}) {
+				return nil
+			}
+		}
+		return nil
+	}
+	next := 1
+	err := batchAll(produce, nil, func(b *batch) bool {
+		total := 0
+		for _, r := range b.recs {
+			if r.line != next {
+				t.Fatalf("record %d handed out where %d was due", r.line, next)
+			}
+			next++
+			total += len(r.raw)
+		}
+		last := len(b.recs[len(b.recs)-1].raw)
+		if len(b.recs) > batchRecords || total-last >= batchBytes {
+			t.Errorf("batch of %d records, %d bytes (the last line %d)", len(b.recs), total, last)
+		}
+		return true
+	})
+	if err != nil || next != len(sizes)+1 {
+		t.Fatalf("%v; %d records handed out, want %d", err, next-1, len(sizes))
+	}
+}
