@@ -241,7 +241,13 @@ func Text(v any) string {
 	return fmt.Sprint(v)
 }
 
-// WriteCSV writes the table as RFC 4180 CSV with a header row.
+// WriteCSV writes the table as RFC 4180 CSV with a header row. CSV is the
+// spreadsheet format, and a spreadsheet runs a cell that begins with '=',
+// '+', '-' or '@' (or a tab or carriage return before one) as a formula:
+// a text value from a receipt that begins so (a tool named
+// "=HYPERLINK(...)") is written after a single quote, which spreadsheets
+// show as text (CWE-1236). Numbers, dates and times are written as they
+// are; the JSON Lines output keeps every value exact.
 func (t *Table) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true // RFC 4180 section 2
@@ -252,6 +258,9 @@ func (t *Table) WriteCSV(w io.Writer) error {
 	for _, row := range t.Rows {
 		for i, v := range row {
 			rec[i] = Text(v)
+			if s, ok := v.(string); ok && s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+				rec[i] = "'" + s
+			}
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

@@ -224,3 +224,25 @@ func TestWriteTableEscapes(t *testing.T) {
 		t.Fatalf("table:\n%q", b.String())
 	}
 }
+
+// TestWriteCSVDefusesFormulas: a text value that a spreadsheet would run
+// as a formula is written after a single quote; numbers and other text
+// are written as they are.
+func TestWriteCSVDefusesFormulas(t *testing.T) {
+	tb := &Table{Columns: []string{"tool_name", "n"}, Rows: [][]any{
+		{`=HYPERLINK("http://x","y")`, int64(-1)},
+		{"+1", int64(2)}, {"-cmd", nil}, {"@SUM(A1)", nil}, {"\t=1", nil}, {"\r=1", nil},
+		{"search", int64(3)}, {"a=b", nil}, {"", nil},
+	}}
+	var b strings.Builder
+	if err := tb.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "tool_name,n\r\n" +
+		`"'=HYPERLINK(""http://x"",""y"")",-1` + "\r\n" +
+		"'+1,2\r\n'-cmd,\r\n'@SUM(A1),\r\n'\t=1,\r\n\"'=1\",\r\n" + // with CRLF line ends, encoding/csv drops a lone \r
+		"search,3\r\na=b,\r\n,\r\n"
+	if b.String() != want {
+		t.Errorf("csv:\n%q\nwant\n%q", b.String(), want)
+	}
+}
