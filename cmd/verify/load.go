@@ -98,6 +98,10 @@ func loadInputs(paths []string, stdin io.Reader) ([]analytics.Input, func(), err
 // being loaded back and removes its spool.
 func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.LoadSummary, error) {
 	stderr := ctx.App.ErrWriter
+	workers, err := workersFlag(ctx)
+	if err != nil {
+		return analytics.LoadSummary{}, err
+	}
 	v, schemas, err := verifierFromFlags(ctx)
 	if err != nil {
 		return analytics.LoadSummary{}, err
@@ -110,7 +114,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	bar := newProgressBar(stderr)
 	opts := analytics.LoadOptions{
 		Schemas:  schemas,
-		Workers:  ctx.Int("workers"),
+		Workers:  workers,
 		Progress: bar.update,
 		OnFile: func(f analytics.FileSummary) {
 			bar.clear()

@@ -51,6 +51,7 @@ func TestLoadExitCodes(t *testing.T) {
 		{"no db", []string{"load", receipts}, exitUsage, ""},
 		{"no path", []string{"load", "--db", db}, exitUsage, ""},
 		{"bad at", []string{"load", "--db", db, "--at", "yesterday", receipts}, exitUsage, ""},
+		{"too many workers", []string{"load", "--db", db, "--workers", "100000", receipts}, exitUsage, "verify: --workers must be 0 (one per core) to "},
 		{"unknown flag", []string{"load", "--db", db, "--nope", receipts}, exitUsage, ""},
 		{"db is a directory", []string{"load", "--db", dir, receipts}, exitIOErr, ""},
 		{"db in a missing directory", []string{"load", "--db", filepath.Join(dir, "no", "such", "dir", "a.duckdb"), receipts}, exitIOErr, ""},

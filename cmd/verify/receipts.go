@@ -47,12 +47,16 @@ func receiptsAction(ctx *cli.Context) error {
 	if output != "text" && output != "json" {
 		return usagef(ctx, "--output must be text or json, not %q", output)
 	}
+	workers, err := workersFlag(ctx)
+	if err != nil {
+		return err
+	}
 	v, _, err := verifierFromFlags(ctx)
 	if err != nil {
 		return err
 	}
 	var sopts stream.Options
-	sopts.Workers = ctx.Int("workers")
+	sopts.Workers = workers
 	if p := ctx.String("predecessor"); p != "" {
 		raw, err := readSmallFile(p)
 		if err != nil {

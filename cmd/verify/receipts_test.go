@@ -30,6 +30,9 @@ func TestReceiptsExitCodes(t *testing.T) {
 		{[]string{"receipts", at, filepath.Join(tmp, "missing.jsonl")}, exitNoInput},
 		{[]string{"receipts", "--output", "xml", at, bad}, exitUsage},
 		{[]string{"receipts", "--at", "yesterday", bad}, exitUsage},
+		{[]string{"receipts", "--workers", "-1", at, bad}, exitUsage},
+		{[]string{"receipts", "--workers", "100000", at, bad}, exitUsage},
+		{[]string{"receipts", "--workers", "1", at, bad}, exitRejected},
 	}
 	for _, c := range cases {
 		var out, errOut bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -97,6 +98,17 @@ func loadSchemas(paths []string) (*toolschema.Set, error) {
 		}
 	}
 	return set, nil
+}
+
+// workersFlag reads --workers: 0 (one per core) up to four per core.
+// Verifying is CPU-bound, so more goroutines than that only add work in
+// flight, and the pipeline holds a few batches per worker.
+func workersFlag(ctx *cli.Context) (int, error) {
+	n, most := ctx.Int("workers"), 4*runtime.NumCPU()
+	if n < 0 || n > most {
+		return 0, usagef(ctx, "--workers must be 0 (one per core) to %d (four per core), not %d", most, n)
+	}
+	return n, nil
 }
 
 // verifierFromFlags builds the verifier from --keys, --schemas,
