@@ -419,8 +419,13 @@ func pipeline(ctx context.Context, produce func(ctx context.Context, bytesRead *
 	var n int64
 	var emitErr error
 	for b := range ordered {
-		<-b.done
-		if emitErr != nil {
+		// Once the run is cancelled, a batch may be in ordered that the
+		// reader never handed to a worker: waiting for it would never end.
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+		}
+		if emitErr != nil || ctx.Err() != nil {
 			continue
 		}
 		for _, r := range b.recs {

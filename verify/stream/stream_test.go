@@ -266,3 +266,53 @@ func TestBatchesBoundBytes(t *testing.T) {
 		t.Fatalf("%v; %d records handed out, want %d", err, next-1, len(sizes))
 	}
 }
+
+// TestRunStopsWhenCancelledOrEmitFails: a run cancelled at any point of
+// either pass, or whose emit fails at any record, returns promptly with
+// that error; before, a batch queued for writing but never handed to a
+// worker could make it wait for ever.
+func TestRunStopsWhenCancelledOrEmitFails(t *testing.T) {
+	v := chainVerifier(t)
+	in := bytes.Repeat([]byte("{}\n"), 20_000)
+	errEmit := errors.New("output failed")
+	for i := range 60 {
+		ctx, cancel := context.WithCancel(context.Background())
+		stopAt := i * 300
+		emitted := 0
+		done := make(chan error, 1)
+		opts := Options{Workers: 2}
+		if i%3 == 2 { // in the first pass, as the records are verified
+			opts.Progress = func(p Progress) {
+				if p.Pass == 1 && p.Records >= int64(stopAt) {
+					cancel()
+				}
+			}
+		}
+		go func() {
+			_, err := Run(ctx, v, []Source{memSource("a.jsonl", in, true)}, opts, func(*verify.Result) error {
+				emitted++
+				switch {
+				case i%3 == 0 && emitted == stopAt:
+					cancel()
+				case i%3 == 1 && emitted == stopAt:
+					return errEmit
+				}
+				return nil
+			})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			want := context.Canceled
+			if i%3 == 1 {
+				want = errEmit
+			}
+			if i > 2 && !errors.Is(err, want) {
+				t.Errorf("case %d, stop at record %d: %v, want %v", i, stopAt, err, want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("case %d, stop at record %d: the run did not return", i, stopAt)
+		}
+		cancel()
+	}
+}
