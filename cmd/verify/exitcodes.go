@@ -1,5 +1,12 @@
 package main
 
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
 // Exit codes. Every command ends with exactly one of them; run maps errors
 // to codes in one place (exitCode in run.go).
 //
@@ -11,13 +18,16 @@ package main
 //	64    usage error: unknown command or flag, unknown dialect, wrong argument count
 //	66    input unreadable: missing file, a directory, a read or gzip error
 //	74    I/O error on the audit database or on files written (load, report, export, audit)
+//	130   interrupted (SIGINT or SIGTERM): receipts, load and audit stop, remove their
+//	      temporary files, and load rolls back the file it was loading
 const (
 	exitOK         = 0
 	exitRejected   = 1
 	exitIncomplete = 2
-	exitUsage      = 64 // EX_USAGE from sysexits.h
-	exitNoInput    = 66 // EX_NOINPUT from sysexits.h
-	exitIOErr      = 74 // EX_IOERR from sysexits.h
+	exitUsage      = 64  // EX_USAGE from sysexits.h
+	exitNoInput    = 66  // EX_NOINPUT from sysexits.h
+	exitIOErr      = 74  // EX_IOERR from sysexits.h
+	exitInterrupt  = 130 // 128 + SIGINT, as shells report an interrupted command
 )
 
 // ioError is a database or output file that could not be opened, read or
@@ -27,3 +37,17 @@ type ioError struct{ err error }
 
 func (e *ioError) Error() string { return e.err.Error() }
 func (e *ioError) Unwrap() error { return e.err }
+
+// interruptedError is a run stopped by SIGINT or SIGTERM: exit code 130.
+type interruptedError struct{ err error }
+
+func (e *interruptedError) Error() string { return e.err.Error() }
+func (e *interruptedError) Unwrap() error { return e.err }
+
+// untilSignal returns a context cancelled by SIGINT or SIGTERM. A command
+// that runs for long stops on it with its temporary files removed (the
+// spool of a large archive is gigabytes), where the default handling of
+// the signals would end the process at once and leave them behind.
+func untilSignal() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}

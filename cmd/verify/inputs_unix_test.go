@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -104,5 +105,51 @@ func TestNamedPipeArgument(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("the run did not finish")
+	}
+}
+
+// TestInterruptRemovesTemporaryFiles: SIGTERM (or SIGINT) in the middle
+// of a run stops it with exit 130 and leaves nothing in $TMPDIR; the
+// default handling of the signal would end the process at once and leave
+// the spool, gigabytes for a large archive.
+func TestInterruptRemovesTemporaryFiles(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	input := filepath.Join(t.TempDir(), "many.jsonl")
+	if err := os.WriteFile(input, bytes.Repeat([]byte("{}\n"), 3_000_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Should the run end before the signal arrives, this keeps the signal
+	// from ending the test binary.
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, syscall.SIGTERM)
+	defer signal.Stop(guard)
+
+	var stdout, stderr bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run([]string{"verify", "receipts", "--at=2026-12-01T00:00:00Z", input}, io.LimitReader(nil, 0), &stdout, &stderr)
+	}()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if spools, _ := filepath.Glob(filepath.Join(tmp, "verify-spool-*")); len(spools) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no spool appeared")
+		}
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-code:
+		if got != exitInterrupt || !strings.Contains(stderr.String(), "interrupted") {
+			t.Errorf("exit %d, want %d\nstderr:\n%s", got, exitInterrupt, &stderr)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run did not stop")
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("%d file(s) left in TMPDIR, the first %s", len(left), left[0].Name())
 	}
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
@@ -121,12 +119,12 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 			fmt.Fprintln(stderr, termtext.Escape(fileLine(f)))
 		},
 	}
-	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	sigCtx, stop := untilSignal()
 	defer stop()
 	sum, err := analytics.Load(sigCtx, db, v, inputs, opts)
 	bar.clear()
 	if err != nil && sigCtx.Err() != nil {
-		return sum, fmt.Errorf("%s: interrupted; the file being loaded was rolled back", cmd)
+		return sum, &interruptedError{fmt.Errorf("%s: interrupted; the file being loaded was rolled back", cmd)}
 	}
 	return sum, err
 }

@@ -2,7 +2,7 @@ package main
 
 import (
 	"bufio"
-	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -93,8 +93,14 @@ func receiptsAction(ctx *cli.Context) error {
 		_, err := fmt.Fprintln(stdout, textLine(r))
 		return err
 	}
-	sum, err := stream.Run(context.Background(), v, srcs, sopts, emit)
+	sigCtx, stop := untilSignal()
+	defer stop()
+	sum, err := stream.Run(sigCtx, v, srcs, sopts, emit)
 	bar.clear()
+	if err != nil && sigCtx.Err() != nil {
+		jsonOut.Flush()
+		return &interruptedError{errors.New("receipts: interrupted; the output stops short and no summary was written")}
+	}
 	if err == nil {
 		err = jsonOut.Flush()
 	}

@@ -115,17 +115,20 @@ func (e *rejectedError) Unwrap() error { return e.err }
 // exitCode is the one place errors become exit codes.
 func exitCode(err error) int {
 	var (
-		usage      *usageError
-		input      *inputError
-		incomplete *incompleteError
-		ioErr      *ioError
-		dbErr      *analytics.IOError
+		usage       *usageError
+		interrupted *interruptedError
+		input       *inputError
+		incomplete  *incompleteError
+		ioErr       *ioError
+		dbErr       *analytics.IOError
 	)
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &usage):
 		return exitUsage
+	case errors.As(err, &interrupted):
+		return exitInterrupt
 	case errors.As(err, &input), errors.Is(err, stream.ErrInputChanged):
 		return exitNoInput
 	case errors.As(err, &incomplete):
