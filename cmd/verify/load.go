@@ -92,8 +92,8 @@ func loadInputs(paths []string, stdin io.Reader) ([]analytics.Input, func(), err
 
 // verifyAndLoad is the part `load` and `audit` share: build the verifier
 // from the flags, verify the PATH arguments and load them into db, one line
-// per file on stderr, a progress line on terminals. Ctrl-C rolls the file
-// being loaded back and removes its spool.
+// per file on stderr, a progress line on terminals. SIGINT (Ctrl-C) or
+// SIGTERM rolls the file being loaded back and removes its spool.
 func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.LoadSummary, error) {
 	stderr := ctx.App.ErrWriter
 	workers, err := workersFlag(ctx)
