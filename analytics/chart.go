@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/receiptverify/verify/internal/termtext"
 )
 
 // ToolDay is one row of queries/tool_days.sql: how many distinct
@@ -147,14 +149,16 @@ func shorten(s string) string {
 
 var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 
-// xmlText escapes s for SVG text and attributes, dropping the control
-// characters XML 1.0 cannot carry.
+// xmlText escapes s for SVG text and attributes: control and format
+// characters (a bidirectional override would reorder a tool's name as
+// drawn) become escapes first (termtext), and the noncharacters XML 1.0
+// cannot carry are dropped.
 func xmlText(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF || r == utf8.RuneError {
 			return -1
 		}
 		return r
-	}, s)
+	}, termtext.Escape(s))
 	return xmlEscaper.Replace(s)
 }

@@ -728,3 +728,12 @@ func TestMarkdownEscapesReceiptText(t *testing.T) {
 		t.Errorf("mdCode(%q) = %q, want %q", in, got, want)
 	}
 }
+
+// TestSVGTextEscapes: a tool name drawn in the chart shows its control and
+// format characters as escapes (a bidirectional override would otherwise
+// reorder it as drawn) and stays well-formed XML.
+func TestSVGTextEscapes(t *testing.T) {
+	if got, want := xmlText("a\u202e<b>\x00&\uffff"), `a\u202e&lt;b&gt;\x00&amp;`; got != want {
+		t.Errorf("xmlText = %q, want %q", got, want)
+	}
+}
