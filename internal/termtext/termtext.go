@@ -8,6 +8,7 @@
 package termtext
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -33,9 +34,8 @@ func Escape(s string) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\x`)
-			b.WriteString(hex2(s[i]))
-		case unsafe(r):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case mustEscape(r):
 			b.WriteString(escapeRune(r))
 		default:
 			b.WriteString(s[i : i+size])
@@ -50,14 +50,14 @@ func Escape(s string) string {
 func firstUnsafe(s string) int {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f {
+			if mustEscape(rune(c)) {
 				return i
 			}
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || unsafe(r) {
+		if (r == utf8.RuneError && size == 1) || mustEscape(r) {
 			return i
 		}
 		i += size
@@ -65,24 +65,13 @@ func firstUnsafe(s string) int {
 	return -1
 }
 
-func unsafe(r rune) bool {
+// mustEscape reports whether Escape rewrites r.
+func mustEscape(r rune) bool {
 	return r < 0x20 || (r >= 0x7f && r < 0xa0) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
 }
 
+// escapeRune is r as Go writes it in a quoted string: \n, \x1b, \u202e.
 func escapeRune(r rune) string {
-	switch r {
-	case '\t':
-		return `\t`
-	case '\n':
-		return `\n`
-	case '\r':
-		return `\r`
-	}
-	q := strconv.QuoteRuneToASCII(r) // '\x1b', '\u202e': the escape between quotes
-	return q[1 : len(q)-1]
-}
-
-func hex2(c byte) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[c>>4], digits[c&15]})
+	q := strconv.QuoteRuneToASCII(r)
+	return q[1 : len(q)-1] // between the quotes
 }

@@ -134,6 +134,8 @@ func BenchmarkMLDSA65(b *testing.B) {
 			return err == nil && textSum != chainSum && mldsa65.Verify(in.pk, in.msg, nil, sig)
 		})
 	}
+	// spent is the wall and process CPU time of one kind of run.
+	type spent struct{ wall, cpu time.Duration }
 	rate := func(d time.Duration, runs int) float64 { return float64(n*runs) / d.Seconds() }
 
 	b.Run("pipeline", func(b *testing.B) {
@@ -156,7 +158,6 @@ func BenchmarkMLDSA65(b *testing.B) {
 	// first part holds reading, verifying, indexing and spooling, and the
 	// index's merge between the passes.
 	b.Run("passes", func(b *testing.B) {
-		type spent struct{ wall, cpu time.Duration }
 		var first, second, bareT spent
 		for b.Loop() {
 			t0, c0 := time.Now(), processCPU()
@@ -192,7 +193,6 @@ func BenchmarkMLDSA65(b *testing.B) {
 	// per receipt moves less than wall time when other work shares the
 	// machine, though only wall time counts for the goal.
 	b.Run("interleaved", func(b *testing.B) {
-		type spent struct{ wall, cpu time.Duration }
 		var tp, tt, tv, tb, tf spent
 		timed := func(total *spent, run func(*testing.B)) {
 			t0, c0 := time.Now(), processCPU()
