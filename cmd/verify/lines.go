@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/internal/lines"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
 )
@@ -169,9 +170,8 @@ func oneLine(s string) string {
 // errLineTooLong rejects a line longer than the reader's limit.
 var errLineTooLong = fmt.Errorf("line is longer than %d bytes", limits.MaxLineBytes)
 
-// lineReader reads lines of at most max bytes. Unlike bufio.Scanner it does
-// not stop at an overlong line: it skips to the line's end, reports
-// errLineTooLong for it and goes on with the next one.
+// lineReader reads lines of at most max bytes (lines.Read): it skips an
+// overlong line, reports errLineTooLong for it and goes on with the next.
 type lineReader struct {
 	r   *bufio.Reader
 	max int
@@ -186,37 +186,16 @@ func newLineReader(r io.Reader, max int) *lineReader {
 // not end in a newline; an input that ends in one has no empty line after
 // it. At the end it returns io.EOF. The line is valid until the next call.
 func (lr *lineReader) next() ([]byte, error) {
-	lr.buf = lr.buf[:0]
-	size, read := 0, false
-	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		read = read || len(chunk) > 0
-		body := chunk
-		if err == nil {
-			body = chunk[:len(chunk)-1]
-		}
-		size += len(body)
-		if size <= lr.max+1 { // +1: room for a '\r' before the '\n'
-			lr.buf = append(lr.buf, body...)
-		}
-		switch {
-		case err == nil:
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err == io.EOF:
-			if !read {
-				return nil, io.EOF
-			}
-		default:
-			return nil, err
-		}
-		break
+	line, tooLong, err := lines.Read(lr.r, lr.buf, lr.max)
+	if line != nil {
+		lr.buf = line
 	}
-	if size > lr.max+1 {
-		return nil, errLineTooLong
-	}
-	line := bytes.TrimSuffix(lr.buf, []byte{'\r'})
-	if len(line) > lr.max {
+	switch {
+	case err == io.EOF && !tooLong && len(line) == 0:
+		return nil, io.EOF
+	case err != nil && err != io.EOF:
+		return nil, err
+	case tooLong:
 		return nil, errLineTooLong
 	}
 	return line, nil

@@ -215,7 +215,8 @@ func FuzzOverturn(f *testing.F) {
 	})
 }
 
-// hasNonFinite reports whether v holds a number beyond the double range.
+// hasNonFinite reports whether v holds a number beyond the double range,
+// which the dialects refuse or, as UndoLog p1 does, write as Infinity.
 func hasNonFinite(v *Value) bool {
 	switch v.Kind {
 	case Number:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/internal/lines"
 )
 
 // errLineTooLong is the error of a line over limits.MaxLineBytes.
@@ -128,34 +129,11 @@ func readSource(src Source, bytesRead *atomic.Int64, add func(*record) bool) boo
 	}
 }
 
-// readLine returns the next line without its end (\n or \r\n), copied. A
-// line over the limit is drained and reported as tooLong, so reading can
-// go on at the next line.
+// readLine returns the next line without its end, in a buffer of
+// linePool (lines.Read); a line over limits.MaxLineBytes is drained and
+// reported as tooLong, so reading can go on at the next line.
 func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
-	buf := linePool.Get()
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(buf)+len(chunk) > limits.MaxLineBytes+2 {
-				tooLong, buf = true, nil
-			} else {
-				buf = append(buf, chunk...)
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if tooLong {
-			return nil, true, err
-		}
-		if n := len(buf); n > 0 && buf[n-1] == '\n' {
-			buf = bytes.TrimSuffix(buf[:n-1], []byte("\r"))
-		} // else the last line, without an end: a lone '\r' there is its text, so counted
-		if len(buf) > limits.MaxLineBytes {
-			return nil, true, err
-		}
-		return buf, false, err
-	}
+	return lines.Read(br, linePool.Get(), limits.MaxLineBytes)
 }
 
 // linePool recycles line buffers: a run that keeps no record's bytes past
