@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -248,26 +249,44 @@ func Text(v any) string {
 // "=HYPERLINK(...)") is written after a single quote, which spreadsheets
 // show as text (CWE-1236). Numbers, dates and times are written as they
 // are; the JSON Lines output keeps every value exact.
+//
+// Records end in CRLF, as RFC 4180 asks, but line breaks inside a quoted
+// value are written as they are: encoding/csv's own CRLF mode would turn
+// a "\n" there into "\r\n" and drop a lone '\r'.
 func (t *Table) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	cw.UseCRLF = true // RFC 4180 section 2
-	if err := cw.Write(t.Columns); err != nil {
+	bw := bufio.NewWriter(w)
+	var rec bytes.Buffer
+	cw := csv.NewWriter(&rec) // "\n" record ends, replaced below
+	writeRecord := func(fields []string) error {
+		rec.Reset()
+		if err := cw.Write(fields); err != nil {
+			return err
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+		line := rec.Bytes()
+		line = append(line[:len(line)-1], '\r', '\n')
+		_, err := bw.Write(line)
 		return err
 	}
-	rec := make([]string, len(t.Columns))
+	if err := writeRecord(t.Columns); err != nil {
+		return err
+	}
+	fields := make([]string, len(t.Columns))
 	for _, row := range t.Rows {
 		for i, v := range row {
-			rec[i] = Text(v)
+			fields[i] = Text(v)
 			if s, ok := v.(string); ok && s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-				rec[i] = "'" + s
+				fields[i] = "'" + s
 			}
 		}
-		if err := cw.Write(rec); err != nil {
+		if err := writeRecord(fields); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return bw.Flush()
 }
 
 // WriteJSONL writes one JSON object per row, members in column order:

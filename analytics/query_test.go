@@ -233,6 +233,7 @@ func TestWriteCSVDefusesFormulas(t *testing.T) {
 		{`=HYPERLINK("http://x","y")`, int64(-1)},
 		{"+1", int64(2)}, {"-cmd", nil}, {"@SUM(A1)", nil}, {"\t=1", nil}, {"\r=1", nil},
 		{"search", int64(3)}, {"a=b", nil}, {"", nil},
+		{"line\nbreak", nil}, {"lone\rreturn", nil}, {"both\r\nends", nil},
 	}}
 	var b strings.Builder
 	if err := tb.WriteCSV(&b); err != nil {
@@ -240,8 +241,10 @@ func TestWriteCSVDefusesFormulas(t *testing.T) {
 	}
 	want := "tool_name,n\r\n" +
 		`"'=HYPERLINK(""http://x"",""y"")",-1` + "\r\n" +
-		"'+1,2\r\n'-cmd,\r\n'@SUM(A1),\r\n'\t=1,\r\n\"'=1\",\r\n" + // with CRLF line ends, encoding/csv drops a lone \r
-		"search,3\r\na=b,\r\n,\r\n"
+		"'+1,2\r\n'-cmd,\r\n'@SUM(A1),\r\n'\t=1,\r\n\"'\r=1\",\r\n" +
+		"search,3\r\na=b,\r\n,\r\n" +
+		// Records end in CRLF; line breaks inside a value are kept as they are.
+		"\"line\nbreak\",\r\n\"lone\rreturn\",\r\n\"both\r\nends\",\r\n"
 	if b.String() != want {
 		t.Errorf("csv:\n%q\nwant\n%q", b.String(), want)
 	}
