@@ -25,7 +25,8 @@ func newAuditCommand() *cli.Command {
 			"one line per file loaded, as verify load writes it.\n\n" +
 			"Exit codes: 0 no findings, 1 findings on some day (0 with --no-fail), 64 usage,\n" +
 			"66 an input, key or schema file could not be read (the rest is loaded and reported),\n" +
-			"74 the database could not be written or a report could not be written.",
+			"74 the database could not be written or a report could not be written, 130 interrupted\n" +
+			"(SIGINT or SIGTERM).",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"},
 			&cli.StringSliceFlag{Name: "schemas", Usage: "expected tool schemas: MCP tools/list `FILE` or directory (repeatable); also loaded into expected_tools"},

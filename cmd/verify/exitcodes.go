@@ -13,11 +13,12 @@ import (
 //	code  meaning
 //	0     every document or record was accepted (an empty input has none to reject)
 //	1     at least one document or record was rejected (for receipts: any FAIL or
-//	      unreadable line), or output could not be written
+//	      unreadable line)
 //	2     receipts only: some receipt INCOMPLETE (could not be fully checked), none FAIL
 //	64    usage error: unknown command or flag, unknown dialect, wrong argument count
 //	66    input unreadable: missing file, a directory, a read or gzip error
-//	74    I/O error on the audit database or on files written (load, report, export, audit)
+//	74    I/O error on the audit database or on files written (load, report, export, audit),
+//	      on the temporary spool, or on stdout (any command: the output stops short)
 //	130   interrupted (SIGINT or SIGTERM): receipts, load and audit stop, remove their
 //	      temporary files, and load rolls back the file it was loading
 const (

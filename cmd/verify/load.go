@@ -26,7 +26,8 @@ func newLoadCommand() *cli.Command {
 			"(with its verdict); the exit code says whether the load worked, not whether receipts passed.\n\n" +
 			"Exit codes: 0 loaded, 64 usage, 66 an input, key or schema file could not be read (a\n" +
 			"PATH that does not exist stops the load before it starts; a file that fails while read is\n" +
-			"not recorded and the others are loaded), 74 the database could not be opened or written.",
+			"not recorded and the others are loaded), 74 the database could not be opened or written,\n" +
+			"130 interrupted (SIGINT or SIGTERM; the file being loaded is rolled back).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (created if missing)"},
 			&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,67 +137,54 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-// failingWriter fails every write.
-type failingWriter struct{}
+// failingWriter takes the first n bytes written to it, then fails as a
+// full disk does.
+type failingWriter struct{ n int }
 
-func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
-
-func TestExitCodeOutputError(t *testing.T) {
-	var stderr bytes.Buffer
-	got := run([]string{"verify", "canon", "--lines"}, strings.NewReader("1\n"), failingWriter{}, &stderr)
-	if got != exitRejected {
-		t.Errorf("exit code %d, want %d; stderr:\n%s", got, exitRejected, &stderr)
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) <= w.n {
+		w.n -= len(p)
+		return len(p), nil
 	}
+	n := w.n
+	w.n = 0
+	return n, errors.New("no space left on device")
 }
 
-func TestLineReader(t *testing.T) {
+// TestStdoutFailureExits74: results that cannot be written to stdout end
+// the run with exit 74 and say so, whichever command wrote them and
+// whatever else the run found. Before, a lost text summary of a clean run
+// exited 0 and a lost JSON stream exited 1, as if receipts had failed.
+func TestStdoutFailureExits74(t *testing.T) {
 	t.Parallel()
-	type result struct {
-		line    string
-		tooLong bool
+	receipts := "../../testdata/receipts/asqav-06-mldsa65-payload-prod/"
+	demo := "../../testdata/demo/"
+	at := "--at=2026-12-01T00:00:00Z"
+	records := filepath.Join(t.TempDir(), "records.jsonl")
+	if err := os.WriteFile(records, []byte(`{"action_type":"a","context":{}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	tests := []struct {
-		name string
-		in   string
-		max  int
-		want []result
+	cases := []struct {
+		name  string
+		args  []string
+		after int // bytes stdout takes before it fails
+		stdin string
 	}{
-		// Line splitting itself is internal/lines' (TestRead); these pin
-		// what the reader adds: io.EOF without a phantom last line, and
-		// errLineTooLong in place of the line.
-		{"empty", "", 8, nil},
-		{"one unterminated", "abc", 8, []result{{line: "abc"}}},
-		{"one terminated", "abc\n", 8, []result{{line: "abc"}}},
-		{"blank lines kept", "\n\na\n", 8, []result{{line: ""}, {line: ""}, {line: "a"}}},
-		{"max plus one", "123456789\nok\n", 8, []result{{tooLong: true}, {line: "ok"}}},
-		{"too long at the end", "ok\n123456789", 8, []result{{line: "ok"}, {tooLong: true}}},
+		{"clean run, summary lost", []string{"receipts", "--keys", receipts + "jwks.json", at, receipts + "receipt.json"}, 0, ""},
+		{"findings, text lost at once", []string{"receipts", "--keys", demo + "keys/jwks.json", at, demo + "receipts.jsonl"}, 0, ""},
+		{"findings, text lost midway", []string{"receipts", "--keys", demo + "keys/jwks.json", at, demo + "receipts.jsonl"}, 300, ""},
+		{"findings, JSON lost midway", []string{"receipts", "--keys", demo + "keys/jwks.json", at, "-o", "json", demo + "receipts.jsonl"}, 70000, ""},
+		{"canon", []string{"canon", "--list"}, 0, ""},
+		{"canon lines", []string{"canon", "--lines"}, 0, "1\n"},
+		{"fingerprint", []string{"fingerprint", "asqav-action", records}, 0, ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			lr := newLineReader(strings.NewReader(tt.in), tt.max)
-			var got []result
-			for {
-				line, err := lr.next()
-				if err == io.EOF {
-					break
-				}
-				switch {
-				case errors.Is(err, errLineTooLong):
-					got = append(got, result{tooLong: true})
-				case err != nil:
-					t.Fatal(err)
-				default:
-					got = append(got, result{line: string(line)})
-				}
-			}
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %d lines, want %d", len(got), len(tt.want))
-			}
-			for i := range got {
-				if got[i] != tt.want[i] {
-					t.Errorf("line %d: got %+.20v, want %+.20v", i+1, got[i], tt.want[i])
-				}
+			var stderr bytes.Buffer
+			got := run(append([]string{"verify"}, c.args...), strings.NewReader(c.stdin), &failingWriter{n: c.after}, &stderr)
+			if got != exitIOErr || !strings.Contains(stderr.String(), "no space left on device (the output stops short)") {
+				t.Errorf("exit %d, want %d; stderr:\n%s", got, exitIOErr, &stderr)
 			}
 		})
 	}

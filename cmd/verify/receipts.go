@@ -24,7 +24,8 @@ func newReceiptsCommand() *cli.Command {
 			"Text output: one line per receipt that is not PASS, then a summary. JSON output: one object\n" +
 			"per receipt, in input order (schemas/result.schema.json); the summary goes to stderr.\n\n" +
 			"Exit codes: 0 all PASS, 1 any FAIL or unreadable line, 2 any INCOMPLETE and no FAIL,\n" +
-			"64 usage, 66 an input, key or schema file could not be read.",
+			"64 usage, 66 an input, key or schema file could not be read, 74 the temporary spool\n" +
+			"could not be written or stdout failed, 130 interrupted (SIGINT or SIGTERM).",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"},
 			&cli.StringFlag{Name: "predecessor", Usage: "receipt `FILE` that links may name although it is not in the input"},

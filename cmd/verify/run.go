@@ -17,7 +17,9 @@ import (
 // runs it on args (args[0] is the program name) and returns the exit code.
 // Nothing below it calls os.Exit.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	err := newApp(stdin, stdout, stderr).Run(args)
+	out := &stdoutWriter{w: stdout}
+	err := newApp(stdin, out, stderr).Run(args)
+	err = out.failed(err)
 	if err == nil {
 		return exitOK
 	}
@@ -34,7 +36,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			"each line prefixed \"verify:\".\n\n" +
 			"Exit codes: 0 all input accepted (a clean day), 1 some input rejected (findings),\n" +
 			"2 some receipt INCOMPLETE and none FAIL, 64 usage error, 66 input unreadable,\n" +
-			"74 database or output I/O error. Each command's help says which it uses.",
+			"74 database or output I/O error (stdout included), 130 interrupted. Each command's\n" +
+			"help says which it uses.",
 		Version: version(),
 		Commands: []*cli.Command{
 			newCanonCommand(),
@@ -112,11 +115,59 @@ type rejectedError struct{ err error }
 func (e *rejectedError) Error() string { return e.err.Error() }
 func (e *rejectedError) Unwrap() error { return e.err }
 
+// stdoutWriter is stdout as every command sees it. It keeps the first
+// write error, so that results lost to a full disk or a closed pipe end
+// the run with exit 74 whichever command wrote them and whether or not it
+// checked that write: a scheduled job must not take a lost report for
+// findings (exit 1) or, worse, for a clean run.
+type stdoutWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stdoutWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err // the output already stops short: nothing more is written
+	}
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// failed is err, the run's own outcome, made a *stdoutError if stdout
+// could not be written, unless the run was interrupted (which explains the
+// short output itself). What else the run found is kept in the message.
+func (s *stdoutWriter) failed(err error) error {
+	var interrupted *interruptedError
+	if s.err == nil || errors.As(err, &interrupted) {
+		return err
+	}
+	switch {
+	case err == nil:
+		err = fmt.Errorf("write stdout: %w (the output stops short)", s.err)
+	case errors.Is(err, s.err): // the command's own report of that write
+		err = fmt.Errorf("%w (the output stops short)", err)
+	default:
+		err = errors.Join(fmt.Errorf("write stdout: %w (the output stops short)", s.err), err)
+	}
+	return &stdoutError{err}
+}
+
+// stdoutError is results that could not be written to stdout: exit code
+// 74, whatever else the run found, as its output stops short.
+type stdoutError struct{ err error }
+
+func (e *stdoutError) Error() string { return e.err.Error() }
+func (e *stdoutError) Unwrap() error { return e.err }
+
 // exitCode is the one place errors become exit codes.
 func exitCode(err error) int {
 	var (
 		usage       *usageError
 		interrupted *interruptedError
+		stdoutErr   *stdoutError
 		input       *inputError
 		incomplete  *incompleteError
 		ioErr       *ioError
@@ -129,13 +180,15 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.As(err, &interrupted):
 		return exitInterrupt
+	case errors.As(err, &stdoutErr):
+		return exitIOErr
 	case errors.As(err, &input), errors.Is(err, stream.ErrInputChanged):
 		return exitNoInput
 	case errors.As(err, &incomplete):
 		return exitIncomplete
 	case errors.As(err, &ioErr), errors.As(err, &dbErr), errors.Is(err, stream.ErrSpool):
 		return exitIOErr
-	default: // rejectedError, or output that could not be written
+	default: // rejectedError
 		return exitRejected
 	}
 }
