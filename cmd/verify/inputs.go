@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 )
 
@@ -31,8 +32,10 @@ func isReceiptFile(name string) (ok, lines bool) {
 // but *.json is read as JSON Lines), directories walked in name order for
 // receipt files; "-" and named pipes (the shell's <(command)) are spooled
 // to temporary files so that they can be read twice. cleanup removes the
-// spools.
-func expandPaths(paths []string, stdin io.Reader) (srcs []stream.Source, cleanup func(), err error) {
+// spools. The files a walk passes over, for their names, are listed on
+// stderr, so that a receipt file misnamed (say, receipts.log) is not left
+// out unseen.
+func expandPaths(paths []string, stdin io.Reader, stderr io.Writer) (srcs []stream.Source, cleanup func(), err error) {
 	cleanup = func() {}
 	// spool copies a stream that can be read only once into a temporary
 	// file, for the sources' two passes.
@@ -82,6 +85,7 @@ func expandPaths(paths []string, stdin io.Reader) (srcs []stream.Source, cleanup
 			srcs = append(srcs, fileSource(p, p, lines))
 			continue
 		}
+		var skipped []string
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -91,6 +95,7 @@ func expandPaths(paths []string, stdin io.Reader) (srcs []stream.Source, cleanup
 			}
 			ok, lines := isReceiptFile(d.Name())
 			if !ok {
+				skipped = append(skipped, path)
 				return nil
 			}
 			if err := irregular(path, d); err != nil {
@@ -103,8 +108,25 @@ func expandPaths(paths []string, stdin io.Reader) (srcs []stream.Source, cleanup
 		if err != nil {
 			return nil, cleanup, &inputError{err}
 		}
+		reportSkipped(stderr, p, skipped)
 	}
 	return srcs, cleanup, nil
+}
+
+// reportSkipped writes one line naming the files a walk of dir passed
+// over (the first few of them, and how many more).
+func reportSkipped(stderr io.Writer, dir string, skipped []string) {
+	if len(skipped) == 0 {
+		return
+	}
+	const named = 5
+	names := skipped[:min(len(skipped), named)]
+	more := ""
+	if len(skipped) > named {
+		more = fmt.Sprintf(" and %d more", len(skipped)-named)
+	}
+	fmt.Fprintf(stderr, "verify: %s: %d file(s) not read, as their names do not end in %s (or the same with .gz): %s%s\n",
+		termtext.Escape(dir), len(skipped), strings.Join(receiptExts, ", "), termtext.Escape(strings.Join(names, ", ")), more)
 }
 
 // irregular says why a file found by walking a directory is not read: it

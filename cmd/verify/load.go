@@ -75,8 +75,8 @@ func fileLine(f analytics.FileSummary) string {
 
 // loadInputs expands PATH arguments as `verify receipts` does and says how
 // to read each gzip file's stored bytes, which identify it in the database.
-func loadInputs(paths []string, stdin io.Reader) ([]analytics.Input, func(), error) {
-	srcs, cleanup, err := expandPaths(paths, stdin)
+func loadInputs(paths []string, stdin io.Reader, stderr io.Writer) ([]analytics.Input, func(), error) {
+	srcs, cleanup, err := expandPaths(paths, stdin, stderr)
 	if err != nil {
 		return nil, cleanup, err
 	}
@@ -105,7 +105,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	if err != nil {
 		return analytics.LoadSummary{}, err
 	}
-	inputs, cleanup, err := loadInputs(ctx.Args().Slice(), ctx.App.Reader)
+	inputs, cleanup, err := loadInputs(ctx.Args().Slice(), ctx.App.Reader, stderr)
 	defer cleanup()
 	if err != nil {
 		return analytics.LoadSummary{}, err

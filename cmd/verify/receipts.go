@@ -65,7 +65,7 @@ func receiptsAction(ctx *cli.Context) error {
 		}
 		sopts.Predecessors = [][]byte{raw}
 	}
-	srcs, cleanup, err := expandPaths(ctx.Args().Slice(), ctx.App.Reader)
+	srcs, cleanup, err := expandPaths(ctx.Args().Slice(), ctx.App.Reader, stderr)
 	defer cleanup()
 	if err != nil {
 		return err

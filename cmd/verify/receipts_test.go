@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -79,5 +80,40 @@ func TestTextOutputEscapesReceiptText(t *testing.T) {
 		if (r < 0x20 && r != '\n') || (r >= 0x7f && r < 0xa0) || r == '\u202e' {
 			t.Fatalf("output holds %U:\n%q", r, &out)
 		}
+	}
+}
+
+// TestWalkNamesFilesPassedOver: a directory walk reads receipt files only,
+// and names on stderr the files it passed over, so that a misnamed receipt
+// file is not left out unseen.
+func TestWalkNamesFilesPassedOver(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	receipt, err := os.ReadFile("../../testdata/receipts/asqav-06-mldsa65-payload-prod/receipt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"sub/a.json": receipt, "notes.txt": []byte("hi"), "receipts.log": receipt}
+	for i := range 5 {
+		files[fmt.Sprintf("sub/x%d.csv", i)] = nil
+	}
+	for name, data := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"verify", "receipts", "--keys", "../../testdata/receipts/asqav-06-mldsa65-payload-prod/jwks.json", "--at=2026-07-01T00:00:00Z", dir}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitOK || !strings.Contains(stdout.String(), "1 receipts verified (1 pass") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, &stdout, &stderr)
+	}
+	want := fmt.Sprintf("verify: %s: 7 file(s) not read, as their names do not end in .json, .jsonl, .ndjson (or the same with .gz): %s, %s, %s, %s, %s and 2 more\n",
+		dir, filepath.Join(dir, "notes.txt"), filepath.Join(dir, "receipts.log"), filepath.Join(dir, "sub/x0.csv"), filepath.Join(dir, "sub/x1.csv"), filepath.Join(dir, "sub/x2.csv"))
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%q\nwant\n%q", &stderr, want)
 	}
 }
