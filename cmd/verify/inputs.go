@@ -85,32 +85,44 @@ func expandPaths(paths []string, stdin io.Reader, stderr io.Writer) (srcs []stre
 			srcs = append(srcs, fileSource(p, p, lines))
 			continue
 		}
-		var skipped []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				return nil
-			}
-			ok, lines := isReceiptFile(d.Name())
-			if !ok {
-				skipped = append(skipped, path)
-				return nil
-			}
-			if err := irregular(path, d); err != nil {
-				srcs = append(srcs, failedSource(path, lines, err))
-				return nil
-			}
-			srcs = append(srcs, fileSource(path, path, lines))
-			return nil
-		})
-		if err != nil {
-			return nil, cleanup, &inputError{err}
-		}
-		reportSkipped(stderr, p, skipped)
+		w := dirWalk{srcs: srcs}
+		filepath.WalkDir(p, w.visit) // visit keeps every error as a source, and never stops the walk
+		srcs = w.srcs
+		reportSkipped(stderr, p, w.skipped)
 	}
 	return srcs, cleanup, nil
+}
+
+// dirWalk collects the receipt files of a directory walk as sources, and
+// the names of the files it passes over.
+type dirWalk struct {
+	srcs    []stream.Source
+	skipped []string
+}
+
+// visit is the walk's fs.WalkDirFunc. A directory that cannot be listed
+// is an unreadable input, as a file that cannot be opened is: it is
+// counted and reported, and the walk goes on with the rest of the tree
+// (and with what of that directory was listed before the error).
+func (w *dirWalk) visit(path string, d fs.DirEntry, err error) error {
+	if err != nil {
+		w.srcs = append(w.srcs, failedSource(path, true, err))
+		return nil
+	}
+	if d.IsDir() {
+		return nil
+	}
+	ok, lines := isReceiptFile(d.Name())
+	if !ok {
+		w.skipped = append(w.skipped, path)
+		return nil
+	}
+	if err := irregular(path, d); err != nil {
+		w.srcs = append(w.srcs, failedSource(path, lines, err))
+		return nil
+	}
+	w.srcs = append(w.srcs, fileSource(path, path, lines))
+	return nil
 }
 
 // reportSkipped writes one line naming the files a walk of dir passed

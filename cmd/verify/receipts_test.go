@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -115,5 +116,25 @@ func TestWalkNamesFilesPassedOver(t *testing.T) {
 		dir, filepath.Join(dir, "notes.txt"), filepath.Join(dir, "receipts.log"), filepath.Join(dir, "sub/x0.csv"), filepath.Join(dir, "sub/x1.csv"), filepath.Join(dir, "sub/x2.csv"))
 	if stderr.String() != want {
 		t.Errorf("stderr:\n%q\nwant\n%q", &stderr, want)
+	}
+}
+
+// TestWalkGoesOnPastUnlistableDirectory: a directory the walk cannot list
+// becomes an unreadable input (exit 66 once the rest is verified) rather
+// than ending the run before anything is verified. Listing fails for root
+// only in ways a test cannot set up, so the walk's visit is called as
+// filepath.WalkDir calls it on a read error.
+func TestWalkGoesOnPastUnlistableDirectory(t *testing.T) {
+	t.Parallel()
+	var w dirWalk
+	denied := &fs.PathError{Op: "open", Path: "archive/2026-11", Err: fs.ErrPermission}
+	if err := w.visit("archive/2026-11", nil, denied); err != nil {
+		t.Fatalf("visit stops the walk: %v", err)
+	}
+	if len(w.srcs) != 1 || w.srcs[0].Name != "archive/2026-11" {
+		t.Fatalf("sources %+v", w.srcs)
+	}
+	if _, err := w.srcs[0].Open(); err != denied {
+		t.Errorf("source opens with %v, want %v", err, denied)
 	}
 }
