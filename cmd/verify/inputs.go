@@ -39,19 +39,25 @@ func expandPaths(paths []string, stdin io.Reader, stderr io.Writer) (srcs []stre
 	cleanup = func() {}
 	// spool copies a stream that can be read only once into a temporary
 	// file, for the sources' two passes.
+	// A read error is the input's (exit 66); the temporary file's are
+	// the machine's (exit 74), as for the spool of results.
 	spool := func(name string, r io.Reader, lines bool) error {
 		tmp, err := os.CreateTemp("", "verify-input-*")
 		if err != nil {
-			return &inputError{err}
+			return &ioError{fmt.Errorf("%s: copying it to a temporary file: %w", name, err)}
 		}
 		prev := cleanup
 		cleanup = func() { prev(); os.Remove(tmp.Name()) }
-		_, err = io.Copy(tmp, r)
+		in := &readErrors{r: r}
+		_, err = io.Copy(tmp, in)
 		if cerr := tmp.Close(); err == nil {
 			err = cerr
 		}
-		if err != nil {
-			return &inputError{fmt.Errorf("%s: %w", name, err)}
+		switch {
+		case in.err != nil:
+			return &inputError{fmt.Errorf("%s: %w", name, in.err)}
+		case err != nil:
+			return &ioError{fmt.Errorf("%s: copying it to a temporary file: %w", name, err)}
 		}
 		srcs = append(srcs, fileSource(name, tmp.Name(), lines))
 		return nil
@@ -91,6 +97,20 @@ func expandPaths(paths []string, stdin io.Reader, stderr io.Writer) (srcs []stre
 		reportSkipped(stderr, p, w.skipped)
 	}
 	return srcs, cleanup, nil
+}
+
+// readErrors keeps the error of r, to tell it from the writer's in a copy.
+type readErrors struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrors) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // dirWalk collects the receipt files of a directory walk as sources, and

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // TestReceiptsExitCodes pins the documented exit codes of `verify receipts`.
@@ -136,5 +138,27 @@ func TestWalkGoesOnPastUnlistableDirectory(t *testing.T) {
 	}
 	if _, err := w.srcs[0].Open(); err != denied {
 		t.Errorf("source opens with %v, want %v", err, denied)
+	}
+}
+
+// TestStdinCopyErrors: standard input is copied to a temporary file
+// before it is verified. A read error there is the input's (exit 66); a
+// temporary directory that cannot be written is the machine's (exit 74),
+// as it is for the spool of results. Not parallel: it sets TMPDIR.
+func TestStdinCopyErrors(t *testing.T) {
+	receipt, err := os.ReadFile("../../testdata/receipts/asqav-06-mldsa65-payload-prod/receipt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"verify", "receipts", "--at=2026-07-01T00:00:00Z", "-"}
+	var stdout, stderr bytes.Buffer
+	broken := io.MultiReader(bytes.NewReader(receipt), iotest.ErrReader(errors.New("stdin went away")))
+	if code := run(args, broken, &stdout, &stderr); code != exitNoInput || !strings.Contains(stderr.String(), "stdin: stdin went away") {
+		t.Errorf("read error: exit %d, want %d\nstderr: %s", code, exitNoInput, &stderr)
+	}
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	stderr.Reset()
+	if code := run(args, bytes.NewReader(receipt), &stdout, &stderr); code != exitIOErr || !strings.Contains(stderr.String(), "stdin: copying it to a temporary file") {
+		t.Errorf("no temporary directory: exit %d, want %d\nstderr: %s", code, exitIOErr, &stderr)
 	}
 }
