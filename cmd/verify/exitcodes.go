@@ -1,12 +1,5 @@
 package main
 
-import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
-)
-
 // Exit codes. Every command ends with exactly one of them; run maps errors
 // to codes in one place (exitCode in run.go).
 //
@@ -44,11 +37,3 @@ type interruptedError struct{ err error }
 
 func (e *interruptedError) Error() string { return e.err.Error() }
 func (e *interruptedError) Unwrap() error { return e.err }
-
-// untilSignal returns a context cancelled by SIGINT or SIGTERM. A command
-// that runs for long stops on it with its temporary files removed (the
-// spool of a large archive is gigabytes), where the default handling of
-// the signals would end the process at once and leave them behind.
-func untilSignal() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}

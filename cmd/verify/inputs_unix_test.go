@@ -51,22 +51,15 @@ func TestWalkReportsNamedPipes(t *testing.T) {
 		{"schemas directory", []string{"receipts", keys, at, "--schemas", schemas, filepath.Join(receipts, "a.jsonl")}, "", "evil.json is a named pipe, not read"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := make(chan int, 1)
-			go func() { code <- run(append([]string{"verify"}, tt.args...), io.LimitReader(nil, 0), &stdout, &stderr) }()
-			select {
-			case got := <-code:
-				if got != exitNoInput {
-					t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", got, exitNoInput, &stdout, &stderr)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatal("the run blocked on the named pipe")
+			stdout, stderr, wait := startRun(tt.args...)
+			if got := wait(t, 30*time.Second, "the run blocked on the named pipe"); got != exitNoInput {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", got, exitNoInput, stdout, stderr)
 			}
 			if !strings.Contains(stdout.String(), tt.out) || !strings.Contains(stderr.String(), tt.errText) {
-				t.Errorf("stdout lacks %q or stderr %q\nstdout:\n%s\nstderr:\n%s", tt.out, tt.errText, &stdout, &stderr)
+				t.Errorf("stdout lacks %q or stderr %q\nstdout:\n%s\nstderr:\n%s", tt.out, tt.errText, stdout, stderr)
 			}
 			if tt.out != "" && !strings.Contains(stdout.String(), "1 receipts verified (1 pass") {
-				t.Errorf("the regular file beside the pipe was not verified:\n%s", &stdout)
+				t.Errorf("the regular file beside the pipe was not verified:\n%s", stdout)
 			}
 		})
 	}
@@ -94,17 +87,9 @@ func TestNamedPipeArgument(t *testing.T) {
 		w.Write(bytes.Join(lines[:5], nil))
 		w.Close()
 	}()
-	var stdout, stderr bytes.Buffer
-	code := make(chan int, 1)
-	args := []string{"verify", "load", "--db", filepath.Join(dir, "a.duckdb"), "--keys=../../testdata/demo/keys/jwks.json", "--at=2026-12-01T00:00:00Z", fifo}
-	go func() { code <- run(args, io.LimitReader(nil, 0), &stdout, &stderr) }()
-	select {
-	case got := <-code:
-		if got != exitOK || !strings.Contains(stderr.String(), fifo+": 5 accepted, 0 rejected") {
-			t.Errorf("exit %d\nstderr:\n%s", got, &stderr)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the run did not finish")
+	_, stderr, wait := startRun("load", "--db", filepath.Join(dir, "a.duckdb"), "--keys=../../testdata/demo/keys/jwks.json", "--at=2026-12-01T00:00:00Z", fifo)
+	if got := wait(t, 60*time.Second, "the run did not finish"); got != exitOK || !strings.Contains(stderr.String(), fifo+": 5 accepted, 0 rejected") {
+		t.Errorf("exit %d\nstderr:\n%s", got, stderr)
 	}
 }
 
@@ -125,11 +110,7 @@ func TestInterruptRemovesTemporaryFiles(t *testing.T) {
 	signal.Notify(guard, syscall.SIGTERM)
 	defer signal.Stop(guard)
 
-	var stdout, stderr bytes.Buffer
-	code := make(chan int, 1)
-	go func() {
-		code <- run([]string{"verify", "receipts", "--at=2026-12-01T00:00:00Z", input}, io.LimitReader(nil, 0), &stdout, &stderr)
-	}()
+	_, stderr, wait := startRun("receipts", "--at=2026-12-01T00:00:00Z", input)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		if spools, _ := filepath.Glob(filepath.Join(tmp, "verify-spool-*")); len(spools) > 0 {
 			break
@@ -141,15 +122,30 @@ func TestInterruptRemovesTemporaryFiles(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case got := <-code:
-		if got != exitInterrupt || !strings.Contains(stderr.String(), "interrupted") {
-			t.Errorf("exit %d, want %d\nstderr:\n%s", got, exitInterrupt, &stderr)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the run did not stop")
+	if got := wait(t, 60*time.Second, "the run did not stop"); got != exitInterrupt || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("exit %d, want %d\nstderr:\n%s", got, exitInterrupt, stderr)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("%d file(s) left in TMPDIR, the first %s", len(left), left[0].Name())
+	}
+}
+
+// startRun runs the command in the background, as run does, with empty
+// standard input. wait returns its exit code, or fails the test with
+// hung once limit has passed: the faults these tests guard against hang.
+// The buffers are for reading once wait has returned.
+func startRun(args ...string) (stdout, stderr *bytes.Buffer, wait func(t *testing.T, limit time.Duration, hung string) int) {
+	stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
+	code := make(chan int, 1)
+	go func() { code <- run(append([]string{"verify"}, args...), io.LimitReader(nil, 0), stdout, stderr) }()
+	return stdout, stderr, func(t *testing.T, limit time.Duration, hung string) int {
+		t.Helper()
+		select {
+		case got := <-code:
+			return got
+		case <-time.After(limit):
+			t.Fatal(hung)
+			return 0
+		}
 	}
 }
