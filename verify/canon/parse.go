@@ -116,6 +116,9 @@ func (p *parser) describe() string {
 	if p.pos >= len(p.src) {
 		return "end of input"
 	}
+	if strings.HasPrefix(p.src[p.pos:], "\uFEFF") { // as editors on Windows write at the start of a file
+		return "byte order mark U+FEFF (bytes EF BB BF; JSON texts carry none)"
+	}
 	c := p.src[p.pos]
 	if c >= 0x20 && c < 0x7f {
 		return strconv.Quote(string(c))

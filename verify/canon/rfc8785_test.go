@@ -87,6 +87,7 @@ func TestRFC8785Rejects(t *testing.T) {
 		{`"a` + "\n" + `"`, ReasonSyntax, `$`},
 		{`{"a":1} x`, ReasonTrailingData, `$`},
 		{``, ReasonSyntax, `$`},
+		{"\uFEFF{}", ReasonSyntax, `$`}, // a byte order mark, refused as RFC 8259 allows; its message names it
 		{strings.Repeat("[", 1001) + strings.Repeat("]", 1001), ReasonTooDeep, ``},
 	}
 	for _, c := range cases {
@@ -99,6 +100,10 @@ func TestRFC8785Rejects(t *testing.T) {
 		if c.path != "" && ce.Path != c.path {
 			t.Errorf("%.40q: path %q, want %q", c.in, ce.Path, c.path)
 		}
+	}
+	_, err := RFC8785.Canonicalize([]byte("\uFEFF{}"))
+	if err == nil || !strings.Contains(err.Error(), "byte order mark") {
+		t.Errorf("a leading byte order mark: got %v, want a message that names it", err)
 	}
 }
 
