@@ -104,6 +104,7 @@ func TestAppendJSONChars(t *testing.T) {
 	}
 }
 
+// FuzzAppendJSONChars runs TestAppendJSONChars's check on any text.
 func FuzzAppendJSONChars(f *testing.F) {
 	for _, s := range jsonCharsSeeds {
 		f.Add(s)
