@@ -140,8 +140,7 @@ func checkACTA(c *check) {
 			c.fail(AxisIssuerBind, ReasonIssuerMismatch, "signature.pubkey is not the directory's key for kid "+quoteShort(kid))
 		}
 	}
-	issued, _ := parseTime(f.IssuedAt)
-	c.keyStatus(key, issued)
+	c.keyStatus(key)
 	sig, err := sigalg.DecodeHex(sigText)
 	if err != nil {
 		c.fail(AxisSignature, ReasonBadEncoding, "signature.sig is not hex: "+err.Error())

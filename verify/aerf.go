@@ -1,9 +1,10 @@
 package verify
 
 import (
-	"time"
+	"errors"
 
 	"github.com/receiptverify/verify/verify/canon"
+	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/sigalg"
 )
 
@@ -116,7 +117,7 @@ func (c *check) aerfIssuerSignature(msg []byte, changed bool) {
 		return
 	}
 	c.notRun(AxisIssuerBind, "AERF names no issuer besides key_id")
-	c.keyStatus(key, c.issuedOrNow())
+	c.keyStatus(key)
 	sig, err := sigalg.DecodeHex(sigText)
 	if err != nil {
 		c.fail(AxisSignature, ReasonBadEncoding, "signature is not hex: "+err.Error())
@@ -180,7 +181,10 @@ func (c *check) aerfCoSignature(who, sigName, kidName string, reason Reason, req
 		c.fail(AxisSignature, reason, who+" key "+quoteShort(kid)+" is "+string(key.Alg)+", not Ed25519")
 		return
 	}
-	if err := key.CheckStatus(c.issuedOrNow()); err != nil {
+	switch err := key.CheckStatus(timeOf(c.res.Fields.IssuedAt), c.v.at); {
+	case errors.Is(err, keys.ErrRevokedAfterIssue):
+		c.skip(AxisKeyStatus, ReasonRevokedAfterIssue, who+" key: "+err.Error())
+	case err != nil:
 		c.fail(AxisSignature, reason, who+" key: "+err.Error())
 		return
 	}
@@ -198,12 +202,4 @@ func (c *check) aerfCoSignature(who, sigName, kidName string, reason Reason, req
 		return
 	}
 	c.noteSignature(who + " signature by " + kid + " valid")
-}
-
-// issuedOrNow is the instant a key's status is judged at.
-func (c *check) issuedOrNow() time.Time {
-	if t, ok := parseTime(c.res.Fields.IssuedAt); ok {
-		return t
-	}
-	return c.v.at
 }

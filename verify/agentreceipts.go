@@ -208,7 +208,7 @@ func (c *check) resolveDID(vm string) *keys.Key {
 		c.notRun(AxisKeyStatus, "a did:key has no lifecycle status")
 	} else {
 		c.pass(AxisIssuerKey, key.Label())
-		c.keyStatus(key, c.issuedOrNow())
+		c.keyStatus(key)
 	}
 	c.res.Fields.KeyID = vm
 	return key

@@ -286,8 +286,7 @@ func (c *check) asqavSignature(kid, agentID, issuerID, orgID string, claimedIssu
 	c.pass(AxisIssuerKey, key.Label())
 	c.res.Fields.KeyID = key.KID
 	c.issuerBind(key, claimedIssuer)
-	issued, _ := parseTime(c.res.Fields.IssuedAt)
-	c.keyStatus(key, issued)
+	c.keyStatus(key)
 	sig, err := sigalg.AppendBase64Any(c.sigBuf, sigText)
 	if err != nil {
 		c.fail(AxisSignature, ReasonBadEncoding, "signature is not base64: "+err.Error())

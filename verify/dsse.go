@@ -68,7 +68,7 @@ func checkDSSE(c *check) {
 		c.pass(AxisIssuerKey, key.Label())
 		c.res.Fields.KeyID = key.KID
 		c.res.Fields.Signature = sigText
-		c.keyStatus(key, timeOf(c.res.Fields.IssuedAt))
+		c.keyStatus(key)
 		sig, err := sigalg.DecodeBase64Any(sigText)
 		if err != nil {
 			c.fail(AxisSignature, ReasonBadEncoding, "signatures["+itoa(i)+"].sig is not base64")

@@ -143,7 +143,7 @@ func checkPipelock(c *check) {
 		return
 	}
 	c.notRun(AxisIssuerBind, "pipelock names no issuer besides signer_key_id")
-	c.keyStatus(key, c.issuedOrNow())
+	c.keyStatus(key)
 	hexSig, ok := strings.CutPrefix(sigText, pipelockSigPrefix)
 	if !ok {
 		c.fail(AxisSignature, ReasonBadEncoding, "signature.signature must start with "+pipelockSigPrefix)

@@ -15,16 +15,20 @@ const (
 
 // keys and signatures
 const (
-	ReasonUnknownKey      Reason = "unknown_key"      // no key in the directory matches
-	ReasonMalformedKey    Reason = "malformed_key"    // the key found cannot be used
-	ReasonNoKeys          Reason = "no_keys"          // no --keys given and the format needs them
-	ReasonIssuerMismatch  Reason = "issuer_mismatch"  // receipt names another issuer than its key's
-	ReasonKeyRevoked      Reason = "key_revoked"      // key status revoked, suspended, compromised, or past revoked_at
-	ReasonBadSignature    Reason = "bad_signature"    // the signature does not verify
-	ReasonAlgMismatch     Reason = "alg_mismatch"     // the receipt claims another algorithm than its key's
-	ReasonBadEncoding     Reason = "bad_encoding"     // signature bytes not in the format's encoding
-	ReasonUnsupportedAlg  Reason = "unsupported_alg"  // an algorithm this tool does not implement
-	ReasonParentSignature Reason = "parent_signature" // a co-signature the format requires is missing or bad
+	ReasonUnknownKey     Reason = "unknown_key"     // no key in the directory matches
+	ReasonMalformedKey   Reason = "malformed_key"   // the key found cannot be used
+	ReasonNoKeys         Reason = "no_keys"         // no --keys given and the format needs them
+	ReasonIssuerMismatch Reason = "issuer_mismatch" // receipt names another issuer than its key's
+	ReasonKeyRevoked     Reason = "key_revoked"     // key status revoked, suspended, compromised, or past revoked_at
+	// ReasonRevokedAfterIssue: the key was revoked after the issue time the
+	// receipt claims. That time is the signer's own word, so key_status is
+	// SKIPPED (INCOMPLETE), neither trusted nor failed.
+	ReasonRevokedAfterIssue Reason = "revoked_after_issue"
+	ReasonBadSignature      Reason = "bad_signature"    // the signature does not verify
+	ReasonAlgMismatch       Reason = "alg_mismatch"     // the receipt claims another algorithm than its key's
+	ReasonBadEncoding       Reason = "bad_encoding"     // signature bytes not in the format's encoding
+	ReasonUnsupportedAlg    Reason = "unsupported_alg"  // an algorithm this tool does not implement
+	ReasonParentSignature   Reason = "parent_signature" // a co-signature the format requires is missing or bad
 )
 
 // chains and streams

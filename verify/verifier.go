@@ -321,17 +321,20 @@ func (c *check) verifySignature(key *keys.Key, claimed string, msg, sig []byte) 
 }
 
 // keyStatus checks the key's lifecycle state at the receipt's issue time
-// (or, when it has none, at the judging instant).
-func (c *check) keyStatus(key *keys.Key, issued time.Time) {
-	at := issued
-	if at.IsZero() {
-		at = c.v.at
-	}
-	if err := key.CheckStatus(at); err != nil {
+// (Fields.IssuedAt; the judging instant stands in when it has none). The
+// rule is keys.Key.CheckStatus: a key revoked after the time the receipt
+// claims leaves the axis SKIPPED, not FAILED, as in the Asqav reference,
+// so that rotating a key does not fail an archive's past receipts.
+func (c *check) keyStatus(key *keys.Key) {
+	err := key.CheckStatus(timeOf(c.res.Fields.IssuedAt), c.v.at)
+	switch {
+	case err == nil:
+		c.pass(AxisKeyStatus, string(key.Status))
+	case errors.Is(err, keys.ErrRevokedAfterIssue):
+		c.skip(AxisKeyStatus, ReasonRevokedAfterIssue, err.Error())
+	default:
 		c.fail(AxisKeyStatus, ReasonKeyRevoked, err.Error())
-		return
 	}
-	c.pass(AxisKeyStatus, string(key.Status))
 }
 
 // resolveFailed records why no key could be found.

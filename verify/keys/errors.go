@@ -17,6 +17,9 @@ const (
 	ReasonLimit          Reason = "limit_exceeded"     // a limit in limits.go was hit
 	ReasonNoKeys         Reason = "no_keys"            // a file yielded no usable key
 	ReasonKeyRevoked     Reason = "key_revoked"        // status is not active, or revoked_at has passed
+	// ReasonRevokedAfterIssue: the key was revoked after the issue time the
+	// receipt claims, which cannot be checked (see Key.CheckStatus).
+	ReasonRevokedAfterIssue Reason = "revoked_after_issue"
 )
 
 // Error is the only error type returned by this package. Entries skipped
@@ -39,6 +42,8 @@ var (
 	ErrLimit          = &Error{Reason: ReasonLimit}
 	ErrNoKeys         = &Error{Reason: ReasonNoKeys}
 	ErrKeyRevoked     = &Error{Reason: ReasonKeyRevoked}
+	// ErrRevokedAfterIssue matches ReasonRevokedAfterIssue.
+	ErrRevokedAfterIssue = &Error{Reason: ReasonRevokedAfterIssue}
 )
 
 func (e *Error) Error() string {

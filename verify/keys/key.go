@@ -41,10 +41,9 @@ const (
 	StatusCompromised Status = "compromised"
 )
 
-// Usable reports whether signatures by a key in this state may be accepted.
-// Only active is usable. The Asqav reference fails only revoked, suspended
-// and compromised; an unknown status fails here too, because a state we do
-// not understand is no evidence that the key is good.
+// Usable reports whether signatures by a key in this state may be accepted
+// whenever they were made. Only active is; see Key.CheckStatus for the rule
+// that weighs revoked_at.
 func (s Status) Usable() bool { return s == StatusActive }
 
 // Source locates a key in its key file, for error messages.
@@ -97,20 +96,51 @@ func (k *Key) Verify(msg, sig []byte) error {
 	return k.Public.Verify(msg, sig)
 }
 
-// CheckStatus fails with ReasonKeyRevoked when the status is not usable, or
-// when the key has a revoked_at that is not after at. at is the instant the
-// caller judges the key at (an injected clock or the receipt's own time);
-// this package reads no clock.
-func (k *Key) CheckStatus(at time.Time) error {
-	if !k.Status.Usable() {
-		return &Error{Reason: ReasonKeyRevoked, File: k.Source.File, Index: k.Source.Index, ID: k.KID,
-			Detail: "status " + quote(string(k.Status))}
+// CheckStatus judges whether a signature by the key may be accepted, given
+// issued, the instant the receipt says it was signed (zero when it says
+// none), and now, the instant the caller judges at, which stands in for a
+// missing issued. This package reads no clock. The rule is the Asqav
+// reference's check_key_status:
+//
+//   - active: usable, unless the key has a revoked_at that is not after
+//     the instant (ReasonKeyRevoked; the reference ignores revoked_at on
+//     an active key, this package does not);
+//   - revoked, suspended or compromised, with a revoked_at after issued:
+//     ReasonRevokedAfterIssue. The receipt predates the revocation only by
+//     its own word, which a holder of the key can backdate, so the check
+//     cannot be made either way; the reference says SKIPPED;
+//   - revoked, suspended or compromised otherwise (no revoked_at, no issue
+//     time to place, or revoked at or before issue): ReasonKeyRevoked;
+//   - any other status: ReasonKeyRevoked, where the reference accepts the
+//     key: a state we do not understand is no evidence that it is good.
+func (k *Key) CheckStatus(issued, now time.Time) error {
+	revoked := func(r Reason, detail string) error {
+		return &Error{Reason: r, File: k.Source.File, Index: k.Source.Index, ID: k.KID, Detail: detail}
 	}
-	if !k.RevokedAt.IsZero() && !at.Before(k.RevokedAt) {
-		return &Error{Reason: ReasonKeyRevoked, File: k.Source.File, Index: k.Source.Index, ID: k.KID,
-			Detail: "revoked at " + k.RevokedAt.Format(time.RFC3339Nano)}
+	at := issued
+	if at.IsZero() {
+		at = now
 	}
-	return nil
+	switch k.Status {
+	case StatusActive:
+		if !k.RevokedAt.IsZero() && !at.Before(k.RevokedAt) {
+			return revoked(ReasonKeyRevoked, "revoked at "+k.RevokedAt.Format(time.RFC3339Nano))
+		}
+		return nil
+	case StatusRevoked, StatusSuspended, StatusCompromised:
+		detail := "status " + quote(string(k.Status))
+		switch {
+		case k.RevokedAt.IsZero():
+			return revoked(ReasonKeyRevoked, detail+" with no revoked_at to place the receipt before")
+		case issued.IsZero():
+			return revoked(ReasonKeyRevoked, detail+" since "+k.RevokedAt.Format(time.RFC3339Nano)+"; the receipt names no issue time to place before it")
+		case !issued.Before(k.RevokedAt):
+			return revoked(ReasonKeyRevoked, detail+" since "+k.RevokedAt.Format(time.RFC3339Nano)+", at or before the receipt's issue time "+issued.Format(time.RFC3339Nano))
+		}
+		return revoked(ReasonRevokedAfterIssue, detail+" since "+k.RevokedAt.Format(time.RFC3339Nano)+", after the receipt's issue time "+
+			issued.Format(time.RFC3339Nano)+", which is the signer's own claim")
+	}
+	return revoked(ReasonKeyRevoked, "status "+quote(string(k.Status)))
 }
 
 // parseStatus maps the file's status to a Status. Absent or empty means

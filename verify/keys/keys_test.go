@@ -420,11 +420,11 @@ func TestStatus(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	k := load(t, "asqav-07-revoked-key.jwks.json").Keys[0]
-	if k.Status != keys.StatusRevoked || !errors.Is(k.CheckStatus(at), keys.ErrKeyRevoked) {
-		t.Fatalf("asqav-07: status %q, %v", k.Status, k.CheckStatus(at))
+	if k.Status != keys.StatusRevoked || !errors.Is(k.CheckStatus(at, at), keys.ErrKeyRevoked) {
+		t.Fatalf("asqav-07: status %q, %v", k.Status, k.CheckStatus(at, at))
 	}
-	if k := load(t, "asqav-01-genesis-permit.jwks.json").Keys[0]; k.CheckStatus(at) != nil {
-		t.Fatalf("asqav-01: %v", k.CheckStatus(at))
+	if k := load(t, "asqav-01-genesis-permit.jwks.json").Keys[0]; k.CheckStatus(at, at) != nil {
+		t.Fatalf("asqav-01: %v", k.CheckStatus(at, at))
 	}
 	good := jsonB64(ed25519Pub(3))
 	s, err := keys.Load("st.json", []byte(`{"keys":[
@@ -446,16 +446,57 @@ func TestStatus(t *testing.T) {
 		{"paused", false}, {keys.StatusActive, false}, {keys.StatusActive, true},
 	} {
 		k := s.Keys[i]
-		if k.Status != c.status || (k.CheckStatus(at) == nil) != c.ok {
-			t.Errorf("%s: status %q check %v", k.KID, k.Status, k.CheckStatus(at))
+		if k.Status != c.status || (k.CheckStatus(at, at) == nil) != c.ok {
+			t.Errorf("%s: status %q check %v", k.KID, k.Status, k.CheckStatus(at, at))
 		}
 	}
 	// revoked_at is a boundary: before it the key is still good.
-	if err := s.Keys[4].CheckStatus(at.Add(-time.Nanosecond)); err != nil {
+	if err := s.Keys[4].CheckStatus(at.Add(-time.Nanosecond), at); err != nil {
 		t.Errorf("before revoked_at: %v", err)
 	}
 	if k := s.Keys[0]; k.Alg != sigalg.Ed25519 {
 		t.Errorf("alg not inferred from size: %s", k.Alg)
+	}
+}
+
+// TestStatusRevokedAfterIssue pins the Asqav reference's check_key_status:
+// a key revoked after the receipt's claimed issue time cannot be judged
+// (the claim is the signer's), one revoked at or before it fails, and so
+// does a revoked key when nothing places the receipt before the revocation.
+func TestStatusRevokedAfterIssue(t *testing.T) {
+	t.Parallel()
+	rev := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	now := rev.Add(24 * time.Hour)
+	good := jsonB64(ed25519Pub(3))
+	s, err := keys.Load("rev.json", []byte(`{"keys":[
+		{"kid":"r","public_key":`+good+`,"status":"revoked","revoked_at":"2026-06-01T12:00:00Z"},
+		{"kid":"c","public_key":`+good+`,"status":"Compromised","revoked_at":"2026-06-01T12:00:00Z"},
+		{"kid":"n","public_key":`+good+`,"status":"revoked"}
+	]}`))
+	if err != nil || len(s.Keys) != 3 {
+		t.Fatal(s, err)
+	}
+	r, c, n := s.Keys[0], s.Keys[1], s.Keys[2]
+	for _, tc := range []struct {
+		name   string
+		k      *keys.Key
+		issued time.Time
+		want   error
+	}{
+		{"revoked after issue", r, rev.Add(-time.Second), keys.ErrRevokedAfterIssue},
+		{"compromised after issue", c, rev.Add(-time.Second), keys.ErrRevokedAfterIssue},
+		{"revoked at issue", r, rev, keys.ErrKeyRevoked},
+		{"revoked before issue", r, rev.Add(time.Second), keys.ErrKeyRevoked},
+		{"no issue time", r, time.Time{}, keys.ErrKeyRevoked},
+		{"no revoked_at", n, rev.Add(-time.Hour), keys.ErrKeyRevoked},
+	} {
+		err := tc.k.CheckStatus(tc.issued, now)
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+		if tc.want == keys.ErrKeyRevoked && errors.Is(err, keys.ErrRevokedAfterIssue) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
 	}
 }
 
