@@ -17,9 +17,10 @@ import (
 //   - payload mode, {payload, signature: {alg, kid, sig}, anchors}: the
 //     signature covers the canonical bytes of payload itself (v1 and the v2
 //     signer payload alike; v2 simply carries signer and _asqav_tid inside);
-//   - hash mode, a flat record with payload null and mode "hash": the
-//     signature covers the canonical form of the fixed 11-member object
-//     built by hashModeSigningInput.
+//   - hash mode, a flat record with payload null and mode "hash", its
+//     signature in signature_b64 or signature: the signature covers the
+//     canonical form of the fixed 11-member object built by
+//     hashModeSigningInput.
 //
 // The canonical dialect is the Asqav one in force when the receipt was
 // issued (code-point member order before 2026-09-02T18:05:09Z).
@@ -138,7 +139,22 @@ func asqavEnvelopeDigestReusing(doc *canon.Value, payloadCanon []byte, payloadIn
 
 func isAsqavHash(doc *canon.Value) bool {
 	p := doc.Get("payload")
-	return (p == nil || p.Kind == canon.Null) && str(doc, "mode") == "hash" && doc.Get("signature_b64") != nil
+	return (p == nil || p.Kind == canon.Null) && str(doc, "mode") == "hash" &&
+		(doc.Get("signature_b64") != nil || doc.Get("signature") != nil)
+}
+
+// hashModeSignatureMember names the member a hash-mode record carries its
+// signature in: signature_b64, or signature when signature_b64 is absent,
+// null or empty, as both reference verifiers read it
+// (signature_b64 || signature).
+func hashModeSignatureMember(doc *canon.Value) string {
+	if v := doc.Get("signature_b64"); v != nil && v.Kind != canon.Null && !(v.Kind == canon.String && v.Text == "") {
+		return "signature_b64"
+	}
+	if doc.Get("signature") != nil {
+		return "signature"
+	}
+	return "signature_b64"
 }
 
 // asqavDialect picks the member order in force at the receipt's issue time;
@@ -493,7 +509,7 @@ func checkAsqavHash(c *check) {
 	}
 	alg := str(doc, "algorithm")
 	kid, okKid := c.requireStr(doc, "", "key_id")
-	sigText, okSig := c.requireStr(doc, "", "signature_b64")
+	sigText, okSig := c.requireStr(doc, "", hashModeSignatureMember(doc))
 	f.KeyID, f.Signature = kid, sigText
 	if okKid && okSig {
 		c.asqavSignature(kid, f.AgentID, "", f.OrgID, doc.Get("org_id"), alg, msg, sigText)
