@@ -1,17 +1,23 @@
 package verify
 
 import (
+	"errors"
 	"strconv"
+	"strings"
 
+	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/verify/canon"
+	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/sigalg"
 )
 
 // A DSSE attestation, {payloadType, payload (base64), signatures: [{keyid,
 // sig}]}, is signed over the pre-authentication encoding
 // "DSSEv1 " len(type) " " type " " len(body) " " body of the decoded
-// payload. Every signature whose key the directory knows must verify, and
-// at least one must.
+// payload. As in the reference verifier (go-securesystemslib
+// dsse/verify.go, threshold one), the envelope is accepted when one
+// signature verifies under a key of the directory; a signature that does
+// not is skipped, and every signature's outcome is named in the note.
 func init() {
 	registerFormat(format{name: "dsse-attestation", priority: 5, detect: isDSSE, check: checkDSSE})
 }
@@ -44,44 +50,145 @@ func checkDSSE(c *check) {
 		c.fail(AxisStructure, ReasonBadField, "signatures must be a non-empty list")
 		return
 	}
+	if len(sigs.Items) > limits.MaxDSSESignatures {
+		c.fail(AxisStructure, ReasonBadField, "signatures holds "+itoa(len(sigs.Items))+" entries, more than the limit of "+itoa(limits.MaxDSSESignatures))
+		return
+	}
 	body, err := sigalg.DecodeBase64Any(payload)
 	if err != nil {
 		c.fail(AxisStructure, ReasonBadEncoding, "payload is not base64: "+err.Error())
 		return
 	}
 	dsseFields(c, body)
+	c.notRun(AxisIssuerBind, "DSSE envelopes name no issuer outside the payload")
+	c.notRun(AxisAnchors, "DSSE envelopes carry no anchors")
 	msg := PAE(typ, body)
-	verified := 0
-	var lastErr error
+
+	var (
+		notes    []string
+		accepted *dsseOutcome // the verified signature whose key stands best
+		rejected *dsseOutcome // the first known key whose signature did not verify
+		unusable *dsseOutcome // the first known key that cannot verify at all
+		lastErr  error        // why the last key could not be found
+	)
+	issued := timeOf(c.res.Fields.IssuedAt)
 	for i := range sigs.Items {
 		s := &sigs.Items[i]
-		kid, sigText := str(s, "keyid"), str(s, "sig")
+		sigText := str(s, "sig")
 		if s.Kind != canon.Object || sigText == "" {
 			c.fail(AxisStructure, ReasonBadField, "signatures["+itoa(i)+"] needs a sig")
+			return
+		}
+		kid := str(s, "keyid")
+		where := "signatures[" + itoa(i) + "] (keyid " + quoteShort(kid) + ")"
+		// The reference refuses the whole envelope when one sig is not
+		// base64, whoever signed it.
+		sig, err := sigalg.DecodeBase64Any(sigText)
+		if err != nil {
+			c.fail(AxisSignature, ReasonBadEncoding, where+": sig is not base64")
 			return
 		}
 		key, err := c.v.keys.ResolveAsqav(kid, c.res.Fields.AgentID, c.res.Fields.IssuerID, "")
 		if err != nil {
 			lastErr = err
+			notes = append(notes, where+": no such key, skipped")
 			continue
 		}
-		c.pass(AxisIssuerKey, key.Label())
-		c.res.Fields.KeyID = key.KID
-		c.res.Fields.Signature = sigText
-		c.keyStatus(key)
-		sig, err := sigalg.DecodeBase64Any(sigText)
-		if err != nil {
-			c.fail(AxisSignature, ReasonBadEncoding, "signatures["+itoa(i)+"].sig is not base64")
-			return
+		o := &dsseOutcome{key: key, sigText: sigText}
+		if key.Public == nil {
+			notes = append(notes, where+": key "+key.Label()+" is unusable, skipped")
+			if unusable == nil {
+				unusable = o
+			}
+			continue
 		}
-		c.verifySignature(key, "", msg, sig)
-		verified++
+		form, err := dsseVerify(key, msg, sig)
+		if err != nil {
+			notes = append(notes, where+": "+string(key.Alg)+" by "+key.Label()+" does not verify, skipped")
+			if rejected == nil {
+				rejected = o
+			}
+			continue
+		}
+		o.form, o.standing = form, dsseStanding(key.CheckStatus(issued, c.v.at))
+		notes = append(notes, where+": "+form+" by "+key.Label()+" verifies")
+		if accepted == nil || o.standing < accepted.standing {
+			accepted = o
+		}
 	}
-	if verified == 0 {
+	note := strings.Join(notes, "; ")
+	switch {
+	case accepted != nil:
+		c.dsseKey(accepted)
+		c.pass(AxisSignature, accepted.form+": "+note)
+	case rejected != nil:
+		c.dsseKey(rejected)
+		c.fail(AxisSignature, ReasonBadSignature, "no signature verifies: "+note)
+	case unusable != nil:
+		c.dsseKey(unusable)
+		c.fail(AxisSignature, ReasonMalformedKey, "no signature verifies: "+note+": "+unusable.key.Err.Error())
+	default:
 		c.resolveFailed(lastErr)
 	}
-	c.notRun(AxisIssuerBind, "DSSE envelopes name no issuer outside the payload")
-	c.notRun(AxisAnchors, "DSSE envelopes carry no anchors")
+}
+
+// dsseOutcome is one signature of an envelope whose key the directory holds.
+type dsseOutcome struct {
+	key      *keys.Key
+	sigText  string
+	form     string // the algorithm and encoding that verified; empty if none did
+	standing int    // dsseStanding of the key at the receipt's issue time
+}
+
+// dsseStanding ranks a key status error, best first, so that of several
+// verified signatures the one whose key is in good standing is reported.
+func dsseStanding(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, keys.ErrRevokedAfterIssue):
+		return 1
+	}
+	return 2
+}
+
+// dsseKey reports the key and status of the signature the verdict rests on.
+func (c *check) dsseKey(o *dsseOutcome) {
+	c.pass(AxisIssuerKey, o.key.Label())
+	c.res.Fields.KeyID = o.key.KID
+	c.res.Fields.Alg = string(o.key.Alg)
+	c.res.Fields.Signature = o.sigText
+	c.keyStatus(o.key)
+}
+
+// dsseVerify checks one DSSE signature and names the form that verified.
+// DSSE leaves the signature's encoding to the scheme, and ECDSA signers
+// differ: go-securesystemslib, in-toto and sigstore write ASN.1 DER, JOSE
+// style signers raw r||s. Either spells one (r, s), so both are accepted; a
+// 64-byte value, which can be either, is tried raw first, then as DER.
+func dsseVerify(key *keys.Key, msg, sig []byte) (string, error) {
+	if key.Alg != sigalg.ES256 {
+		return string(key.Alg), key.Verify(msg, sig)
+	}
+	rawErr := error(nil)
+	if len(sig) == key.Alg.SignatureSize() {
+		if rawErr = key.Verify(msg, sig); rawErr == nil {
+			return "ES256 (raw r||s)", nil
+		}
+	}
+	if len(sig) > 0 && sig[0] == 0x30 {
+		derErr := key.Public.VerifyES256DER(msg, sig)
+		if derErr == nil {
+			return "ES256 (ASN.1 DER)", nil
+		}
+		if rawErr == nil {
+			return "", derErr
+		}
+	}
+	if rawErr == nil {
+		rawErr = key.Verify(msg, sig) // the size error
+	}
+	return "", rawErr
 }
 
 // dsseFields reads the normalized fields from an in-toto Statement body,

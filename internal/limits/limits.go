@@ -19,4 +19,10 @@ const (
 	// MaxLineBytes is the longest line read from a JSON Lines stream. A longer
 	// line is refused with an error naming it, and reading goes on.
 	MaxLineBytes = 16 << 20
+
+	// MaxDSSESignatures is the most signatures a DSSE envelope may carry.
+	// Each is verified, and an ML-DSA verification costs about 0.1 ms, so
+	// without a bound a one-line envelope could hold a minute's work; real
+	// envelopes carry one to a few.
+	MaxDSSESignatures = 32
 )
