@@ -70,6 +70,7 @@ func checkDSSE(c *check) {
 		rejected *dsseOutcome // the first known key whose signature did not verify
 		unusable *dsseOutcome // the first known key that cannot verify at all
 		lastErr  error        // why the last key could not be found
+		verified int
 	)
 	issued := timeOf(c.res.Fields.IssuedAt)
 	for i := range sigs.Items {
@@ -80,7 +81,7 @@ func checkDSSE(c *check) {
 			return
 		}
 		kid := str(s, "keyid")
-		where := "signatures[" + itoa(i) + "] (keyid " + quoteShort(kid) + ")"
+		where := "signatures[" + itoa(i) + "]"
 		// The reference refuses the whole envelope when one sig is not
 		// base64, whoever signed it.
 		sig, err := sigalg.DecodeBase64Any(sigText)
@@ -91,7 +92,7 @@ func checkDSSE(c *check) {
 		key, err := c.v.keys.ResolveAsqav(kid, c.res.Fields.AgentID, c.res.Fields.IssuerID, "")
 		if err != nil {
 			lastErr = err
-			notes = append(notes, where+": no such key, skipped")
+			notes = append(notes, where+": keyid "+quoteShort(kid)+" is not in the key directory, skipped")
 			continue
 		}
 		o := &dsseOutcome{key: key, sigText: sigText}
@@ -112,6 +113,7 @@ func checkDSSE(c *check) {
 		}
 		o.form, o.standing = form, dsseStanding(key.CheckStatus(issued, c.v.at))
 		notes = append(notes, where+": "+form+" by "+key.Label()+" verifies")
+		verified++
 		if accepted == nil || o.standing < accepted.standing {
 			accepted = o
 		}
@@ -120,7 +122,7 @@ func checkDSSE(c *check) {
 	switch {
 	case accepted != nil:
 		c.dsseKey(accepted)
-		c.pass(AxisSignature, accepted.form+": "+note)
+		c.pass(AxisSignature, itoa(verified)+" of "+itoa(len(sigs.Items))+" signatures verify: "+note)
 	case rejected != nil:
 		c.dsseKey(rejected)
 		c.fail(AxisSignature, ReasonBadSignature, "no signature verifies: "+note)
