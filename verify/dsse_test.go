@@ -1,0 +1,128 @@
+package verify
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/receiptverify/verify/verify/keys"
+)
+
+// dsseTestKey is a fixed P-256 key and the JWK set that publishes it as kid "k".
+func dsseTestKey(t *testing.T) (*ecdsa.PrivateKey, *keys.Directory) {
+	t.Helper()
+	d := sha256.Sum256([]byte("dsse unit test key"))
+	priv, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), d[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, _ := priv.PublicKey.Bytes()
+	b64 := base64.RawURLEncoding.EncodeToString
+	set := `{"keys":[{"kty":"EC","crv":"P-256","kid":"k","x":"` + b64(pt[1:33]) + `","y":"` + b64(pt[33:]) + `"}]}`
+	s, err := keys.Load("k.json", []byte(set))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := keys.NewDirectory(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return priv, dir
+}
+
+func dsseEnvelope(body string, sigs ...string) []byte {
+	type sig struct {
+		KeyID string `json:"keyid"`
+		Sig   string `json:"sig"`
+	}
+	env := struct {
+		PayloadType string `json:"payloadType"`
+		Payload     string `json:"payload"`
+		Signatures  []sig  `json:"signatures"`
+	}{"text/plain", base64.StdEncoding.EncodeToString([]byte(body)), nil}
+	for _, s := range sigs {
+		env.Signatures = append(env.Signatures, sig{"k", s})
+	}
+	b, _ := json.Marshal(env)
+	return b
+}
+
+// TestDSSEECDSAForms checks that an ES256 signature verifies in either
+// spelling of (r, s), DER and raw, and that a tampered one fails in both.
+func TestDSSEECDSAForms(t *testing.T) {
+	t.Parallel()
+	priv, dir := dsseTestKey(t)
+	v, _ := New(dir)
+	body := "hello"
+	h := sha256.Sum256(PAE("text/plain", []byte(body)))
+	der, err := ecdsa.SignASN1(nil, priv, h[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, s, err := ecdsa.Sign(nil, priv, h[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := make([]byte, 64)
+	r.FillBytes(raw[:32])
+	s.FillBytes(raw[32:])
+	enc := base64.StdEncoding.EncodeToString
+	flipped := func(b []byte) []byte { c := append([]byte(nil), b...); c[len(c)-1] ^= 1; return c }
+	for _, tc := range []struct {
+		name, sig string
+		want      Verdict
+		note      string
+	}{
+		{"der", enc(der), Pass, "ASN.1 DER"},
+		{"raw", enc(raw), Pass, "raw r||s"},
+		{"der tampered", enc(flipped(der)), Fail, "does not verify"},
+		{"raw tampered", enc(flipped(raw)), Fail, "does not verify"},
+		{"der with trailing byte", enc(append(append([]byte(nil), der...), 0)), Fail, "does not verify"},
+	} {
+		res, err := v.Verify(dsseEnvelope(body, tc.sig))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if note := res.Axes.Of(AxisSignature).Note; res.Verdict != tc.want || !strings.Contains(note, tc.note) {
+			t.Errorf("%s: %s, note %q", tc.name, res.Verdict, note)
+		}
+	}
+}
+
+// TestDSSESeveralSignatures checks the protocol for several signatures:
+// one verifying signature carries the envelope, every outcome is named,
+// a signature that is not base64 fails it, and the count is bounded.
+func TestDSSESeveralSignatures(t *testing.T) {
+	t.Parallel()
+	priv, dir := dsseTestKey(t)
+	v, _ := New(dir)
+	h := sha256.Sum256(PAE("text/plain", []byte("hello")))
+	der, _ := ecdsa.SignASN1(nil, priv, h[:])
+	good := base64.StdEncoding.EncodeToString(der)
+	other := sha256.Sum256(PAE("text/plain", []byte("other")))
+	derOther, _ := ecdsa.SignASN1(nil, priv, other[:])
+	bad := base64.StdEncoding.EncodeToString(derOther)
+
+	res, _ := v.Verify(dsseEnvelope("hello", bad, good))
+	note := res.Axes.Of(AxisSignature).Note
+	if res.Verdict != Pass || !strings.Contains(note, "1 of 2") || !strings.Contains(note, "signatures[0]: ES256 by k") {
+		t.Errorf("bad then good: %s %q", res.Verdict, note)
+	}
+	if res, _ := v.Verify(dsseEnvelope("hello", bad, bad)); res.Verdict != Fail || res.Axes.Of(AxisSignature).Reason != ReasonBadSignature {
+		t.Errorf("two bad: %s %v", res.Verdict, res.Reasons)
+	}
+	if res, _ := v.Verify(dsseEnvelope("hello", good, "not base64!")); res.Verdict != Fail || res.Axes.Of(AxisSignature).Reason != ReasonBadEncoding {
+		t.Errorf("one not base64: %s %v", res.Verdict, res.Reasons)
+	}
+	many := make([]string, 33)
+	for i := range many {
+		many[i] = good
+	}
+	if res, _ := v.Verify(dsseEnvelope("hello", many...)); res.Verdict != Fail || res.Axes.Of(AxisStructure).Reason != ReasonBadField {
+		t.Errorf("33 signatures: %s %v", res.Verdict, res.Reasons)
+	}
+}
