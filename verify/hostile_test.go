@@ -66,7 +66,8 @@ func TestHostileReceipts(t *testing.T) {
 // with its key passes by accident of detection.
 func FuzzVerify(f *testing.F) {
 	paths, _ := filepath.Glob("../testdata/receipts/*/receipt.json")
-	for _, p := range paths {
+	interop, _ := filepath.Glob("../testdata/interop/*/*/receipt.json")
+	for _, p := range append(paths, interop...) {
 		f.Add(readFile(f, p))
 	}
 	f.Add([]byte(`{"mode":"hash","payload":null,"signature_b64":"AA","key_id":"k","org_id":"o"}`))
