@@ -1,7 +1,8 @@
 // Package dsse makes the DSSE interop vectors, testdata/interop/dsse-attestation,
 // with the reference implementation, go-securesystemslib: its signers sign
 // the envelopes and its verifier gives the producer's verdict recorded in
-// each expected.json.
+// each expected.json. The asqav-* cases of that directory come from
+// another producer (see its PROVENANCE.md); the test leaves them alone.
 //
 // The package is only its test. Without flags the test regenerates every
 // vector in memory and fails unless the committed files match byte for

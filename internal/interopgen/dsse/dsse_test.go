@@ -14,7 +14,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"testing/cryptotest"
@@ -257,13 +256,19 @@ func files(t *testing.T) map[string][]byte {
 	return out
 }
 
+// TestVectors makes the vectors and compares them with the committed
+// ones, or writes them with -write. It owns only the case directories it
+// makes: others in the directory come from other producers.
 func TestVectors(t *testing.T) {
 	cryptotest.SetGlobalRandom(t, 14)
 	want := files(t)
+	own := map[string]bool{}
+	for name := range want {
+		own[strings.Split(name, "/")[0]] = true
+	}
 	if *write {
-		dirs, _ := filepath.Glob(filepath.Join(outDir, "*", "expected.json"))
-		for _, d := range dirs {
-			if err := os.RemoveAll(filepath.Dir(d)); err != nil {
+		for dir := range own {
+			if err := os.RemoveAll(filepath.Join(outDir, dir)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -278,18 +283,6 @@ func TestVectors(t *testing.T) {
 		}
 		return
 	}
-	var have []string
-	err := filepath.WalkDir(outDir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Dir(p) == filepath.Clean(outDir) {
-			return err
-		}
-		rel, _ := filepath.Rel(outDir, p)
-		have = append(have, filepath.ToSlash(rel))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for name, b := range want {
 		got, err := os.ReadFile(filepath.Join(outDir, name))
 		if err != nil {
@@ -300,17 +293,15 @@ func TestVectors(t *testing.T) {
 			t.Errorf("%s differs from what the generator makes (run with -write)", name)
 		}
 	}
-	for _, name := range have {
-		if _, ok := want[name]; !ok {
-			t.Errorf("%s is not made by the generator", name)
+	for dir := range own {
+		entries, err := os.ReadDir(filepath.Join(outDir, dir))
+		if err != nil {
+			continue // reported above
 		}
-	}
-	if len(have) != len(want) {
-		names := make([]string, 0, len(want))
-		for n := range want {
-			names = append(names, n)
+		for _, e := range entries {
+			if name := dir + "/" + e.Name(); want[name] == nil {
+				t.Errorf("%s is not made by the generator", name)
+			}
 		}
-		slices.Sort(names)
-		t.Logf("generator makes %v", names)
 	}
 }
