@@ -17,7 +17,9 @@ import (
 // payload. As in the reference verifier (go-securesystemslib
 // dsse/verify.go, threshold one), the envelope is accepted when one
 // signature verifies under a key of the directory; a signature that does
-// not is skipped, and every signature's outcome is named in the note.
+// not is skipped, and every signature's outcome is named in the note. A
+// signature's keyid names its key; one without a keyid is tried against
+// every key it could be by, up to limits.MaxDSSEKeyTrials per envelope.
 func init() {
 	registerFormat(format{name: "dsse-attestation", priority: 5, detect: isDSSE, check: checkDSSE})
 }
@@ -71,6 +73,7 @@ func checkDSSE(c *check) {
 		unusable *dsseOutcome // the first known key that cannot verify at all
 		lastErr  error        // why the last key could not be found
 		verified int
+		trials   = limits.MaxDSSEKeyTrials
 	)
 	issued := timeOf(c.res.Fields.IssuedAt)
 	for i := range sigs.Items {
@@ -90,32 +93,56 @@ func checkDSSE(c *check) {
 			return
 		}
 		key, err := c.v.keys.ResolveAsqav(kid, c.res.Fields.AgentID, c.res.Fields.IssuerID, "")
+		cands := []*keys.Key{key}
 		if err != nil {
-			lastErr = err
-			notes = append(notes, where+": keyid "+quoteShort(kid)+" is not in the key directory, skipped")
-			continue
-		}
-		o := &dsseOutcome{key: key, sigText: sigText}
-		if key.Public == nil {
-			notes = append(notes, where+": key "+key.Label()+" is unusable, skipped")
-			if unusable == nil {
-				unusable = o
+			cands = nil
+			if kid == "" {
+				cands = dsseKeysFor(c.v.keys, sig)
 			}
-			continue
+			switch {
+			case len(cands) == 0:
+				lastErr = err
+				notes = append(notes, where+": keyid "+quoteShort(kid)+" is not in the key directory, skipped")
+				continue
+			case len(cands) > trials:
+				lastErr = err
+				notes = append(notes, where+": no keyid, and "+itoa(len(cands))+" keys could have made it, more than the "+itoa(trials)+" left to try, skipped")
+				continue
+			}
+			trials -= len(cands)
 		}
-		form, err := dsseVerify(key, msg, sig)
-		if err != nil {
-			notes = append(notes, where+": "+string(key.Alg)+" by "+key.Label()+" does not verify, skipped")
+		var o *dsseOutcome
+		for _, key := range cands {
+			if key.Public == nil {
+				if unusable == nil {
+					unusable = &dsseOutcome{key: key, sigText: sigText}
+				}
+				continue
+			}
+			if form, err := dsseVerify(key, msg, sig); err == nil {
+				o = &dsseOutcome{key: key, sigText: sigText, form: form, standing: dsseStanding(key.CheckStatus(issued, c.v.at))}
+				break
+			}
+		}
+		switch {
+		case o != nil:
+			notes = append(notes, where+": "+o.form+" by "+o.key.Label()+" verifies")
+			verified++
+			if accepted == nil || o.standing < accepted.standing {
+				accepted = o
+			}
+		case len(cands) == 1 && cands[0].Public == nil:
+			notes = append(notes, where+": key "+cands[0].Label()+" is unusable, skipped")
+		case len(cands) == 1:
+			notes = append(notes, where+": "+string(cands[0].Alg)+" by "+cands[0].Label()+" does not verify, skipped")
 			if rejected == nil {
-				rejected = o
+				rejected = &dsseOutcome{key: cands[0], sigText: sigText}
 			}
-			continue
-		}
-		o.form, o.standing = form, dsseStanding(key.CheckStatus(issued, c.v.at))
-		notes = append(notes, where+": "+form+" by "+key.Label()+" verifies")
-		verified++
-		if accepted == nil || o.standing < accepted.standing {
-			accepted = o
+		default:
+			notes = append(notes, where+": no keyid, and none of the "+itoa(len(cands))+" keys that could have made it verifies, skipped")
+			if rejected == nil {
+				rejected = &dsseOutcome{key: cands[0], sigText: sigText}
+			}
 		}
 	}
 	note := strings.Join(notes, "; ")
@@ -131,7 +158,22 @@ func checkDSSE(c *check) {
 		c.fail(AxisSignature, ReasonMalformedKey, "no signature verifies: "+note+": "+unusable.key.Err.Error())
 	default:
 		c.resolveFailed(lastErr)
+		c.skip(AxisSignature, ReasonUncheckable, "no key: "+note)
 	}
+}
+
+// dsseKeysFor lists the keys a signature without a keyid may be by, as the
+// reference verifier tries every trusted key on one: those of an algorithm
+// whose signatures have its length (an ES256 one in either form).
+func dsseKeysFor(dir *keys.Directory, sig []byte) []*keys.Key {
+	var out []*keys.Key
+	for _, k := range dir.Keys() {
+		n := k.Alg.SignatureSize()
+		if n == len(sig) || (k.Alg == sigalg.ES256 && len(sig) > 0 && sig[0] == 0x30 && len(sig) <= 72) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // dsseOutcome is one signature of an envelope whose key the directory holds.

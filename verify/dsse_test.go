@@ -126,3 +126,40 @@ func TestDSSESeveralSignatures(t *testing.T) {
 		t.Errorf("33 signatures: %s %v", res.Verdict, res.Reasons)
 	}
 }
+
+// TestDSSENoKeyID checks that a signature naming no keyid is tried against
+// every key it could be by, and that the number of such trials is bounded.
+func TestDSSENoKeyID(t *testing.T) {
+	t.Parallel()
+	priv, _ := dsseTestKey(t)
+	h := sha256.Sum256(PAE("text/plain", []byte("hello")))
+	der, _ := ecdsa.SignASN1(nil, priv, h[:])
+	env := strings.Replace(string(dsseEnvelope("hello", base64.StdEncoding.EncodeToString(der))), `"keyid":"k"`, `"keyid":""`, 1)
+	directory := func(others int) *keys.Directory {
+		b64 := base64.RawURLEncoding.EncodeToString
+		var entries []string
+		for i := 0; i <= others; i++ {
+			k := priv
+			if i < others {
+				d := sha256.Sum256([]byte("other key " + itoa(i)))
+				k, _ = ecdsa.ParseRawPrivateKey(elliptic.P256(), d[:])
+			}
+			pt, _ := k.PublicKey.Bytes()
+			entries = append(entries, `{"kty":"EC","crv":"P-256","kid":"k`+itoa(i)+`","x":"`+b64(pt[1:33])+`","y":"`+b64(pt[33:])+`"}`)
+		}
+		s, err := keys.Load("many.json", []byte(`{"keys":[`+strings.Join(entries, ",")+`]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir, _ := keys.NewDirectory(s)
+		return dir
+	}
+	v, _ := New(directory(3))
+	if res, _ := v.Verify([]byte(env)); res.Verdict != Pass || res.Fields.KeyID != "k3" {
+		t.Errorf("fourth of four keys: %s %s %v", res.Verdict, res.Fields.KeyID, res.Reasons)
+	}
+	v, _ = New(directory(64))
+	if res, _ := v.Verify([]byte(env)); res.Verdict != Incomplete || res.Axes.Of(AxisIssuerKey).Reason != ReasonUnknownKey || !strings.Contains(res.Axes.Of(AxisSignature).Note, "65 keys could have made it") {
+		t.Errorf("65 keys to try: %s %v %q", res.Verdict, res.Reasons, res.Axes.Of(AxisSignature).Note)
+	}
+}

@@ -25,4 +25,10 @@ const (
 	// without a bound a one-line envelope could hold a minute's work; real
 	// envelopes carry one to a few.
 	MaxDSSESignatures = 32
+
+	// MaxDSSEKeyTrials is the most keys tried, over one envelope, on DSSE
+	// signatures that name no keyid: each trial is a verification, and a
+	// key directory may hold thousands. Past it a signature is left
+	// unchecked (unknown_key).
+	MaxDSSEKeyTrials = 64
 )

@@ -58,6 +58,24 @@ func ecdsaSigner(t *testing.T, seed string) signer {
 	return signer{sv, key.KeyID, map[string]any{"kty": "EC", "crv": "P-256", "kid": key.KeyID, "x": b64(pt[1:33]), "y": b64(pt[33:])}}
 }
 
+// withoutKeyID is s with a signer that names no keyid, as a signer built
+// from a key without one (cosign's, say) writes "keyid": "".
+func withoutKeyID(t *testing.T, s signer, seed string) signer {
+	d := sha256.Sum256([]byte(seed))
+	priv, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), d[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := loadPEM(t, priv)
+	key.KeyID = ""
+	sv, err := signerverifier.NewECDSASignerVerifierFromSSLibKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.sv = sv
+	return s
+}
+
 func ed25519Signer(t *testing.T, seed string) signer {
 	s := sha256.Sum256([]byte(seed))
 	priv := ed25519.NewKeyFromSeed(s[:])
@@ -129,6 +147,7 @@ func vectors(t *testing.T) []vector {
 	ec := ecdsaSigner(t, "interop dsse ecdsa p-256 trusted")
 	ed := ed25519Signer(t, "interop dsse ed25519 trusted")
 	stranger := ecdsaSigner(t, "interop dsse ecdsa p-256 not in the key file")
+	anon := withoutKeyID(t, ec, "interop dsse ecdsa p-256 trusted")
 	body := statement("search")
 	tamperedBody := statement("delete_all")
 
@@ -168,6 +187,10 @@ func vectors(t *testing.T) []vector {
 			note: "the payload replaced after both signed"},
 		{name: "untrusted-and-trusted", env: sign(t, body, stranger, ec), trusted: []signer{ec}, verdict: "PASS",
 			note: "the first signature's key is not in the key file, the second's is"},
+		{name: "ecdsa-p256-no-keyid", env: sign(t, body, anon), trusted: []signer{ed, ec}, verdict: "PASS",
+			note: "the signer names no keyid (\"keyid\": \"\"), so every trusted key is tried; the key file holds an Ed25519 key first"},
+		{name: "ecdsa-p256-no-keyid-tampered", env: tamperPayload(sign(t, body, anon)), trusted: []signer{ed, ec}, verdict: "FAIL", reasons: []string{"bad_signature"},
+			note: "as ecdsa-p256-no-keyid, the payload replaced after signing"},
 		{name: "untrusted-only", env: sign(t, body, stranger), trusted: []signer{ec}, verdict: "INCOMPLETE", reasons: []string{"unknown_key", "uncheckable", "uncheckable"},
 			policy: "a signature by a key the key file does not hold is a check that could not be made, not proof of forgery; the reference verifier, given only trusted keys, rejects the envelope",
 			note:   "signed by a key the key file does not hold"},
