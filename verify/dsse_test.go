@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -162,4 +163,78 @@ func TestDSSENoKeyID(t *testing.T) {
 	if res, _ := v.Verify([]byte(env)); res.Verdict != Incomplete || res.Axes.Of(AxisIssuerKey).Reason != ReasonUnknownKey || !strings.Contains(res.Axes.Of(AxisSignature).Note, "65 keys could have made it") {
 		t.Errorf("65 keys to try: %s %v %q", res.Verdict, res.Reasons, res.Axes.Of(AxisSignature).Note)
 	}
+}
+
+// FuzzVerifyDSSE: with a key in the directory, a DSSE envelope passes only
+// if one of its signatures verifies over the PAE of its payload, checked
+// here with the standard library alone.
+func FuzzVerifyDSSE(f *testing.F) {
+	d := sha256.Sum256([]byte("dsse unit test key"))
+	priv, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), d[:])
+	if err != nil {
+		f.Fatal(err)
+	}
+	pt, _ := priv.PublicKey.Bytes()
+	b64 := base64.RawURLEncoding.EncodeToString
+	s, err := keys.Load("k.json", []byte(`{"keys":[{"kty":"EC","crv":"P-256","kid":"k","x":"`+b64(pt[1:33])+`","y":"`+b64(pt[33:])+`"}]}`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	dir, _ := keys.NewDirectory(s)
+	v, _ := New(dir)
+	h := sha256.Sum256(PAE("text/plain", []byte("hello")))
+	der, _ := ecdsa.SignASN1(nil, priv, h[:])
+	r, ss, _ := ecdsa.Sign(nil, priv, h[:])
+	raw := append(r.FillBytes(make([]byte, 32)), ss.FillBytes(make([]byte, 32))...)
+	enc := base64.StdEncoding.EncodeToString
+	f.Add(dsseEnvelope("hello", enc(der)))
+	f.Add(dsseEnvelope("hello", enc(raw), enc(der)))
+	f.Add([]byte(strings.Replace(string(dsseEnvelope("hello", enc(der))), `"keyid":"k"`, `"keyid":""`, 1)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, _ := v.Verify(data)
+		if res.Verdict != Pass {
+			return
+		}
+		var env struct {
+			PayloadType string `json:"payloadType"`
+			Payload     string `json:"payload"`
+			Signatures  []struct {
+				Sig string `json:"sig"`
+			} `json:"signatures"`
+		}
+		if err := json.Unmarshal(data, &env); err != nil {
+			t.Fatalf("PASS for an envelope encoding/json cannot read: %v", err)
+		}
+		decode := func(s string) ([]byte, error) {
+			var err error
+			for _, e := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+				var b []byte
+				if b, err = e.DecodeString(s); err == nil {
+					return b, nil
+				}
+			}
+			return nil, err
+		}
+		body, err := decode(env.Payload)
+		if err != nil {
+			t.Fatalf("PASS for a payload that is not base64: %s", data)
+		}
+		h := sha256.Sum256(PAE(env.PayloadType, body))
+		for _, sg := range env.Signatures {
+			sig, err := decode(sg.Sig)
+			if err != nil {
+				continue
+			}
+			if ecdsa.VerifyASN1(&priv.PublicKey, h[:], sig) {
+				return
+			}
+			if len(sig) == 64 {
+				r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
+				if ecdsa.Verify(&priv.PublicKey, h[:], r, s) {
+					return
+				}
+			}
+		}
+		t.Fatalf("PASS with no signature the standard library verifies: %s", data)
+	})
 }
