@@ -128,6 +128,9 @@ func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *toolschema.Set, err
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, c := range dir.Combined() {
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: keys: %s\n", termtext.Escape(c.String()))
+	}
 	opts := []verify.Option{verify.WithTime(at)}
 	var set *toolschema.Set
 	if paths := ctx.StringSlice("schemas"); len(paths) > 0 {

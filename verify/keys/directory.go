@@ -7,44 +7,74 @@ import (
 
 // Directory is the merged trust material of several key files, in the order
 // given (the CLI's repeatable --keys flag). It is immutable and safe for
-// concurrent use. Where several keys match, the earliest wins, as it does
-// in the reference verifiers that walk a key list.
+// concurrent use. Entries naming the same key id are one key (see
+// mergeGroup): two that give it different keys or ids are an error, and
+// differing statuses combine to the strictest. Where several keys still
+// match a receipt (the Asqav agent and issuer binds), the earliest wins, as
+// it does in the reference verifiers that walk a key list.
 type Directory struct {
-	snaps []*Snapshot
-	keys  []*Key
-	byID  map[string]*Key
+	snaps    []*Snapshot
+	keys     []*Key
+	byID     map[string]*Key
+	combined []Combined
 }
 
-// NewDirectory merges snapshots. It fails only if the merged key count
-// exceeds MaxKeys.
+// NewDirectory merges snapshots. It fails if the key count exceeds MaxKeys,
+// or with ReasonConflict if two entries give one key id different public
+// keys, agent_id, issuer_id or org_id.
 func NewDirectory(snaps ...*Snapshot) (*Directory, error) {
 	d := &Directory{byID: make(map[string]*Key)}
+	groups := map[string][]*Key{}
+	n := 0
 	for _, s := range snaps {
 		if s == nil {
 			continue
 		}
-		if len(d.keys)+len(s.Keys) > MaxKeys {
+		if n+len(s.Keys) > MaxKeys {
 			return nil, &Error{Reason: ReasonLimit, File: s.Name, Index: -1,
 				Detail: fmt.Sprintf("more than %d keys in all", MaxKeys)}
 		}
+		n += len(s.Keys)
 		d.snaps = append(d.snaps, s)
 		for _, k := range s.Keys {
-			d.keys = append(d.keys, k)
-			if _, dup := d.byID[k.KID]; !dup && k.KID != "" {
-				d.byID[k.KID] = k
+			if k.KID == "" {
+				d.keys = append(d.keys, k)
+				continue
 			}
+			if _, seen := groups[k.KID]; !seen {
+				d.keys = append(d.keys, k) // the kid's place; replaced by the merged key below
+			}
+			groups[k.KID] = append(groups[k.KID], k)
+		}
+	}
+	for i, k := range d.keys {
+		if k.KID == "" {
+			continue
+		}
+		m, c, err := mergeGroup(groups[k.KID])
+		if err != nil {
+			return nil, err
+		}
+		d.keys[i], d.byID[k.KID] = m, m
+		if c != nil {
+			d.combined = append(d.combined, *c)
 		}
 	}
 	return d, nil
 }
 
+// Combined lists the key ids whose entries gave different statuses or
+// revocation times, in directory order, for a warning: the combination is
+// the strictest, but a key file that contradicts another deserves a look.
+func (d *Directory) Combined() []Combined { return append([]Combined(nil), d.combined...) }
+
 // Snapshots returns the merged snapshots in order.
 func (d *Directory) Snapshots() []*Snapshot { return append([]*Snapshot(nil), d.snaps...) }
 
-// Keys returns every key in resolution order.
+// Keys returns every key in resolution order, one per key id.
 func (d *Directory) Keys() []*Key { return append([]*Key(nil), d.keys...) }
 
-// Len is the number of keys.
+// Len is the number of keys, one per key id.
 func (d *Directory) Len() int { return len(d.keys) }
 
 // ResolveAsqav finds the key for an Asqav receipt, in the reference order:

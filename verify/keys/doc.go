@@ -30,6 +30,23 @@
 // (the Asqav reference order, which the multi-key vector depends on),
 // [Directory.ByID] and [Directory.ResolveDID]. The earliest match wins.
 //
+// # One key id, one key
+//
+// Entries naming the same kid, in one file or in several, are one key, so
+// the order of files or entries never decides a verdict:
+//
+//   - they must give the same public key (algorithm and bytes), and the
+//     same agent_id, issuer_id and org_id where both give one; otherwise
+//     [NewDirectory] fails with [ReasonConflict], naming both entries;
+//   - their statuses combine to the strictest (compromised, revoked,
+//     suspended, an unknown status, active) and their revoked_at to the
+//     earliest given (an entry without one adds no time), so a snapshot
+//     plus a later revocation list is the revocation. An entry whose key did not load (a revocation list that
+//     gives only kid, status and revoked_at) adds its status and ids.
+//
+// [Directory.Combined] lists the kids whose entries gave different states,
+// for a warning.
+//
 // # Errors
 //
 // Every error is an [*Error] carrying a [Reason]; use errors.Is with the

@@ -17,6 +17,7 @@ const (
 	ReasonLimit          Reason = "limit_exceeded"     // a limit in limits.go was hit
 	ReasonNoKeys         Reason = "no_keys"            // a file yielded no usable key
 	ReasonKeyRevoked     Reason = "key_revoked"        // status is not active, or revoked_at has passed
+	ReasonConflict       Reason = "key_conflict"       // entries give one key id different keys or ids
 	// ReasonRevokedAfterIssue: the key was revoked after the issue time the
 	// receipt claims, which cannot be checked (see Key.CheckStatus).
 	ReasonRevokedAfterIssue Reason = "revoked_after_issue"
@@ -42,6 +43,7 @@ var (
 	ErrLimit          = &Error{Reason: ReasonLimit}
 	ErrNoKeys         = &Error{Reason: ReasonNoKeys}
 	ErrKeyRevoked     = &Error{Reason: ReasonKeyRevoked}
+	ErrConflict       = &Error{Reason: ReasonConflict}
 	// ErrRevokedAfterIssue matches ReasonRevokedAfterIssue.
 	ErrRevokedAfterIssue = &Error{Reason: ReasonRevokedAfterIssue}
 )

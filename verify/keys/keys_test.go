@@ -509,13 +509,14 @@ func TestParseJWKAndDirectoryOrder(t *testing.T) {
 	if _, err := keys.ParseJWK("x", []byte(`{"kty":"OKP","crv":"Ed25519","alg":"ES256","x":"PM0kHP_Js2GARLl9A22GFFk9iwF8NA8d7odzOFUXZUs"}`)); !errors.Is(err, keys.ErrMalformedKey) {
 		t.Fatalf("alg/kty mismatch: %v", err)
 	}
-	// Two files naming the same kid: the first given wins.
+	// Two files giving the same kid the same key: one key, named after the
+	// first file.
 	a, b := load(t, "acta-01-genesis.acta-keys.json"), load(t, "acta-02-chain-link.acta-keys.json")
 	d := dir(t, b, a)
 	if k, _ := d.ByID("sb:issuer:acta-oracle-vec-key"); k.Source.File != b.Name {
-		t.Fatalf("first snapshot should win, got %s", k.Source.File)
+		t.Fatalf("the first snapshot should name the key, got %s", k.Source.File)
 	}
-	if d.Len() != 2 || len(d.Snapshots()) != 2 || len(d.Keys()) != 2 {
+	if d.Len() != 1 || len(d.Snapshots()) != 2 || len(d.Keys()) != 1 || len(d.Combined()) != 0 {
 		t.Fatalf("directory sizes %d %d", d.Len(), len(d.Snapshots()))
 	}
 }
