@@ -4,13 +4,19 @@
 //
 // # The database
 //
-// [Open] opens (or creates) one DuckDB file. Every pooled connection is
-// initialised the same way before it is used: the session time zone is UTC
-// and DuckDB's automatic extension install and load are off, so nothing
-// ever reaches for the network (json and parquet are built in). The tables
-// are created if missing: files (one row per file loaded), receipts (one
-// row per receipt line), rejects (one row per line that could not be read)
-// and expected_tools (the expected tool schemas).
+// [Open] opens (or creates) one DuckDB file for loading; [OpenReadOnly]
+// opens one for reading (queries, reports, export), so that any number of
+// readers run beside each other and none of them changes the file.
+// DuckDB's automatic extension install and load are off in the
+// configuration the database is opened with, before DuckDB reads a byte of
+// the file, so nothing ever reaches for the network (json and parquet are
+// built in); and a file that is not a DuckDB database (a SQLite file, a
+// Parquet file) is refused before DuckDB sees it, as DuckDB would try to
+// read it with an extension. Every pooled connection's time zone is UTC.
+// Open creates the tables if missing: files (one row per file loaded),
+// receipts (one row per receipt line), rejects (one row per line that
+// could not be read) and expected_tools (the expected tool schemas). It
+// refuses another tool's database (one with tables, none of them files).
 //
 // # Loading
 //
@@ -23,12 +29,20 @@
 package analytics
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -37,11 +51,17 @@ import (
 //go:embed schema.sql
 var schemaSQL string
 
-// connSettings run on every new connection, in this order: extension
-// autoloading goes off before anything could trigger it.
+// openConfig is the DuckDB configuration every database is opened with:
+// extensions are never downloaded or loaded behind our back. It is given
+// at open, not per connection, as opening a file may already need an
+// extension (DuckDB reads a SQLite file through one).
+var openConfig = url.Values{
+	"autoinstall_known_extensions": {"false"},
+	"autoload_known_extensions":    {"false"},
+}
+
+// connSettings run on every new connection.
 var connSettings = []string{
-	"SET autoinstall_known_extensions=false",
-	"SET autoload_known_extensions=false",
 	"SET TimeZone='UTC'",
 }
 
@@ -50,20 +70,20 @@ type DB struct {
 	sql       *sql.DB
 	connector *duckdb.Connector
 	path      string
+	readOnly  bool
 }
 
-// Open opens the DuckDB database at path, creating the file and the tables
-// if missing. An empty path opens a private in-memory database.
+// Open opens the DuckDB database at path for loading, creating the file and
+// the tables if missing. An empty path opens a private in-memory database.
 func Open(path string) (*DB, error) {
-	if strings.ContainsAny(path, "?") {
-		// The driver reads everything after '?' as configuration.
-		return nil, fmt.Errorf("analytics: database path %q: '?' is not allowed", path)
-	}
-	c, err := duckdb.NewConnector(path, initConn)
+	db, err := open(path, false)
 	if err != nil {
-		return nil, &IOError{Op: "open", Path: path, Err: err}
+		return nil, err
 	}
-	db := &DB{sql: sql.OpenDB(c), connector: c, path: path}
+	if err := db.checkOurs(false); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if _, err := db.sql.Exec(schemaSQL); err != nil {
 		db.Close()
 		return nil, &IOError{Op: "create schema", Path: path, Err: err}
@@ -74,6 +94,178 @@ func Open(path string) (*DB, error) {
 	}
 	return db, nil
 }
+
+// OpenReadOnly opens the audit database at path for reading: DuckDB's
+// access_mode READ_ONLY, no schema setup, nothing written. Any number of
+// processes may read one database at once, but not while one writes it
+// (DuckDB locks the file): that is a *LockedError.
+func OpenReadOnly(path string) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("analytics: a read-only database needs a file")
+	}
+	db, err := open(path, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.checkOurs(true); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func open(path string, readOnly bool) (*DB, error) {
+	cfg := url.Values{}
+	for k, v := range openConfig {
+		cfg[k] = v
+	}
+	if readOnly {
+		cfg.Set("access_mode", "READ_ONLY")
+	}
+	// The driver reads everything after '?' as configuration, and parses
+	// the name as a URL: a name that would not come back as given, with
+	// our configuration, is refused rather than opened without it.
+	dsn := path + "?" + cfg.Encode()
+	if u, err := url.Parse(dsn); err != nil || u.RawQuery != cfg.Encode() || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("analytics: database path %q: '?', '#' and '%%' not followed by two hex digits are not allowed", path)
+	}
+	if err := sniff(path); err != nil {
+		return nil, &IOError{Op: "open", Path: path, Err: err}
+	}
+	c, err := duckdb.NewConnector(dsn, initConn)
+	if err != nil {
+		return nil, &IOError{Op: "open", Path: path, Err: lockedError(path, err)}
+	}
+	return &DB{sql: sql.OpenDB(c), connector: c, path: path, readOnly: readOnly}, nil
+}
+
+// duckdbMagic is at offset 8 of every DuckDB database file.
+const duckdbMagic = "DUCK"
+
+// sniff refuses an existing file that is not a DuckDB database before
+// DuckDB opens it: DuckDB would read a SQLite file with an extension (and
+// try to download it), and open a Parquet file as an in-memory database
+// with a view over it, where a load would vanish at exit.
+func sniff(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // DuckDB creates it, or says it is missing
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return err // DuckDB reports what it is
+	}
+	var head [16]byte
+	n, _ := io.ReadFull(f, head[:])
+	if n >= 12 && string(head[8:12]) == duckdbMagic {
+		return nil
+	}
+	what := ""
+	switch {
+	case n == 0:
+		what = " (an empty file)"
+	case bytes.HasPrefix(head[:n], []byte("SQLite format 3\x00")):
+		what = " (a SQLite database)"
+	case bytes.HasPrefix(head[:n], []byte("PAR1")):
+		what = " (a Parquet file)"
+	}
+	return errors.New("not a DuckDB database" + what)
+}
+
+// auditTables are the tables that make a database an audit database.
+var auditTables = []string{"files", "receipts"}
+
+// checkOurs refuses a database that is not an audit database: read-only,
+// one without its tables (another tool's, or none yet); for loading, one
+// that has tables but not ours (another tool's, which the schema would
+// change).
+func (db *DB) checkOurs(readOnly bool) error {
+	rows, err := db.sql.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_catalog = current_database() ORDER BY table_name")
+	if err != nil {
+		return &IOError{Op: "open", Path: db.path, Err: err}
+	}
+	defer rows.Close()
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return &IOError{Op: "open", Path: db.path, Err: err}
+		}
+		tables = append(tables, t)
+	}
+	if err := rows.Err(); err != nil {
+		return &IOError{Op: "open", Path: db.path, Err: err}
+	}
+	var missing []string
+	for _, t := range auditTables {
+		if !slices.Contains(tables, t) {
+			missing = append(missing, t)
+		}
+	}
+	switch {
+	case len(missing) == 0:
+		return nil
+	case readOnly:
+		return &IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: no table %s (verify load or verify audit makes one)", strings.Join(missing, ", "))}
+	case len(tables) > 0 && len(missing) == len(auditTables):
+		const named = 5
+		more := ""
+		if len(tables) > named {
+			more = fmt.Sprintf(" and %d more", len(tables)-named)
+			tables = tables[:named]
+		}
+		return &IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: it holds other tables (%s%s), left as they are", strings.Join(tables, ", "), more)}
+	}
+	return nil
+}
+
+// LockedError is a database another process holds: DuckDB lets one
+// process write a database, or any number read it, never both.
+type LockedError struct {
+	Path    string
+	PID     int    // 0 when DuckDB did not say
+	Program string // the holder's executable, when DuckDB said
+	Err     error  // DuckDB's own message
+}
+
+func (e *LockedError) Error() string {
+	who := "another process"
+	if e.PID != 0 {
+		who = fmt.Sprintf("process %d", e.PID)
+		if e.Program != "" {
+			who += " (" + e.Program + ")"
+		}
+	}
+	return "the database is in use: " + who + " has it open; DuckDB lets one process write a database or any number read it, not both at once, so run this again when that one has finished"
+}
+
+func (e *LockedError) Unwrap() error { return e.Err }
+
+// DuckDB's lock conflict message, and the holder it names.
+var (
+	lockRE   = regexp.MustCompile(`Could not set lock on file`)
+	holderRE = regexp.MustCompile(`Conflicting lock is held in (.*?) \(PID (\d+)\)`)
+)
+
+// lockedError makes DuckDB's lock conflict a *LockedError.
+func lockedError(path string, err error) error {
+	msg := err.Error()
+	if !lockRE.MatchString(msg) {
+		return err
+	}
+	le := &LockedError{Path: path, Err: err}
+	if m := holderRE.FindStringSubmatch(msg); m != nil {
+		le.Program = m[1]
+		le.PID, _ = strconv.Atoi(m[2])
+	}
+	return le
+}
+
+// ReadOnly reports whether the database was opened with OpenReadOnly.
+func (db *DB) ReadOnly() bool { return db.readOnly }
 
 // undatedDaySQL gives receipts without issued_at the UTC day of their
 // load, as Load now does when it inserts them. Databases written before

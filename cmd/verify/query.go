@@ -112,8 +112,10 @@ func trailingFlags(args []string, flags, aliases map[string]string) ([]string, e
 	return rest, nil
 }
 
-// openExistingDB opens an audit database that must already exist: query,
-// report and export read one, and would otherwise create an empty file.
+// openExistingDB opens an audit database that must already exist, read
+// only: query, report and export read one, so any number of them run
+// beside each other, and none creates, changes or sets up a file (another
+// tool's database included).
 func openExistingDB(path string) (*analytics.DB, error) {
 	fi, err := os.Stat(path)
 	switch {
@@ -122,7 +124,7 @@ func openExistingDB(path string) (*analytics.DB, error) {
 	case fi.IsDir():
 		return nil, &inputError{fmt.Errorf("%s: is a directory", path)}
 	}
-	db, err := analytics.Open(path)
+	db, err := analytics.OpenReadOnly(path)
 	if err != nil {
 		var ioErr *analytics.IOError
 		if errors.As(err, &ioErr) {
