@@ -473,7 +473,7 @@ type spool struct {
 }
 
 func newSpool(dir string) (*spool, error) {
-	f, err := os.CreateTemp(dir, "verify-load-*.ndjson")
+	f, err := os.CreateTemp(dir, spoolPattern()) // named for RemoveStaleSpools
 	if err != nil {
 		return nil, err
 	}

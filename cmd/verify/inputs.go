@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/ctxio"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -34,11 +36,14 @@ func isReceiptFile(name string) (ok, lines bool) {
 // to temporary files so that they can be read twice. cleanup removes the
 // spools. The files a walk passes over, for their names, are listed on
 // stderr, so that a receipt file misnamed (say, receipts.log) is not left
-// out unseen.
-func expandPaths(paths []string, stdin io.Reader, stderr io.Writer) (srcs []stream.Source, cleanup func(), err error) {
+// out unseen. Every read of the sources checks ctx, and a copy of standard
+// input stops when ctx is done (an *interruptedError).
+func expandPaths(ctx context.Context, paths []string, stdin io.Reader, stderr io.Writer) (srcs []stream.Source, cleanup func(), err error) {
 	cleanup = func() {}
 	// spool copies a stream that can be read only once into a temporary
-	// file, for the sources' two passes.
+	// file, for the sources' two passes. The file is unlinked as soon as it
+	// is made and read through its descriptor, so nothing is left behind
+	// whatever ends the run (SIGKILL included).
 	// A read error is the input's (exit 66); the temporary file's are
 	// the machine's (exit 74), as for the spool of results.
 	spool := func(name string, r io.Reader, lines bool) error {
@@ -46,20 +51,42 @@ func expandPaths(paths []string, stdin io.Reader, stderr io.Writer) (srcs []stre
 		if err != nil {
 			return &ioError{fmt.Errorf("%s: copying it to a temporary file: %w", name, err)}
 		}
+		unlinked := os.Remove(tmp.Name()) == nil
 		prev := cleanup
-		cleanup = func() { prev(); os.Remove(tmp.Name()) }
+		cleanup = func() {
+			prev()
+			tmp.Close()
+			if !unlinked {
+				os.Remove(tmp.Name())
+			}
+		}
 		in := &readErrors{r: r}
-		_, err = io.Copy(tmp, in)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
+		copied := make(chan error, 1)
+		var n int64
+		// A read of standard input may block for ever: the copy runs on
+		// its own, so that a signal ends the wait for it.
+		go func() {
+			var err error
+			n, err = io.Copy(tmp, ctxio.Reader(ctx, in))
+			copied <- err
+		}()
+		select {
+		case err = <-copied:
+		case <-ctx.Done():
+			return &interruptedError{fmt.Errorf("%s: interrupted while copying it to a temporary file", name)}
 		}
 		switch {
+		case ctx.Err() != nil:
+			return &interruptedError{fmt.Errorf("%s: interrupted while copying it to a temporary file", name)}
 		case in.err != nil:
 			return &inputError{fmt.Errorf("%s: %w", name, in.err)}
 		case err != nil:
 			return &ioError{fmt.Errorf("%s: copying it to a temporary file: %w", name, err)}
 		}
-		srcs = append(srcs, fileSource(name, tmp.Name(), lines))
+		size := n
+		srcs = append(srcs, stream.Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) {
+			return io.NopCloser(ctxio.Reader(ctx, io.NewSectionReader(tmp, 0, size))), nil
+		}})
 		return nil
 	}
 	for _, p := range paths {
@@ -88,10 +115,10 @@ func expandPaths(paths []string, stdin io.Reader, stderr io.Writer) (srcs []stre
 		}
 		if !fi.IsDir() {
 			_, lines := isReceiptFile(p)
-			srcs = append(srcs, fileSource(p, p, lines))
+			srcs = append(srcs, fileSource(ctx, p, p, lines))
 			continue
 		}
-		w := dirWalk{srcs: srcs}
+		w := dirWalk{ctx: ctx, srcs: srcs}
 		filepath.WalkDir(p, w.visit) // visit keeps every error as a source, and never stops the walk
 		srcs = w.srcs
 		reportSkipped(stderr, p, w.skipped)
@@ -116,6 +143,7 @@ func (e *readErrors) Read(p []byte) (int, error) {
 // dirWalk collects the receipt files of a directory walk as sources, and
 // the names of the files it passes over.
 type dirWalk struct {
+	ctx     context.Context
 	srcs    []stream.Source
 	skipped []string
 }
@@ -141,7 +169,7 @@ func (w *dirWalk) visit(path string, d fs.DirEntry, err error) error {
 		w.srcs = append(w.srcs, failedSource(path, lines, err))
 		return nil
 	}
-	w.srcs = append(w.srcs, fileSource(path, path, lines))
+	w.srcs = append(w.srcs, fileSource(w.ctx, path, path, lines))
 	return nil
 }
 
@@ -194,16 +222,17 @@ func failedSource(name string, lines bool, err error) stream.Source {
 	return stream.Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) { return nil, err }}
 }
 
-func fileSource(name, path string, lines bool) stream.Source {
+// fileSource is the file at path as a source; its reads check ctx.
+func fileSource(ctx context.Context, name, path string, lines bool) stream.Source {
 	return stream.Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
 		}
 		if !strings.HasSuffix(path, ".gz") {
-			return f, nil
+			return ctxio.ReadCloser(ctx, f), nil
 		}
-		zr, err := gzip.NewReader(f)
+		zr, err := gzip.NewReader(ctxio.Reader(ctx, f))
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: gzip: %w", name, err)

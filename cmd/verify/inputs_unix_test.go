@@ -111,14 +111,7 @@ func TestInterruptRemovesTemporaryFiles(t *testing.T) {
 	defer signal.Stop(guard)
 
 	_, stderr, wait := startRun("receipts", "--at=2026-12-01T00:00:00Z", input)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if spools, _ := filepath.Glob(filepath.Join(tmp, "verify-spool-*")); len(spools) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no spool appeared")
-		}
-	}
+	waitOpenTemp(t, "verify-spool-")
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -135,9 +128,14 @@ func TestInterruptRemovesTemporaryFiles(t *testing.T) {
 // hung once limit has passed: the faults these tests guard against hang.
 // The buffers are for reading once wait has returned.
 func startRun(args ...string) (stdout, stderr *bytes.Buffer, wait func(t *testing.T, limit time.Duration, hung string) int) {
+	return startRunStdin(io.LimitReader(nil, 0), args...)
+}
+
+// startRunStdin is startRun with stdin as standard input.
+func startRunStdin(stdin io.Reader, args ...string) (stdout, stderr *bytes.Buffer, wait func(t *testing.T, limit time.Duration, hung string) int) {
 	stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
 	code := make(chan int, 1)
-	go func() { code <- run(append([]string{"verify"}, args...), io.LimitReader(nil, 0), stdout, stderr) }()
+	go func() { code <- run(append([]string{"verify"}, args...), stdin, stdout, stderr) }()
 	return stdout, stderr, func(t *testing.T, limit time.Duration, hung string) int {
 		t.Helper()
 		select {
@@ -146,6 +144,27 @@ func startRun(args ...string) (stdout, stderr *bytes.Buffer, wait func(t *testin
 		case <-time.After(limit):
 			t.Fatal(hung)
 			return 0
+		}
+	}
+}
+
+// waitOpenTemp waits until this process holds open a file whose name
+// begins with prefix: the temporary files are unlinked as soon as they are
+// made, so only /proc/self/fd shows them.
+func waitOpenTemp(t *testing.T, prefix string) {
+	t.Helper()
+	if _, err := os.ReadDir("/proc/self/fd"); err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		fds, _ := os.ReadDir("/proc/self/fd")
+		for _, fd := range fds {
+			if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.Contains(filepath.Base(target), prefix) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s* file was opened", prefix)
 		}
 	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/ctxio"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
 )
@@ -75,8 +77,8 @@ func fileLine(f analytics.FileSummary) string {
 
 // loadInputs expands PATH arguments as `verify receipts` does and says how
 // to read each gzip file's stored bytes, which identify it in the database.
-func loadInputs(paths []string, stdin io.Reader, stderr io.Writer) ([]analytics.Input, func(), error) {
-	srcs, cleanup, err := expandPaths(paths, stdin, stderr)
+func loadInputs(ctx context.Context, paths []string, stdin io.Reader, stderr io.Writer) ([]analytics.Input, func(), error) {
+	srcs, cleanup, err := expandPaths(ctx, paths, stdin, stderr)
 	if err != nil {
 		return nil, cleanup, err
 	}
@@ -85,7 +87,13 @@ func loadInputs(paths []string, stdin io.Reader, stderr io.Writer) ([]analytics.
 		inputs[i] = analytics.Input{Source: s}
 		if strings.HasSuffix(s.Name, ".gz") { // a file path; stdin is never gunzipped
 			path := s.Name
-			inputs[i].Stored = func() (io.ReadCloser, error) { return os.Open(path) }
+			inputs[i].Stored = func() (io.ReadCloser, error) {
+				f, err := os.Open(path)
+				if err != nil {
+					return nil, err
+				}
+				return ctxio.ReadCloser(ctx, f), nil
+			}
 		}
 	}
 	return inputs, cleanup, nil
@@ -105,11 +113,15 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	if err != nil {
 		return analytics.LoadSummary{}, err
 	}
-	inputs, cleanup, err := loadInputs(ctx.Args().Slice(), ctx.App.Reader, stderr)
+	sigCtx, stop := untilSignal()
+	defer stop()
+	inputs, cleanup, err := loadInputs(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr)
 	defer cleanup()
 	if err != nil {
 		return analytics.LoadSummary{}, err
 	}
+	stale, err := analytics.RemoveStaleSpools("")
+	reportStaleSpools(stderr, stale, err)
 	bar := newProgressBar(stderr)
 	opts := analytics.LoadOptions{
 		Schemas:  schemas,
@@ -120,8 +132,6 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 			fmt.Fprintln(stderr, termtext.Escape(fileLine(f)))
 		},
 	}
-	sigCtx, stop := untilSignal()
-	defer stop()
 	sum, err := analytics.Load(sigCtx, db, v, inputs, opts)
 	bar.clear()
 	if err != nil && sigCtx.Err() != nil {

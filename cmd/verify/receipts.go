@@ -65,7 +65,11 @@ func receiptsAction(ctx *cli.Context) error {
 		}
 		sopts.Predecessors = [][]byte{raw}
 	}
-	srcs, cleanup, err := expandPaths(ctx.Args().Slice(), ctx.App.Reader, stderr)
+	// The handler goes in before anything is copied: a signal during the
+	// copy of standard input removes it too.
+	sigCtx, stop := untilSignal()
+	defer stop()
+	srcs, cleanup, err := expandPaths(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr)
 	defer cleanup()
 	if err != nil {
 		return err
@@ -94,8 +98,6 @@ func receiptsAction(ctx *cli.Context) error {
 		_, err := fmt.Fprintln(stdout, textLine(r))
 		return err
 	}
-	sigCtx, stop := untilSignal()
-	defer stop()
 	sum, err := stream.Run(sigCtx, v, srcs, sopts, emit)
 	bar.clear()
 	if err != nil && sigCtx.Err() != nil {

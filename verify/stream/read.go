@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/receiptverify/verify/internal/bufpool"
+	"github.com/receiptverify/verify/internal/ctxio"
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/internal/lines"
 )
@@ -28,7 +29,7 @@ func sourcesProducer(ctx context.Context, srcs []Source, bytesRead *atomic.Int64
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if !readSource(src, bytesRead, add) {
+			if !readSource(ctx, src, bytesRead, add) {
 				return nil
 			}
 		}
@@ -80,14 +81,16 @@ func batchAll(produce producer, attach func(*record) error, send func(*batch) bo
 }
 
 // readSource reads one source, calling add per record; it returns false
-// when add does (the run was cancelled).
-func readSource(src Source, bytesRead *atomic.Int64, add func(*record) bool) bool {
+// when add does (the run was cancelled). Every read checks ctx, so a
+// source that never ends a line (/dev/zero) stops when the run is
+// cancelled.
+func readSource(ctx context.Context, src Source, bytesRead *atomic.Int64, add func(*record) bool) bool {
 	rc, err := src.Open()
 	if err != nil {
 		return add(&record{kind: recordFileError, source: src.Name, err: err})
 	}
 	defer rc.Close()
-	counted := &countingReader{r: rc, n: bytesRead}
+	counted := &countingReader{r: ctxio.Reader(ctx, rc), n: bytesRead}
 	if !src.Lines {
 		data, err := io.ReadAll(io.LimitReader(counted, limits.MaxDocumentBytes+1))
 		switch {

@@ -55,6 +55,10 @@ func newSpool(dir string, reread bool) (*spool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSpool, err)
 	}
+	// Read and written through f alone, the spool is unlinked at once where
+	// the system allows (remove tries again where it does not): a run
+	// killed outright (SIGKILL, SIGPIPE, a crash) leaves nothing behind.
+	os.Remove(f.Name())
 	return &spool{f: f, w: bufio.NewWriterSize(f, 1<<20), seed: maphash.MakeSeed(), reread: reread}, nil
 }
 
