@@ -573,31 +573,6 @@ func (c *lineCounter) count() int64 {
 	return c.newline
 }
 
-// addExpectedTools adds the schemas' tools to expected_tools; a tool
-// already there is left as it is.
-func addExpectedTools(ctx context.Context, conn *sql.Conn, set *toolschema.Set) error {
-	tools := set.Tools()
-	if len(tools) == 0 {
-		return nil
-	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, "INSERT INTO expected_tools (server, tool_name, fingerprint) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
-	for _, t := range tools {
-		if _, err := stmt.ExecContext(ctx, t.Server, t.Name, t.Fingerprint); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
-}
-
 // dbErr wraps a database error as an *IOError, unless it is the context's
 // own cancellation.
 func dbErr(ctx context.Context, op, path string, err error) error {

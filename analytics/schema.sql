@@ -69,3 +69,11 @@ CREATE TABLE IF NOT EXISTS expected_tools (
     fingerprint VARCHAR NOT NULL,
     PRIMARY KEY (server, tool_name, fingerprint)
 );
+
+-- The expected tool sets already added to expected_tools, by the SHA-256
+-- of their sorted (server, tool_name, fingerprint) rows, so that a load
+-- given the same --schemas as before does not add them again.
+CREATE TABLE IF NOT EXISTS expected_tool_sets (
+    set_sha256 VARCHAR PRIMARY KEY,
+    tools      BIGINT  NOT NULL
+);

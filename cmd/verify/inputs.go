@@ -1,7 +1,6 @@
 package main
 
 import (
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/internal/ctxio"
+	"github.com/receiptverify/verify/internal/gunzip"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -232,7 +232,11 @@ func fileSource(ctx context.Context, name, path string, lines bool) stream.Sourc
 		if !strings.HasSuffix(path, ".gz") {
 			return ctxio.ReadCloser(ctx, f), nil
 		}
-		zr, err := gzip.NewReader(ctxio.Reader(ctx, f))
+		size := int64(-1)
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		zr, err := gunzip.NewReader(ctxio.Reader(ctx, f), size)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: gzip: %w", name, err)
@@ -242,7 +246,7 @@ func fileSource(ctx context.Context, name, path string, lines bool) stream.Sourc
 }
 
 type gzipFile struct {
-	*gzip.Reader
+	*gunzip.Reader
 	f *os.File
 }
 

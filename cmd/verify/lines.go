@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/gunzip"
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/internal/lines"
 	"github.com/receiptverify/verify/internal/termtext"
@@ -52,7 +52,7 @@ func openInput(path string, stdin io.Reader) (*input, error) {
 	}
 	in := &input{name: path, r: f, closer: f}
 	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
+		zr, err := gunzip.Open(f)
 		if err != nil {
 			f.Close()
 			return nil, in.readError(err)

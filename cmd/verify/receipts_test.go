@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -160,5 +161,34 @@ func TestStdinCopyErrors(t *testing.T) {
 	stderr.Reset()
 	if code := run(args, bytes.NewReader(receipt), &stdout, &stderr); code != exitIOErr || !strings.Contains(stderr.String(), "stdin: copying it to a temporary file") {
 		t.Errorf("no temporary directory: exit %d, want %d\nstderr: %s", code, exitIOErr, &stderr)
+	}
+}
+
+// TestGzipBombRefused: a gzip file that expands far beyond its size (a
+// few kilobytes that would be megabytes; a gzip of blank lines is a
+// thousand times its size) is refused part way with an error naming the
+// limit, and the run goes on with the next file: exit 66 for receipts and
+// load, the next file verified and loaded.
+func TestGzipBombRefused(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(bytes.Repeat(append(bytes.Repeat([]byte("x"), 4095), '\n'), 1024)) // 4 MiB
+	zw.Close()
+	bomb := filepath.Join(dir, "a-bomb.jsonl.gz")
+	next := filepath.Join(dir, "b-next.jsonl")
+	if err := os.WriteFile(bomb, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(next, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runVerify(t, "receipts", "--at=2026-12-01T00:00:00Z", dir)
+	if code != exitNoInput || !strings.Contains(stdout, "gzip content larger than 1048576 bytes") || !strings.Contains(stdout, "b-next.jsonl:1:") {
+		t.Errorf("receipts: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	code, _, stderr = runVerify(t, "load", "--db", filepath.Join(t.TempDir(), "a.duckdb"), dir)
+	if code != exitNoInput || !strings.Contains(stderr, "a-bomb.jsonl.gz: unreadable, not loaded") || !strings.Contains(stderr, "b-next.jsonl: 1 accepted") {
+		t.Errorf("load: exit %d\nstderr:\n%s", code, stderr)
 	}
 }

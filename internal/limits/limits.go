@@ -31,4 +31,31 @@ const (
 	// key directory may hold thousands. Past it a signature is left
 	// unchecked (unknown_key).
 	MaxDSSEKeyTrials = 64
+
+	// MaxLinesPerFile bounds the lines, blank ones included, read from one
+	// JSON Lines file (67,108,864: at a kilobyte a receipt, a 64 GiB file).
+	// A file with more is refused at that line with an error naming it,
+	// and the run goes on with the next file: a file of nothing but line
+	// ends would otherwise keep a run busy for hours.
+	MaxLinesPerFile = 1 << 26
+
+	// MaxGzipRatio bounds a gzip file's content to this many times its
+	// compressed size, beyond its first GzipSlackBytes. Receipts compress
+	// about 2 to 10 times (signatures are random); a gzip of blank lines,
+	// a thousand times. A file that expands further is refused as it is
+	// read, with an error naming it, and the run goes on with the next.
+	MaxGzipRatio = 100
+
+	// GzipSlackBytes is what any gzip file may expand to, whatever its
+	// compressed size, so that small files of repeated records are read.
+	GzipSlackBytes = 1 << 20
 )
+
+// MaxGzipContent is the most a gzip file of compressed bytes may expand
+// to: MaxGzipRatio times compressed, and at least GzipSlackBytes.
+func MaxGzipContent(compressed int64) int64 {
+	if compressed > (1<<62)/MaxGzipRatio {
+		return 1 << 62
+	}
+	return max(GzipSlackBytes, compressed*MaxGzipRatio)
+}

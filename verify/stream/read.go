@@ -23,13 +23,13 @@ var errLineTooLong = fmt.Errorf("line longer than %d bytes: refused", limits.Max
 type producer func(add func(*record) bool) error
 
 // sourcesProducer reads the sources in order.
-func sourcesProducer(ctx context.Context, srcs []Source, bytesRead *atomic.Int64) producer {
+func sourcesProducer(ctx context.Context, srcs []Source, maxLines int, bytesRead *atomic.Int64) producer {
 	return func(add func(*record) bool) error {
 		for _, src := range srcs {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if !readSource(ctx, src, bytesRead, add) {
+			if !readSource(ctx, src, maxLines, bytesRead, add) {
 				return nil
 			}
 		}
@@ -83,8 +83,9 @@ func batchAll(produce producer, attach func(*record) error, send func(*batch) bo
 // readSource reads one source, calling add per record; it returns false
 // when add does (the run was cancelled). Every read checks ctx, so a
 // source that never ends a line (/dev/zero) stops when the run is
-// cancelled.
-func readSource(ctx context.Context, src Source, bytesRead *atomic.Int64, add func(*record) bool) bool {
+// cancelled. A source of more than maxLines lines is cut there with an
+// error, as unreadable from that line on.
+func readSource(ctx context.Context, src Source, maxLines int, bytesRead *atomic.Int64, add func(*record) bool) bool {
 	rc, err := src.Open()
 	if err != nil {
 		return add(&record{kind: recordFileError, source: src.Name, err: err})
@@ -105,6 +106,9 @@ func readSource(ctx context.Context, src Source, bytesRead *atomic.Int64, add fu
 	}
 	br := bufio.NewReaderSize(counted, 1<<16)
 	for line := 1; ; line++ {
+		if line > maxLines {
+			return add(&record{kind: recordFileError, source: src.Name, line: line, err: fmt.Errorf("more than %d lines in one file: refused", maxLines)})
+		}
 		raw, tooLong, err := readLine(br)
 		if err != nil && err != io.EOF { // the line is cut short: reported with the error, not verified
 			where := fmt.Sprintf("after line %d", line-1)

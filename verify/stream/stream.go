@@ -20,6 +20,7 @@
 package stream
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ import (
 	"sync/atomic"
 
 	"github.com/receiptverify/verify/internal/bufpool"
+	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/verify"
 )
 
@@ -71,7 +73,8 @@ type Options struct {
 	// Progress, if set, is called from one goroutine as records are done.
 	Progress func(Progress)
 
-	limits indexLimits // zero: the defaults
+	limits   indexLimits // zero: the defaults
+	maxLines int         // tests: replaces limits.MaxLinesPerFile
 }
 
 // Prior is what an archive loaded earlier (an audit database) knows about
@@ -154,7 +157,7 @@ type runner struct {
 }
 
 func (rn *runner) sources(ctx context.Context, n *atomic.Int64) producer {
-	return sourcesProducer(ctx, rn.srcs, n)
+	return sourcesProducer(ctx, rn.srcs, cmp.Or(rn.opts.maxLines, limits.MaxLinesPerFile), n)
 }
 
 // verifyPass reads the input, verifies each receipt, indexes its chain and
