@@ -244,15 +244,19 @@ func Text(v any) string {
 
 // WriteCSV writes the table as RFC 4180 CSV with a header row. CSV is the
 // spreadsheet format, and a spreadsheet runs a cell that begins with '=',
-// '+', '-' or '@' (or a tab or carriage return before one) as a formula:
+// '+', '-' or '@' (a tab or carriage return before one is an escape here,
+// see below) as a formula:
 // a text value from a receipt that begins so (a tool named
 // "=HYPERLINK(...)") is written after a single quote, which spreadsheets
 // show as text (CWE-1236). Numbers, dates and times are written as they
 // are; the JSON Lines output keeps every value exact.
 //
-// Records end in CRLF, as RFC 4180 asks, but line breaks inside a quoted
-// value are written as they are: encoding/csv's own CRLF mode would turn
-// a "\n" there into "\r\n" and drop a lone '\r'.
+// Control characters, Unicode format characters (bidirectional
+// overrides) and bytes that are not UTF-8 in a value are written as
+// escapes (\x1b, \n, \u202e, \xff), as in the text output (termtext): a
+// receipt cannot drive the terminal a CSV file is shown on, reorder what
+// a spreadsheet shows, or start a record of its own. Records end in CRLF,
+// as RFC 4180 asks.
 func (t *Table) WriteCSV(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	var rec bytes.Buffer
@@ -277,9 +281,11 @@ func (t *Table) WriteCSV(w io.Writer) error {
 	fields := make([]string, len(t.Columns))
 	for _, row := range t.Rows {
 		for i, v := range row {
-			fields[i] = Text(v)
-			if s, ok := v.(string); ok && s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-				fields[i] = "'" + s
+			fields[i] = termtext.Escape(Text(v)) // a leading tab or CR is now "\t", "\r"
+			if f := fields[i]; f != "" && strings.ContainsRune("=+-@", rune(f[0])) {
+				if _, text := v.(string); text {
+					fields[i] = "'" + f
+				}
 			}
 		}
 		if err := writeRecord(fields); err != nil {

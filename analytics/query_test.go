@@ -226,7 +226,8 @@ func TestWriteTableEscapes(t *testing.T) {
 }
 
 // TestWriteCSVDefusesFormulas: a text value that a spreadsheet would run
-// as a formula is written after a single quote; numbers and other text
+// as a formula is written after a single quote; control and format
+// characters are escapes, as in the text output; numbers and other text
 // are written as they are.
 func TestWriteCSVDefusesFormulas(t *testing.T) {
 	tb := &Table{Columns: []string{"tool_name", "n"}, Rows: [][]any{
@@ -234,6 +235,7 @@ func TestWriteCSVDefusesFormulas(t *testing.T) {
 		{"+1", int64(2)}, {"-cmd", nil}, {"@SUM(A1)", nil}, {"\t=1", nil}, {"\r=1", nil},
 		{"search", int64(3)}, {"a=b", nil}, {"", nil},
 		{"line\nbreak", nil}, {"lone\rreturn", nil}, {"both\r\nends", nil},
+		{"evil\x1b[2J\u202e\x00\xff", nil},
 	}}
 	var b strings.Builder
 	if err := tb.WriteCSV(&b); err != nil {
@@ -241,10 +243,13 @@ func TestWriteCSVDefusesFormulas(t *testing.T) {
 	}
 	want := "tool_name,n\r\n" +
 		`"'=HYPERLINK(""http://x"",""y"")",-1` + "\r\n" +
-		"'+1,2\r\n'-cmd,\r\n'@SUM(A1),\r\n'\t=1,\r\n\"'\r=1\",\r\n" +
+		"'+1,2\r\n'-cmd,\r\n'@SUM(A1),\r\n" + `\t=1,` + "\r\n" + `\r=1,` + "\r\n" +
 		"search,3\r\na=b,\r\n,\r\n" +
-		// Records end in CRLF; line breaks inside a value are kept as they are.
-		"\"line\nbreak\",\r\n\"lone\rreturn\",\r\n\"both\r\nends\",\r\n"
+		// Records end in CRLF; line breaks inside a value are escapes, as
+		// in the text output, and so are other control and format
+		// characters.
+		`line\nbreak,` + "\r\n" + `lone\rreturn,` + "\r\n" + `both\r\nends,` + "\r\n" +
+		`evil\x1b[2J\u202e\x00\xff,` + "\r\n"
 	if b.String() != want {
 		t.Errorf("csv:\n%q\nwant\n%q", b.String(), want)
 	}

@@ -23,7 +23,8 @@ func newAuditCommand() *cli.Command {
 			"a file already in the database is not loaded again, and its days are reported again.\n" +
 			"stdout gets a one-screen summary: the load, one line per day, the totals; stderr gets\n" +
 			"one line per file loaded, as verify load writes it.\n\n" +
-			"Exit codes: 0 no findings, 1 findings on some day (0 with --no-fail), 64 usage,\n" +
+			"Exit codes: 0 no findings, 1 findings on some day (0 with --no-fail), 3 no receipt at all\n" +
+			"in the input (or on --day) and no finding (also with --no-fail), 64 usage,\n" +
 			"66 an input, key or schema file could not be read (the rest is loaded and reported),\n" +
 			"74 the database could not be written or a report could not be written, 130 interrupted\n" +
 			"(SIGINT or SIGTERM).",
@@ -93,7 +94,21 @@ func auditAction(ctx *cli.Context) error {
 			with++
 		}
 	}
-	return findingsErr(total, with, ctx.Bool("no-fail"))
+	if err := findingsErr(total, with, ctx.Bool("no-fail")); err != nil || total > 0 {
+		return err
+	}
+	var receipts int64
+	for _, r := range reports {
+		receipts += r.Receipts.Receipts
+	}
+	if receipts == 0 {
+		where := "in the input"
+		if day != "" {
+			where = "on " + day
+		}
+		return &emptyError{fmt.Errorf("no receipts at all %s: nothing to judge (exit 3)", where)}
+	}
+	return nil
 }
 
 // inputDays are the UTC days of the files of a load (those loaded before

@@ -8,6 +8,8 @@ package main
 //	1     at least one document or record was rejected (for receipts: any FAIL or
 //	      unreadable line)
 //	2     receipts only: some receipt INCOMPLETE (could not be fully checked), none FAIL
+//	3     report and audit: no receipt at all on the day (or in the input) and no finding:
+//	      nothing to judge, which a scheduled job must not take for a clean day
 //	64    usage error: unknown command or flag, unknown dialect, wrong argument count
 //	66    input unreadable: missing file, a directory, a read or gzip error
 //	74    I/O error on the audit database or on files written (load, report, export, audit),
@@ -18,6 +20,7 @@ const (
 	exitOK         = 0
 	exitRejected   = 1
 	exitIncomplete = 2
+	exitEmpty      = 3
 	exitUsage      = 64  // EX_USAGE from sysexits.h
 	exitNoInput    = 66  // EX_NOINPUT from sysexits.h
 	exitIOErr      = 74  // EX_IOERR from sysexits.h
@@ -37,3 +40,11 @@ type interruptedError struct{ err error }
 
 func (e *interruptedError) Error() string { return e.err.Error() }
 func (e *interruptedError) Unwrap() error { return e.err }
+
+// emptyError is a report of a day with no receipt at all and no finding:
+// exit code 3, even with --no-fail, since a delivery that did not arrive
+// looks like a clean day otherwise.
+type emptyError struct{ err error }
+
+func (e *emptyError) Error() string { return e.err.Error() }
+func (e *emptyError) Unwrap() error { return e.err }

@@ -21,7 +21,8 @@ func newReportCommand() *cli.Command {
 			"day, the 28 days up to DAY), summary.md (read it first) and manifest.json (versions, query\n" +
 			"hashes, inputs, totals). Each file is written to a temporary name and renamed; the same day\n" +
 			"of the same data gives the same bytes. stdout gets one line per finding type.\n\n" +
-			"Exit codes: 0 the day is clean, 1 it has findings (0 with --no-fail), 64 usage,\n" +
+			"Exit codes: 0 the day is clean, 1 it has findings (0 with --no-fail), 3 the day has no\n" +
+			"receipt at all and no finding (a delivery that did not arrive; also with --no-fail), 64 usage,\n" +
 			"66 the database file does not exist, 74 the database could not be read or DIR written.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE`"},
@@ -56,7 +57,18 @@ func reportAction(ctx *cli.Context) error {
 	if err := writeReportLines(ctx.App.Writer, sum); err != nil {
 		return err
 	}
-	return findingsErr(sum.Total(), 1, ctx.Bool("no-fail"))
+	if err := findingsErr(sum.Total(), 1, ctx.Bool("no-fail")); err != nil || sum.Total() > 0 {
+		return err
+	}
+	return emptyDayErr(sum)
+}
+
+// emptyDayErr is an *emptyError when the reported day has no receipt.
+func emptyDayErr(sum *analytics.ReportSummary) error {
+	if sum.Receipts.Receipts > 0 {
+		return nil
+	}
+	return &emptyError{fmt.Errorf("%s: no receipts at all on the day: nothing to judge (exit 3)", sum.Day)}
 }
 
 // writeReportLines is report's stdout: the day's receipts, one line per

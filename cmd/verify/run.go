@@ -35,7 +35,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Description: "Results go to stdout and nothing else does; diagnostics go to stderr,\n" +
 			"each line prefixed \"verify:\".\n\n" +
 			"Exit codes: 0 all input accepted (a clean day), 1 some input rejected (findings),\n" +
-			"2 some receipt INCOMPLETE and none FAIL, 64 usage error, 66 input unreadable,\n" +
+			"2 some receipt INCOMPLETE and none FAIL, 3 no receipt at all on the day reported,\n" +
+			"64 usage error, 66 input unreadable,\n" +
 			"74 database or output I/O error (stdout included), 130 interrupted. Each command's\n" +
 			"help says which it uses.",
 		Version: version(),
@@ -170,6 +171,7 @@ func exitCode(err error) int {
 		stdoutErr   *stdoutError
 		input       *inputError
 		incomplete  *incompleteError
+		empty       *emptyError
 		ioErr       *ioError
 		dbErr       *analytics.IOError
 	)
@@ -186,6 +188,8 @@ func exitCode(err error) int {
 		return exitNoInput
 	case errors.As(err, &incomplete):
 		return exitIncomplete
+	case errors.As(err, &empty):
+		return exitEmpty
 	case errors.As(err, &ioErr), errors.As(err, &dbErr), errors.Is(err, stream.ErrSpool):
 		return exitIOErr
 	default: // rejectedError
