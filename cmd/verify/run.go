@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 
@@ -18,6 +19,9 @@ import (
 // Nothing below it calls os.Exit.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := &stdoutWriter{w: stdout}
+	if f, ok := stdout.(*os.File); ok && f == os.Stdout && stdoutClosedAtStart() {
+		out.closed = true
+	}
 	err := newApp(stdin, out, stderr).Run(args)
 	err = out.failed(err)
 	if err == nil {
@@ -121,12 +125,24 @@ func (e *rejectedError) Unwrap() error { return e.err }
 // the run with exit 74 whichever command wrote them and whether or not it
 // checked that write: a scheduled job must not take a lost report for
 // findings (exit 1) or, worse, for a clean run.
+//
+// A stdout closed when the process started (the shell's >&-) fails the
+// first write the same way: the Go runtime puts /dev/null there, where the
+// results would vanish with exit 0. A command that writes nothing to
+// stdout (load) is not affected.
 type stdoutWriter struct {
-	w   io.Writer
-	err error
+	w      io.Writer
+	err    error
+	closed bool
 }
 
+// errStdoutClosed is the write error of a stdout closed at start.
+var errStdoutClosed = errors.New("standard output is closed")
+
 func (s *stdoutWriter) Write(p []byte) (int, error) {
+	if s.closed && s.err == nil {
+		s.err = errStdoutClosed
+	}
 	if s.err != nil {
 		return 0, s.err // the output already stops short: nothing more is written
 	}
