@@ -69,6 +69,10 @@ func TestReadersBesideEachOther(t *testing.T) {
 			t.Errorf("%s beside a reader: exit %d\n%s", args[0], code, stderr)
 		}
 	}
+	// A load needs the database to itself.
+	if code, _, stderr := verifyProcess(t, "load", "--db", db, receipts); code != exitIOErr || !strings.Contains(stderr, fmt.Sprintf("in use: process %d (", os.Getpid())) {
+		t.Errorf("load beside a reader: exit %d, want %d and the reader named\n%s", code, exitIOErr, stderr)
+	}
 	reader.Close()
 	if sumFile(t, db) != before {
 		t.Error("query, report or export changed the database")

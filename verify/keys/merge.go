@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"time"
 )
@@ -36,7 +37,7 @@ func mergeGroup(g []*Key) (*Key, *Combined, error) {
 	ids := [3]*Key{} // the entry that gave agent_id, issuer_id, org_id
 	for _, k := range g {
 		if k.Public != nil && !k.Public.Equal(base.Public) {
-			return nil, nil, conflict(base, k, "different public keys ("+base.Public.String()+" and "+k.Public.String()+")")
+			return nil, nil, conflict(base, k, "different public keys ("+keyID(base)+" and "+keyID(k)+")")
 		}
 		for i, f := range []struct {
 			name     string
@@ -127,4 +128,11 @@ func statusRank(s Status) int {
 func conflict(a, b *Key, detail string) error {
 	return &Error{Reason: ReasonConflict, File: b.Source.File, Index: b.Source.Index, ID: b.KID,
 		Detail: a.Source.String() + " and " + b.Source.String() + " give one key id " + detail}
+}
+
+// keyID names a key's material in a message: its algorithm and the start
+// of the SHA-256 of its bytes.
+func keyID(k *Key) string {
+	sum := sha256.Sum256(k.Public.Bytes())
+	return fmt.Sprintf("%s, SHA-256 %x...", k.Public.Alg(), sum[:6])
 }
