@@ -149,7 +149,7 @@ func startRunStdin(stdin io.Reader, args ...string) (stdout, stderr *bytes.Buffe
 }
 
 // waitOpenTemp waits until this process holds open a file whose name
-// begins with prefix: the temporary files are unlinked as soon as they are
+// contains prefix: the temporary files are unlinked as soon as they are
 // made, so only /proc/self/fd shows them.
 func waitOpenTemp(t *testing.T, prefix string) {
 	t.Helper()

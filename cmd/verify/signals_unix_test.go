@@ -34,7 +34,7 @@ func TestSIGTERMStopsEndlessInput(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	guardSIGTERM(t)
 	_, stderr, wait := startRun("receipts", "--at=2026-12-01T00:00:00Z", "/dev/zero")
-	time.Sleep(300 * time.Millisecond) // reading
+	waitOpenTemp(t, "zero") // reading, the handler in place
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
