@@ -20,10 +20,13 @@ import (
 // canonical bytes of payload, signed directly, the signature in lowercase
 // hex. Keys come from a JWK set, by kid.
 //
-// The canonical form is the one the reference verifier writes: every
-// string and member name in NFC, then Python's json.dumps(sort_keys=True,
-// separators=(",", ":"), ensure_ascii=False), which is canon.AsqavCodePoint
-// (code-point member order, Python float repr).
+// The canonical form is RFC 8785 (JCS), as the issuer (ScopeBlind's
+// a2a-trust-header generator, over agent-passport-system's
+// canonicalizeJCS) signs it and says in signature.canonicalization
+// ("RFC8785-JCS"). The reference verifier (a2a-trust-header/verify.ts)
+// canonicalizes with RFC 8785 whatever that member says, and so does this
+// tool, naming any other value in the signature's note. Nothing is
+// Unicode-normalized: the issuer signs the text as given.
 //
 // Detection: payload and signature objects, no anchors member (the
 // Asqav-native envelope marker) and a signature.sig of lowercase hex.
@@ -64,11 +67,24 @@ func isLowerHex(s string) bool {
 }
 
 func actaChainHash(doc *canon.Value) (string, error) {
-	b, _, err := canonicalNFC(canon.AsqavCodePoint, doc)
+	b, err := canon.RFC8785.Append(nil, doc)
 	if err != nil {
 		return "", err
 	}
 	return sha256Hex(b), nil
+}
+
+// actaCanonicalization is the one ACTA names, and the note to give when it
+// is another: this tool, like the reference verifier, checks RFC 8785
+// whatever the member says.
+const actaCanonicalization = "RFC8785-JCS"
+
+func actaCanonicalizationNote(sigObj *canon.Value) string {
+	v := sigObj.Get("canonicalization")
+	if v == nil || (v.Kind == canon.String && v.Text == actaCanonicalization) {
+		return ""
+	}
+	return "signature.canonicalization is " + quoteShort(jsonText(v)) + ", not " + actaCanonicalization + ": RFC 8785 was checked, as the reference verifier does whatever the member says"
 }
 
 func checkACTA(c *check) {
@@ -107,7 +123,7 @@ func checkACTA(c *check) {
 		}
 	}
 
-	msg, changed, err := canonicalNFC(canon.AsqavCodePoint, p)
+	msg, err := canon.RFC8785.Append(nil, p)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "payload cannot be canonicalized: "+err.Error())
 		return
@@ -147,33 +163,36 @@ func checkACTA(c *check) {
 		return
 	}
 	c.verifySignature(key, alg, msg, sig)
+	canonNote := actaCanonicalizationNote(sigObj)
 	if ax := c.res.Axes.Of(AxisSignature); ax.Status == StatusFail && ax.Reason == ReasonBadSignature {
 		sum := sha256.Sum256(msg)
 		if key.Verify(sum[:], sig) == nil {
 			c.fail(AxisSignature, ReasonUnsupported, "the signature covers SHA-256 of the canonical payload: ACTA commitment mode, which this tool does not verify")
+			return
 		}
+		c.noteFailure(canonNote)
+		c.hintNormalization(key, canon.RFC8785, p, sig)
 		return
 	}
-	c.noteSignature(nfcNote(changed))
+	c.noteSignature(canonNote)
 }
 
 // The helpers below are shared by the ACTA, AERF, agentreceipts, authproof
 // and pipelock formats.
 
-// nfcCopy returns a copy of v with every string and member name in Unicode
-// NFC, as the ACTA, AERF, agentreceipts and pipelock reference verifiers
-// normalize before canonicalizing. changed reports whether anything was
-// not in NFC already. Two names of one object that become equal are an
-// error: the reference would silently keep one of them.
-func nfcCopy(v *canon.Value) (out canon.Value, changed bool, err error) {
+// normCopy returns a copy of v with every string and member name in the
+// Unicode normal form f. changed reports whether anything was not in that
+// form already. Two names of one object that become equal are an error:
+// the pipelock reference, which normalizes to NFC, refuses them too.
+func normCopy(f norm.Form, v *canon.Value) (out canon.Value, changed bool, err error) {
 	switch v.Kind {
 	case canon.String:
-		s := norm.NFC.String(v.Text)
+		s := f.String(v.Text)
 		return canon.Value{Kind: canon.String, Text: s}, s != v.Text, nil
 	case canon.Array:
 		out = canon.Value{Kind: canon.Array, Items: make([]canon.Value, len(v.Items))}
 		for i := range v.Items {
-			item, ch, err := nfcCopy(&v.Items[i])
+			item, ch, err := normCopy(f, &v.Items[i])
 			if err != nil {
 				return canon.Value{}, false, err
 			}
@@ -184,16 +203,16 @@ func nfcCopy(v *canon.Value) (out canon.Value, changed bool, err error) {
 		out = canon.Value{Kind: canon.Object, Members: make([]canon.Member, len(v.Members))}
 		for i := range v.Members {
 			m := &v.Members[i]
-			name := norm.NFC.String(m.Name)
+			name := f.String(m.Name)
 			if name != m.Name {
 				changed = true
 				for j := range v.Members {
-					if j != i && norm.NFC.String(v.Members[j].Name) == name {
-						return canon.Value{}, false, errors.New("member names " + quoteShort(m.Name) + " and " + quoteShort(v.Members[j].Name) + " are equal after NFC")
+					if j != i && f.String(v.Members[j].Name) == name {
+						return canon.Value{}, false, errors.New("member names " + quoteShort(m.Name) + " and " + quoteShort(v.Members[j].Name) + " are equal after normalization")
 					}
 				}
 			}
-			val, ch, err := nfcCopy(&m.Value)
+			val, ch, err := normCopy(f, &m.Value)
 			if err != nil {
 				return canon.Value{}, false, err
 			}
@@ -204,9 +223,47 @@ func nfcCopy(v *canon.Value) (out canon.Value, changed bool, err error) {
 	return *v, false, nil
 }
 
-// canonicalNFC writes v in dialect d after NFC normalization.
+// hintNormalization explains a bad signature that a Unicode-normalized
+// copy of the signed value (v, written in dialect d) would verify: the
+// text was normalized after signing (or signed by another tool), since the
+// producers that call this sign and check their text as given. The
+// verdict stays FAIL, as the producer's own verifier gives it.
+func (c *check) hintNormalization(key *keys.Key, d *canon.Dialect, v *canon.Value, sig []byte) {
+	ax := c.res.Axes.Of(AxisSignature)
+	if ax.Status != StatusFail || ax.Reason != ReasonBadSignature {
+		return
+	}
+	for _, f := range []struct {
+		form norm.Form
+		name string
+	}{{norm.NFC, "NFC"}, {norm.NFD, "NFD"}} {
+		n, changed, err := normCopy(f.form, v)
+		if err != nil || !changed {
+			continue
+		}
+		if b, err := d.Append(nil, &n); err == nil && key.Verify(b, sig) == nil {
+			c.noteFailure("the " + f.name + " form of the text would verify: the producer signs its text as given, so this text is not what was signed")
+			return
+		}
+	}
+}
+
+// noteFailure appends extra to a failed signature axis's note.
+func (c *check) noteFailure(extra string) {
+	ax, ok := c.res.Axes.Get(AxisSignature)
+	if !ok || ax.Status != StatusFail || extra == "" {
+		return
+	}
+	if ax.Note != "" {
+		extra = ax.Note + "; " + extra
+	}
+	c.res.Axes.Set(AxisSignature, Axis{Status: StatusFail, Reason: ax.Reason, Note: extra})
+}
+
+// canonicalNFC writes v in dialect d after NFC normalization, for the
+// producers that normalize before signing (pipelock).
 func canonicalNFC(d *canon.Dialect, v *canon.Value) ([]byte, bool, error) {
-	n, changed, err := nfcCopy(v)
+	n, changed, err := normCopy(norm.NFC, v)
 	if err != nil {
 		return nil, false, err
 	}
@@ -216,7 +273,7 @@ func canonicalNFC(d *canon.Dialect, v *canon.Value) ([]byte, bool, error) {
 
 func nfcNote(changed bool) string {
 	if changed {
-		return "signed over the NFC form; the receipt's own text is not in NFC"
+		return "signed over the NFC form, as the producer normalizes; the receipt's own text is not in NFC"
 	}
 	return ""
 }
