@@ -99,11 +99,11 @@ func checkACTA(c *check) {
 	f.ToolName = str(p, "tool_name")
 	f.ToolFingerprint = str(p, "tool_fingerprint")
 	f.Nonce = str(p, "nonce")
-	f.IssuedAt = str(p, "issued_at")
+	// A deny receipt of the issuer carries attempted_at instead.
+	f.IssuedAt = firstStr(p, "issued_at", "attempted_at")
 	f.ExpiresAt = str(p, "expires_at")
 	f.Decision = str(p, "decision")
 
-	c.requireStr(p, "payload.", "issued_at")
 	alg, okAlg := c.requireStr(sigObj, "signature.", "alg")
 	kid, okKid := c.requireStr(sigObj, "signature.", "kid")
 	sigText, okSig := c.requireStr(sigObj, "signature.", "sig")
