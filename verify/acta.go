@@ -84,7 +84,11 @@ func actaCanonicalizationNote(sigObj *canon.Value) string {
 	if v == nil || (v.Kind == canon.String && v.Text == actaCanonicalization) {
 		return ""
 	}
-	return "signature.canonicalization is " + quoteShort(jsonText(v)) + ", not " + actaCanonicalization + ": RFC 8785 was checked, as the reference verifier does whatever the member says"
+	label := jsonText(v)
+	if v.Kind == canon.String {
+		label = quoteShort(v.Text)
+	}
+	return "signature.canonicalization is " + label + ", not " + actaCanonicalization + ": RFC 8785 was checked, as the reference verifier does whatever the member says"
 }
 
 func checkACTA(c *check) {

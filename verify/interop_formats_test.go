@@ -29,6 +29,7 @@ type interopExpected struct {
 	Reasons         []string `json:"reasons"`
 	ProducerVerdict string   `json:"producer_verdict"`
 	Policy          string   `json:"policy"`
+	SignatureNote   string   `json:"signature_note"` // a phrase the signature axis's note must hold
 }
 
 // TestInteropProducers verifies every vector a producer's own code made,
@@ -101,6 +102,9 @@ func interopCase(t *testing.T, dir string) {
 		if string(r.res.Verdict) != want.Verdict || r.res.Format != want.Format || (r.path == "stream" && !slices.Equal(reasons, wantReasons)) {
 			b, _ := json.MarshalIndent(r.res, "", "  ")
 			t.Errorf("%s: got %s %s %v, want %s %s %v\n%s", r.path, r.res.Format, r.res.Verdict, reasons, want.Format, want.Verdict, wantReasons, b)
+		}
+		if note := r.res.Axes.Of(verify.AxisSignature).Note; !strings.Contains(note, want.SignatureNote) {
+			t.Errorf("%s: signature note %q lacks %q", r.path, note, want.SignatureNote)
 		}
 		if r.res.Verdict == verify.Pass && strings.HasPrefix(want.ProducerVerdict, "invalid") {
 			t.Errorf("%s: PASS for a receipt the producer's verifier rejects", r.path)

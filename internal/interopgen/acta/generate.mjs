@@ -45,7 +45,7 @@ const jwks = pubs => ({ keys: pubs.map(p => ({ kty: 'OKP', crv: 'Ed25519', kid: 
 mkdirSync(out, { recursive: true })
 for (const e of readdirSync(out, { withFileTypes: true })) if (e.isDirectory()) rmSync(join(out, e.name), { recursive: true })
 const log = []
-function write(name, receipt, verdict, reasons, why, { keys = [ISSUER_PUB], policy } = {}) {
+function write(name, receipt, verdict, reasons, why, { keys = [ISSUER_PUB], policy, note } = {}) {
   const dir = join(out, name)
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, 'receipt.json'), JSON.stringify(receipt, null, 2) + '\n')
@@ -53,6 +53,7 @@ function write(name, receipt, verdict, reasons, why, { keys = [ISSUER_PUB], poli
   const producer_verdict = producerVerdict(receipt)
   const exp = { format: 'acta', verdict, reasons, producer_verdict, why }
   if (policy) exp.policy = policy
+  if (note) exp.signature_note = note
   writeFileSync(join(dir, 'expected.json'), JSON.stringify(exp, null, 2) + '\n')
   log.push(`${name}: producer ${producer_verdict}`)
 }
@@ -81,7 +82,7 @@ write('nfd-text', nfd, 'PASS', [], 'decomposed (NFD) text, signed as given')
 const renormalized = clone(nfd)
 renormalized.payload.reason = renormalized.payload.reason.normalize('NFC')
 write('nfd-text-normalized-after-signing', renormalized, 'FAIL', ['bad_signature'],
-  'the NFD receipt put into NFC after signing; the note says the NFD form verifies')
+  'the NFD receipt put into NFC after signing; the note says the NFD form verifies', { note: 'the NFD form of the text would verify' })
 
 write('null-member', signAttestation({ ...base, revoked_at: null }, ISSUER, ISSUER_PUB),
   'PASS', [], 'canonicalizeJCS keeps a null member (its legacy canonicalize dropped it)')
@@ -93,7 +94,7 @@ write('deny-receipt', signAttestation({
 }, ISSUER, ISSUER_PUB), 'PASS', [], 'the deny receipt of revocation-mid-chain: no issuer member, attempted_at for its time')
 
 write('canonicalization-other-label', signAttestation({ ...base }, ISSUER, ISSUER_PUB, 'asqav-v1'),
-  'PASS', [], 'signature.canonicalization names another form; the reference verifier ignores the member and checks RFC 8785, as this tool does (note)')
+  'PASS', [], 'signature.canonicalization names another form; the reference verifier ignores the member and checks RFC 8785, as this tool does (note)', { note: 'signature.canonicalization is "asqav-v1"' })
 
 write('unknown-key', genesis, 'INCOMPLETE', ['unknown_key', 'uncheckable', 'uncheckable'], 'the signing key is not in the key file', {
   keys: [OTHER_PUB],
