@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/receiptverify/verify/verify/canon"
@@ -25,5 +26,44 @@ func TestAgentReceiptOptionalNulls(t *testing.T) {
 	plain, _ := canon.Parse([]byte(`{"a":{"b":[1]}}`), receiptParse)
 	if out := withoutOptionalNulls(&plain, 0); &out.Members[0] != &plain.Members[0] {
 		t.Error("a value without nulls was copied")
+	}
+}
+
+// TestAgentReceiptHashVectors reproduces the cross-SDK hash vectors of
+// agent-receipts (ADR-0009), which exercise the null rule: the receipt
+// hash, which a successor's previous_receipt_hash names, over the same
+// bytes the signature covers.
+func TestAgentReceiptHashVectors(t *testing.T) {
+	raw := readFile(t, "../testdata/receipts/agentreceipts-upstream-interop/canonicalization_vectors.json")
+	doc, err := canon.Parse(raw, receiptParse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vectors := doc.Get("receipt_hash_vectors")
+	if vectors == nil || len(vectors.Items) == 0 {
+		t.Fatal("no receipt_hash_vectors")
+	}
+	byName := map[string]string{}
+	for i := range vectors.Items {
+		byName[str(&vectors.Items[i], "name")] = str(&vectors.Items[i], "expectedHash")
+	}
+	n := 0
+	for i := range vectors.Items {
+		v := &vectors.Items[i]
+		if v.Get("receipt") == nil {
+			continue // an invariant over other files, not a hash
+		}
+		n++
+		got, err := agentReceiptChainHash(v.Get("receipt"))
+		want := str(v, "expectedHash")
+		if other, ok := strings.CutPrefix(want, "SAME_AS_"); ok {
+			want = byName[other]
+		}
+		if err != nil || "sha256:"+got != want {
+			t.Errorf("%s: got sha256:%s, %v; want %s", str(v, "name"), got, err, want)
+		}
+	}
+	if n < 7 {
+		t.Fatalf("only %d hash vectors", n)
 	}
 }
