@@ -17,13 +17,13 @@ import (
 	"github.com/receiptverify/verify/verify/stream"
 )
 
-// interopAt judges the interop vectors: after every one was made.
-var interopAt = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+// formatsInteropAt judges the interop vectors: after every one was made.
+var formatsInteropAt = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// interopFormats are the producers' directories this walker reads.
-var interopFormats = []string{"acta", "agentreceipts", "pipelock-evidence-v2", "aerf", "authproof"}
+// formatsInteropDirs are the producers' directories this walker reads.
+var formatsInteropDirs = []string{"acta", "agentreceipts", "pipelock-evidence-v2", "aerf", "authproof"}
 
-type interopExpected struct {
+type formatsExpected struct {
 	Format          string   `json:"format"`
 	Verdict         string   `json:"verdict"`
 	Reasons         []string `json:"reasons"`
@@ -32,14 +32,14 @@ type interopExpected struct {
 	SignatureNote   string   `json:"signature_note"` // a phrase the signature axis's note must hold
 }
 
-// TestInteropProducers verifies every vector a producer's own code made,
+// TestInteropFormats verifies every vector a producer's own code made,
 // as a library call and through stream.Run (the path of `verify
 // receipts`), and requires the expected verdict and format of both and
 // the stream's reasons. A
 // vector the producer's verifier rejects may never PASS.
-func TestInteropProducers(t *testing.T) {
+func TestInteropFormats(t *testing.T) {
 	n := 0
-	for _, format := range interopFormats {
+	for _, format := range formatsInteropDirs {
 		cases, err := filepath.Glob(filepath.Join("..", "testdata", "interop", format, "*", "expected.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -50,22 +50,22 @@ func TestInteropProducers(t *testing.T) {
 		for _, path := range cases {
 			dir := filepath.Dir(path)
 			n++
-			t.Run(format+"/"+filepath.Base(dir), func(t *testing.T) { interopCase(t, dir) })
+			t.Run(format+"/"+filepath.Base(dir), func(t *testing.T) { formatsInteropCase(t, dir) })
 		}
 	}
 	t.Logf("%d interop vectors", n)
 }
 
-func interopCase(t *testing.T, dir string) {
-	var want interopExpected
-	if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "expected.json")), &want); err != nil {
+func formatsInteropCase(t *testing.T, dir string) {
+	var want formatsExpected
+	if err := json.Unmarshal(readInteropFile(t, filepath.Join(dir, "expected.json")), &want); err != nil {
 		t.Fatal(err)
 	}
 	if want.Reasons == nil {
 		want.Reasons = []string{}
 	}
-	v, pred := interopVerifier(t, dir)
-	raw := mustRead(t, filepath.Join(dir, "receipt.json"))
+	v, pred := formatsInteropVerifier(t, dir)
+	raw := readInteropFile(t, filepath.Join(dir, "receipt.json"))
 
 	lib, err := v.Verify(raw)
 	if err != nil {
@@ -110,13 +110,13 @@ func interopCase(t *testing.T, dir string) {
 			t.Errorf("%s: PASS for a receipt the producer's verifier rejects", r.path)
 		}
 	}
-	if want.Verdict != producerVerdictOf(want.ProducerVerdict) && want.Policy == "" {
+	if want.Verdict != formatsProducerVerdict(want.ProducerVerdict) && want.Policy == "" {
 		t.Errorf("verdict %s differs from the producer's %q with no policy given", want.Verdict, want.ProducerVerdict)
 	}
 }
 
-// producerVerdictOf maps a producer's valid/invalid to this tool's verdict.
-func producerVerdictOf(s string) string {
+// formatsProducerVerdict maps a producer's valid/invalid to this tool's verdict.
+func formatsProducerVerdict(s string) string {
 	switch {
 	case strings.HasPrefix(s, "valid"):
 		return string(verify.Pass)
@@ -126,9 +126,9 @@ func producerVerdictOf(s string) string {
 	return s
 }
 
-// interopVerifier loads every key file of a case (each file but the
+// formatsInteropVerifier loads every key file of a case (each file but the
 // receipt, its predecessor and expected.json), as --keys would.
-func interopVerifier(t *testing.T, dir string) (*verify.Verifier, []byte) {
+func formatsInteropVerifier(t *testing.T, dir string) (*verify.Verifier, []byte) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +139,7 @@ func interopVerifier(t *testing.T, dir string) (*verify.Verifier, []byte) {
 		case "receipt.json", "predecessor.json", "expected.json":
 			continue
 		}
-		s, err := keys.Load(e.Name(), mustRead(t, filepath.Join(dir, e.Name())))
+		s, err := keys.Load(e.Name(), readInteropFile(t, filepath.Join(dir, e.Name())))
 		if err != nil {
 			t.Fatalf("%s: %v", e.Name(), err)
 		}
@@ -149,7 +149,7 @@ func interopVerifier(t *testing.T, dir string) (*verify.Verifier, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := []verify.Option{verify.WithTime(interopAt)}
+	opts := []verify.Option{verify.WithTime(formatsInteropAt)}
 	pred, err := os.ReadFile(filepath.Join(dir, "predecessor.json"))
 	if err == nil {
 		opts = append(opts, verify.WithPredecessor(pred))
@@ -163,7 +163,7 @@ func interopVerifier(t *testing.T, dir string) (*verify.Verifier, []byte) {
 	return v, pred
 }
 
-func mustRead(t *testing.T, path string) []byte {
+func readInteropFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
