@@ -205,24 +205,28 @@ func normCopy(f norm.Form, v *canon.Value) (out canon.Value, changed bool, err e
 		return out, changed, nil
 	case canon.Object:
 		out = canon.Value{Kind: canon.Object, Members: make([]canon.Member, len(v.Members))}
+		renamed := false
 		for i := range v.Members {
 			m := &v.Members[i]
 			name := f.String(m.Name)
-			if name != m.Name {
-				changed = true
-				for j := range v.Members {
-					if j != i && f.String(v.Members[j].Name) == name {
-						return canon.Value{}, false, errors.New("member names " + quoteShort(m.Name) + " and " + quoteShort(v.Members[j].Name) + " are equal after normalization")
-					}
-				}
-			}
+			renamed = renamed || name != m.Name
 			val, ch, err := normCopy(f, &m.Value)
 			if err != nil {
 				return canon.Value{}, false, err
 			}
 			out.Members[i], changed = canon.Member{Name: name, Value: val}, changed || ch
 		}
-		return out, changed, nil
+		if renamed {
+			// Names were distinct as parsed; only a renaming can collide.
+			seen := make(map[string]int, len(out.Members))
+			for i, m := range out.Members {
+				if j, dup := seen[m.Name]; dup {
+					return canon.Value{}, false, errors.New("member names " + quoteShort(v.Members[j].Name) + " and " + quoteShort(v.Members[i].Name) + " are equal after normalization")
+				}
+				seen[m.Name] = i
+			}
+		}
+		return out, changed || renamed, nil
 	}
 	return *v, false, nil
 }
