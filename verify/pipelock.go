@@ -21,9 +21,10 @@ import (
 // by signature.signer_key_id in a key map (v2 does not embed it). The key
 // purpose must be the one the payload kind requires.
 //
-// Chain: chain_prev_hash is "sha256:" + hex SHA-256 of the RFC 8785 bytes
-// of the full predecessor, signature included; "sha256:0", "genesis" or an
-// absent member mark the genesis receipt.
+// Chain: chain_prev_hash is "sha256:" + hex SHA-256 of the canonical bytes
+// (the same form) of the full predecessor, signature included; "sha256:0",
+// "genesis" or an absent member mark the genesis receipt. The reference
+// itself computes no v2 link, so this is the one form the format has.
 func init() {
 	registerFormat(format{name: "pipelock-evidence-v2", priority: 23, detect: isPipelock, check: checkPipelock, chainHash: pipelockChainHash})
 }
