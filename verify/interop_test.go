@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,6 +54,10 @@ type interopExpected struct {
 	// has none); Policy says why this tool's verdict differs, when it does.
 	ProducerVerdict string `json:"producer_verdict"`
 	Policy          string `json:"policy"`
+	// SignatureNote is a phrase the signature axis's note must hold, for a
+	// verdict whose reason only the note gives (the normalized form that
+	// would have verified, say).
+	SignatureNote string `json:"signature_note"`
 }
 
 // TestInterop runs every interop vector through the library (verify.New,
@@ -142,6 +147,9 @@ func runInteropVector(t *testing.T, dir string) {
 		wr := w.reasons
 		if wr == nil {
 			wr = []verify.Reason{}
+		}
+		if note := res.Axes.Of(verify.AxisSignature).Note; !strings.Contains(note, exp.SignatureNote) {
+			t.Errorf("%s: receipt %d: signature note %q lacks %q", path, i+1, note, exp.SignatureNote)
 		}
 		if res.Verdict != w.verdict || !slices.Equal(got, wr) {
 			b, _ := json.MarshalIndent(res.Axes, "", "  ")
