@@ -74,13 +74,17 @@ func auditAction(ctx *cli.Context) error {
 	}
 	out := ctx.String("out")
 	var reports []*analytics.ReportSummary
-	for _, d := range days {
+	bar := newProgress(ctx, nil)
+	defer bar.done()
+	for i, d := range days {
+		bar.setPhase(fmt.Sprintf("reporting day %d of %d (%s)", i+1, len(days), d))
 		sum, err := analytics.Report(bg, db.SQL(), analytics.ReportOptions{Day: d, Dir: filepath.Join(out, d), ToolVersion: version()})
 		if err != nil {
 			return outputErr(err)
 		}
 		reports = append(reports, sum)
 	}
+	bar.done()
 	if err := writeAuditSummary(stdout, dbPath, lsum, reports); err != nil {
 		return err
 	}

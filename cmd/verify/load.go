@@ -10,6 +10,7 @@ import (
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/ctxio"
 	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )
 
@@ -122,7 +123,14 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	}
 	stale, err := analytics.RemoveStaleSpools("")
 	reportStaleSpools(stderr, stale, err)
-	bar := newProgressBar(stderr)
+	srcs := make([]stream.Source, len(inputs))
+	for i, in := range inputs {
+		srcs[i] = in.Source
+	}
+	bar := newProgress(ctx, srcs)
+	bar.load = true
+	defer bar.done()
+	defer onInterrupt(ctx, bar, "rolling back the file being loaded and removing the temporary files")()
 	opts := analytics.LoadOptions{
 		Schemas:  schemas,
 		Workers:  workers,
@@ -133,7 +141,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		},
 	}
 	sum, err := analytics.Load(sigCtx, db, v, inputs, opts)
-	bar.clear()
+	bar.done()
 	if err != nil && sigCtx.Err() != nil {
 		return sum, &interruptedError{fmt.Errorf("%s: interrupted; the file being loaded was rolled back", cmd)}
 	}
