@@ -196,6 +196,7 @@ func (c *check) aerfCoSignature(who, sigName, kidName string, reason Reason, req
 		c.fail(AxisStructure, ReasonMalformed, who+" signing input cannot be canonicalized: "+err.Error())
 		return
 	}
+	c.signed(msg)
 	sig, err := sigalg.DecodeHex(sv.Text)
 	if err == nil {
 		err = key.Verify(msg, sig)

@@ -65,6 +65,7 @@ func checkDSSE(c *check) {
 	c.notRun(AxisIssuerBind, "DSSE envelopes name no issuer outside the payload")
 	c.notRun(AxisAnchors, "DSSE envelopes carry no anchors")
 	msg := PAE(typ, body)
+	c.signed(msg)
 
 	var (
 		notes    []string

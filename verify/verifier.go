@@ -114,6 +114,9 @@ type VerifyOptions struct {
 	// them: for a caller that is done with the Result before raw is
 	// written again, as the stream is, which encodes each result at once.
 	Borrow bool
+	// KeepSigned keeps in Result.Signed a copy of the bytes the signature
+	// was checked over, for a caller that shows them (verify explain).
+	KeepSigned bool
 }
 
 // Verify checks one receipt given as its exact bytes. It returns an error
@@ -125,7 +128,7 @@ func (v *Verifier) Verify(raw []byte) (*Result, error) { return v.VerifyWith(raw
 // refers to raw's memory, so the caller may reuse raw as soon as it
 // returns.
 func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
-	res, err := v.verify(raw)
+	res, err := v.verify(raw, o.KeepSigned)
 	if sig := res.Fields.Signature; sig != "" && !o.OmitSignatureHash {
 		// Hashed in place, before detach, which would copy the kilobytes.
 		// Sum256 only reads its argument.
@@ -144,7 +147,7 @@ func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
 	return res, err
 }
 
-func (v *Verifier) verify(raw []byte) (*Result, error) {
+func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 	res := &Result{Version: ResultVersion, Reasons: []Reason{}}
 	doc, err := parseReceipt(raw)
 	if err != nil {
@@ -154,7 +157,7 @@ func (v *Verifier) verify(raw []byte) (*Result, error) {
 		res.Error = err.Error()
 		return res, err
 	}
-	c := &check{v: v, raw: raw, doc: &doc, res: res, canonBuf: scratchBufs.Get(), sigBuf: scratchBufs.Get()}
+	c := &check{v: v, raw: raw, doc: &doc, res: res, canonBuf: scratchBufs.Get(), sigBuf: scratchBufs.Get(), keepSigned: keepSigned}
 	defer c.releaseBuffers()
 	f := detect(&doc)
 	if f == nil {
@@ -247,6 +250,15 @@ type check struct {
 	// signed, which the anchors note's envelope digest reuses.
 	canonBuf, sigBuf []byte
 	payloadIn        *canon.Dialect
+	keepSigned       bool // VerifyOptions.KeepSigned
+}
+
+// signed records msg, the bytes a signature is checked over, when the
+// caller asked for them.
+func (c *check) signed(msg []byte) {
+	if c.keepSigned {
+		c.res.Signed = append([]byte(nil), msg...)
+	}
 }
 
 // scratchBufs recycles checks' buffers: they are kilobytes per ML-DSA
@@ -297,6 +309,7 @@ func (c *check) finish() {
 // does not say) is the key's own. A receipt cannot choose the algorithm: a
 // mismatch fails even when the signature would verify under the key's.
 func (c *check) verifySignature(key *keys.Key, claimed string, msg, sig []byte) {
+	c.signed(msg)
 	c.res.Fields.Alg = string(key.Alg)
 	if key.Public == nil {
 		c.fail(AxisSignature, ReasonMalformedKey, "the directory's entry for this key is unusable: "+key.Err.Error())
