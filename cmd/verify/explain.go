@@ -186,7 +186,7 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 	}
 	sigCtx, stop := untilSignal()
 	defer stop()
-	srcs, cleanup, err := expandPaths([]string{path}, ctx.App.Reader, ctx.App.ErrWriter)
+	srcs, cleanup, err := expandPaths(sigCtx, []string{path}, ctx.App.Reader, ctx.App.ErrWriter)
 	defer cleanup()
 	if err != nil {
 		return nil, err
