@@ -507,18 +507,18 @@ func TestReportFixture(t *testing.T) {
 	if want := "collisions.csv collisions.jsonl drift.csv drift.jsonl failures.csv failures.jsonl fingerprints.svg manifest.json rejects.csv rejects.jsonl replays.csv replays.jsonl summary.md"; strings.Join(names, " ") != want {
 		t.Errorf("files: %v", names)
 	}
-	if !bytes.HasPrefix(files["replays.jsonl"], []byte(`{"day":"2026-11-02","kind":"action_id","value":"a1","occurrence":2,"occurrences":2,"verdict":"FAIL",`)) {
+	if !bytes.HasPrefix(files["replays.jsonl"], []byte(`{"finding":"replays","severity":"high","finding_id":"677a7451f726a5f79f66458e1ca206df","day":"2026-11-02","kind":"action_id","value":"a1","occurrence":2,"occurrences":2,"verdict":"FAIL",`)) {
 		t.Errorf("replays.jsonl:\n%s", files["replays.jsonl"])
 	}
-	if !bytes.Contains(files["collisions.csv"], []byte("\r\n2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z\r\n")) {
+	if !bytes.Contains(files["collisions.csv"], []byte("\r\ncollisions,info,5c38d735d8074e26b5d71508d69f3883,2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,false,\r\n")) {
 		t.Errorf("collisions.csv:\n%s", files["collisions.csv"])
 	}
-	for _, s := range []string{"](fingerprints.svg)", "](collisions.csv)", "](manifest.json)", "| search | 2 | `A` | crm |"} {
+	for _, s := range []string{"](fingerprints.svg)", "](collisions.csv)", "](manifest.json)", "| collisions | 2 fingerprints of the name; this one: crm | search | `A` |"} {
 		if !bytes.Contains(files["summary.md"], []byte(s)) {
 			t.Errorf("summary.md lacks %q:\n%s", s, files["summary.md"])
 		}
 	}
-	if !bytes.Contains(files["fingerprints.svg"], []byte(`<title>search on 2026-11-02: 2 fingerprint(s), 2 receipt(s)</title>`)) {
+	if !bytes.Contains(files["fingerprints.svg"], []byte(`<title>search on 2026-11-02: 2 fingerprint(s), 2 receipt(s), each an expected server&apos;s (known collision)</title>`)) {
 		t.Errorf("chart lacks the collision mark")
 	}
 }
@@ -571,7 +571,7 @@ func TestReportTimeZone(t *testing.T) {
 			t.Errorf("%s differs under America/New_York", name)
 		}
 	}
-	if !bytes.Contains(utc["2026-11-03/drift.csv"], []byte("2026-11-03,session_change,search,B,A,match,1,2026-11-03T00:00:30.000000Z")) {
+	if !bytes.Contains(utc["2026-11-03/drift.csv"], []byte("2026-11-03,session_change,search,B,A,match,files,match,1,2026-11-03T00:00:30.000000Z")) {
 		t.Errorf("the change across midnight is not on 2026-11-03:\n%s", utc["2026-11-03/drift.csv"])
 	}
 }
@@ -710,7 +710,8 @@ func TestReportRejects(t *testing.T) {
 			t.Errorf("%s: %d findings in all", tt.day, sum.Total())
 		}
 		md := readDir(t, sum.Dir)["summary.md"]
-		if bytes.Contains(md, []byte("## Rejected lines")) != (tt.rejects > 0) || bytes.Contains(md, []byte(`/garbage.jsonl | 1 | syntax: unexpected "n"`)) != (tt.rejects == 2) {
+		if bytes.Contains(md, []byte("| rejects | syntax: ")) != (tt.rejects > 0) || bytes.Contains(md, []byte(`| rejects | syntax: unexpected "n"`)) != (tt.rejects == 2) ||
+			bytes.Contains(md, []byte(`/garbage.jsonl:1 |`)) != (tt.rejects == 2) {
 			t.Errorf("%s: summary.md:\n%s", tt.day, md)
 		}
 	}
