@@ -2,10 +2,13 @@ package analytics
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -32,8 +35,8 @@ import (
 // baseline accepts tool schemas only: failures, replays and rejects are
 // never suppressed, since no schema explains a forged or replayed receipt.
 type Baseline struct {
-	Path    string          // as given, for messages
-	SHA256  string          // of the file's bytes
+	Path    string          `toml:"-"` // as given, for messages
+	SHA256  string          `toml:"-"` // of the file's bytes
 	Entries []BaselineEntry `toml:"suppress"`
 }
 
@@ -200,4 +203,85 @@ func isSuppressed(t *Table, r []any) bool {
 func sha256Hex(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
+}
+
+// Starting is what StartingBaseline accepted, and what it could not.
+type Starting struct {
+	Baseline *Baseline
+	Rows     int // collisions and drift rows above info that the entries accept
+	High     int // of them high: read those entries before adopting the file
+	Left     int // failures, replays and rejects of the day: no baseline accepts them
+}
+
+// StartingBaseline writes a team's first baseline from a day it declares
+// known-good: one entry per (tool, fingerprint) of the day's collisions
+// and drift rows above info (info rows fail no --fail-on worth using),
+// each with a reason naming the day and the kinds of finding it accepts,
+// expiring at expires.
+func StartingBaseline(ctx context.Context, q Querier, day string, expires time.Time) (*Starting, error) {
+	if _, err := ParseDay(day); err != nil {
+		return nil, err
+	}
+	st := &Starting{Baseline: &Baseline{Entries: []BaselineEntry{}}}
+	type pair struct{ tool, fp string }
+	var order []pair
+	kinds := map[pair][]string{}
+	for _, name := range Findings {
+		t, err := RunQuery(ctx, q, name, day)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(suppressible, name) {
+			st.Left += len(t.Rows)
+			continue
+		}
+		for _, r := range t.Rows {
+			sev := rowSeverity(t, r)
+			if sev <= SeverityInfo {
+				continue
+			}
+			st.Rows++
+			if sev == SeverityHigh {
+				st.High++
+			}
+			p := pair{Text(r[t.Col("tool_name")]), Text(r[t.Col("tool_fingerprint")])}
+			if _, ok := kinds[p]; !ok {
+				order = append(order, p)
+			}
+			kind := name
+			if i := t.Col("kind"); i >= 0 {
+				kind = Text(r[i])
+			}
+			kind += " " + sev.String()
+			if !slices.Contains(kinds[p], kind) {
+				kinds[p] = append(kinds[p], kind)
+			}
+		}
+	}
+	slices.SortFunc(order, func(a, b pair) int { return cmp.Or(cmp.Compare(a.tool, b.tool), cmp.Compare(a.fp, b.fp)) })
+	for _, p := range order {
+		st.Baseline.Entries = append(st.Baseline.Entries, BaselineEntry{Tool: p.tool, Fingerprint: p.fp,
+			Reason:  fmt.Sprintf("known-good on %s (verify baseline): %s", day, strings.Join(kinds[p], ", ")),
+			Expires: BaselineTime{expires.UTC()}})
+	}
+	return st, nil
+}
+
+// WriteTOML writes the baseline as a file ReadBaseline reads back.
+func (b *Baseline) WriteTOML(w io.Writer, header string) error {
+	var buf bytes.Buffer
+	for l := range strings.Lines(header) {
+		buf.WriteString("# " + l)
+	}
+	if header != "" && !strings.HasSuffix(header, "\n") {
+		buf.WriteString("\n")
+	}
+	buf.WriteString("\n")
+	if len(b.Entries) == 0 {
+		buf.WriteString("suppress = []\n")
+	} else if err := toml.NewEncoder(&buf).Encode(b); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
 }

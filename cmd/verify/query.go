@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
@@ -19,14 +20,16 @@ func newQueryCommand() *cli.Command {
 		Description: "NAME is the base name of an embedded query file: " + strings.Join(analytics.QueryNames(), ", ") + ".\n" +
 			"Each file's header comment says what it finds. The day is bound as the query's one\n" +
 			"parameter; without --day, the queries report every day.\n\n" +
-			"Formats: table (aligned text), csv (RFC 4180, header row), json (JSON Lines, one object per row).\n" +
-			"Times are RFC 3339 UTC.\n\n" +
+			"Formats: table (aligned text), csv (RFC 4180, header row), json (JSON Lines, one object per row),\n" +
+			"ocsf (finding queries only: one OCSF Detection Finding event, class_uid 2004, per row).\n" +
+			"Times are RFC 3339 UTC. A finding query's rows carry finding, severity, finding_id (the same\n" +
+			"on every run over the same data) and event_time.\n\n" +
 			"Exit codes: 0 the query ran (with or without rows), 64 usage or unknown NAME,\n" +
 			"66 the database file does not exist, 74 the database could not be read.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (made by verify load or verify audit)"},
 			&cli.StringFlag{Name: "day", Usage: "UTC `DAY` (YYYY-MM-DD)", DefaultText: "every day"},
-			&cli.StringFlag{Name: "format", Aliases: []string{"o"}, Value: "table", Usage: "table, csv or json"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"o"}, Value: "table", Usage: "table, csv, json or ocsf"},
 		},
 		Action: queryAction,
 	}
@@ -51,8 +54,11 @@ func queryAction(ctx *cli.Context) error {
 		return usagef(ctx, "--db is required")
 	}
 	format := flags["format"]
-	if format != "table" && format != "csv" && format != "json" {
-		return usagef(ctx, "--format must be table, csv or json, not %q", format)
+	if format != "table" && format != "csv" && format != "json" && format != "ocsf" {
+		return usagef(ctx, "--format must be table, csv, json or ocsf, not %q", format)
+	}
+	if format == "ocsf" && !slices.Contains(analytics.Findings, name) {
+		return usagef(ctx, "--format ocsf: %s is not a finding query (%s)", name, strings.Join(analytics.Findings, ", "))
 	}
 	day := flags["day"]
 	if day != "" {
@@ -75,6 +81,8 @@ func queryAction(ctx *cli.Context) error {
 		return t.WriteCSV(w)
 	case "json":
 		return t.WriteJSONL(w)
+	case "ocsf":
+		return analytics.WriteOCSF(w, t, version(), analytics.DefaultFailOn)
 	}
 	return t.WriteTable(w)
 }
