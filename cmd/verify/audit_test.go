@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -124,7 +125,7 @@ func TestAudit(t *testing.T) {
 	}
 	for _, want := range []string{`^loaded 1 file\(s\) into verify-audit.duckdb \(0 already loaded, 0 unreadable\): 300 receipts`,
 		`\nday +receipts +collisions +drift +replays +failures +rejects\n2026-11-01 +\d+ +\d+ +\d+ +\d+ +\d+ +0\n2026-11-02 .*\n2026-11-03 .*\ntotal +300 +\d+`,
-		`\nfindings on 3 of 3 day\(s\); reports: report/YYYY-MM-DD/summary.md\n$`} {
+		`\nby severity: \d+ high, 0 medium, \d+ low, \d+ info, 0 suppressed\nfindings on 3 of 3 day\(s\), at --fail-on high or above on 3; reports: report/YYYY-MM-DD/summary.md\n$`} {
 		if !regexp.MustCompile(want).MatchString(stdout) {
 			t.Errorf("stdout does not match %q:\n%s", want, stdout)
 		}
@@ -176,5 +177,70 @@ func TestAuditUndated(t *testing.T) {
 		if !strings.Contains(stdout, "report: "+out+string(filepath.Separator)) {
 			t.Errorf("%s: no report written:\n%s", tt.input, stdout)
 		}
+	}
+}
+
+// TestAuditFailOn: on archives with no planted anomaly, audit exits 0 at
+// the default --fail-on and lists the known collisions at info; --fail-on
+// info brings back the exit 1 of every finding.
+func TestAuditFailOn(t *testing.T) {
+	for _, seed := range []uint64{5, 6} {
+		dir := t.TempDir()
+		cfg := receiptgen.Config{Seed: seed, N: 200, Rate: 0, Days: 3, Algs: receiptgen.Ed25519Only}
+		if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
+			t.Fatal(err)
+		}
+		work := t.TempDir()
+		args := []string{"audit", "--keys", filepath.Join(dir, "keys", "jwks.json"), "--schemas", filepath.Join(dir, "schemas"),
+			"--at", "2026-12-01T00:00:00Z", "--db", filepath.Join(work, "a.duckdb"), "--out", filepath.Join(work, "r"), filepath.Join(dir, "receipts.jsonl")}
+		code, stdout, stderr := runVerify(t, args...)
+		if code != exitOK || !strings.Contains(stdout, "\nby severity: 0 high, 0 medium, ") {
+			t.Errorf("seed %d: exit %d\n%s%s", seed, code, stdout, stderr)
+		}
+		csv, err := os.ReadFile(filepath.Join(work, "r", "2026-11-01", "collisions.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(csv), "\r\ncollisions,info,"); n == 0 || n != strings.Count(string(csv), "\r\n")-1 {
+			t.Errorf("seed %d: collisions not all at info:\n%s", seed, csv)
+		}
+		if code, _, _ := runVerify(t, append([]string{args[0], "--fail-on", "info"}, args[1:]...)...); code != exitRejected {
+			t.Errorf("seed %d: --fail-on info: exit %d", seed, code)
+		}
+	}
+}
+
+// TestBaselineCommand: a starting baseline written from a day accepts its
+// tool-schema findings, so the same day reports them as suppressed; the
+// failed receipts of the day still fail it.
+func TestBaselineCommand(t *testing.T) {
+	corpus := genAuditCorpus(t)
+	work := t.TempDir()
+	db := filepath.Join(work, "a.duckdb")
+	audit := []string{"audit", "--keys", filepath.Join(corpus, "keys", "jwks.json"), "--schemas", filepath.Join(corpus, "schemas"),
+		"--at", "2026-12-01T00:00:00Z", "--db", db, "--out", filepath.Join(work, "r"), filepath.Join(corpus, "receipts.jsonl")}
+	if code, stdout, stderr := runVerify(t, audit...); code != exitRejected {
+		t.Fatalf("audit: exit %d\n%s%s", code, stdout, stderr)
+	}
+	base := filepath.Join(work, "baseline.toml")
+	code, stdout, stderr := runVerify(t, "baseline", "--db", db, "--day", "2026-11-03", "--out", base)
+	if code != exitOK || stdout != "" || !regexp.MustCompile(`^verify: baseline: [1-9]\d* entr\(ies\) accepting \d+ row\(s\) of 2026-11-03`).MatchString(stderr) {
+		t.Fatalf("baseline: exit %d\n%s%s", code, stdout, stderr)
+	}
+	report := []string{"report", "--db", db, "--day", "2026-11-03", "--out", filepath.Join(work, "d"), "--baseline", base}
+	code, stdout, _ = runVerify(t, append(report, "--at", "2026-11-04T00:00:00Z")...)
+	m := regexp.MustCompile(`severity: (\d+) high, 0 medium, 0 low, \d+ info, ([1-9]\d*) suppressed`).FindStringSubmatch(stdout)
+	if code != exitRejected || m == nil {
+		t.Fatalf("report with the baseline: exit %d\n%s", code, stdout)
+	}
+	failures, _ := os.ReadFile(filepath.Join(work, "d", "failures.csv"))
+	replays, _ := os.ReadFile(filepath.Join(work, "d", "replays.csv"))
+	if high := strings.Count(string(failures), "\r\nfailures,high,") + strings.Count(string(replays), "\r\nreplays,high,"); fmt.Sprint(high) != m[1] {
+		t.Errorf("%s high rows left, want the %d failures and replays", m[1], high)
+	}
+	// At the entries' expiry (90 days after the day) they warn and suppress nothing.
+	code, stdout, stderr = runVerify(t, append(report, "--at", "2027-02-01T00:00:00Z")...)
+	if code != exitRejected || !strings.Contains(stdout, " 0 suppressed\n") || !strings.Contains(stderr, "verify: baseline: entry 1 (tool ") {
+		t.Errorf("report after expiry: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
