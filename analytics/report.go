@@ -730,7 +730,7 @@ func describe(name string, t *Table, r []any) string {
 	case "collisions":
 		server := g("expected_server")
 		if server == "" {
-			server = g("expected")
+			server = "no expected server's (" + g("expected") + ")"
 		}
 		return fmt.Sprintf("%s fingerprints of the name; this one: %s", g("fingerprints"), server)
 	case "drift":
