@@ -79,20 +79,7 @@ func kindOf(fps, unexpected int64) cellKind {
 // expected schemas to judge them. The last day's column is shaded. The
 // output depends only on its arguments.
 func FingerprintChart(last time.Time, days int, rows []ToolDay) []byte {
-	first := last.AddDate(0, 0, -(days - 1))
-	earliest := ""
-	for _, r := range rows {
-		if r.Day >= first.Format(time.DateOnly) && (earliest == "" || r.Day < earliest) {
-			earliest = r.Day
-		}
-	}
-	if t, err := time.Parse(time.DateOnly, earliest); err == nil && t.After(first) {
-		first = t
-	}
-	if min7 := last.AddDate(0, 0, 1-chartMinDays); first.After(min7) {
-		first = min7
-	}
-	days = int(last.Sub(first).Hours()/24) + 1
+	first, days := chartWindow(last, days, rows)
 	col := map[string]int{}
 	for i := range days {
 		col[first.AddDate(0, 0, i).Format(time.DateOnly)] = i
@@ -237,6 +224,26 @@ func FingerprintChart(last time.Time, days int, rows []ToolDay) []byte {
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="#fff4c2" stroke="#d4a72c" stroke-width="0.5"/><text x="%d" y="%d" dy="0.35em" fill="#1f2328">report day</text>`+"\n", width-100, ly-6, width-84, ly)
 	b.WriteString("</svg>\n")
 	return b.Bytes()
+}
+
+// chartWindow is the chart's first day and its number of days: from the
+// first day with data among the days days ending with last, but at least
+// chartMinDays.
+func chartWindow(last time.Time, days int, rows []ToolDay) (time.Time, int) {
+	first := last.AddDate(0, 0, -(days - 1))
+	earliest := ""
+	for _, r := range rows {
+		if r.Day >= first.Format(time.DateOnly) && (earliest == "" || r.Day < earliest) {
+			earliest = r.Day
+		}
+	}
+	if t, err := time.Parse(time.DateOnly, earliest); err == nil && t.After(first) {
+		first = t
+	}
+	if min7 := last.AddDate(0, 0, 1-chartMinDays); first.After(min7) {
+		first = min7
+	}
+	return first, int(last.Sub(first).Hours()/24) + 1
 }
 
 // shorten cuts a tool name to chartMaxName characters.

@@ -367,6 +367,8 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 		}
 		tds = append(tds, td)
 	}
+	chartFirst, _ := chartWindow(day, ChartDays, tds)
+	man.ChartWindow = Window{chartFirst.Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)}
 	if err := write(ChartFile, FingerprintChart(day, ChartDays, tds)); err != nil {
 		return nil, err
 	}
