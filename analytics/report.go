@@ -784,7 +784,11 @@ func findingsTable(b *strings.Builder, rows []findingRow, n int, suppressed bool
 				more = append(more, fmt.Sprintf("%d in [%s.csv](%s.csv)", k, name, name))
 			}
 		}
-		fmt.Fprintf(b, "\n%d more: %s.\n", len(rows)-n, strings.Join(more, ", "))
+		if len(more) == 1 {
+			fmt.Fprintf(b, "\n%s more.\n", more[0])
+		} else {
+			fmt.Fprintf(b, "\n%d more: %s.\n", len(rows)-n, strings.Join(more, ", "))
+		}
 	}
 	b.WriteString("\n")
 }

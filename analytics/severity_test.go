@@ -228,3 +228,35 @@ func TestSeverityRules(t *testing.T) {
 		}
 	}
 }
+
+// TestFindingIDStable: finding_id is the same for the same row in another
+// database loaded with the same receipts (it hashes facts, not paths or
+// load times), and no two rows of a day share one.
+func TestFindingIDStable(t *testing.T) {
+	t.Parallel()
+	moved := slices.Clone(fixtureRows)
+	for i := range moved {
+		moved[i].source = "/elsewhere/" + moved[i].file + "f1.jsonl"
+	}
+	ids := func(rows []fixRow) []string {
+		db := fixtureDB(t, rows, fixtureExpected...)
+		var out []string
+		for _, name := range Findings {
+			tb, err := RunQuery(context.Background(), db.SQL(), name, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range tb.Rows {
+				out = append(out, Text(r[tb.Col(FindingIDColumn)]))
+			}
+		}
+		return out
+	}
+	a, b := ids(fixtureRows), ids(moved)
+	if len(a) < 8 || !slices.Equal(a, b) {
+		t.Errorf("ids differ between databases:\n%v\n%v", a, b)
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(a)))) != len(a) {
+		t.Errorf("two rows share a finding_id: %v", a)
+	}
+}
