@@ -202,8 +202,8 @@ type ManifestOutput struct {
 // <finding>.jsonl for each of Findings, each row with its severity,
 // finding_id, event_time and whether the baseline suppresses it; the
 // chart (fingerprints.svg, up to ChartDays days up to the day);
-// summary.md, opening with the verdict; findings.ocsf.jsonl if asked; and
-// manifest.json. Every file is written to a temporary name in Dir and
+// summary.md, opening with the verdict, and summary.html, the same as one
+// self-contained page; findings.ocsf.jsonl if asked; and manifest.json. Every file is written to a temporary name in Dir and
 // renamed, and nothing depends on the clock but the baseline's expiry
 // (opts.Now), so reporting the same day of the same data again gives the
 // same bytes. A database error is an *IOError, a file that cannot be
@@ -369,10 +369,19 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 	}
 	chartFirst, _ := chartWindow(day, ChartDays, tds)
 	man.ChartWindow = Window{chartFirst.Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)}
-	if err := write(ChartFile, FingerprintChart(day, ChartDays, tds)); err != nil {
+	chart := FingerprintChart(day, ChartDays, tds)
+	if err := write(ChartFile, chart); err != nil {
 		return nil, err
 	}
-	if err := write(SummaryFile, summaryMarkdown(sum, man, tables, servers)); err != nil {
+	md := summaryMarkdown(sum, man, tables, servers)
+	if err := write(SummaryFile, md); err != nil {
+		return nil, err
+	}
+	page, err := summaryHTML(opts.Day, md, chart)
+	if err != nil {
+		return nil, err
+	}
+	if err := write(HTMLFile, page); err != nil {
 		return nil, err
 	}
 	mj, err := json.MarshalIndent(man, "", "  ")
@@ -734,7 +743,7 @@ func describe(name string, t *Table, r []any) string {
 		if server == "" {
 			server = "no expected server's (" + g("expected") + ")"
 		}
-		return fmt.Sprintf("%s fingerprints of the name; this one: %s", g("fingerprints"), server)
+		return fmt.Sprintf("%s fingerprints; this one: %s", g("fingerprints"), server)
 	case "drift":
 		what := g("kind") + ", " + g("expected")
 		if s := g("expected_server"); s != "" {
