@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,8 +193,18 @@ func TestQueryFiles(t *testing.T) {
 	for _, name := range names {
 		base := strings.TrimSuffix(name, ".sql")
 		for _, day := range []string{"2026-11-01", ""} {
-			if _, err := RunQuery(context.Background(), db.SQL(), base, day); err != nil {
+			tb, err := RunQuery(context.Background(), db.SQL(), base, day)
+			if err != nil {
 				t.Errorf("%s, day %q: %v", base, day, err)
+				continue
+			}
+			// A finding query's rows open with what a SIEM keys on, and its
+			// header says why each severity.
+			if slices.Contains(Findings, base) {
+				q, _ := LookupQuery(base)
+				if len(tb.Columns) < 3 || strings.Join(tb.Columns[:3], ",") != "finding,severity,finding_id" || tb.Col("event_time") < 0 || !strings.Contains(q.Text, "\n-- Severity") {
+					t.Errorf("%s: columns %v, or no Severity section in its header", base, tb.Columns)
+				}
 			}
 		}
 	}
