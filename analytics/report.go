@@ -535,8 +535,12 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 	p("\n\n")
 	for _, e := range sum.Expired() {
 		exp, _ := e.Entry.Expires.MarshalTOML()
-		p("> **Warning:** baseline entry %d (%s) expired on %s (%q); it suppresses nothing now, and the %d row(s) it matches count again. Renew it with a new date or remove it.\n\n",
-			e.Index, mdText(e.Entry.String()), exp, mdText(e.Entry.Reason), e.Rows)
+		matched := fmt.Sprintf("the %d row(s) of this day it matches count again", e.Rows)
+		if e.Rows == 0 {
+			matched = "it matches no row of this day"
+		}
+		p("> **Warning:** baseline entry %d (%s) expired on %s (reason: %s); it suppresses nothing now, and %s. Renew it with a new date or remove it.\n\n",
+			e.Index, mdText(e.Entry.String()), exp, mdText(e.Entry.Reason), matched)
 	}
 
 	failures := tables["failures"]
