@@ -18,7 +18,7 @@ func findingFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "fail-on", Value: analytics.DefaultFailOn.String(), Usage: "exit 1 when a finding row not suppressed is at `SEVERITY` or above (high, medium, low, info)"},
 		&cli.StringFlag{Name: "baseline", Usage: "accepted tool-schema findings: TOML `FILE` of [[suppress]] entries (verify baseline writes one)"},
-		&cli.StringFlag{Name: "format", Usage: "ocsf: also write findings.ocsf.jsonl, one OCSF Detection Finding event per row", DefaultText: "CSV and JSON Lines only"},
+		&cli.StringFlag{Name: "format", Usage: "`ocsf`: also write findings.ocsf.jsonl, one OCSF Detection Finding event per row", DefaultText: "CSV and JSON Lines only"},
 		&cli.BoolFlag{Name: "no-fail", Usage: "exit 0 whatever the findings"},
 	}
 }

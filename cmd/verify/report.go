@@ -18,7 +18,8 @@ func newReportCommand() *cli.Command {
 		Usage: "write the daily report of an audit database: findings as CSV and JSON Lines, a chart, summary.md, manifest.json",
 		Description: "Runs the finding queries (" + strings.Join(analytics.Findings, ", ") + ") for one UTC day and writes\n" +
 			"in DIR: NAME.csv and NAME.jsonl for each, fingerprints.svg (distinct fingerprints per tool per\n" +
-			"day, the 28 days up to DAY), summary.md (read it first) and manifest.json (versions, query\n" +
+			"day, up to the 28 days up to DAY), summary.md (read it first: it opens with the verdict),\n" +
+			"summary.html (the same, one self-contained page) and manifest.json (versions, query\n" +
 			"hashes, inputs, totals). Each file is written to a temporary name and renamed; the same day\n" +
 			"of the same data gives the same bytes. stdout gets one line per finding type.\n\n" +
 			"Every finding row has a severity (high, medium, low, info; README, \"Severity\"). A\n" +
