@@ -96,7 +96,7 @@ func (e BaselineEntry) Expired(now time.Time) bool { return !now.Before(e.Expire
 // suppressible are the finding types a baseline applies to.
 var suppressible = []string{"collisions", "drift"}
 
-// Matches says whether the entry names a row of finding type name.
+// matches says whether the entry names a row of finding type name.
 func (e BaselineEntry) matches(name string, t *Table, r []any) bool {
 	if !slices.Contains(suppressible, name) {
 		return false

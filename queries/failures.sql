@@ -3,12 +3,11 @@
 --
 -- Parameter: the UTC day (DATE), bound once below; NULL reports every day.
 --
--- Severity (see README, "Severity"):
---   high    every row: FAIL (forged, tampered, revoked, out of its chain,
---           replayed) and INCOMPLETE alike. An INCOMPLETE receipt proves
---           nothing (a receipt signed by a key the snapshot lacks is
---           INCOMPLETE, and so is a forgery signed with the forger's own
---           key), so it pages as a failure does; `verdict` tells them apart.
+-- Severity: high, every row (see README, "Severity"): FAIL (forged,
+-- tampered, revoked, out of its chain, replayed) and INCOMPLETE alike. An
+-- INCOMPLETE receipt proves nothing (a receipt signed by a key the snapshot
+-- lacks is INCOMPLETE, and so is a forgery signed with the forger's own
+-- key), so it pages as a failure does; `verdict` tells them apart.
 --
 -- One row per receipt: finding ('failures'), severity, finding_key (the
 -- receipt's file and line; the runner shows its SHA-256 as finding_id),
@@ -19,7 +18,7 @@
 -- Order: day, reasons, verdict, issued_at, source, line.
 WITH params AS (SELECT CAST(? AS DATE) AS day)
 SELECT 'failures' AS finding,
-       CASE WHEN r.verdict IN ('FAIL', 'INCOMPLETE') THEN 'high' ELSE 'medium' END AS severity,
+       'high' AS severity,
        'failures|' || r.file_sha256 || ':' || CAST(r.line AS VARCHAR) AS finding_key,
        r.day,
        r.reasons,
