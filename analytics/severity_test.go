@@ -18,7 +18,7 @@ import (
 // finding row of every day as a map of column to text.
 func seededReport(t *testing.T, seed uint64, rate float64, opts ReportOptions) ([]genReceipt, []receiptgen.Record, []map[string]string, []*ReportSummary) {
 	t.Helper()
-	cfg := receiptgen.Config{Seed: seed, N: 700, Rate: rate, Days: 4, Algs: receiptgen.Ed25519Only}
+	cfg := receiptgen.Config{Seed: seed, N: 500, Rate: rate, Days: 4, Algs: receiptgen.Ed25519Only}
 	c := genCorpus(t, "", cfg)
 	db := openTestDB(t)
 	mustLoad(t, db, c.v, c.schemas, c.receipts)
