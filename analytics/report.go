@@ -650,6 +650,9 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 func verdictLine(sum *ReportSummary) string {
 	rc := sum.Receipts
 	var b strings.Builder
+	if rc.Receipts == 0 && sum.Total() == 0 {
+		return "**Verdict: nothing to judge.** No receipt at all on this day, and no finding: a delivery that did not arrive looks like this. `verify report` exits 3."
+	}
 	if sum.Failing() > 0 {
 		b.WriteString("**Verdict: action needed.** ")
 	} else {

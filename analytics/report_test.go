@@ -469,7 +469,7 @@ func TestReportEmptyDay(t *testing.T) {
 		t.Errorf("findings on an empty day: %+v", sum.Findings)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
-	if !strings.Contains(string(md), "No findings") {
+	if !strings.Contains(string(md), "No findings") || !strings.Contains(string(md), "\n**Verdict: nothing to judge.** No receipt at all on this day") {
 		t.Errorf("summary.md:\n%s", md)
 	}
 	var man Manifest
