@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -116,9 +117,19 @@ func checkGroundTruth(t *testing.T, dir string, receipts int64, opts Options) {
 }
 
 // fakePrior is an archive that holds every hash whose hex begins with 'a'
-// (in a scope of its own) and already names every one beginning with 'b'
-// or 'c'.
+// (in a scope of its own), already names every one beginning with 'b'
+// or 'c', and already used every nonce whose digest begins with 'd'.
 type fakePrior struct{}
+
+func (fakePrior) Nonces(_ context.Context, digests []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, d := range digests {
+		if d[0] == 'd' {
+			out[d] = true
+		}
+	}
+	return out, nil
+}
 
 func (fakePrior) Links(_ context.Context, prefixes []string) (map[string]PriorLink, error) {
 	out := map[string]PriorLink{}
@@ -162,5 +173,44 @@ func TestIndexBoundsGiveSameResults(t *testing.T) {
 		if prior != nil && want == render(Options{}) {
 			t.Error("the earlier archive changed no result")
 		}
+	}
+}
+
+// TestPriorNonces: a nonce an earlier archive already used is a replay on
+// its first use in the input too, and the archive is asked by the digest
+// the archive stores (NonceDigest).
+func TestPriorNonces(t *testing.T) {
+	t.Parallel()
+	dir := "../../testdata/demo"
+	v := corpusVerifier(t, dir)
+	run := func(opts Options) map[string][]verify.Reason {
+		got := map[string][]verify.Reason{}
+		_, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, opts, func(r *verify.Result) error {
+			got[NonceDigest(r.NonceKey())+"/"+r.Fields.ActionID] = slices.Clone(r.Reasons)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	without := run(Options{})
+	with := run(Options{Prior: fakePrior{}, limits: indexLimits{priorBatch: 3}})
+	replays := 0
+	for k, reasons := range with {
+		was := slices.Contains(without[k], verify.ReasonNonceReplay)
+		is := slices.Contains(reasons, verify.ReasonNonceReplay)
+		switch {
+		case k[0] == 'd' && !is:
+			t.Errorf("%s: nonce used in the archive, reasons %v", k, reasons)
+		case k[0] != 'd' && is != was:
+			t.Errorf("%s: nonce_replay %v with the archive, %v without", k, is, was)
+		}
+		if is && !was {
+			replays++
+		}
+	}
+	if replays == 0 {
+		t.Fatal("no receipt became a replay: the corpus has no nonce digest beginning with 'd'")
 	}
 }
