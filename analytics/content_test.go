@@ -1,0 +1,268 @@
+package analytics
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/keys"
+)
+
+// verdicts is every receipt's file path, line, verdict and reasons.
+func verdicts(t *testing.T, db *DB) string {
+	t.Helper()
+	rows, err := db.SQL().Query(`SELECT source, line, verdict, reasons FROM receipts ORDER BY source, line`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rowsText(t, rows)
+}
+
+func loadOne(t *testing.T, db *DB, c *corpus, in Input, opts LoadOptions) FileSummary {
+	t.Helper()
+	if opts.TempDir == "" {
+		opts.TempDir = t.TempDir()
+	}
+	sum, err := Load(context.Background(), db, c.v, []Input{in}, opts)
+	if err != nil {
+		t.Fatalf("Load %s: %v", in.Name, err)
+	}
+	return sum.Files[0]
+}
+
+// TestGrownFile: a JSON Lines file loaded, then grown (a producer appends
+// to its log), adds only its new lines, judged against what is stored, as
+// one load of the whole file judges them; the same content under another
+// name, gzipped, or cut short again adds nothing.
+func TestGrownFile(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 31, N: 300, Rate: 0.12, Days: 2})
+	lines := readLines(t, c.receipts)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "agent.jsonl")
+	db := openTestDB(t)
+
+	writeLines(t, log, lines[:100])
+	first := loadOne(t, db, c, fileInput(log), LoadOptions{})
+	writeLines(t, log, lines[:220])
+	grown := loadOne(t, db, c, fileInput(log), LoadOptions{})
+	if grown.AlreadyLoaded || grown.FirstLine != 101 || grown.Extends != first.SHA256 || grown.Accepted != 120 || grown.Lines != 120 {
+		t.Fatalf("grown file: %+v, want lines 101 to 220 added, extending %s", grown, first.SHA256)
+	}
+	// Its last line without a newline, then completed and grown again.
+	data := bytes.Join(lines, []byte("\n")) // no newline at the end
+	cut := len(bytes.Join(lines[:250], []byte("\n")))
+	if err := os.WriteFile(log, data[:cut], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := loadOne(t, db, c, fileInput(log), LoadOptions{}); f.FirstLine != 221 || f.Accepted != 30 {
+		t.Fatalf("grown to an unterminated line: %+v", f)
+	}
+	if err := os.WriteFile(log, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := loadOne(t, db, c, fileInput(log), LoadOptions{}); f.FirstLine != 251 || f.Accepted != int64(len(lines)-250) {
+		t.Fatalf("grown past an unterminated line: %+v", f)
+	}
+
+	whole := openTestDB(t)
+	loadOne(t, whole, c, fileInput(log), LoadOptions{})
+	if got, want := verdicts(t, db), verdicts(t, whole); got != want {
+		t.Errorf("loaded as it grew, the file is judged otherwise than loaded whole:\n%s", diffLines(want, got))
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM receipts"); n != int64(len(lines)) {
+		t.Errorf("%d receipts rows, want %d", n, len(lines))
+	}
+
+	before := dump(t, db)
+	again := filepath.Join(dir, "renamed.jsonl")
+	writeLines(t, again, lines)
+	older := filepath.Join(dir, "older-copy.jsonl")
+	writeLines(t, older, lines[:160])
+	for _, in := range []Input{fileInput(log), fileInput(again), gzipInput(t, again, filepath.Join(dir, "recompressed.jsonl.gz")), fileInput(older)} {
+		if f := loadOne(t, db, c, in, LoadOptions{}); !f.AlreadyLoaded || f.Err != nil {
+			t.Errorf("%s: %+v, want already loaded", in.Name, f)
+		}
+	}
+	if after := dump(t, db); after != before {
+		t.Errorf("loading known content changed the database:\n%s", diffLines(before, after))
+	}
+}
+
+// TestChangedFile: a file whose already-loaded part has changed is refused,
+// naming the first line that differs, and nothing of it is loaded; a
+// receipt that truly appears twice, in another file, is loaded and is a
+// replay.
+func TestChangedFile(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 32, N: 120, Days: 1})
+	lines := readLines(t, c.receipts)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "agent.jsonl")
+	db := openTestDB(t)
+	writeLines(t, log, lines[:80])
+	loadOne(t, db, c, fileInput(log), LoadOptions{})
+	before := dump(t, db)
+
+	changed := append(append([][]byte{}, lines[:80]...), lines[80:]...)
+	changed[41] = lines[100] // line 42
+	writeLines(t, log, changed)
+	f := loadOne(t, db, c, fileInput(log), LoadOptions{})
+	var ce *ChangedError
+	if !errors.As(f.Err, &ce) || ce.Line != 42 {
+		t.Fatalf("changed file: %+v, want a ChangedError at line 42", f)
+	}
+	if !strings.Contains(f.Err.Error(), "line 42") {
+		t.Errorf("error %q does not name the line", f.Err)
+	}
+	if after := dump(t, db); after != before {
+		t.Errorf("a refused file changed the database:\n%s", diffLines(before, after))
+	}
+
+	// Another file that begins with the same receipts is not a growth of
+	// the stored one: it is loaded whole, and its copies are replays.
+	other := filepath.Join(dir, "other.jsonl")
+	writeLines(t, other, [][]byte{lines[0], lines[90]})
+	if f := loadOne(t, db, c, fileInput(other), LoadOptions{}); f.Err != nil || f.Accepted != 2 {
+		t.Fatalf("other file: %+v", f)
+	}
+	var reasons string
+	if err := db.SQL().QueryRow("SELECT reasons FROM receipts WHERE source = ? AND line = 1", other).Scan(&reasons); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(reasons, string(verify.ReasonNonceReplay)) {
+		t.Errorf("a receipt loaded twice: reasons %q, want nonce_replay", reasons)
+	}
+}
+
+// TestLoadClockAndIssuedAt: a receipt is filed under the day its issued_at
+// names in every spelling the verifier reads, and --at (LoadOptions.At)
+// is the load's only clock: loaded_at and the day of an undated receipt.
+func TestLoadClockAndIssuedAt(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 33, N: 10, Days: 1})
+	line := string(readLines(t, c.receipts)[0])
+	i := strings.Index(line, `"issued_at":"`) + len(`"issued_at":"`)
+	orig := line[i : i+len("2026-11-01T00:00:00.000000Z")]
+	spellings := map[string]string{ // as written: the instant, UTC
+		"2026-11-01T23:10:03+0000":      "2026-11-01T23:10:03Z",
+		"2026-11-01T23:10:03.5+00":      "2026-11-01T23:10:03.5Z",
+		"2026-11-01 23:10:03Z":          "2026-11-01T23:10:03Z",
+		"2026-11-01T23:10":              "2026-11-01T23:10:00Z",
+		"2026-11-01":                    "2026-11-01T00:00:00Z",
+		"2026-11-02T01:10:03+02:00":     "2026-11-01T23:10:03Z",
+		"2026-11-01T23:10:03.123456789": "2026-11-01T23:10:03.123456Z",
+	}
+	var out []string
+	var order []string
+	for s := range spellings {
+		out = append(out, strings.Replace(line, orig, s, 1))
+		order = append(order, s)
+	}
+	out = append(out, strings.Replace(line, orig, "not a time", 1))
+	path := filepath.Join(t.TempDir(), "spellings.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 20, 6, 0, 0, 0, time.UTC)
+	db := openTestDB(t)
+	loadOne(t, db, c, fileInput(path), LoadOptions{At: at})
+	for n, s := range order {
+		var issued, day time.Time
+		if err := db.SQL().QueryRow("SELECT issued_at, day FROM receipts WHERE line = ?", n+1).Scan(&issued, &day); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if got := issued.UTC().Format(time.RFC3339Nano); got != spellings[s] || day.Format(time.DateOnly) != "2026-11-01" {
+			t.Errorf("issued_at %q: stored %s on %s, want %s on 2026-11-01", s, got, day.Format(time.DateOnly), spellings[s])
+		}
+	}
+	var loadedAt, undated time.Time
+	if err := db.SQL().QueryRow("SELECT f.loaded_at, r.day FROM files f, receipts r WHERE r.line = ?", len(out)).Scan(&loadedAt, &undated); err != nil {
+		t.Fatal(err)
+	}
+	if !loadedAt.Equal(at) || undated.Format(time.DateOnly) != "2026-12-20" {
+		t.Errorf("loaded_at %s, undated receipt on %s: want the --at instant %s", loadedAt, undated, at)
+	}
+}
+
+// TestTrustProvenance: each load records its trust material and every row
+// points to it; a known file met with other material is reported and left
+// as it is, and Reverify verifies its stored receipts again, keeping their
+// chain and nonce judgments, to the verdicts a fresh load gives.
+func TestTrustProvenance(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 34, N: 200, Rate: 0.15, Days: 2})
+	at := testStart.AddDate(0, 0, 33)
+	noKeys, err := keys.NewDirectory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	blind, err := verify.New(noKeys, verify.WithTime(at), verify.WithSchemas(c.schemas))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks, err := os.ReadFile(filepath.Join(c.dir, "keys", "jwks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	without := Trust{At: at, ToolVersion: "test"}
+	with := Trust{Keys: []TrustFile{TrustFileOf("keys/jwks.json", jwks)}, At: at, ToolVersion: "test"}
+	ctx := context.Background()
+	load := func(db *DB, v *verify.Verifier, tr Trust, reverify bool) LoadSummary {
+		t.Helper()
+		sum, err := Load(ctx, db, v, []Input{fileInput(c.receipts)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: tr, Reverify: reverify})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+
+	db := openTestDB(t)
+	first := load(db, blind, without, false)
+	if first.Trust != without.ID() {
+		t.Fatalf("load trust %s, want %s", first.Trust, without.ID())
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM receipts WHERE trust_sha256 = ? AND verdict <> 'PASS'", without.ID()); n != 200 {
+		t.Fatalf("%d receipts not PASS without keys pointing to the load's trust material, want 200", n)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM files f JOIN trust t USING (trust_sha256) WHERE t.key_files = '[]' AND t.judged_at IS NOT NULL"); n != 1 {
+		t.Fatalf("%d files rows pointing to their trust row", n)
+	}
+	before := dump(t, db)
+
+	second := load(db, c.v, with, false)
+	if f := second.Files[0]; !f.AlreadyLoaded || !f.TrustChanged || f.Reverified {
+		t.Fatalf("known file with other keys: %+v, want already loaded, trust changed", f)
+	}
+	// Only the trust table, which gains the new material, may differ.
+	stored := func(d string) string { return d[:strings.Index(d, "== trust\n")] }
+	if after := dump(t, db); stored(after) != stored(before) {
+		t.Errorf("a warned load changed the stored rows:\n%s", diffLines(before, after))
+	}
+
+	third := load(db, c.v, with, true)
+	if f := third.Files[0]; !f.Reverified {
+		t.Fatalf("--reverify: %+v", f)
+	}
+	fresh := openTestDB(t)
+	load(fresh, c.v, with, false)
+	if got, want := verdicts(t, db), verdicts(t, fresh); got != want {
+		t.Errorf("re-verified receipts differ from a fresh load's:\n%s", diffLines(want, got))
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM receipts WHERE trust_sha256 = ?", with.ID()); n != 200 {
+		t.Errorf("%d receipts point to the new material, want 200", n)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM receipts WHERE reasons LIKE '%chain_%' OR reasons LIKE '%nonce_replay%'"); n == 0 {
+		t.Error("no chain or nonce finding: the corpus does not exercise the judgments kept")
+	}
+	if f := load(db, c.v, with, true).Files[0]; f.TrustChanged || f.Reverified {
+		t.Errorf("same material again: %+v", f)
+	}
+}
