@@ -3,6 +3,7 @@ package analytics
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -264,5 +265,24 @@ func TestTrustProvenance(t *testing.T) {
 	}
 	if f := load(db, c.v, with, true).Files[0]; f.TrustChanged || f.Reverified {
 		t.Errorf("same material again: %+v", f)
+	}
+
+	// The report names the material: a manifest field, a summary line.
+	dir := t.TempDir()
+	if _, err := Report(ctx, db.SQL(), ReportOptions{Day: "2026-11-01", Dir: dir, ToolVersion: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	var man Manifest
+	mj, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err := json.Unmarshal(mj, &man); err != nil {
+		t.Fatal(err)
+	}
+	if len(man.Trust) != 1 || man.Trust[0].TrustSHA256 != with.ID() || len(man.Trust[0].KeyFiles) != 1 ||
+		man.Trust[0].KeyFiles[0] != with.Keys[0] || man.Trust[0].JudgedAt != at.Format(time.RFC3339Nano) || man.Trust[0].Receipts == 0 {
+		t.Errorf("manifest trust: %+v, want %s", man.Trust, with.ID())
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if !strings.Contains(string(md), "Verdicts from trust material `"+with.ID()[:12]+"` (1 key file(s), 0 schema file(s), judged at "+at.Format(time.RFC3339Nano)) {
+		t.Errorf("summary.md does not name the trust material:\n%s", md)
 	}
 }

@@ -426,7 +426,7 @@ func TestParquetSameRows(t *testing.T) {
 	}
 	defer pq.Close()
 	// The views replace the tables Open created.
-	for _, s := range []string{"DROP TABLE receipts", "DROP TABLE expected_tools", "DROP TABLE files", "DROP TABLE rejects"} {
+	for _, s := range []string{"DROP TABLE receipts", "DROP TABLE expected_tools", "DROP TABLE files", "DROP TABLE rejects", "DROP TABLE trust"} {
 		if _, err := pq.SQL().Exec(s); err != nil {
 			t.Fatal(err)
 		}
@@ -477,7 +477,7 @@ func TestReportEmptyDay(t *testing.T) {
 	if err := json.Unmarshal(mj, &man); err != nil {
 		t.Fatal(err)
 	}
-	if len(man.Queries) != 8 || man.DuckDBVersion == "" || man.Window.From != "2026-10-01T00:00:00Z" {
+	if len(man.Queries) != 9 || man.DuckDBVersion == "" || man.Window.From != "2026-10-01T00:00:00Z" {
 		t.Errorf("manifest: %s", mj)
 	}
 }
