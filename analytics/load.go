@@ -93,6 +93,9 @@ type FileSummary struct {
 	// verified again with this load's (LoadOptions.Reverify).
 	TrustChanged bool
 	Reverified   bool
+	// Holds are the files rows (file_sha256) that hold the input's
+	// content once the load is done, those loaded before included.
+	Holds []string
 	// Err is why the file could not be loaded: it could not be opened, a
 	// read or gzip error stopped it part way, or its already-loaded part
 	// has changed (a *ChangedError). Nothing of such a file is recorded, so
@@ -187,6 +190,9 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 			fs.AlreadyLoaded = true
 		}
 		seen[fs.SHA256] = true
+		for _, r := range p.known {
+			fs.Holds = append(fs.Holds, r.sha)
+		}
 		if fs.AlreadyLoaded {
 			for _, r := range p.known {
 				if r.trust != sum.Trust {
@@ -201,6 +207,16 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 			continue
 		}
 		fs.FirstLine, fs.Extends = p.firstLine, p.base
+		fs.Holds = []string{fs.SHA256}
+		if p.base != "" {
+			base, err := chain(ctx, conn, p.base)
+			if err != nil {
+				return sum, dbErr(ctx, "read files", db.path, err)
+			}
+			for _, r := range base {
+				fs.Holds = append(fs.Holds, r.sha)
+			}
+		}
 		l.pending = append(l.pending, l.newFile(i, in, p))
 	}
 	if len(rejudge) > 0 {
