@@ -31,6 +31,7 @@ type contentID struct {
 	bytes        int64
 	head         string // SHA-256 of the first line, without its newline
 	unterminated bool   // the last line has no newline
+	newlines     int64
 	// at holds the hash of the first n bytes for each n asked for, and the
 	// byte that follows them (-1 at the end).
 	at map[int64]prefixHash
@@ -47,6 +48,10 @@ type prefixHash struct {
 func readContent(r io.Reader, offsets func(head string) ([]int64, error)) (contentID, error) {
 	id := contentID{at: map[int64]prefixHash{}}
 	h, hh := sha256.New(), sha256.New()
+	hash := func(b []byte) {
+		h.Write(b)
+		id.newlines += int64(bytes.Count(b, []byte{'\n'}))
+	}
 	buf := make([]byte, 256<<10)
 	var (
 		pos      int64
@@ -89,7 +94,7 @@ func readContent(r io.Reader, offsets func(head string) ([]int64, error)) (conte
 					hh.Write(chunk[:i])
 					// The prefix up to the newline is hashed before the
 					// offsets, which all lie at or past it, are asked.
-					h.Write(chunk[:i])
+					hash(chunk[:i])
 					pos += int64(i)
 					if i > 0 {
 						last = chunk[i-1]
@@ -103,7 +108,7 @@ func readContent(r io.Reader, offsets func(head string) ([]int64, error)) (conte
 			}
 			if len(want) > 0 && want[0] <= pos+int64(len(chunk)) {
 				k := want[0] - pos
-				h.Write(chunk[:k])
+				hash(chunk[:k])
 				pos += k
 				if k > 0 {
 					last = chunk[k-1]
@@ -119,7 +124,7 @@ func readContent(r io.Reader, offsets func(head string) ([]int64, error)) (conte
 				chunk = chunk[k:]
 				continue
 			}
-			h.Write(chunk)
+			hash(chunk)
 			pos += int64(len(chunk))
 			last = chunk[len(chunk)-1]
 			chunk = nil
@@ -144,12 +149,23 @@ func readContent(r io.Reader, offsets func(head string) ([]int64, error)) (conte
 	return id, nil
 }
 
-// storedFile is a files row, as the content identity reads it.
+// lines is the number of lines of the content, as the stream numbers them.
+func (id *contentID) lines() int64 {
+	if id.unterminated {
+		return id.newlines + 1
+	}
+	return id.newlines
+}
+
+// storedFile is a files row, as the content identity reads it, or an
+// input earlier in the same load that will be one (pending).
 type storedFile struct {
 	sha, path, base, trust string
 	bytes, firstLine       int64
 	lines                  int64
 	unterminated           bool
+	pending                bool
+	head                   string // of a pending one
 }
 
 // total is the number of lines of the content the row covers.
@@ -313,6 +329,11 @@ func (l *loader) identify(in Input) (plan, error) {
 		if cands, err = scanStoredFiles(rows); err != nil {
 			return nil, errIdentify{err}
 		}
+		for _, c := range l.inCall {
+			if c.head == head {
+				cands = append(cands, c)
+			}
+		}
 		var offs []int64
 		for _, c := range cands {
 			offs = append(offs, c.bytes)
@@ -331,7 +352,7 @@ func (l *loader) identify(in Input) (plan, error) {
 
 	// The same content, whole: already loaded.
 	known, err := chain(l.ctx, l.conn, p.id.sha256)
-	if err == nil && len(known) == 0 && in.Stored != nil {
+	if err == nil && len(known) == 0 && in.Stored != nil && l.legacy {
 		// Databases written before content identity know a gzip file by
 		// the hash of its compressed bytes.
 		var sha string
@@ -366,10 +387,13 @@ func (l *loader) identify(in Input) (plan, error) {
 	var other *storedFile
 	for i, c := range cands {
 		if match != nil {
-			if descends(cands, &cands[i], match) && (other == nil || c.bytes > other.bytes) {
+			if !c.pending && descends(cands, &cands[i], match) && (other == nil || c.bytes > other.bytes) {
 				other = &cands[i]
 			}
 			continue
+		}
+		if c.pending {
+			continue // its lines are not stored yet to compare with
 		}
 		same, otherSame := c.path == in.Name, other != nil && other.path == in.Name
 		if other == nil || (same && !otherSame) || (same == otherSame && c.bytes > other.bytes) {
@@ -383,7 +407,9 @@ func (l *loader) identify(in Input) (plan, error) {
 			p.skip++ // the newline that ends the stored last line
 		}
 		p.firstLine = match.total() + 1
-		if p.skip == p.id.bytes { // only that newline is new
+		if p.skip == p.id.bytes && match.pending { // only that newline is new
+			p.known = []storedFile{*match}
+		} else if p.skip == p.id.bytes {
 			p.known, err = chain(l.ctx, l.conn, match.sha)
 			if err != nil {
 				return p, dbErr(l.ctx, "read files", l.db.path, err)

@@ -286,3 +286,40 @@ func TestTrustProvenance(t *testing.T) {
 		t.Errorf("summary.md does not name the trust material:\n%s", md)
 	}
 }
+
+// TestSnapshotsOfOneLog: the snapshots of a log taken as it grew (each the
+// one before plus new lines), loaded in one call, give the database that
+// loading them one at a time gives: each adds only its own new lines.
+func TestSnapshotsOfOneLog(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 35, N: 240, Rate: 0.1, Days: 3})
+	lines := readLines(t, c.receipts)
+	dir := t.TempDir()
+	var ins []Input
+	for i, n := range []int{80, 80, 170, 240} { // the second is the first again
+		p := filepath.Join(dir, "snapshot-"+string(rune('a'+i))+".jsonl")
+		writeLines(t, p, lines[:n])
+		ins = append(ins, fileInput(p))
+	}
+	at := testStart.AddDate(0, 0, 40)
+	opts := LoadOptions{At: at, Trust: Trust{At: at}}
+	together := openTestDB(t)
+	opts.TempDir = t.TempDir()
+	sum, err := Load(context.Background(), together, c.v, ins, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := sum.Files; !f[1].AlreadyLoaded || f[2].FirstLine != 81 || f[3].FirstLine != 171 || f[3].Accepted != 70 {
+		t.Fatalf("files: %+v", f)
+	}
+	apart := openTestDB(t)
+	for _, in := range ins {
+		loadOne(t, apart, c, in, opts)
+	}
+	if got, want := dump(t, together), dump(t, apart); got != want {
+		t.Errorf("loaded together, the snapshots differ from loaded apart:\n%s", diffLines(want, got))
+	}
+	if n := queryInt(t, together, "SELECT count(*) FROM receipts"); n != int64(len(lines)) {
+		t.Errorf("%d receipts, want %d", n, len(lines))
+	}
+}

@@ -166,6 +166,9 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 
 	// Identify every input first; only new content is verified.
 	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: &sum, at: at}
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE content_bytes IS NULL").Scan(&l.legacy); err != nil {
+		return sum, dbErr(ctx, "read files", db.path, err)
+	}
 	seen := map[string]bool{}
 	var rejudge []*FileSummary
 	var rejudgeRows [][]storedFile
@@ -215,7 +218,18 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 			}
 			for _, r := range base {
 				fs.Holds = append(fs.Holds, r.sha)
+				if r.trust != sum.Trust {
+					fs.TrustChanged = true
+				}
 			}
+			if fs.TrustChanged && opts.Reverify {
+				rejudge, rejudgeRows = append(rejudge, fs), append(rejudgeRows, base)
+			}
+		}
+		if in.Lines {
+			l.inCall = append(l.inCall, storedFile{sha: p.id.sha256, path: in.Name, base: p.base, bytes: p.id.bytes,
+				firstLine: p.firstLine, lines: p.id.lines() - (p.firstLine - 1), unterminated: p.id.unterminated,
+				trust: sum.Trust, pending: true, head: p.id.head})
 		}
 		l.pending = append(l.pending, l.newFile(i, in, p))
 	}
@@ -282,6 +296,12 @@ type loader struct {
 	pending []*fileLoad
 	cur     int
 	at      time.Time // the load's clock (LoadOptions.At)
+	// inCall are the JSON Lines inputs to be loaded by this call so far,
+	// so that a later input that extends one adds only its own lines.
+	inCall []storedFile
+	// legacy: the database holds files rows written before content
+	// identity, which know a gzip file by its compressed bytes.
+	legacy bool
 }
 
 // fileLoad is one file being verified and loaded. Its transaction opens

@@ -94,7 +94,8 @@ func recordTrust(ctx context.Context, conn *sql.Conn, t Trust) (string, error) {
 }
 
 // reverify verifies the stored receipts of files (each with the files rows
-// that hold it) again with v, in one transaction: each receipt is verified
+// that hold it, or, for a grown file, its lines stored before) again with
+// v, in one transaction: each receipt is verified
 // again on its own and keeps the chain and nonce judgments it had, which
 // depend on hashes and nonces only (stream.Rejudge); its row is replaced,
 // pointing to this load's trust material, as are its files rows.
@@ -123,7 +124,9 @@ func (l *loader) reverify(v *verify.Verifier, files []*FileSummary, rowsOf [][]s
 		return fail("reverify", err)
 	}
 	for _, fs := range files {
-		l.report(fs)
+		if fs.AlreadyLoaded { // a grown file is reported once its new lines are in
+			l.report(fs)
+		}
 	}
 	return nil
 }

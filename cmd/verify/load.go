@@ -84,14 +84,21 @@ func fileLine(f analytics.FileSummary) string {
 		return fmt.Sprintf("verify: load: %s: refused, not loaded: %v", f.Path, f.Err)
 	case f.Err != nil:
 		return fmt.Sprintf("verify: load: %s: unreadable, not loaded: %v", f.Path, f.Err)
-	case f.Reverified:
+	case f.AlreadyLoaded && f.Reverified:
 		return fmt.Sprintf("verify: load: %s: already loaded; its stored receipts verified again with this trust material", f.Path)
-	case f.TrustChanged:
+	case f.AlreadyLoaded && f.TrustChanged:
 		return "verify: load: warning: " + analytics.TrustHint(f)
 	case f.AlreadyLoaded:
 		return fmt.Sprintf("verify: load: %s: already loaded", f.Path)
 	case f.FirstLine > 1:
-		return fmt.Sprintf("verify: load: %s: grown since loaded: lines %d on: %d accepted, %d rejected", f.Path, f.FirstLine, f.Accepted, f.Rejected)
+		line := fmt.Sprintf("verify: load: %s: grown since loaded: lines %d on: %d accepted, %d rejected", f.Path, f.FirstLine, f.Accepted, f.Rejected)
+		switch {
+		case f.Reverified:
+			line += "; the lines stored before verified again with this trust material"
+		case f.TrustChanged:
+			line += "; warning: the lines stored before came from other trust material; give --reverify to verify them again with this material"
+		}
+		return line
 	}
 	return fmt.Sprintf("verify: load: %s: %d accepted, %d rejected", f.Path, f.Accepted, f.Rejected)
 }
