@@ -206,11 +206,16 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 	if man.Inputs == nil {
 		man.Inputs = []ManifestInput{}
 	}
-	trust, err := run("trust")
-	if err != nil {
+	man.Trust = []ManifestTrust{}
+	if ok, err := hasTrust(ctx, q); err != nil {
 		return nil, err
+	} else if ok {
+		trust, err := run("trust")
+		if err != nil {
+			return nil, err
+		}
+		man.Trust = manifestTrust(trust)
 	}
-	man.Trust = manifestTrust(trust)
 	tables := map[string]*Table{}
 	for _, name := range Findings {
 		t, err := run(name)
@@ -596,4 +601,27 @@ func trustSummary(ts []ManifestTrust) string {
 		parts[i] = fmt.Sprintf("%s for %d receipt(s)", describe(t), t.Receipts)
 	}
 	return fmt.Sprintf("Verdicts from %d sets of trust material: %s; their files and hashes are in manifest.json.\n\n", len(ts), strings.Join(parts, "; "))
+}
+
+// hasTrust reports whether the database records trust material: one
+// written before it did, opened without its schema brought up to date (read
+// only), has no trust table to ask.
+func hasTrust(ctx context.Context, q Querier) (bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT count(*) FROM information_schema.columns
+		WHERE (table_name = 'trust' AND column_name = 'trust_sha256') OR (table_name = 'receipts' AND column_name = 'trust_sha256')`)
+	if err != nil {
+		return false, &IOError{Op: "read schema", Err: err}
+	}
+	defer rows.Close()
+	var n int
+	if rows.Next() {
+		err = rows.Scan(&n)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	if err != nil {
+		return false, &IOError{Op: "read schema", Err: err}
+	}
+	return n == 2, nil
 }
