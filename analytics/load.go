@@ -169,6 +169,11 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE content_bytes IS NULL").Scan(&l.legacy); err != nil {
 		return sum, dbErr(ctx, "read files", db.path, err)
 	}
+	if l.legacy {
+		if _, err := conn.ExecContext(ctx, backfillNonceKeys); err != nil {
+			return sum, dbErr(ctx, "key stored nonces", db.path, err)
+		}
+	}
 	seen := map[string]bool{}
 	var rejudge []*FileSummary
 	var rejudgeRows [][]storedFile
@@ -264,6 +269,14 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 	}
 	return sum, nil
 }
+
+// backfillNonceKeys gives receipts stored before receipts.nonce_key existed
+// their key, so that later loads find their nonces: stream.NonceDigest of
+// the issuer (or, without one, the org), a NUL and the nonce
+// (TestNonceKeyBackfill checks that the two agree).
+const backfillNonceKeys = `UPDATE receipts
+SET nonce_key = substr(sha256(COALESCE(NULLIF(issuer_id, ''), org_id, '') || chr(0) || nonce), 1, 32)
+WHERE nonce_key IS NULL AND nonce IS NOT NULL AND nonce <> ''`
 
 // storedSize is the input's size as stored: its content's, unless Stored
 // reads other bytes.
