@@ -32,6 +32,11 @@ type contentID struct {
 	head         string // SHA-256 of the first line, without its newline
 	unterminated bool   // the last line has no newline
 	newlines     int64
+	// aligned is the hash of the content up to its last newline and
+	// alignedBytes its length: what is stored when the last line, without
+	// a newline, cannot be read (a producer still writing it).
+	aligned      string
+	alignedBytes int64
 	// at holds the hash of the first n bytes for each n asked for, and the
 	// byte that follows them (-1 at the end).
 	at map[int64]prefixHash
@@ -48,13 +53,19 @@ type prefixHash struct {
 func readContent(r io.Reader, offsets func(head string) ([]int64, error)) (contentID, error) {
 	id := contentID{at: map[int64]prefixHash{}}
 	h, hh := sha256.New(), sha256.New()
+	var pos int64
+	id.aligned = hex.EncodeToString(h.Sum(nil))
 	hash := func(b []byte) {
-		h.Write(b)
 		id.newlines += int64(bytes.Count(b, []byte{'\n'}))
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			h.Write(b[:i+1])
+			id.aligned, id.alignedBytes = hex.EncodeToString(h.Sum(nil)), pos+int64(i)+1
+			b = b[i+1:]
+		}
+		h.Write(b)
 	}
 	buf := make([]byte, 256<<10)
 	var (
-		pos      int64
 		last     byte
 		headDone bool
 		want     []int64 // offsets still to reach, ascending

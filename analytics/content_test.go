@@ -366,3 +366,52 @@ func dumpQuery(t *testing.T, db *DB, q string) string {
 	}
 	return rowsText(t, rows)
 }
+
+// TestPartialLastLine: a log read while its producer writes a line holds
+// that line unterminated and unreadable. It is left out, the file stored
+// up to its last newline, and the load that finds it whole adds it: the
+// nightly job may run while producers append.
+func TestPartialLastLine(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 37, N: 80, Days: 1})
+	lines := readLines(t, c.receipts)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "agent.jsonl")
+	partial := append(bytes.Join(lines[:50], []byte("\n")), '\n')
+	partial = append(partial, lines[50][:len(lines[50])/2]...)
+	if err := os.WriteFile(log, partial, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := openTestDB(t)
+	if f := loadOne(t, db, c, fileInput(log), LoadOptions{}); !f.Incomplete || f.Accepted != 50 || f.Rejected != 0 || f.Lines != 50 {
+		t.Fatalf("while a line is written: %+v, want 50 accepted, the last line left", f)
+	}
+	before := dump(t, db)
+	if f := loadOne(t, db, c, fileInput(log), LoadOptions{}); !f.Incomplete || !f.AlreadyLoaded {
+		t.Fatalf("again: %+v, want already loaded, the last line still left", f)
+	}
+	if after := dump(t, db); after != before {
+		t.Errorf("loading it again changed the database:\n%s", diffLines(before, after))
+	}
+	writeLines(t, log, lines)
+	if f := loadOne(t, db, c, fileInput(log), LoadOptions{}); f.Incomplete || f.FirstLine != 51 || f.Accepted != 30 {
+		t.Fatalf("once written: %+v, want lines 51 on", f)
+	}
+	whole := openTestDB(t)
+	loadOne(t, whole, c, fileInput(log), LoadOptions{})
+	if got, want := verdicts(t, db), verdicts(t, whole); got != want {
+		t.Errorf("loaded while written, the file is judged otherwise than loaded whole:\n%s", diffLines(want, got))
+	}
+
+	// A file holding nothing but a line being written stores nothing.
+	only := filepath.Join(dir, "new.jsonl")
+	if err := os.WriteFile(only, lines[0][:20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := loadOne(t, whole, c, fileInput(only), LoadOptions{}); !f.Incomplete || f.AlreadyLoaded || f.Accepted != 0 {
+		t.Fatalf("a lone partial line: %+v", f)
+	}
+	if n := queryInt(t, whole, "SELECT count(*) FROM files WHERE path = ?", only); n != 0 {
+		t.Errorf("%d files rows for a lone partial line", n)
+	}
+}

@@ -93,6 +93,11 @@ type FileSummary struct {
 	// verified again with this load's (LoadOptions.Reverify).
 	TrustChanged bool
 	Reverified   bool
+	// Incomplete: the last line has no newline and cannot be read (a
+	// producer may be writing it). It is not loaded, and the file is
+	// stored up to its last newline, so the load that finds the line whole
+	// adds it.
+	Incomplete bool
 	// Holds are the files rows (file_sha256) that hold the input's
 	// content once the load is done, those loaded before included.
 	Holds []string
@@ -231,7 +236,7 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 				rejudge, rejudgeRows = append(rejudge, fs), append(rejudgeRows, base)
 			}
 		}
-		if in.Lines {
+		if in.Lines && !p.id.unterminated { // an unterminated one may be stored short of its end
 			l.inCall = append(l.inCall, storedFile{sha: p.id.sha256, path: in.Name, base: p.base, bytes: p.id.bytes,
 				firstLine: p.firstLine, lines: p.id.lines() - (p.firstLine - 1), unterminated: p.id.unterminated,
 				trust: sum.Trust, pending: true, head: p.id.head})
@@ -431,6 +436,11 @@ func (f *fileLoad) add(res *verify.Result) error {
 	case res.Line == 0: // the source could not be opened
 		f.sum.Err = errors.New(res.Error)
 		return nil
+	case res.Verdict == verify.Unreadable && f.in.Lines && f.plan.id.unterminated && int64(res.Line) == f.plan.id.lines():
+		// The last line, without a newline, cannot be read: a producer
+		// may be writing it. It is left for the load that finds it whole.
+		f.sum.Incomplete = true
+		return nil
 	case res.Verdict == verify.Unreadable:
 		f.sum.Rejected++
 		if f.rejects == nil {
@@ -533,6 +543,24 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 			return &IOError{Op: "load", Path: f.in.Name, Err: errors.New("the file changed while it was loaded; nothing recorded")}
 		}
 	}
+	// What is stored: the whole content, or, without its incomplete last
+	// line, the content up to its last newline.
+	id := &f.plan.id
+	storedBytes, unterminated := id.bytes, id.unterminated
+	if s.Incomplete {
+		s.Lines--
+		s.SHA256, storedBytes, unterminated = id.aligned, id.alignedBytes, false
+		s.Holds[0] = s.SHA256
+		if s.Lines == 0 { // nothing but that line is new
+			f.abort()
+			s.Holds = s.Holds[1:]
+			s.AlreadyLoaded = len(s.Holds) > 0
+			if onFile != nil {
+				onFile(*s)
+			}
+			return nil
+		}
+	}
 	err := f.begin()
 	if err == nil && f.rows != nil {
 		err = f.flushChunk()
@@ -540,19 +568,21 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	if werr := f.wait(); err == nil {
 		err = werr
 	}
+	if err == nil && s.Incomplete && s.Accepted > 0 {
+		_, err = f.tx.ExecContext(f.ctx, "UPDATE receipts SET file_sha256 = $1 WHERE file_sha256 = $2", s.SHA256, id.sha256)
+	}
 	if err == nil && f.rejects != nil {
 		if err = f.rejects.close(); err == nil {
 			_, err = f.tx.ExecContext(f.ctx, rejectInsert+f.rejects.read(rejectColumns), s.SHA256, s.Path)
 		}
 	}
 	if err == nil {
-		id := &f.plan.id
 		_, err = f.tx.ExecContext(f.ctx,
 			`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at,
 				content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13)`,
 			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
-			id.bytes, f.plan.firstLine, f.plan.base, id.head, id.unterminated, f.trust)
+			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust)
 	}
 	if err == nil && f.hook != nil {
 		err = f.hook(f.ctx, s)

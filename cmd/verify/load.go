@@ -78,6 +78,14 @@ var reverifyFlag = &cli.BoolFlag{Name: "reverify", Usage: "verify the stored rec
 
 // fileLine is the per-file line on stderr.
 func fileLine(f analytics.FileSummary) string {
+	line := fileOutcome(f)
+	if f.Incomplete {
+		line += "; its last line has no newline and cannot be read (still being written?): left for a later load"
+	}
+	return line
+}
+
+func fileOutcome(f analytics.FileSummary) string {
 	var changed *analytics.ChangedError
 	switch {
 	case errors.As(f.Err, &changed):
