@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/receiptverify/verify/verify"
@@ -196,10 +195,4 @@ func splitReasons(s string) []verify.Reason {
 		}
 	}
 	return out
-}
-
-// TrustHint is what to tell a user whose input is already loaded with
-// other trust material.
-func TrustHint(f FileSummary) string {
-	return fmt.Sprintf("%s: already loaded, but its stored verdicts came from other trust material (keys, schemas, --at, --strict-schemas or tool version); give --reverify to verify its stored receipts again with this material", f.Path)
 }

@@ -95,7 +95,7 @@ func fileOutcome(f analytics.FileSummary) string {
 	case f.AlreadyLoaded && f.Reverified:
 		return fmt.Sprintf("verify: load: %s: already loaded; its stored receipts verified again with this trust material", f.Path)
 	case f.AlreadyLoaded && f.TrustChanged:
-		return "verify: load: warning: " + analytics.TrustHint(f)
+		return fmt.Sprintf("verify: load: warning: %s: already loaded, but its stored verdicts came from other trust material (keys, schemas, --at, --strict-schemas or tool version); give --reverify to verify its stored receipts again with this material", f.Path)
 	case f.AlreadyLoaded:
 		return fmt.Sprintf("verify: load: %s: already loaded", f.Path)
 	case f.FirstLine > 1:
