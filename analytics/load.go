@@ -170,7 +170,7 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 	}
 
 	// Identify every input first; only new content is verified.
-	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: &sum, at: at}
+	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: &sum, at: at, v: v}
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE content_bytes IS NULL").Scan(&l.legacy); err != nil {
 		return sum, dbErr(ctx, "read files", db.path, err)
 	}
@@ -314,6 +314,7 @@ type loader struct {
 	pending []*fileLoad
 	cur     int
 	at      time.Time // the load's clock (LoadOptions.At)
+	v       *verify.Verifier
 	// inCall are the JSON Lines inputs to be loaded by this call so far,
 	// so that a later input that extends one adds only its own lines.
 	inCall []storedFile
@@ -338,6 +339,7 @@ type fileLoad struct {
 	lines   lineCounter
 	tempDir string
 	hook    func(context.Context, *FileSummary) error
+	v       *verify.Verifier
 	conn    *sql.Conn
 	chunk   int64 // chunk size
 
@@ -362,7 +364,7 @@ const defaultChunkBytes = 2 << 30
 func (l *loader) newFile(idx int, in Input, p plan) *fileLoad {
 	return &fileLoad{ctx: l.ctx, idx: idx, in: in, plan: p, trust: l.sum.Trust, sum: &l.sum.Files[idx], key: strconv.Itoa(idx),
 		tempDir: l.opts.TempDir, hook: l.opts.beforeCommit, conn: l.conn, chunk: cmp.Or(l.opts.chunkBytes, defaultChunkBytes),
-		loadedAt: l.at}
+		loadedAt: l.at, v: l.v}
 }
 
 // source is the file as a stream.Source named by its key, from past the
@@ -583,6 +585,9 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13)`,
 			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
 			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust)
+	}
+	if err == nil {
+		err = f.relink()
 	}
 	if err == nil && f.hook != nil {
 		err = f.hook(f.ctx, s)

@@ -117,3 +117,81 @@ func (p archivePrior) Nonces(ctx context.Context, digests []string) (map[string]
 	})
 	return out, err
 }
+
+// relink judges again, in the file's transaction, the stored receipts that
+// named as absent a predecessor this file holds: a load that brings a
+// receipt late gives its successors, loaded before, the judgment one load
+// of both would have given (linked, or a break when the chains differ).
+// When several stored receipts named it, the first (by load time, file
+// and line) links and the others are forks, as in one load.
+// A receipt verified with this load's trust material is verified again
+// and refolded; one verified with other material keeps its verdict, FAIL,
+// and has its reasons corrected, unless chain_absent was its only reason:
+// its verdict without it depends on material this load does not have, and
+// it is left as it is.
+func (f *fileLoad) relink() error {
+	rows, err := f.tx.QueryContext(f.ctx, `
+		SELECT r.file_sha256, r.line, r.raw, r.reasons, COALESCE(r.trust_sha256, ''),
+		       p.chain_hash, p.issuer_id, p.org_id, p.agent_id, p.session_id
+		FROM receipts r
+		JOIN receipts p ON p.file_sha256 = $1 AND lower(r.previous_hash) = p.chain_hash
+		JOIN files f ON f.file_sha256 = r.file_sha256
+		WHERE r.file_sha256 <> $1 AND r.reasons LIKE '%chain_absent%'
+		ORDER BY p.chain_hash, f.loaded_at, r.source, r.line`, f.sum.SHA256)
+	if err != nil {
+		return err
+	}
+	type fix struct {
+		sha              string
+		line             int64
+		verdict, reasons string
+	}
+	var fixes []fix
+	var lastHash string
+	for rows.Next() {
+		var sha, raw, reasons, trust, hash string
+		var line int64
+		var issuer, org, agent, session sql.NullString
+		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &issuer, &org, &agent, &session); err != nil {
+			rows.Close()
+			return err
+		}
+		first := hash != lastHash
+		lastHash = hash
+		res, _ := f.v.VerifyWith([]byte(raw), verify.VerifyOptions{OmitSignatureHash: true})
+		owner := verify.ScopeKeyOf(issuer.String, org.String, agent.String, session.String)
+		var judged verify.Reason // linked
+		switch {
+		case res.ScopeKey() != owner:
+			judged = verify.ReasonChainBreak
+		case !first:
+			judged = verify.ReasonChainFork
+		}
+		var kept []verify.Reason
+		for _, r := range splitReasons(reasons) {
+			switch {
+			case r == verify.ReasonChainAbsent && judged != "":
+				kept = append(kept, judged)
+			case r != verify.ReasonChainAbsent:
+				kept = append(kept, r)
+			}
+		}
+		switch {
+		case trust == f.trust:
+			stream.Rejudge(res, kept)
+			fixes = append(fixes, fix{sha, line, string(res.Verdict), joinReasons(res.Reasons)})
+		case len(kept) > 0:
+			fixes = append(fixes, fix{sha, line, string(verify.Fail), joinReasons(kept)})
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, x := range fixes {
+		if _, err := f.tx.ExecContext(f.ctx, "UPDATE receipts SET verdict = $1, reasons = $2 WHERE file_sha256 = $3 AND line = $4",
+			x.verdict, x.reasons, x.sha, x.line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
