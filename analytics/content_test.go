@@ -3,12 +3,16 @@ package analytics
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
@@ -413,5 +417,53 @@ func TestPartialLastLine(t *testing.T) {
 	}
 	if n := queryInt(t, whole, "SELECT count(*) FROM files WHERE path = ?", only); n != 0 {
 		t.Errorf("%d files rows for a lone partial line", n)
+	}
+}
+
+// TestReadContent: the prefix hashes, the byte after each, the head, the
+// aligned hash and the line count agree with hashing the bytes directly,
+// however the reader splits them.
+func TestReadContent(t *testing.T) {
+	t.Parallel()
+	sum := func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
+	contents := []string{"", "a", "a\n", "first\nsecond\nthird", "first\nsecond\n", "\n\nx\n", strings.Repeat("line of text\n", 5000) + "tail"}
+	readers := map[string]func(io.Reader) io.Reader{
+		"whole": func(r io.Reader) io.Reader { return r }, "one byte": iotest.OneByteReader, "half": iotest.HalfReader,
+	}
+	for _, c := range contents {
+		data := []byte(c)
+		head, _, _ := bytes.Cut(data, []byte("\n"))
+		var offs []int64
+		for o := int64(len(head)); o <= int64(len(data)); o += 1 + int64(len(data))/7 {
+			offs = append(offs, o)
+		}
+		offs = append(offs, int64(len(data)))
+		for name, wrap := range readers {
+			id, err := readContent(wrap(bytes.NewReader(data)), func(h string) ([]int64, error) {
+				if h != sum(head) {
+					t.Errorf("%q %s: head %s, want %s", c, name, h, sum(head))
+				}
+				return offs, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if id.sha256 != sum(data) || id.bytes != int64(len(data)) || id.unterminated != (len(data) > 0 && data[len(data)-1] != '\n') {
+				t.Errorf("%q %s: %+v", c, name, id)
+			}
+			al := bytes.LastIndexByte(data, '\n') + 1
+			if id.aligned != sum(data[:al]) || id.alignedBytes != int64(al) || id.newlines != int64(bytes.Count(data, []byte("\n"))) {
+				t.Errorf("%q %s: aligned %d %s, %d newlines", c, name, id.alignedBytes, id.aligned, id.newlines)
+			}
+			for _, o := range offs {
+				next := -1
+				if o < int64(len(data)) {
+					next = int(data[o])
+				}
+				if ph := id.at[o]; ph.sha != sum(data[:o]) || ph.next != next {
+					t.Errorf("%q %s: at %d: %+v, want %s next %d", c, name, o, ph, sum(data[:o]), next)
+				}
+			}
+		}
 	}
 }
