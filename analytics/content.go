@@ -49,8 +49,9 @@ type prefixHash struct {
 
 // readContent hashes r, its first line apart; once the first line is read,
 // offsets is asked at which lengths the hash of the prefix is wanted (the
-// ends of stored contents that begin with the same line).
-func readContent(r io.Reader, offsets func(head string) ([]int64, error)) (contentID, error) {
+// ends of stored contents that begin with the same line). It stops when
+// ctx is done.
+func readContent(ctx context.Context, r io.Reader, offsets func(head string) ([]int64, error)) (contentID, error) {
 	id := contentID{at: map[int64]prefixHash{}}
 	h, hh := sha256.New(), sha256.New()
 	var pos int64
@@ -88,6 +89,9 @@ func readContent(r io.Reader, offsets func(head string) ([]int64, error)) (conte
 		return nil
 	}
 	for {
+		if err := ctx.Err(); err != nil {
+			return id, err
+		}
 		n, rerr := r.Read(buf)
 		chunk := buf[:n]
 		for len(chunk) > 0 {
@@ -277,6 +281,9 @@ func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadClos
 	}
 	var buf []byte
 	for n := int64(1); n <= total; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return 0, false, ctx.Err()
+		}
 		line, tooLong, rerr := lines.Read(br, buf, limits.MaxLineBytes)
 		if rerr != nil && rerr != io.EOF {
 			return 0, false, rerr
@@ -329,7 +336,7 @@ func (l *loader) identify(in Input) (plan, error) {
 		p.err = err
 		return p, nil
 	}
-	p.id, err = readContent(rc, func(head string) ([]int64, error) {
+	p.id, err = readContent(l.ctx, rc, func(head string) ([]int64, error) {
 		if !in.Lines {
 			return nil, nil
 		}
@@ -355,6 +362,9 @@ func (l *loader) identify(in Input) (plan, error) {
 	var ie errIdentify
 	if errors.As(err, &ie) {
 		return p, dbErr(l.ctx, "read files", l.db.path, ie.err)
+	}
+	if l.ctx.Err() != nil {
+		return p, l.ctx.Err()
 	}
 	if err != nil {
 		p.err = err
@@ -437,6 +447,8 @@ func (l *loader) identify(in Input) (plan, error) {
 	}
 	line, earlier, err := compareStored(l.ctx, l.conn, in.Open, rows)
 	switch {
+	case l.ctx.Err() != nil:
+		return p, l.ctx.Err()
 	case isIOError(err):
 		return p, dbErr(l.ctx, "read stored lines", l.db.path, err)
 	case err != nil:

@@ -18,6 +18,7 @@ import (
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/keys"
+	"github.com/receiptverify/verify/verify/stream"
 )
 
 // verdicts is every receipt's file path, line, verdict and reasons.
@@ -439,7 +440,7 @@ func TestReadContent(t *testing.T) {
 		}
 		offs = append(offs, int64(len(data)))
 		for name, wrap := range readers {
-			id, err := readContent(wrap(bytes.NewReader(data)), func(h string) ([]int64, error) {
+			id, err := readContent(context.Background(), wrap(bytes.NewReader(data)), func(h string) ([]int64, error) {
 				if h != sum(head) {
 					t.Errorf("%q %s: head %s, want %s", c, name, h, sum(head))
 				}
@@ -465,5 +466,40 @@ func TestReadContent(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// endless is an input that never ends, as /dev/zero.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '\n'
+	}
+	return len(p), nil
+}
+func (endless) Close() error { return nil }
+
+// TestIdentifyCancelled: a load reading an endless input to know it stops
+// when cancelled.
+func TestIdentifyCancelled(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 38, N: 5, Days: 1})
+	db := openTestDB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	in := Input{Source: stream.Source{Name: "endless", Lines: true, Open: func() (io.ReadCloser, error) { return endless{}, nil }}}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Load(ctx, db, c.v, []Input{in}, LoadOptions{TempDir: t.TempDir()})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Load: %v, want the context's error", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Load did not stop when cancelled")
 	}
 }
