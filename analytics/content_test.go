@@ -272,6 +272,33 @@ func TestTrustProvenance(t *testing.T) {
 		t.Errorf("same material again: %+v", f)
 	}
 
+	// A grown file whose stored lines came from other material: flagged,
+	// and with Reverify those lines are verified again beside the new ones.
+	lines := readLines(t, c.receipts)
+	log := filepath.Join(t.TempDir(), "grown.jsonl")
+	writeLines(t, log, lines[:120])
+	grownDB := openTestDB(t)
+	loadLog := func(v *verify.Verifier, tr Trust, reverify bool) FileSummary {
+		t.Helper()
+		sum, err := Load(ctx, grownDB, v, []Input{fileInput(log)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: tr, Reverify: reverify})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum.Files[0]
+	}
+	loadLog(blind, without, false)
+	writeLines(t, log, lines)
+	if f := loadLog(c.v, with, true); f.FirstLine != 121 || !f.TrustChanged || !f.Reverified {
+		t.Fatalf("grown file with other material: %+v", f)
+	}
+	wholeLog := openTestDB(t)
+	if _, err := Load(ctx, wholeLog, c.v, []Input{fileInput(log)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: with}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := verdicts(t, grownDB), verdicts(t, wholeLog); got != want {
+		t.Errorf("grown and re-verified, the file is judged otherwise than loaded whole:\n%s", diffLines(want, got))
+	}
+
 	// The report names the material: a manifest field, a summary line.
 	dir := t.TempDir()
 	if _, err := Report(ctx, db.SQL(), ReportOptions{Day: "2026-11-01", Dir: dir, ToolVersion: "test"}); err != nil {
