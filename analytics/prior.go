@@ -45,21 +45,26 @@ func (p archivePrior) Links(ctx context.Context, prefixes []string) (map[string]
 		}
 	}
 	rows, err := conn.QueryContext(ctx, `
-		SELECT l.prefix, r.issuer_id, r.org_id, r.agent_id, r.session_id
+		SELECT l.prefix, r.raw
 		FROM prior_links l JOIN receipts r ON substr(r.chain_hash, 1, 32) = l.prefix`)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
-		var prefix string
-		var issuer, org, agent, session sql.NullString
-		if err := rows.Scan(&prefix, &issuer, &org, &agent, &session); err != nil {
+		var prefix, raw string
+		if err := rows.Scan(&prefix, &raw); err != nil {
 			rows.Close()
 			return nil, err
 		}
+		// The scope is the format's, read from the receipt as stored: the
+		// same rule the stream applies to the input.
+		scope, err := verify.ChainScope([]byte(raw))
+		if err != nil {
+			continue // a stored line that is no receipt owns no chain hash
+		}
 		pl := out[prefix]
 		pl.Found = true
-		pl.Scope = verify.ScopeKeyOf(issuer.String, org.String, agent.String, session.String)
+		pl.Scope = scope
 		out[prefix] = pl
 	}
 	if err := rows.Close(); err != nil {

@@ -21,10 +21,10 @@ import (
 //
 // Neither is signed, so the key and signature axes are not run; a match is
 // a PASS of what such a record can prove.
-func init() {
-	registerFormat(format{name: "overturn-recording", priority: 20, detect: isOverturn, check: checkOverturn})
-	registerFormat(format{name: "undolog-effect", priority: 21, detect: isUndoLog, check: checkUndoLog})
-}
+var (
+	overturnFormat = format{name: "overturn-recording", detect: isOverturn, check: checkOverturn}
+	undoLogFormat  = format{name: "undolog-effect", detect: isUndoLog, check: checkUndoLog}
+)
 
 func isOverturn(doc *canon.Value) bool {
 	return doc.Get("fingerprint") != nil && doc.Get("name") != nil && doc.Get("args") != nil && doc.Get("payload") == nil
