@@ -17,7 +17,8 @@ import (
 //     call_signature}: the BLAKE3 call signature, under each canonical
 //     profile in turn; the result names the profile that reproduces it
 //     (rows written by the Rust engine differ from the Python reference on
-//     non-ASCII text).
+//     non-ASCII text, rows of the TypeScript SDK on astral member names
+//     and integers beyond 2^53).
 //
 // Neither is signed, so the key and signature axes are not run; a match is
 // a PASS of what such a record can prove.
