@@ -59,7 +59,7 @@ func writeVectorScript(t *testing.T, dir string, c vectors.Case) {
 	if c.At != "" {
 		args = append(args, "--at", c.At)
 	}
-	var pass, fail, incomplete int
+	var pass, fail, incomplete, unreadable int
 	for _, w := range c.Lines {
 		switch w.Verdict {
 		case "PASS":
@@ -68,6 +68,8 @@ func writeVectorScript(t *testing.T, dir string, c vectors.Case) {
 			fail++
 		case "INCOMPLETE":
 			incomplete++
+		case "UNREADABLE":
+			unreadable++
 		}
 	}
 	exec := "exec"
@@ -82,8 +84,8 @@ func writeVectorScript(t *testing.T, dir string, c vectors.Case) {
 	var script strings.Builder
 	fmt.Fprintf(&script, "# %s\ncopycase %s\n", c.Name, quoteArg(abs))
 	fmt.Fprintf(&script, "%s verify %s %s\n", exec, strings.Join(args, " "), c.Input)
-	fmt.Fprintf(&script, "stdout '^summary: %d lines read in 1 files: %d receipts verified \\(%d pass, %d fail, %d incomplete\\), 0 unreadable, 0 blank$'\n",
-		n, n, pass, fail, incomplete)
+	fmt.Fprintf(&script, "stdout '^summary: %d lines read in 1 files: %d receipts verified \\(%d pass, %d fail, %d incomplete\\), %d unreadable, 0 blank$'\n",
+		n, n-unreadable, pass, fail, incomplete, unreadable)
 	fmt.Fprintf(&script, "%s verify %s -o json %s\n", exec, strings.Join(args, " "), c.Input)
 	fmt.Fprintf(&script, "results want.json\n")
 	ar := &txtar.Archive{

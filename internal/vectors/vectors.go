@@ -170,6 +170,10 @@ func interopCase(tb testing.TB, dir string) Case {
 			tb.Fatalf("%s: %v", c.Name, err)
 		}
 	}
+	// A verdict other than the producer's is a policy, and says why.
+	if exp.ProducerVerdict != "" && exp.Policy == "" && len(exp.Lines) == 0 && exp.Verdict != exp.ProducerVerdict {
+		tb.Fatalf("%s: verdict %s differs from the producer's %s without a policy", c.Name, exp.Verdict, exp.ProducerVerdict)
+	}
 	return c
 }
 
@@ -190,8 +194,8 @@ func (w Want) valid() error {
 }
 
 // fillFiles finds the case's input, predecessor and key files. Without an
-// explicit list, a key file is a .json or .pem file whose name says key,
-// jwk or did (acta-keys.json, jwks.json, did_map.json).
+// explicit list, a key file is a .pem file, or a .json file whose name says
+// key, jwk or did (acta-keys.json, jwks.json, did_map.json).
 func fillFiles(tb testing.TB, c *Case, keys []string) {
 	tb.Helper()
 	entries, err := os.ReadDir(c.Dir)
@@ -221,7 +225,10 @@ func fillFiles(tb testing.TB, c *Case, keys []string) {
 }
 
 func isKeyFile(name string) bool {
-	if !strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, ".pem") {
+	if strings.HasSuffix(name, ".pem") {
+		return true
+	}
+	if !strings.HasSuffix(name, ".json") {
 		return false
 	}
 	if slices.Contains([]string{"expected.json", "manifest.json", "receipt.json", "predecessor.json"}, name) {
