@@ -49,6 +49,9 @@ type linkRule struct {
 	keepBad bool
 }
 
+// where names the link's member for notes ("payload.previousReceiptHash").
+func (r *linkRule) where() string { return strings.Join(r.path, ".") }
+
 type linkMeaning uint8
 
 const (
@@ -142,7 +145,6 @@ func normalizeHash(s string) string {
 // structure axis when the rule says it is malformed.
 func (c *check) readLink() {
 	rule := &c.f.chain.link
-	where := strings.Join(rule.path, ".")
 	v := c.doc
 	for _, name := range rule.path {
 		v = v.Get(name)
@@ -154,7 +156,7 @@ func (c *check) readLink() {
 	case v.Kind == canon.Null:
 		meaning = rule.null
 	case v.Kind != canon.String:
-		c.fail(AxisStructure, ReasonBadField, where+" must be a string")
+		c.fail(AxisStructure, ReasonBadField, rule.where()+" must be a string")
 		if rule.keepBad {
 			c.link = chainLink{present: true, prev: jsonText(v)}
 		}
@@ -170,7 +172,7 @@ func (c *check) readLink() {
 			}
 		}
 		if rule.prefix != "" && !strings.HasPrefix(v.Text, rule.prefix) {
-			c.fail(AxisStructure, ReasonBadField, where+" must be "+quoteShort(rule.prefix)+" + hex")
+			c.fail(AxisStructure, ReasonBadField, rule.where()+" must be "+quoteShort(rule.prefix)+" + hex")
 			if rule.keepBad {
 				c.link = chainLink{present: true, prev: v.Text}
 			}
@@ -183,12 +185,12 @@ func (c *check) readLink() {
 	case linkGenesis:
 		c.link = chainLink{present: true, genesis: true}
 	case linkMissing:
-		c.fail(AxisStructure, ReasonMissingField, where+" is missing: the first receipt of a chain has it null, never omitted")
+		c.fail(AxisStructure, ReasonMissingField, rule.where()+" is missing: the first receipt of a chain has it null, never omitted")
 	case linkBad:
 		if v == nil {
-			c.fail(AxisStructure, ReasonMissingField, where+" is missing")
+			c.fail(AxisStructure, ReasonMissingField, rule.where()+" is missing")
 		} else {
-			c.fail(AxisStructure, ReasonBadField, where+" is null, which the format does not allow (a first receipt omits it)")
+			c.fail(AxisStructure, ReasonBadField, rule.where()+" is null, which the format does not allow (a first receipt omits it)")
 		}
 	}
 }
