@@ -33,9 +33,11 @@ import (
 // implemented; a receipt whose signature verifies only that way fails the
 // signature axis as unsupported, never passes.
 var actaFormat = format{name: "acta", detect: isACTA, check: checkACTA, chain: &chainRule{
-	hash:      actaChainHash,
-	link:      linkRule{path: []string{"payload", "previousReceiptHash"}, absent: linkNone, null: linkBad},
-	scope:     func(doc *canon.Value) []string { return []string{firstStr(doc.Get("payload"), "issuer_id", "issuer")} },
+	hash: actaChainHash,
+	link: linkRule{path: []string{"payload", "previousReceiptHash"}, absent: linkNone, null: linkBad},
+	scope: func(name string, doc *canon.Value) string {
+		return scopeKey(name, firstStr(doc.Get("payload"), "issuer_id", "issuer"))
+	},
 	scopeWhat: "issuer",
 }}
 

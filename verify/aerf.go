@@ -32,7 +32,7 @@ import (
 var aerfFormat = format{name: "aerf", detect: isAERF, check: checkAERF, chain: &chainRule{
 	hash:      aerfChainHash,
 	link:      linkRule{path: []string{"previous_receipt_hash"}, absent: linkNone, null: linkBad},
-	scope:     func(doc *canon.Value) []string { return []string{str(doc, "plan_id")} },
+	scope:     func(name string, doc *canon.Value) string { return scopeKey(name, str(doc, "plan_id")) },
 	scopeWhat: "plan_id",
 }}
 

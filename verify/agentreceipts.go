@@ -27,8 +27,8 @@ import (
 var agentReceiptsFormat = format{name: "agentreceipts", detect: isAgentReceipt, check: checkAgentReceipt, chain: &chainRule{
 	hash: agentReceiptChainHash,
 	link: linkRule{path: []string{"credentialSubject", "chain", "previous_receipt_hash"}, absent: linkMissing, null: linkGenesis, prefix: "sha256:"},
-	scope: func(doc *canon.Value) []string {
-		return []string{str(doc.Get("credentialSubject").Get("chain"), "chain_id")}
+	scope: func(name string, doc *canon.Value) string {
+		return scopeKey(name, str(doc.Get("credentialSubject").Get("chain"), "chain_id"))
 	},
 	scopeWhat: "chain_id",
 }}

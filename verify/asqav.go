@@ -34,9 +34,9 @@ var asqavNativeFormat = format{name: "asqav-native", detect: isAsqavPayload, che
 	hash: asqavChainHash,
 	link: linkRule{path: []string{"payload", "previousReceiptHash"}, absent: linkNone, null: linkBad,
 		genesis: []string{GenesisHash}, seedIsLink: true},
-	scope: func(doc *canon.Value) []string {
+	scope: func(name string, doc *canon.Value) string {
 		p := doc.Get("payload")
-		return []string{str(p, "issuer_id"), str(p, "org_id"), str(p, "agent_id"), str(p, "session_id")}
+		return scopeKey(name, str(p, "issuer_id"), str(p, "org_id"), str(p, "agent_id"), str(p, "session_id"))
 	},
 	scopeWhat: "issuer, org, agent or session",
 }}

@@ -25,10 +25,11 @@ type chainRule struct {
 	hash func(doc *canon.Value) (string, error)
 	// link is where a receipt names its predecessor.
 	link linkRule
-	// scope returns the members that name the chain a receipt belongs to;
-	// nil when a chain is scoped by the format alone. scopeWhat names
-	// them for notes ("issuer").
-	scope     func(doc *canon.Value) []string
+	// scope returns the chain scope of a receipt: scopeKey of the format's
+	// name and the members that name the chain it belongs to; nil when a
+	// chain is scoped by the format alone. scopeWhat names the members for
+	// notes ("issuer").
+	scope     func(name string, doc *canon.Value) string
 	scopeWhat string
 }
 
@@ -111,16 +112,28 @@ func ChainScope(raw []byte) (string, error) {
 }
 
 // chainScope is the format's name and the members its rule scopes a chain
-// by, each as JSON text so that no two scopes run together.
+// by (scopeKey).
 func chainScope(f *format, doc *canon.Value) string {
 	if f.chain == nil || f.chain.scope == nil {
 		return f.name
 	}
+	return f.chain.scope(f.name, doc)
+}
+
+// scopeKey joins a format's name and its scope members with NUL bytes,
+// which a member (a JSON string read as UTF-8) cannot hold unescaped, so
+// that no two scopes run together: one allocation per receipt.
+func scopeKey(name string, parts ...string) string {
+	n := len(name) + len(parts)
+	for _, p := range parts {
+		n += len(p)
+	}
 	var b strings.Builder
-	b.WriteString(f.name)
-	for _, s := range f.chain.scope(doc) {
+	b.Grow(n)
+	b.WriteString(name)
+	for _, p := range parts {
 		b.WriteByte(0)
-		b.WriteString(s)
+		b.WriteString(p)
 	}
 	return b.String()
 }
