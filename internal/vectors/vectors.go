@@ -28,10 +28,11 @@ import (
 //
 //	{"format", "verdict", "reasons", "producer_verdict", "policy"}
 //
-// with optional "at" (the judging instant, RFC 3339; default now), "keys"
-// (the key files, when their names do not say so) and "lines" (one
-// {"format", "verdict", "reasons"} per line of receipts.jsonl, when they
-// differ). A corpus case's expected.json is the published one ({format,
+// with optional "at" (the judging instant, RFC 3339; default InteropAt),
+// "keys" (the key files, when their names do not say so) and "lines" (one
+// {"verdict", "reasons"} per line of receipts.jsonl, when they differ; the
+// format is the top-level one unless a line names its own). Other members
+// (note, why) are for people. A corpus case's expected.json is the published one ({format,
 // outcome, reason_code}); what this tool answers for it is in
 // testdata/receipts/tool-expected.json, keyed by case, and an outcome that
 // differs from the corpus's says why there (policy).
@@ -62,6 +63,10 @@ type Want struct {
 // receipt was issued. Expiry never folds the verdict, so its choice does not
 // change an outcome.
 const CorpusAt = "2026-07-01T00:00:00Z"
+
+// InteropAt judges an interop case that names no instant: after every
+// receipt was made, so none is in the future.
+const InteropAt = "2100-01-01T00:00:00Z"
 
 // CorpusCases is the number of cases of the conformance corpus.
 const CorpusCases = 52
@@ -148,6 +153,9 @@ func interopCase(tb testing.TB, dir string) Case {
 	}
 	readJSON(tb, filepath.Join(dir, "expected.json"), &exp)
 	rel := filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
+	if exp.At == "" {
+		exp.At = InteropAt
+	}
 	c := Case{Name: "interop/" + rel, Dir: dir, At: exp.At, ProducerVerdict: exp.ProducerVerdict, Policy: exp.Policy}
 	fillFiles(tb, &c, exp.Keys)
 	n := 1
@@ -160,6 +168,11 @@ func interopCase(tb testing.TB, dir string) Case {
 			tb.Fatalf("%s: expected.json has %d lines, the input %d receipts", c.Name, len(exp.Lines), n)
 		}
 		c.Lines = exp.Lines
+		for i := range c.Lines {
+			if c.Lines[i].Format == "" {
+				c.Lines[i].Format = exp.Format
+			}
+		}
 	default:
 		for range n {
 			c.Lines = append(c.Lines, exp.Want)
@@ -171,10 +184,25 @@ func interopCase(tb testing.TB, dir string) Case {
 		}
 	}
 	// A verdict other than the producer's is a policy, and says why.
-	if exp.ProducerVerdict != "" && exp.Policy == "" && len(exp.Lines) == 0 && exp.Verdict != exp.ProducerVerdict {
+	if pv := producerVerdict(exp.ProducerVerdict); pv != "" && exp.Policy == "" && len(exp.Lines) == 0 && exp.Verdict != pv {
 		tb.Fatalf("%s: verdict %s differs from the producer's %s without a policy", c.Name, exp.Verdict, exp.ProducerVerdict)
 	}
 	return c
+}
+
+// producerVerdict reads a producer's verdict as written ("PASS", "valid",
+// "invalid (signature)") as this tool's word for it, "" when it is none.
+func producerVerdict(s string) string {
+	word, _, _ := strings.Cut(strings.TrimSpace(s), " ")
+	switch strings.ToLower(word) {
+	case "pass", "valid", "true", "ok":
+		return "PASS"
+	case "fail", "invalid", "false":
+		return "FAIL"
+	case "incomplete", "skipped":
+		return "INCOMPLETE"
+	}
+	return ""
 }
 
 // valid refuses an expectation this runner cannot check.
