@@ -24,7 +24,9 @@ import (
 // receipts.jsonl, one per line), its key files, an optional
 // predecessor.json and expected.json.
 //
-// An interop case's expected.json is the tool's expectation itself:
+// An interop format's directory has a PROVENANCE.md (producer, version or
+// commit, functions called). An interop case's expected.json is the tool's
+// expectation itself:
 //
 //	{"format", "verdict", "reasons", "producer_verdict", "policy"}
 //
@@ -90,8 +92,15 @@ func Cases(tb testing.TB, root string) []Case {
 	cases := corpusCases(tb, filepath.Join(root, "testdata", "receipts"))
 	interop, _ := filepath.Glob(filepath.Join(root, "testdata", "interop", "*", "*", "expected.json"))
 	sort.Strings(interop)
+	seen := map[string]bool{}
 	for _, exp := range interop {
 		cases = append(cases, interopCase(tb, filepath.Dir(exp)))
+		if f := filepath.Dir(filepath.Dir(exp)); !seen[f] {
+			seen[f] = true
+			if _, err := os.Stat(filepath.Join(f, "PROVENANCE.md")); err != nil {
+				tb.Fatalf("%s has no PROVENANCE.md naming its producer", f)
+			}
+		}
 	}
 	return cases
 }
@@ -183,9 +192,16 @@ func interopCase(tb testing.TB, dir string) Case {
 			tb.Fatalf("%s: %v", c.Name, err)
 		}
 	}
-	// A verdict other than the producer's is a policy, and says why.
-	if pv := producerVerdict(exp.ProducerVerdict); pv != "" && exp.Policy == "" && len(exp.Lines) == 0 && exp.Verdict != pv {
+	// A verdict other than the producer's is a policy, and says why; and
+	// none that the producer fails may pass.
+	pv := producerVerdict(exp.ProducerVerdict)
+	if pv != "" && exp.Policy == "" && len(exp.Lines) == 0 && exp.Verdict != pv {
 		tb.Fatalf("%s: verdict %s differs from the producer's %s without a policy", c.Name, exp.Verdict, exp.ProducerVerdict)
+	}
+	for _, w := range c.Lines {
+		if pv == "FAIL" && w.Verdict == "PASS" {
+			tb.Fatalf("%s: the producer fails this vector; it must not pass", c.Name)
+		}
 	}
 	return c
 }
@@ -246,11 +262,24 @@ func fillFiles(tb testing.TB, c *Case, keys []string) {
 	}
 	if keys != nil {
 		c.Keys = keys
+	} else {
+		// The usual names first, in the layout's order, then the rest.
+		rank := func(n string) int {
+			if i := slices.Index(usualKeyFiles, n); i >= 0 {
+				return i
+			}
+			return len(usualKeyFiles)
+		}
+		slices.SortStableFunc(c.Keys, func(a, b string) int { return rank(a) - rank(b) })
 	}
 	if c.Input == "" {
 		tb.Fatalf("%s: no receipt.json or receipts.jsonl", c.Name)
 	}
 }
+
+// usualKeyFiles are the key file names the corpus and the interop layout
+// use, in the order they are given to --keys.
+var usualKeyFiles = []string{"jwks.json", "keys.json", "acta-keys.json", "did_map.json"}
 
 func isKeyFile(name string) bool {
 	if strings.HasSuffix(name, ".pem") {
@@ -294,7 +323,8 @@ func readJSON(tb testing.TB, path string, v any) {
 }
 
 // Check compares what the tool answered for one receipt with w and
-// returns what differs, "" when nothing does. Reasons are compared as sets.
+// returns what differs, "" when nothing does. Reasons are compared in
+// order (the order of the axes).
 func (w Want) Check(format, verdict string, reasons []string) string {
 	var diffs []string
 	if format != w.Format {
@@ -303,10 +333,7 @@ func (w Want) Check(format, verdict string, reasons []string) string {
 	if verdict != w.Verdict {
 		diffs = append(diffs, fmt.Sprintf("verdict %s, want %s", verdict, w.Verdict))
 	}
-	got, want := slices.Clone(reasons), slices.Clone(w.Reasons)
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
+	if !slices.Equal(reasons, w.Reasons) {
 		diffs = append(diffs, fmt.Sprintf("reasons %q, want %q", reasons, w.Reasons))
 	}
 	return strings.Join(diffs, "; ")
