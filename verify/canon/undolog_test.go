@@ -323,6 +323,11 @@ func FuzzUndoLogR1(f *testing.F) {
 	fuzzUndoLog(f, UndoLogR1, plainNames, func(v *Value) bool { return !hasFraction(v) })
 }
 
+// FuzzUndoLogT2: as FuzzUndoLogP3: ASCII JSON, and idempotent, every
+// number being a double written in ECMAScript form, which reads back to
+// the same double.
+func FuzzUndoLogT2(f *testing.F) { fuzzUndoLog(f, UndoLogT2, always, always) }
+
 // BenchmarkUndoLogP3 canonicalizes a ~1 KiB tool-call args object.
 func BenchmarkUndoLogP3(b *testing.B) {
 	raw := undologBenchArgs()
