@@ -13,10 +13,13 @@ import (
 // canonical bytes of payload, signed directly, the signature in lowercase
 // hex. Keys come from a JWK set, by kid.
 //
-// The canonical form is the one the reference verifier writes: every
-// string and member name in NFC, then Python's json.dumps(sort_keys=True,
-// separators=(",", ":"), ensure_ascii=False), which is canon.AsqavCodePoint
-// (code-point member order, Python float repr).
+// The canonical form is RFC 8785 (JCS), as the issuer (ScopeBlind's
+// a2a-trust-header generator, over agent-passport-system's
+// canonicalizeJCS) signs it and says in signature.canonicalization
+// ("RFC8785-JCS"). The reference verifier (a2a-trust-header/verify.ts)
+// canonicalizes with RFC 8785 whatever that member says, and so does this
+// tool, naming any other value in the signature's note. Nothing is
+// Unicode-normalized: the issuer signs the text as given.
 //
 // Detection: payload and signature objects, no anchors member (the
 // Asqav-native envelope marker) and a signature.sig of lowercase hex.
@@ -64,11 +67,28 @@ func isLowerHex(s string) bool {
 }
 
 func actaChainHash(doc *canon.Value) (string, error) {
-	b, _, err := canonicalNFC(canon.AsqavCodePoint, doc)
+	b, err := canon.RFC8785.Append(nil, doc)
 	if err != nil {
 		return "", err
 	}
 	return sha256Hex(b), nil
+}
+
+// actaCanonicalization is the one ACTA names, and the note to give when it
+// is another: this tool, like the reference verifier, checks RFC 8785
+// whatever the member says.
+const actaCanonicalization = "RFC8785-JCS"
+
+func actaCanonicalizationNote(sigObj *canon.Value) string {
+	v := sigObj.Get("canonicalization")
+	if v == nil || (v.Kind == canon.String && v.Text == actaCanonicalization) {
+		return ""
+	}
+	label := jsonText(v)
+	if v.Kind == canon.String {
+		label = quoteShort(v.Text)
+	}
+	return "signature.canonicalization is " + label + ", not " + actaCanonicalization + ": RFC 8785 was checked, as the reference verifier does whatever the member says"
 }
 
 func checkACTA(c *check) {
@@ -83,11 +103,11 @@ func checkACTA(c *check) {
 	f.ToolName = str(p, "tool_name")
 	f.ToolFingerprint = str(p, "tool_fingerprint")
 	f.Nonce = str(p, "nonce")
-	f.IssuedAt = str(p, "issued_at")
+	// A deny receipt of the issuer carries attempted_at instead.
+	f.IssuedAt = firstStr(p, "issued_at", "attempted_at")
 	f.ExpiresAt = str(p, "expires_at")
 	f.Decision = str(p, "decision")
 
-	c.requireStr(p, "payload.", "issued_at")
 	alg, okAlg := c.requireStr(sigObj, "signature.", "alg")
 	kid, okKid := c.requireStr(sigObj, "signature.", "kid")
 	sigText, okSig := c.requireStr(sigObj, "signature.", "sig")
@@ -98,7 +118,7 @@ func checkACTA(c *check) {
 	}
 	c.readLink()
 
-	msg, changed, err := canonicalNFC(canon.AsqavCodePoint, p)
+	msg, err := canon.RFC8785.Append(nil, p)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "payload cannot be canonicalized: "+err.Error())
 		return
@@ -138,12 +158,16 @@ func checkACTA(c *check) {
 		return
 	}
 	c.verifySignature(key, alg, msg, sig)
+	canonNote := actaCanonicalizationNote(sigObj)
 	if ax := c.res.Axes.Of(AxisSignature); ax.Status == StatusFail && ax.Reason == ReasonBadSignature {
 		sum := sha256.Sum256(msg)
 		if key.Verify(sum[:], sig) == nil {
 			c.fail(AxisSignature, ReasonUnsupported, "the signature covers SHA-256 of the canonical payload: ACTA commitment mode, which this tool does not verify")
+			return
 		}
+		c.noteFailure(canonNote)
+		c.hintNormalization(key, canon.RFC8785, p, sig)
 		return
 	}
-	c.noteSignature(nfcNote(changed))
+	c.noteSignature(canonNote)
 }

@@ -11,8 +11,10 @@ import (
 // An AERF notarised-evidence receipt is a flat object signed with Ed25519
 // over the canonical bytes of the receipt minus aerfUnsigned, signed
 // directly; the signature is hex, the key found by key_id in a key map.
-// The canonical form is the reference verifier's: NFC, then Python's
-// json.dumps(sort_keys=True) (canon.AsqavCodePoint; 500.0 stays 500.0).
+// The canonical form is the producer's, Python's json.dumps(sort_keys=True)
+// (canon.AsqavCodePoint; 500.0 stays 500.0), which the reference verifier
+// (verifiers/go) reproduces. Neither normalizes Unicode: the spec asks
+// producers for NFC text, and the verifier checks the bytes as given.
 //
 // Chain: previous_receipt_hash is the hex SHA-256 of the predecessor's
 // signable bytes, so its signature is excluded. A genesis receipt omits the
@@ -45,13 +47,15 @@ func isAERF(doc *canon.Value) bool {
 	return str(doc, "type") == "notarised_evidence" && doc.Get("evidence_hash_sha512") != nil
 }
 
-func aerfSigningInput(doc *canon.Value) ([]byte, bool, error) {
+// aerfSigningInput returns the signed value and its canonical bytes.
+func aerfSigningInput(doc *canon.Value) (canon.Value, []byte, error) {
 	s := withoutMembers(doc, aerfUnsigned...)
-	return canonicalNFC(canon.AsqavCodePoint, &s)
+	b, err := canon.AsqavCodePoint.Append(nil, &s)
+	return s, b, err
 }
 
 func aerfChainHash(doc *canon.Value) (string, error) {
-	b, _, err := aerfSigningInput(doc)
+	_, b, err := aerfSigningInput(doc)
 	if err != nil {
 		return "", err
 	}
@@ -89,17 +93,17 @@ func checkAERF(c *check) {
 	c.readLink()
 	c.notRun(AxisPayloadDigest, "evidence_hash_sha512 is not recomputed: the reference does not check it")
 
-	msg, changed, err := aerfSigningInput(doc)
+	signed, msg, err := aerfSigningInput(doc)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "receipt cannot be canonicalized: "+err.Error())
 		return
 	}
 	c.res.Fingerprints.ChainHash = sha256Hex(msg)
-	c.aerfIssuerSignature(msg, changed)
+	c.aerfIssuerSignature(&signed, msg)
 	c.aerfCoSignatures(msg)
 }
 
-func (c *check) aerfIssuerSignature(msg []byte, changed bool) {
+func (c *check) aerfIssuerSignature(signed *canon.Value, msg []byte) {
 	f := &c.res.Fields
 	kid, okKid := c.requireStr(c.doc, "", "key_id")
 	sigText, okSig := c.requireStr(c.doc, "", "signature")
@@ -120,7 +124,7 @@ func (c *check) aerfIssuerSignature(msg []byte, changed bool) {
 		return
 	}
 	c.verifySignature(key, string(sigalg.Ed25519), msg, sig)
-	c.noteSignature(nfcNote(changed))
+	c.hintNormalization(key, canon.AsqavCodePoint, signed, sig)
 }
 
 // aerfCoSignatures checks the parent counter-signature and the PDP binding.
@@ -144,8 +148,7 @@ func (c *check) aerfCoSignatures(msg []byte) {
 			}
 			tuple.Members = append(tuple.Members, canon.Member{Name: name, Value: v})
 		}
-		b, _, err := canonicalNFC(canon.AsqavCodePoint, &tuple)
-		return b, err
+		return canon.AsqavCodePoint.Append(nil, &tuple)
 	})
 }
 

@@ -66,6 +66,9 @@ func TestReceiptCorpus(t *testing.T) {
 			if d := c.Lines[0].Check(res.Format, string(res.Verdict), reasons); d != "" {
 				t.Fatalf("%s\n%s", d, dump(res))
 			}
+			if n := c.Lines[0].SignatureNote; n != "" && !strings.Contains(res.Axes.Of(AxisSignature).Note, n) {
+				t.Fatalf("signature note lacks %q\n%s", n, dump(res))
+			}
 			if res.Verdict == Pass && res.Axes.Of(AxisSignature).Status != StatusPass {
 				t.Fatalf("PASS without a passed signature axis\n%s", dump(res))
 			}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"time"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -17,20 +16,19 @@ import (
 // The helpers below are shared by the formats: canonical forms, member
 // lists, key lookup and notes.
 
-// nfcCopy returns a copy of v with every string and member name in Unicode
-// NFC, as the ACTA, AERF, agentreceipts and pipelock reference verifiers
-// normalize before canonicalizing. changed reports whether anything was
-// not in NFC already. Two names of one object that become equal are an
-// error: the reference would silently keep one of them.
-func nfcCopy(v *canon.Value) (out canon.Value, changed bool, err error) {
+// normCopy returns a copy of v with every string and member name in the
+// Unicode normal form f. changed reports whether anything was not in that
+// form already. Two names of one object that become equal are an error:
+// the pipelock reference, which normalizes to NFC, refuses them too.
+func normCopy(f norm.Form, v *canon.Value) (out canon.Value, changed bool, err error) {
 	switch v.Kind {
 	case canon.String:
-		s := norm.NFC.String(v.Text)
+		s := f.String(v.Text)
 		return canon.Value{Kind: canon.String, Text: s}, s != v.Text, nil
 	case canon.Array:
 		out = canon.Value{Kind: canon.Array, Items: make([]canon.Value, len(v.Items))}
 		for i := range v.Items {
-			item, ch, err := nfcCopy(&v.Items[i])
+			item, ch, err := normCopy(f, &v.Items[i])
 			if err != nil {
 				return canon.Value{}, false, err
 			}
@@ -39,31 +37,73 @@ func nfcCopy(v *canon.Value) (out canon.Value, changed bool, err error) {
 		return out, changed, nil
 	case canon.Object:
 		out = canon.Value{Kind: canon.Object, Members: make([]canon.Member, len(v.Members))}
+		renamed := false
 		for i := range v.Members {
 			m := &v.Members[i]
-			name := norm.NFC.String(m.Name)
-			if name != m.Name {
-				changed = true
-				for j := range v.Members {
-					if j != i && norm.NFC.String(v.Members[j].Name) == name {
-						return canon.Value{}, false, errors.New("member names " + quoteShort(m.Name) + " and " + quoteShort(v.Members[j].Name) + " are equal after NFC")
-					}
-				}
-			}
-			val, ch, err := nfcCopy(&m.Value)
+			name := f.String(m.Name)
+			renamed = renamed || name != m.Name
+			val, ch, err := normCopy(f, &m.Value)
 			if err != nil {
 				return canon.Value{}, false, err
 			}
 			out.Members[i], changed = canon.Member{Name: name, Value: val}, changed || ch
 		}
-		return out, changed, nil
+		if renamed {
+			// Names were distinct as parsed; only a renaming can collide.
+			seen := make(map[string]int, len(out.Members))
+			for i, m := range out.Members {
+				if j, dup := seen[m.Name]; dup {
+					return canon.Value{}, false, errors.New("member names " + quoteShort(v.Members[j].Name) + " and " + quoteShort(v.Members[i].Name) + " are equal after normalization")
+				}
+				seen[m.Name] = i
+			}
+		}
+		return out, changed || renamed, nil
 	}
 	return *v, false, nil
 }
 
-// canonicalNFC writes v in dialect d after NFC normalization.
+// hintNormalization explains a bad signature that a Unicode-normalized
+// copy of the signed value (v, written in dialect d) would verify: the
+// text was normalized after signing (or signed by another tool), since the
+// producers that call this sign and check their text as given. The
+// verdict stays FAIL, as the producer's own verifier gives it.
+func (c *check) hintNormalization(key *keys.Key, d *canon.Dialect, v *canon.Value, sig []byte) {
+	ax := c.res.Axes.Of(AxisSignature)
+	if ax.Status != StatusFail || ax.Reason != ReasonBadSignature {
+		return
+	}
+	for _, f := range []struct {
+		form norm.Form
+		name string
+	}{{norm.NFC, "NFC"}, {norm.NFD, "NFD"}} {
+		n, changed, err := normCopy(f.form, v)
+		if err != nil || !changed {
+			continue
+		}
+		if b, err := d.Append(nil, &n); err == nil && key.Verify(b, sig) == nil {
+			c.noteFailure("the " + f.name + " form of the text would verify: the producer signs its text as given, so this text is not what was signed")
+			return
+		}
+	}
+}
+
+// noteFailure appends extra to a failed signature axis's note.
+func (c *check) noteFailure(extra string) {
+	ax, ok := c.res.Axes.Get(AxisSignature)
+	if !ok || ax.Status != StatusFail || extra == "" {
+		return
+	}
+	if ax.Note != "" {
+		extra = ax.Note + "; " + extra
+	}
+	c.res.Axes.Set(AxisSignature, Axis{Status: StatusFail, Reason: ax.Reason, Note: extra})
+}
+
+// canonicalNFC writes v in dialect d after NFC normalization, for the
+// producers that normalize before signing (pipelock).
 func canonicalNFC(d *canon.Dialect, v *canon.Value) ([]byte, bool, error) {
-	n, changed, err := nfcCopy(v)
+	n, changed, err := normCopy(norm.NFC, v)
 	if err != nil {
 		return nil, false, err
 	}
@@ -73,7 +113,7 @@ func canonicalNFC(d *canon.Dialect, v *canon.Value) ([]byte, bool, error) {
 
 func nfcNote(changed bool) string {
 	if changed {
-		return "signed over the NFC form; the receipt's own text is not in NFC"
+		return "signed over the NFC form, as the producer normalizes; the receipt's own text is not in NFC"
 	}
 	return ""
 }
@@ -142,11 +182,3 @@ func jsonText(v *canon.Value) string {
 }
 
 func itoa(i int) string { return formatInt(int64(i)) }
-
-// issuedOrNow is the instant a key's status is judged at.
-func (c *check) issuedOrNow() time.Time {
-	if t, ok := parseTime(c.res.Fields.IssuedAt); ok {
-		return t
-	}
-	return c.v.at
-}

@@ -59,6 +59,10 @@ type Want struct {
 	Format  string   `json:"format"`
 	Verdict string   `json:"verdict"`
 	Reasons []string `json:"reasons"`
+	// SignatureNote is a phrase the signature axis's note must hold, for a
+	// verdict that rests on a form the note names (an interop case's
+	// signature_note).
+	SignatureNote string `json:"signature_note"`
 }
 
 // CorpusAt is the judging instant of the conformance corpus: after every
