@@ -56,21 +56,26 @@ func (p archivePrior) Links(ctx context.Context, prefixes []string) (map[string]
 	out := map[string]stream.PriorLink{}
 	err := p.withKeys(ctx, prefixes, func(conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, `
-			SELECT l.key, r.issuer_id, r.org_id, r.agent_id, r.session_id
+			SELECT l.key, r.raw
 			FROM prior_keys l JOIN receipts r ON substr(r.chain_hash, 1, 32) = l.key`)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
-			var prefix string
-			var issuer, org, agent, session sql.NullString
-			if err := rows.Scan(&prefix, &issuer, &org, &agent, &session); err != nil {
+			var prefix, raw string
+			if err := rows.Scan(&prefix, &raw); err != nil {
 				rows.Close()
 				return err
 			}
+			// The scope is the format's, read from the receipt as stored: the
+			// same rule the stream applies to the input.
+			scope, err := verify.ChainScope([]byte(raw))
+			if err != nil {
+				continue // a stored line that is no receipt owns no chain hash
+			}
 			pl := out[prefix]
 			pl.Found = true
-			pl.Scope = verify.ScopeKeyOf(issuer.String, org.String, agent.String, session.String)
+			pl.Scope = scope
 			out[prefix] = pl
 		}
 		if err := rows.Close(); err != nil {
@@ -132,7 +137,7 @@ func (p archivePrior) Nonces(ctx context.Context, digests []string) (map[string]
 func (f *fileLoad) relink() error {
 	rows, err := f.tx.QueryContext(f.ctx, `
 		SELECT r.file_sha256, r.line, r.raw, r.reasons, COALESCE(r.trust_sha256, ''),
-		       p.chain_hash, p.issuer_id, p.org_id, p.agent_id, p.session_id
+		       p.chain_hash, p.raw
 		FROM receipts r
 		JOIN receipts p ON p.file_sha256 = $1 AND lower(r.previous_hash) = p.chain_hash
 		JOIN files f ON f.file_sha256 = r.file_sha256
@@ -149,17 +154,16 @@ func (f *fileLoad) relink() error {
 	var fixes []fix
 	var lastHash string
 	for rows.Next() {
-		var sha, raw, reasons, trust, hash string
+		var sha, raw, reasons, trust, hash, praw string
 		var line int64
-		var issuer, org, agent, session sql.NullString
-		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &issuer, &org, &agent, &session); err != nil {
+		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &praw); err != nil {
 			rows.Close()
 			return err
 		}
 		first := hash != lastHash
 		lastHash = hash
 		res, _ := f.v.VerifyWith([]byte(raw), verify.VerifyOptions{OmitSignatureHash: true})
-		owner := verify.ScopeKeyOf(issuer.String, org.String, agent.String, session.String)
+		owner, _ := verify.ChainScope([]byte(praw))
 		var judged verify.Reason // linked
 		switch {
 		case res.ScopeKey() != owner:

@@ -238,8 +238,8 @@ func TestAuditAgreesDayByDay(t *testing.T) {
 		return out
 	}
 	want := read("one")
-	if !strings.Contains(want[filepath.Join("2026-11-06", "replays.csv")], "nonce") {
-		t.Fatal("no nonce replay on 2026-11-06: the demo does not exercise replays across days")
+	if !strings.Contains(want[filepath.Join("2026-11-02", "replays.csv")], "nonce") {
+		t.Fatal("no nonce replay on 2026-11-02 (of a nonce of 2026-11-01): the demo does not exercise replays across days")
 	}
 	for _, dir := range []string{"daily", "resumed"} {
 		got := read(dir)

@@ -18,12 +18,35 @@ import (
 )
 
 // TestDemoCorpusGroundTruth verifies the generated demo archive (receiptgen
-// --seed 7 --n 300 --rate 0.08) and requires every planted anomaly to be
+// --seed 7 --n 300 --rate 0.08 --mix asqav-hash=12,dsse=12,agentreceipts=16) and requires every planted anomaly to be
 // reported on its line with its reason, and nothing else: precision and
 // recall 100%.
 func TestDemoCorpusGroundTruth(t *testing.T) {
 	t.Parallel()
 	checkGroundTruth(t, "../../testdata/demo", 300, Options{})
+}
+
+// TestDemoMixesFormats: the demo archive shows a newcomer the formats the
+// tool reads (receiptgen --mix asqav-hash=12,dsse=12,agentreceipts=16),
+// each with receipts that pass.
+func TestDemoMixesFormats(t *testing.T) {
+	t.Parallel()
+	dir := "../../testdata/demo"
+	passing := map[string]int{}
+	_, err := Run(context.Background(), corpusVerifier(t, dir), []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, Options{}, func(r *verify.Result) error {
+		if r.Verdict == verify.Pass {
+			passing[r.Format]++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, n := range map[string]int{"asqav-native": 200, "asqav-hash": 11, "dsse-attestation": 11, "agentreceipts": 15} {
+		if passing[f] < n {
+			t.Errorf("%s: %d passing receipts, want at least %d (all: %v)", f, passing[f], n, passing)
+		}
+	}
 }
 
 // TestGeneratedStreamGroundTruth does the same over a freshly generated

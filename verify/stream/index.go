@@ -409,7 +409,7 @@ func judge(res *verify.Result, js []judgment) {
 		case chainAbsent:
 			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainAbsent, "predecessor "+prev+" is not in the input")
 		case chainBreak:
-			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (issuer, agent or session differs)")
+			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (its "+verify.ChainScopeWhat(res.Format)+" differs)")
 		case chainForkPrior:
 			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, "predecessor "+prev+" is already named by a receipt loaded earlier")
 		case chainFork:

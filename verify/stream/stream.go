@@ -109,7 +109,7 @@ func NonceDigest(nonceKey string) string {
 // PriorLink is what an earlier archive knows of one chain hash.
 type PriorLink struct {
 	Found bool   // a receipt with this chain hash is archived
-	Scope string // its chain scope (verify.ScopeKeyOf), when Found
+	Scope string // its chain scope (verify.ChainScope), when Found
 	Named bool   // an archived receipt already names it as predecessor
 }
 
