@@ -73,7 +73,7 @@ func fixtureDB(t *testing.T, rows []fixRow, expected ...string) *DB {
 		}
 	}
 	for f, n := range files {
-		if _, err := db.SQL().Exec(`INSERT INTO files VALUES (?, ?, 100, ?, ?, 0, TIMESTAMP '2026-12-01 00:00:00')`, f, f+".jsonl", n, n); err != nil {
+		if _, err := db.SQL().Exec(`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) VALUES (?, ?, 100, ?, ?, 0, TIMESTAMP '2026-12-01 00:00:00')`, f, f+".jsonl", n, n); err != nil {
 			t.Fatal(err)
 		}
 	}

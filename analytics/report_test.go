@@ -426,7 +426,7 @@ func TestParquetSameRows(t *testing.T) {
 	}
 	defer pq.Close()
 	// The views replace the tables Open created.
-	for _, s := range []string{"DROP TABLE receipts", "DROP TABLE expected_tools", "DROP TABLE files", "DROP TABLE rejects"} {
+	for _, s := range []string{"DROP TABLE receipts", "DROP TABLE expected_tools", "DROP TABLE files", "DROP TABLE rejects", "DROP TABLE trust"} {
 		if _, err := pq.SQL().Exec(s); err != nil {
 			t.Fatal(err)
 		}
@@ -477,7 +477,7 @@ func TestReportEmptyDay(t *testing.T) {
 	if err := json.Unmarshal(mj, &man); err != nil {
 		t.Fatal(err)
 	}
-	if len(man.Queries) != 8 || man.DuckDBVersion == "" || man.Window.From != "2026-10-01T00:00:00Z" {
+	if len(man.Queries) != 9 || man.DuckDBVersion == "" || man.Window.From != "2026-10-01T00:00:00Z" {
 		t.Errorf("manifest: %s", mj)
 	}
 }
@@ -645,7 +645,7 @@ func TestOpenDatesUndated(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
-		`INSERT INTO files VALUES ('h1', 'f1.jsonl', 10, 2, 2, 0, TIMESTAMP '2026-11-05 23:59:59')`,
+		`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) VALUES ('h1', 'f1.jsonl', 10, 2, 2, 0, TIMESTAMP '2026-11-05 23:59:59')`,
 		`INSERT INTO receipts (file_sha256, source, line, format, verdict, reasons, issued_at, day, raw) VALUES
 			('h1', 'f1.jsonl', 1, 'undolog', 'PASS', '', NULL, NULL, '{}'),
 			('h1', 'f1.jsonl', 2, 'asqav-native', 'PASS', '', TIMESTAMP '2026-11-01 10:00:00', DATE '2026-11-01', '{}')`,

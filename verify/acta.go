@@ -3,15 +3,8 @@ package verify
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"slices"
-	"strconv"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/receiptverify/verify/verify/canon"
-	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/sigalg"
 )
 
@@ -20,10 +13,13 @@ import (
 // canonical bytes of payload, signed directly, the signature in lowercase
 // hex. Keys come from a JWK set, by kid.
 //
-// The canonical form is the one the reference verifier writes: every
-// string and member name in NFC, then Python's json.dumps(sort_keys=True,
-// separators=(",", ":"), ensure_ascii=False), which is canon.AsqavCodePoint
-// (code-point member order, Python float repr).
+// The canonical form is RFC 8785 (JCS), as the issuer (ScopeBlind's
+// a2a-trust-header generator, over agent-passport-system's
+// canonicalizeJCS) signs it and says in signature.canonicalization
+// ("RFC8785-JCS"). The reference verifier (a2a-trust-header/verify.ts)
+// canonicalizes with RFC 8785 whatever that member says, and so does this
+// tool, naming any other value in the signature's note. Nothing is
+// Unicode-normalized: the issuer signs the text as given.
 //
 // Detection: payload and signature objects, no anchors member (the
 // Asqav-native envelope marker) and a signature.sig of lowercase hex.
@@ -32,14 +28,21 @@ import (
 //
 // Chain: payload.previousReceiptHash is the hex SHA-256 of the canonical
 // bytes of the full predecessor receipt, signature included. A genesis
-// receipt omits it; null is malformed.
+// receipt omits it; null is malformed. A chain is one issuer's: the
+// reference issuer chains across its agents (conformance case
+// acta-02-chain-link links two agents of one issuer).
 //
 // Commitment mode (signing SHA-256 of the canonical bytes) is not
 // implemented; a receipt whose signature verifies only that way fails the
 // signature axis as unsupported, never passes.
-func init() {
-	registerFormat(format{name: "acta", priority: 9, detect: isACTA, check: checkACTA, chainHash: actaChainHash})
-}
+var actaFormat = format{name: "acta", detect: isACTA, check: checkACTA, chain: &chainRule{
+	hash: actaChainHash,
+	link: linkRule{path: []string{"payload", "previousReceiptHash"}, absent: linkNone, null: linkBad},
+	scope: func(name string, doc *canon.Value) string {
+		return scopeKey(name, firstStr(doc.Get("payload"), "issuer_id", "issuer"))
+	},
+	scopeWhat: "issuer",
+}}
 
 func isACTA(doc *canon.Value) bool {
 	p, s := doc.Get("payload"), doc.Get("signature")
@@ -64,11 +67,28 @@ func isLowerHex(s string) bool {
 }
 
 func actaChainHash(doc *canon.Value) (string, error) {
-	b, _, err := canonicalNFC(canon.AsqavCodePoint, doc)
+	b, err := canon.RFC8785.Append(nil, doc)
 	if err != nil {
 		return "", err
 	}
 	return sha256Hex(b), nil
+}
+
+// actaCanonicalization is the one ACTA names, and the note to give when it
+// is another: this tool, like the reference verifier, checks RFC 8785
+// whatever the member says.
+const actaCanonicalization = "RFC8785-JCS"
+
+func actaCanonicalizationNote(sigObj *canon.Value) string {
+	v := sigObj.Get("canonicalization")
+	if v == nil || (v.Kind == canon.String && v.Text == actaCanonicalization) {
+		return ""
+	}
+	label := jsonText(v)
+	if v.Kind == canon.String {
+		label = quoteShort(v.Text)
+	}
+	return "signature.canonicalization is " + label + ", not " + actaCanonicalization + ": RFC 8785 was checked, as the reference verifier does whatever the member says"
 }
 
 func checkACTA(c *check) {
@@ -83,11 +103,11 @@ func checkACTA(c *check) {
 	f.ToolName = str(p, "tool_name")
 	f.ToolFingerprint = str(p, "tool_fingerprint")
 	f.Nonce = str(p, "nonce")
-	f.IssuedAt = str(p, "issued_at")
+	// A deny receipt of the issuer carries attempted_at instead.
+	f.IssuedAt = firstStr(p, "issued_at", "attempted_at")
 	f.ExpiresAt = str(p, "expires_at")
 	f.Decision = str(p, "decision")
 
-	c.requireStr(p, "payload.", "issued_at")
 	alg, okAlg := c.requireStr(sigObj, "signature.", "alg")
 	kid, okKid := c.requireStr(sigObj, "signature.", "kid")
 	sigText, okSig := c.requireStr(sigObj, "signature.", "sig")
@@ -96,18 +116,9 @@ func checkACTA(c *check) {
 	if h, err := actaChainHash(c.doc); err == nil {
 		c.res.Fingerprints.ChainHash = h
 	}
-	if prev := p.Get("previousReceiptHash"); prev != nil {
-		switch prev.Kind {
-		case canon.Null:
-			c.fail(AxisStructure, ReasonBadField, "payload.previousReceiptHash is null: a genesis receipt omits it")
-		case canon.String:
-			c.link = chainLink{present: true, prev: normalizeHash(prev.Text)}
-		default:
-			c.fail(AxisStructure, ReasonBadField, "payload.previousReceiptHash must be a string")
-		}
-	}
+	c.readLink()
 
-	msg, changed, err := canonicalNFC(canon.AsqavCodePoint, p)
+	msg, err := canon.RFC8785.Append(nil, p)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "payload cannot be canonicalized: "+err.Error())
 		return
@@ -147,126 +158,16 @@ func checkACTA(c *check) {
 		return
 	}
 	c.verifySignature(key, alg, msg, sig)
+	canonNote := actaCanonicalizationNote(sigObj)
 	if ax := c.res.Axes.Of(AxisSignature); ax.Status == StatusFail && ax.Reason == ReasonBadSignature {
 		sum := sha256.Sum256(msg)
 		if key.Verify(sum[:], sig) == nil {
 			c.fail(AxisSignature, ReasonUnsupported, "the signature covers SHA-256 of the canonical payload: ACTA commitment mode, which this tool does not verify")
+			return
 		}
+		c.noteFailure(canonNote)
+		c.hintNormalization(key, canon.RFC8785, p, sig)
 		return
 	}
-	c.noteSignature(nfcNote(changed))
-}
-
-// The helpers below are shared by the ACTA, AERF, agentreceipts, authproof
-// and pipelock formats.
-
-// nfcCopy returns a copy of v with every string and member name in Unicode
-// NFC, as the ACTA, AERF, agentreceipts and pipelock reference verifiers
-// normalize before canonicalizing. changed reports whether anything was
-// not in NFC already. Two names of one object that become equal are an
-// error: the reference would silently keep one of them.
-func nfcCopy(v *canon.Value) (out canon.Value, changed bool, err error) {
-	switch v.Kind {
-	case canon.String:
-		s := norm.NFC.String(v.Text)
-		return canon.Value{Kind: canon.String, Text: s}, s != v.Text, nil
-	case canon.Array:
-		out = canon.Value{Kind: canon.Array, Items: make([]canon.Value, len(v.Items))}
-		for i := range v.Items {
-			item, ch, err := nfcCopy(&v.Items[i])
-			if err != nil {
-				return canon.Value{}, false, err
-			}
-			out.Items[i], changed = item, changed || ch
-		}
-		return out, changed, nil
-	case canon.Object:
-		out = canon.Value{Kind: canon.Object, Members: make([]canon.Member, len(v.Members))}
-		for i := range v.Members {
-			m := &v.Members[i]
-			name := norm.NFC.String(m.Name)
-			if name != m.Name {
-				changed = true
-				for j := range v.Members {
-					if j != i && norm.NFC.String(v.Members[j].Name) == name {
-						return canon.Value{}, false, errors.New("member names " + quoteShort(m.Name) + " and " + quoteShort(v.Members[j].Name) + " are equal after NFC")
-					}
-				}
-			}
-			val, ch, err := nfcCopy(&m.Value)
-			if err != nil {
-				return canon.Value{}, false, err
-			}
-			out.Members[i], changed = canon.Member{Name: name, Value: val}, changed || ch
-		}
-		return out, changed, nil
-	}
-	return *v, false, nil
-}
-
-// canonicalNFC writes v in dialect d after NFC normalization.
-func canonicalNFC(d *canon.Dialect, v *canon.Value) ([]byte, bool, error) {
-	n, changed, err := nfcCopy(v)
-	if err != nil {
-		return nil, false, err
-	}
-	b, err := d.Append(nil, &n)
-	return b, changed, err
-}
-
-func nfcNote(changed bool) string {
-	if changed {
-		return "signed over the NFC form; the receipt's own text is not in NFC"
-	}
-	return ""
-}
-
-// withoutMembers returns a shallow copy of obj without the named members.
-func withoutMembers(obj *canon.Value, drop ...string) canon.Value {
-	out := canon.Value{Kind: canon.Object, Members: make([]canon.Member, 0, len(obj.Members))}
-	for _, m := range obj.Members {
-		if !slices.Contains(drop, m.Name) {
-			out.Members = append(out.Members, m)
-		}
-	}
-	return out
-}
-
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// keyByID resolves a key by the id on the wire (kid, key_id,
-// signer_key_id) and records the issuer_key axis; nil when none matches.
-func (c *check) keyByID(id string) *keys.Key {
-	key, err := c.v.keys.ByID(id)
-	if err != nil {
-		c.resolveFailed(err)
-		return nil
-	}
-	c.pass(AxisIssuerKey, key.Label())
-	c.res.Fields.KeyID = key.KID
-	return key
-}
-
-// noteSignature appends extra to a passing signature axis's note.
-func (c *check) noteSignature(extra string) {
-	ax, ok := c.res.Axes.Get(AxisSignature)
-	if !ok || ax.Status != StatusPass || extra == "" {
-		return
-	}
-	if ax.Note != "" {
-		extra = ax.Note + "; " + extra
-	}
-	c.res.Axes.Set(AxisSignature, Axis{Status: StatusPass, Note: extra})
-}
-
-// quoteShort quotes hostile text for a note, bounded in length.
-func quoteShort(s string) string {
-	const max = 64
-	if len(s) > max {
-		return strconv.Quote(s[:max]) + "..."
-	}
-	return strconv.Quote(s)
+	c.noteSignature(canonNote)
 }

@@ -11,12 +11,16 @@ import (
 // An AERF notarised-evidence receipt is a flat object signed with Ed25519
 // over the canonical bytes of the receipt minus aerfUnsigned, signed
 // directly; the signature is hex, the key found by key_id in a key map.
-// The canonical form is the reference verifier's: NFC, then Python's
-// json.dumps(sort_keys=True) (canon.AsqavCodePoint; 500.0 stays 500.0).
+// The canonical form is the producer's, Python's json.dumps(sort_keys=True)
+// (canon.AsqavCodePoint; 500.0 stays 500.0), which the reference verifier
+// (verifiers/go) reproduces. Neither normalizes Unicode: the spec asks
+// producers for NFC text, and the verifier checks the bytes as given.
 //
 // Chain: previous_receipt_hash is the hex SHA-256 of the predecessor's
 // signable bytes, so its signature is excluded. A genesis receipt omits the
-// member; null is malformed.
+// member; null is malformed. A chain is one plan's: "receipts within a
+// single plan form a Merkle structure" (SPEC.md §8); key_id is no scope,
+// since §8.4 lets a rotated key re-sign a chain.
 //
 // Co-signatures, reported on the signature axis: when impact_tags is
 // non-empty, a parent counter-signature (parent_key_id over the same bytes
@@ -27,9 +31,12 @@ import (
 // SKIPPED. Stripping impact_tags before signing removes the requirement:
 // the receipt layer cannot see that (an upstream known limit), and such a
 // receipt passes as the upstream verifier passes it.
-func init() {
-	registerFormat(format{name: "aerf", priority: 20, detect: isAERF, check: checkAERF, chainHash: aerfChainHash})
-}
+var aerfFormat = format{name: "aerf", detect: isAERF, check: checkAERF, chain: &chainRule{
+	hash:      aerfChainHash,
+	link:      linkRule{path: []string{"previous_receipt_hash"}, absent: linkNone, null: linkBad},
+	scope:     func(name string, doc *canon.Value) string { return scopeKey(name, str(doc, "plan_id")) },
+	scopeWhat: "plan_id",
+}}
 
 // aerfUnsigned are the members outside the signature (and the chain hash).
 var aerfUnsigned = []string{"signature", "timestamp", "parent_signature", "parent_key_id", "log_inclusion_proof"}
@@ -40,13 +47,15 @@ func isAERF(doc *canon.Value) bool {
 	return str(doc, "type") == "notarised_evidence" && doc.Get("evidence_hash_sha512") != nil
 }
 
-func aerfSigningInput(doc *canon.Value) ([]byte, bool, error) {
+// aerfSigningInput returns the signed value and its canonical bytes.
+func aerfSigningInput(doc *canon.Value) (canon.Value, []byte, error) {
 	s := withoutMembers(doc, aerfUnsigned...)
-	return canonicalNFC(canon.AsqavCodePoint, &s)
+	b, err := canon.AsqavCodePoint.Append(nil, &s)
+	return s, b, err
 }
 
 func aerfChainHash(doc *canon.Value) (string, error) {
-	b, _, err := aerfSigningInput(doc)
+	_, b, err := aerfSigningInput(doc)
 	if err != nil {
 		return "", err
 	}
@@ -81,29 +90,20 @@ func checkAERF(c *check) {
 			c.fail(AxisStructure, ReasonBadField, name+" must be a string, not "+v.Kind.String())
 		}
 	}
-	if prev := doc.Get("previous_receipt_hash"); prev != nil {
-		switch prev.Kind {
-		case canon.Null:
-			c.fail(AxisStructure, ReasonBadField, "previous_receipt_hash is null: a genesis receipt omits it")
-		case canon.String:
-			c.link = chainLink{present: true, prev: normalizeHash(prev.Text)}
-		default:
-			c.fail(AxisStructure, ReasonBadField, "previous_receipt_hash must be a string")
-		}
-	}
+	c.readLink()
 	c.notRun(AxisPayloadDigest, "evidence_hash_sha512 is not recomputed: the reference does not check it")
 
-	msg, changed, err := aerfSigningInput(doc)
+	signed, msg, err := aerfSigningInput(doc)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "receipt cannot be canonicalized: "+err.Error())
 		return
 	}
 	c.res.Fingerprints.ChainHash = sha256Hex(msg)
-	c.aerfIssuerSignature(msg, changed)
+	c.aerfIssuerSignature(&signed, msg)
 	c.aerfCoSignatures(msg)
 }
 
-func (c *check) aerfIssuerSignature(msg []byte, changed bool) {
+func (c *check) aerfIssuerSignature(signed *canon.Value, msg []byte) {
 	f := &c.res.Fields
 	kid, okKid := c.requireStr(c.doc, "", "key_id")
 	sigText, okSig := c.requireStr(c.doc, "", "signature")
@@ -124,7 +124,7 @@ func (c *check) aerfIssuerSignature(msg []byte, changed bool) {
 		return
 	}
 	c.verifySignature(key, string(sigalg.Ed25519), msg, sig)
-	c.noteSignature(nfcNote(changed))
+	c.hintNormalization(key, canon.AsqavCodePoint, signed, sig)
 }
 
 // aerfCoSignatures checks the parent counter-signature and the PDP binding.
@@ -148,8 +148,7 @@ func (c *check) aerfCoSignatures(msg []byte) {
 			}
 			tuple.Members = append(tuple.Members, canon.Member{Name: name, Value: v})
 		}
-		b, _, err := canonicalNFC(canon.AsqavCodePoint, &tuple)
-		return b, err
+		return canon.AsqavCodePoint.Append(nil, &tuple)
 	})
 }
 

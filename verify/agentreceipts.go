@@ -11,7 +11,13 @@ import (
 
 // An agent-receipts AgentReceipt is a W3C Verifiable Credential whose
 // proof (type Ed25519Signature2020) signs the RFC 8785 bytes of the
-// receipt minus proof, after NFC, directly. proof.proofValue is multibase
+// receipt minus proof, directly, with no Unicode normalization (the SDKs
+// never normalize). Optional members written as null are dropped first:
+// the SDKs' WAL and HTTP emitters write every absent optional member as
+// null, but sign without them, and spec v0.5.0 §7.1.1 has a verifier drop
+// them, as the Python SDK's verify_receipt and hash_receipt do: every null
+// object member at any depth goes (array items stay), except the one
+// required-nullable member, credentialSubject.chain.previous_receipt_hash. proof.proofValue is multibase
 // 'u' (base64url, no padding); any other base fails the signature.
 // proof.verificationMethod names the key: a did:key carries the key in the
 // identifier itself (self-asserted: it proves possession of the key, not
@@ -21,10 +27,17 @@ import (
 //
 // Chain: credentialSubject.chain.previous_receipt_hash is "sha256:" + hex
 // SHA-256 of the RFC 8785 bytes of the predecessor minus proof. It must be
-// present: null on the genesis receipt, never omitted.
-func init() {
-	registerFormat(format{name: "agentreceipts", priority: 21, detect: isAgentReceipt, check: checkAgentReceipt, chainHash: agentReceiptChainHash})
-}
+// present: null on the genesis receipt, never omitted. A chain is one
+// chain_id's: the SDKs' VerifyChain rejects receipts whose
+// credentialSubject.chain.chain_id differs (spec §7.3.4).
+var agentReceiptsFormat = format{name: "agentreceipts", detect: isAgentReceipt, check: checkAgentReceipt, chain: &chainRule{
+	hash: agentReceiptChainHash,
+	link: linkRule{path: []string{"credentialSubject", "chain", "previous_receipt_hash"}, absent: linkMissing, null: linkGenesis, prefix: "sha256:"},
+	scope: func(name string, doc *canon.Value) string {
+		return scopeKey(name, str(doc.Get("credentialSubject").Get("chain"), "chain_id"))
+	},
+	scopeWhat: "chain_id",
+}}
 
 const agentReceiptProofType = "Ed25519Signature2020"
 
@@ -47,13 +60,80 @@ func hasString(v *canon.Value, s string) bool {
 	return false
 }
 
-func agentReceiptSigningInput(doc *canon.Value) ([]byte, bool, error) {
+// agentReceiptSigningInput returns the signed value and its bytes.
+func agentReceiptSigningInput(doc *canon.Value) (canon.Value, []byte, error) {
 	s := withoutMembers(doc, "proof")
-	return canonicalNFC(canon.RFC8785, &s)
+	s = withoutOptionalNulls(&s, 0)
+	b, err := canon.RFC8785.Append(nil, &s)
+	return s, b, err
+}
+
+// withoutOptionalNulls returns v without its null object members, at any
+// depth, but for credentialSubject.chain.previous_receipt_hash; depth is
+// how far v is along that path (0 the receipt, 1 credentialSubject, 2
+// chain, -1 off it). What has no null member is returned as it is.
+func withoutOptionalNulls(v *canon.Value, depth int) canon.Value {
+	switch v.Kind {
+	case canon.Array:
+		var out []canon.Value
+		for i := range v.Items {
+			item := withoutOptionalNulls(&v.Items[i], -1)
+			if out == nil && !sameValue(&item, &v.Items[i]) {
+				out = append(make([]canon.Value, 0, len(v.Items)), v.Items[:i]...)
+			}
+			if out != nil {
+				out = append(out, item)
+			}
+		}
+		if out == nil {
+			return *v
+		}
+		return canon.Value{Kind: canon.Array, Items: out}
+	case canon.Object:
+		var out []canon.Member
+		for i := range v.Members {
+			m := &v.Members[i]
+			next := -1
+			switch {
+			case depth == 0 && m.Name == "credentialSubject":
+				next = 1
+			case depth == 1 && m.Name == "chain":
+				next = 2
+			}
+			keep := m.Value.Kind != canon.Null || (depth == 2 && m.Name == "previous_receipt_hash")
+			val := m.Value
+			if keep {
+				val = withoutOptionalNulls(&m.Value, next)
+			}
+			if out == nil && (!keep || !sameValue(&val, &m.Value)) {
+				out = append(make([]canon.Member, 0, len(v.Members)), v.Members[:i]...)
+			}
+			if out != nil && keep {
+				out = append(out, canon.Member{Name: m.Name, Value: val})
+			}
+		}
+		if out == nil {
+			return *v
+		}
+		return canon.Value{Kind: canon.Object, Members: out}
+	}
+	return *v
+}
+
+// sameValue reports whether withoutOptionalNulls returned its input: the
+// same members or items, not a rebuilt copy.
+func sameValue(a, b *canon.Value) bool {
+	switch a.Kind {
+	case canon.Object:
+		return len(a.Members) == len(b.Members) && (len(a.Members) == 0 || &a.Members[0] == &b.Members[0])
+	case canon.Array:
+		return len(a.Items) == len(b.Items) && (len(a.Items) == 0 || &a.Items[0] == &b.Items[0])
+	}
+	return true
 }
 
 func agentReceiptChainHash(doc *canon.Value) (string, error) {
-	b, _, err := agentReceiptSigningInput(doc)
+	_, b, err := agentReceiptSigningInput(doc)
 	if err != nil {
 		return "", err
 	}
@@ -98,7 +178,7 @@ func checkAgentReceipt(c *check) {
 	f.Decision = str(subject.Get("outcome"), "status")
 	c.agentReceiptChain(subject)
 
-	msg, changed, err := agentReceiptSigningInput(doc)
+	signed, msg, err := agentReceiptSigningInput(doc)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "receipt cannot be canonicalized: "+err.Error())
 		return
@@ -145,11 +225,10 @@ func checkAgentReceipt(c *check) {
 		return
 	}
 	c.verifySignature(key, string(sigalg.Ed25519), msg, sig)
-	note := nfcNote(changed)
+	c.hintNormalization(key, canon.RFC8785, &signed, sig)
 	if c.res.Fields.KeySelfAsserted {
-		note = strings.TrimPrefix(note+"; key self-asserted by did:key (proves possession, not identity)", "; ")
+		c.noteSignature("key self-asserted by did:key (proves possession, not identity)")
 	}
-	c.noteSignature(note)
 }
 
 // agentReceiptChain reads credentialSubject.chain.previous_receipt_hash.
@@ -164,17 +243,7 @@ func (c *check) agentReceiptChain(subject *canon.Value) {
 		return
 	}
 	c.res.Fields.Step = integer(chain, "sequence")
-	prev := chain.Get("previous_receipt_hash")
-	switch {
-	case prev == nil:
-		c.fail(AxisStructure, ReasonMissingField, "chain.previous_receipt_hash is missing: it is null on a genesis receipt, never omitted")
-	case prev.Kind == canon.Null:
-		c.link = chainLink{present: true, genesis: true}
-	case prev.Kind != canon.String || !strings.HasPrefix(prev.Text, "sha256:"):
-		c.fail(AxisStructure, ReasonBadField, `chain.previous_receipt_hash must be null or "sha256:" + hex`)
-	default:
-		c.link = chainLink{present: true, prev: normalizeHash(prev.Text)}
-	}
+	c.readLink()
 }
 
 // resolveDID finds the key for a verification method and records the

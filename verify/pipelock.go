@@ -9,19 +9,29 @@ import (
 )
 
 // A pipelock EvidenceReceipt v2 (record_type evidence_receipt_v2) is signed
-// with Ed25519 over the RFC 8785 bytes (after NFC) of the whole receipt
-// with its signature object replaced by the zero value {signer_key_id: "",
+// with Ed25519 over the canonical bytes of the whole receipt with its
+// signature object replaced by the zero value {signer_key_id: "",
 // key_purpose: "", algorithm: "", signature: ""}, as the Go reference
-// marshals it. signature.signature is "ed25519:" + hex; the key is found
+// (internal/contract/receipt SignablePreimage) marshals it. The canonical
+// form is the reference's own (canon.Pipelock): every string and member
+// name in NFC, names in code-point order, strings quoted by Go's
+// encoding/json, so & < > and U+2028, U+2029 are escaped inside the signed
+// bytes, integers only. Exactly those bytes are accepted; the note says so
+// when the escapes were in play. signature.signature is "ed25519:" + hex; the key is found
 // by signature.signer_key_id in a key map (v2 does not embed it). The key
 // purpose must be the one the payload kind requires.
 //
-// Chain: chain_prev_hash is "sha256:" + hex SHA-256 of the RFC 8785 bytes
-// of the full predecessor, signature included; "sha256:0", "genesis" or an
-// absent member mark the genesis receipt.
-func init() {
-	registerFormat(format{name: "pipelock-evidence-v2", priority: 23, detect: isPipelock, check: checkPipelock, chainHash: pipelockChainHash})
-}
+// Chain: chain_prev_hash is "sha256:" + hex SHA-256 of the canonical bytes
+// (the signature's form) of the full predecessor, signature included; "sha256:0", "genesis" or an
+// absent member mark the genesis receipt. A chain is scoped by the format
+// alone: neither reference (the Go contract package, pipelock-verify-python
+// _evidence.py) checks more than the hash, and one chain holds receipts
+// signed by keys of different purposes.
+var pipelockFormat = format{name: "pipelock-evidence-v2", detect: isPipelock, check: checkPipelock, chain: &chainRule{
+	hash: pipelockChainHash,
+	link: linkRule{path: []string{"chain_prev_hash"}, absent: linkGenesis, null: linkGenesis,
+		genesis: []string{"sha256:0", "genesis"}, prefix: "sha256:", keepBad: true},
+}}
 
 const pipelockSigPrefix = "ed25519:"
 
@@ -54,7 +64,7 @@ func isPipelock(doc *canon.Value) bool {
 }
 
 func pipelockChainHash(doc *canon.Value) (string, error) {
-	b, _, err := canonicalNFC(canon.RFC8785, doc)
+	b, _, err := canonicalNFC(canon.Pipelock, doc)
 	if err != nil {
 		return "", err
 	}
@@ -74,7 +84,25 @@ func pipelockSigningInput(doc *canon.Value) ([]byte, bool, error) {
 		}
 		clone.Members[i] = m
 	}
-	return canonicalNFC(canon.RFC8785, &clone)
+	return canonicalNFC(canon.Pipelock, &clone)
+}
+
+// hasGoEscapes reports whether v holds a character the pipelock form
+// escapes where RFC 8785 writes it raw.
+func hasGoEscapes(v *canon.Value) bool {
+	switch v.Kind {
+	case canon.String:
+		return strings.ContainsAny(v.Text, "&<>\u2028\u2029")
+	case canon.Array:
+		return slices.ContainsFunc(v.Items, func(x canon.Value) bool { return hasGoEscapes(&x) })
+	case canon.Object:
+		for i := range v.Members {
+			if strings.ContainsAny(v.Members[i].Name, "&<>\u2028\u2029") || hasGoEscapes(&v.Members[i].Value) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func checkPipelock(c *check) {
@@ -101,11 +129,14 @@ func checkPipelock(c *check) {
 	f.ActionType = str(payload, "action_type")
 	f.Decision = str(payload, "verdict")
 	f.Step = integer(doc, "chain_seq")
-	c.pipelockChain()
+	c.readLink()
 
 	msg, changed, err := pipelockSigningInput(doc)
 	if err != nil {
-		c.fail(AxisStructure, ReasonMalformed, "receipt cannot be canonicalized: "+err.Error())
+		// The reference cannot write a preimage for it either (a float, say),
+		// so no signature can cover it.
+		c.fail(AxisStructure, ReasonMalformed, "receipt cannot be canonicalized as the reference signs it: "+err.Error())
+		c.fail(AxisSignature, ReasonMalformed, "no signable form: "+err.Error())
 		return
 	}
 	if h, err := pipelockChainHash(doc); err == nil {
@@ -156,24 +187,7 @@ func checkPipelock(c *check) {
 	}
 	c.verifySignature(key, alg, msg, sig)
 	c.noteSignature(nfcNote(changed))
-}
-
-func (c *check) pipelockChain() {
-	prev := c.doc.Get("chain_prev_hash")
-	switch {
-	case prev == nil || prev.Kind == canon.Null:
-		c.link = chainLink{present: true, genesis: true}
-	case prev.Kind != canon.String:
-		// Only absent, null or a sentinel is genesis; any other value still
-		// names a predecessor (it cannot be found), never an absent link.
-		c.fail(AxisStructure, ReasonBadField, "chain_prev_hash must be a string")
-		c.link = chainLink{present: true, prev: jsonText(prev)}
-	case prev.Text == "sha256:0" || prev.Text == "genesis":
-		c.link = chainLink{present: true, genesis: true}
-	case !strings.HasPrefix(prev.Text, "sha256:"):
-		c.fail(AxisStructure, ReasonBadField, `chain_prev_hash must be "sha256:" + hex`)
-		c.link = chainLink{present: true, prev: prev.Text}
-	default:
-		c.link = chainLink{present: true, prev: normalizeHash(prev.Text)}
+	if hasGoEscapes(doc) {
+		c.noteSignature(`signed bytes in the Go reference's form: & < > U+2028 U+2029 escaped as \u0026 \u003c \u003e \u2028 \u2029`)
 	}
 }

@@ -40,6 +40,7 @@ func newAuditCommand() *cli.Command {
 			&cli.StringFlag{Name: "day", Usage: "report only this UTC `DAY` (YYYY-MM-DD)", DefaultText: "every day in the input"},
 			&cli.StringFlag{Name: "out", Value: "report", Usage: "reports go to `DIR`/YYYY-MM-DD/"},
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
+			reverifyFlag,
 		}, findingFlags()...),
 		Action: auditAction,
 	}
@@ -128,8 +129,10 @@ func auditAction(ctx *cli.Context) error {
 func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary) ([]string, error) {
 	want := map[string]bool{}
 	for _, f := range lsum.Files {
-		if f.SHA256 != "" {
-			want[f.SHA256] = true
+		if f.Err == nil {
+			for _, sha := range f.Holds {
+				want[sha] = true
+			}
 		}
 	}
 	var days []string

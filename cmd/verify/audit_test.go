@@ -253,3 +253,78 @@ func TestBaselineCommand(t *testing.T) {
 		t.Errorf("report after expiry: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestAuditAgreesDayByDay: the demo archive split into a file per day and
+// audited in one run, one run per day, or in a run over all files after a
+// run over the first three (as an interrupted nightly job is run again),
+// writes byte-identical reports: nonce replays and chains across days are
+// judged against the database, not the run. Serial: see TestExitCodes.
+func TestAuditAgreesDayByDay(t *testing.T) {
+	demo := filepath.Join("..", "..", "testdata", "demo")
+	data, err := os.ReadFile(filepath.Join(demo, "receipts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := t.TempDir()
+	byDay := map[string]string{}
+	var files []string
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		i := strings.Index(line, `"issued_at":"`)
+		if i < 0 {
+			continue
+		}
+		day := line[i+len(`"issued_at":"`):][:10]
+		if _, ok := byDay[day]; !ok {
+			files = append(files, filepath.Join(in, day+".jsonl"))
+		}
+		byDay[day] += line
+	}
+	for day, text := range byDay {
+		if err := os.WriteFile(filepath.Join(in, day+".jsonl"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	work := t.TempDir()
+	audit := func(db, out string, paths ...string) {
+		t.Helper()
+		args := append([]string{"audit", "--keys", filepath.Join(demo, "keys", "jwks.json"), "--schemas", filepath.Join(demo, "schemas"),
+			"--at", "2026-11-20T00:00:00Z", "--no-fail", "--db", filepath.Join(work, db), "--out", filepath.Join(work, out)}, paths...)
+		if code, _, stderr := runVerify(t, args...); code != exitOK {
+			t.Fatalf("audit %v: exit %d\n%s", paths, code, stderr)
+		}
+	}
+	audit("one.duckdb", "one", files...)
+	for _, f := range files {
+		audit("daily.duckdb", "daily", f)
+	}
+	audit("resumed.duckdb", "resumed", files[:3]...)
+	audit("resumed.duckdb", "resumed", files...)
+
+	read := func(dir string) map[string]string {
+		out := map[string]string{}
+		filepath.WalkDir(filepath.Join(work, dir), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := os.ReadFile(p)
+				rel, _ := filepath.Rel(filepath.Join(work, dir), p)
+				out[rel] = string(b)
+			}
+			return nil
+		})
+		return out
+	}
+	want := read("one")
+	if !strings.Contains(want[filepath.Join("2026-11-02", "replays.csv")], "nonce") {
+		t.Fatal("no nonce replay on 2026-11-02 (of a nonce of 2026-11-01): the demo does not exercise replays across days")
+	}
+	for _, dir := range []string{"daily", "resumed"} {
+		got := read(dir)
+		if len(got) != len(want) {
+			t.Errorf("%s: %d report files, want %d", dir, len(got), len(want))
+		}
+		for name, text := range want {
+			if got[name] != text {
+				t.Errorf("%s: %s differs from the one-run report", dir, name)
+			}
+		}
+	}
+}
