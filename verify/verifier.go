@@ -167,13 +167,20 @@ func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 		return res, nil
 	}
 	res.Format = f.name
+	c.f = f
 	f.check(c)
+	if f.chain != nil {
+		c.link.scope = chainScope(f, &doc)
+	}
 	c.finish()
-	if res.Fingerprints.ChainHash == "" && f.chainHash != nil {
-		// A check that stopped early still names the receipt's place in
-		// its chain, so that its successors' links resolve.
-		if h, err := f.chainHash(&doc); err == nil {
-			res.Fingerprints.ChainHash = h
+	if f.chain != nil {
+		res.link.scope = c.link.scope
+		if res.Fingerprints.ChainHash == "" {
+			// A check that stopped early still names the receipt's place
+			// in its chain, so that its successors' links resolve.
+			if h, err := f.chain.hash(&doc); err == nil {
+				res.Fingerprints.ChainHash = h
+			}
 		}
 	}
 	res.fold()
@@ -196,48 +203,9 @@ func describeShape(doc *canon.Value) string {
 	return "an object with members " + strings.Join(names, ", ")
 }
 
-// format is one receipt format: how to recognise it and how to check it.
-type format struct {
-	name     string
-	priority int // detection order, lower first: specific shapes before general ones
-	detect   func(doc *canon.Value) bool
-	check    func(c *check)
-	// chainHash is what a successor names as this receipt's predecessor, in
-	// the normalized form of chainLink.prev; nil for formats without chains.
-	chainHash func(doc *canon.Value) (string, error)
-}
-
-var formats []format
-
-// registerFormat adds a format; each format's file calls it from init.
-func registerFormat(f format) {
-	formats = append(formats, f)
-	sort.SliceStable(formats, func(i, j int) bool { return formats[i].priority < formats[j].priority })
-}
-
-func detect(doc *canon.Value) *format {
-	if doc.Kind != canon.Object {
-		return nil
-	}
-	for i := range formats {
-		if formats[i].detect(doc) {
-			return &formats[i]
-		}
-	}
-	return nil
-}
-
-// FormatNames lists the formats this package detects, in detection order.
-func FormatNames() []string {
-	names := make([]string, len(formats))
-	for i, f := range formats {
-		names[i] = f.name
-	}
-	return names
-}
-
 // check is the state of verifying one receipt.
 type check struct {
+	f    *format
 	v    *Verifier
 	raw  []byte
 	doc  *canon.Value

@@ -169,7 +169,7 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 	if err != nil {
 		return nil, err
 	}
-	dir, err := loadKeys(ctx.StringSlice("keys"))
+	dir, _, err := loadKeys(ctx.StringSlice("keys"))
 	if err != nil {
 		return nil, err
 	}
@@ -507,7 +507,7 @@ func explainRaw(ctx *cli.Context, row analytics.LoadedReceipt) (*explanation, er
 	if err != nil {
 		return nil, err
 	}
-	dir, err := loadKeys(ctx.StringSlice("keys"))
+	dir, _, err := loadKeys(ctx.StringSlice("keys"))
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
@@ -20,14 +21,16 @@ func newQueryCommand() *cli.Command {
 			"Each file's header comment says what it finds. The day is bound as the query's one\n" +
 			"parameter; without --day, the queries report every day.\n\n" +
 			"Formats: table (aligned text), csv (RFC 4180, header row), jsonl (JSON Lines, one object per row;\n" +
-			"json is the same).\n" +
-			"Times are RFC 3339 UTC.\n\n" +
+			"json is the same), ocsf (finding queries only: one OCSF Detection Finding event, class_uid 2004,\n" +
+			"per row).\n" +
+			"Times are RFC 3339 UTC. A finding query's rows carry finding, severity, finding_id (the same\n" +
+			"on every run over the same data) and event_time.\n\n" +
 			"Exit codes: 0 the query ran (with or without rows), 64 usage or unknown NAME,\n" +
 			"66 the database file does not exist, 74 the database could not be read.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (made by verify load or verify audit)"},
 			&cli.StringFlag{Name: "day", Usage: "UTC `DAY` (YYYY-MM-DD)", DefaultText: "every day"},
-			formatFlag("table", "csv", "jsonl"),
+			formatFlag("table", "csv", "jsonl", "ocsf"),
 		},
 		Action: queryAction,
 	}
@@ -45,9 +48,12 @@ func queryAction(ctx *cli.Context) error {
 	if ctx.String("db") == "" {
 		return usagef(ctx, "--db is required")
 	}
-	format, err := formatOf(ctx, "table", "csv", "jsonl")
+	format, err := formatOf(ctx, "table", "csv", "jsonl", "ocsf")
 	if err != nil {
 		return err
+	}
+	if format == "ocsf" && !slices.Contains(analytics.Findings, name) {
+		return usagef(ctx, "--format ocsf: %s is not a finding query (%s)", name, strings.Join(analytics.Findings, ", "))
 	}
 	day := ctx.String("day")
 	if day != "" {
@@ -70,6 +76,8 @@ func queryAction(ctx *cli.Context) error {
 		return t.WriteCSV(w)
 	case "jsonl":
 		return t.WriteJSONL(w)
+	case "ocsf":
+		return analytics.WriteOCSF(w, t, version(), analytics.DefaultFailOn)
 	}
 	return t.WriteTable(w)
 }

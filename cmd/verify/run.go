@@ -60,6 +60,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			newVersionCommand(),
 			newCompletionCommand(),
 			newManCommand(),
+			newBaselineCommand(),
 		},
 		Reader:    stdin,
 		Writer:    stdout,
