@@ -11,9 +11,8 @@ import (
 // FuzzLoad checks that Load never panics and that what it returns is
 // consistent: every key has a public key and every skip has a reason.
 func FuzzLoad(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(keyDir, "*.json"))
-	for _, p := range files {
-		if b, err := os.ReadFile(p); err == nil {
+	for _, p := range corpusKeyFiles(f) {
+		if b, err := os.ReadFile(filepath.Join(corpusDir, p)); err == nil {
 			f.Add(b)
 		}
 	}

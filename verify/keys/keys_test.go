@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -16,11 +17,45 @@ import (
 	"github.com/receiptverify/verify/verify/sigalg"
 )
 
-const keyDir = "../../testdata/keys"
+// corpusDir holds the conformance cases; each case's key file sits beside
+// its receipt, under a name that says its kind (keyFiles).
+const corpusDir = "../../testdata/receipts"
 
+// keyFiles are the key files of the corpus cases, by the format their name
+// says.
+var keyFiles = map[string]keys.Format{
+	"acta-keys.json": keys.FormatJWKSet,
+	"keys.json":      keys.FormatHexMap,
+	"jwks.json":      keys.FormatAsqavJWKS,
+	"did_map.json":   keys.FormatDIDMap,
+}
+
+// corpusKeyFiles lists every case's key file, as paths relative to
+// corpusDir ("asqav-07-revoked-key/jwks.json").
+func corpusKeyFiles(tb testing.TB) []string {
+	tb.Helper()
+	var out []string
+	for name := range keyFiles {
+		m, err := filepath.Glob(filepath.Join(corpusDir, "*", name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, p := range m {
+			rel, err := filepath.Rel(corpusDir, p)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// load loads a corpus key file named relative to corpusDir.
 func load(t *testing.T, file string) *keys.Snapshot {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(keyDir, file))
+	data, err := os.ReadFile(filepath.Join(corpusDir, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,38 +78,20 @@ func dir(t *testing.T, snaps ...*keys.Snapshot) *keys.Directory {
 // Every key file of the corpus loads completely, as the kind its name says.
 func TestLoadCorpus(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob(filepath.Join(keyDir, "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no key files: %v", err)
-	}
-	suffixes := []struct {
-		suffix string
-		format keys.Format
-	}{
-		{".acta-keys.json", keys.FormatJWKSet}, // before ".keys.json"
-		{".keys.json", keys.FormatHexMap},
-		{".jwks.json", keys.FormatAsqavJWKS},
-		{".did_map.json", keys.FormatDIDMap},
+	files := corpusKeyFiles(t)
+	if len(files) < 44 { // the corpus's key files, and more when cases are added
+		t.Fatalf("%d key files, want at least 44", len(files))
 	}
 	mldsa := map[string]bool{
-		"asqav-05-hash-mode-prod.jwks.json":       true,
-		"asqav-06-mldsa65-payload-prod.jwks.json": true,
-		"dsse-attestation-ml-dsa-65.jwks.json":    true,
+		"asqav-05-hash-mode-prod/jwks.json":       true,
+		"asqav-06-mldsa65-payload-prod/jwks.json": true,
+		"dsse-attestation-ml-dsa-65/jwks.json":    true,
 	}
-	for _, path := range files {
-		name := filepath.Base(path)
+	for _, name := range files {
+		path := filepath.Join(corpusDir, name)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var want keys.Format
-			for _, s := range suffixes {
-				if strings.HasSuffix(name, s.suffix) {
-					want = s.format
-					break
-				}
-			}
-			if want == "" {
-				t.Fatalf("no expectation for %s", name)
-			}
+			want := keyFiles[filepath.Base(name)]
 			snap := load(t, name)
 			if snap.Format != want {
 				t.Errorf("format %s, want %s", snap.Format, want)
@@ -130,7 +147,7 @@ func countEntries(t *testing.T, path string) int {
 // match (step 3) picks the first.
 func TestResolveAsqavMultikey(t *testing.T) {
 	t.Parallel()
-	d := dir(t, load(t, "asqav-10-hash-mode-multikey.jwks.json"))
+	d := dir(t, load(t, "asqav-10-hash-mode-multikey/jwks.json"))
 	// Fields of the receipt: key_id, agent_id, org_id; a hash-mode record
 	// has no payload and so no issuer_id.
 	const kid, agentID, orgID = "org_multikey_vec", "agt_2", "org_multikey_vec"
@@ -312,7 +329,7 @@ func TestLoadFileErrors(t *testing.T) {
 func TestMaps(t *testing.T) {
 	t.Parallel()
 	// aerf-up-06 holds three keys; AERF receipts name them by key_id.
-	d := dir(t, load(t, "aerf-up-06-impact-with-parent-sig.keys.json"))
+	d := dir(t, load(t, "aerf-up-06-impact-with-parent-sig/keys.json"))
 	k, err := d.ByID("dfe937603b2f3312")
 	if err != nil || k.Source.Index != 1 || hex.EncodeToString(k.Public.Bytes()) != "c1288da6447ff90e3508c520ed86a65d9a81aa19c92952131bf1a97c1fb9f92e" {
 		t.Fatalf("ByID: %v %v", k, err)
@@ -325,7 +342,7 @@ func TestMaps(t *testing.T) {
 	}
 
 	// agentreceipts-06 names its key by DID URL; the map keys the DID.
-	d = dir(t, load(t, "agentreceipts-06-wrong-key.did_map.json"))
+	d = dir(t, load(t, "agentreceipts-06-wrong-key/did_map.json"))
 	k, err = d.ResolveDID("did:agent:impersonator-001#key-1")
 	if err != nil || k.KID != "did:agent:impersonator-001" || k.Source.Format != keys.FormatDIDMap {
 		t.Fatalf("ResolveDID: %v %v", k, err)
@@ -419,11 +436,11 @@ func TestAgentReceiptsDIDKeyVerify(t *testing.T) {
 func TestStatus(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-	k := load(t, "asqav-07-revoked-key.jwks.json").Keys[0]
+	k := load(t, "asqav-07-revoked-key/jwks.json").Keys[0]
 	if k.Status != keys.StatusRevoked || !errors.Is(k.CheckStatus(at, at), keys.ErrKeyRevoked) {
 		t.Fatalf("asqav-07: status %q, %v", k.Status, k.CheckStatus(at, at))
 	}
-	if k := load(t, "asqav-01-genesis-permit.jwks.json").Keys[0]; k.CheckStatus(at, at) != nil {
+	if k := load(t, "asqav-01-genesis-permit/jwks.json").Keys[0]; k.CheckStatus(at, at) != nil {
 		t.Fatalf("asqav-01: %v", k.CheckStatus(at, at))
 	}
 	good := jsonB64(ed25519Pub(3))
@@ -511,7 +528,7 @@ func TestParseJWKAndDirectoryOrder(t *testing.T) {
 	}
 	// Two files giving the same kid the same key: one key, named after the
 	// first file.
-	a, b := load(t, "acta-01-genesis.acta-keys.json"), load(t, "acta-02-chain-link.acta-keys.json")
+	a, b := load(t, "acta-01-genesis/acta-keys.json"), load(t, "acta-02-chain-link/acta-keys.json")
 	d := dir(t, b, a)
 	if k, _ := d.ByID("sb:issuer:acta-oracle-vec-key"); k.Source.File != b.Name {
 		t.Fatalf("the first snapshot should name the key, got %s", k.Source.File)

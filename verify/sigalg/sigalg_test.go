@@ -388,7 +388,7 @@ func asqavKey(t *testing.T, file string) *sigalg.PublicKey {
 // 418-byte signing input captured from the server.
 func TestMLDSA65Asqav05(t *testing.T) {
 	t.Parallel()
-	k := asqavKey(t, "../../testdata/keys/asqav-05-hash-mode-prod.jwks.json")
+	k := asqavKey(t, "../../testdata/receipts/asqav-05-hash-mode-prod/jwks.json")
 	var rec struct {
 		Algorithm string `json:"algorithm"`
 		Sig       string `json:"signature_b64"`
@@ -415,7 +415,7 @@ func TestMLDSA65Asqav05(t *testing.T) {
 // encoding of the decoded payload.
 func TestMLDSA65DSSE(t *testing.T) {
 	t.Parallel()
-	k := asqavKey(t, "../../testdata/keys/dsse-attestation-ml-dsa-65.jwks.json")
+	k := asqavKey(t, "../../testdata/receipts/dsse-attestation-ml-dsa-65/jwks.json")
 	var env struct {
 		PayloadType string `json:"payloadType"`
 		Payload     string `json:"payload"`
