@@ -13,7 +13,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/corpustest"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/receiptgen"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/receiptverify/verify/verify/toolschema"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/receiptgen"
 )
 
 // TestChainsAcrossLoads: an archive loaded in two parts (yesterday's file,

@@ -4,7 +4,7 @@
 //
 //	receiptgen --out corpus --n 1000 --rate 0.05 --seed 1
 //
-// The same flags write the same bytes. See internal/receiptgen for the
+// The same flags write the same bytes. See package receiptgen for the
 // layout and the truth.jsonl schema. A summary goes to stdout, diagnostics
 // to stderr prefixed "receiptgen:". Exit codes: 0 written, 1 generation or
 // write failure, 64 usage error.

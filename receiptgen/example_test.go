@@ -3,7 +3,7 @@ package receiptgen_test
 import (
 	"fmt"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/receiptgen"
 )
 
 func ExampleGenerate() {
