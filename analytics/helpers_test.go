@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/corpustest"
-
 	"github.com/receiptverify/verify/receiptgen"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
@@ -56,7 +54,11 @@ func genCorpus(t testing.TB, dir string, cfg receiptgen.Config) *corpus {
 // verifierFor reads dir/keys/jwks.json and dir/schemas/*.json.
 func verifierFor(t testing.TB, dir string, at time.Time) (*verify.Verifier, *toolschema.Set) {
 	t.Helper()
-	return corpustest.Verifier(t, dir, at)
+	v, set, err := receiptgen.LoadVerifier(dir, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, set
 }
 
 // fileInput is a plain file as a load input.

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/corpustest"
-
 	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
 
 	"github.com/receiptverify/verify/receiptgen"
@@ -232,7 +230,10 @@ type bareInput struct {
 // the signature's base64 text as carried, and the whole line.
 func bareInputs(b *testing.B, dir string) ([]bareInput, int) {
 	b.Helper()
-	kd := corpustest.Keys(b, dir)
+	kd, err := receiptgen.LoadKeys(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
 	pks := map[string]*mldsa65.PublicKey{}
 	f, err := os.Open(filepath.Join(dir, "receipts.jsonl"))
 	if err != nil {

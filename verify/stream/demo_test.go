@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/corpustest"
-
 	"github.com/receiptverify/verify/receiptgen"
 	"github.com/receiptverify/verify/verify"
 )
@@ -72,7 +70,10 @@ func TestGeneratedStreamGroundTruth(t *testing.T) {
 // writes it (keys/jwks.json, schemas/*.json), judging at 2026-12-01.
 func corpusVerifier(tb testing.TB, dir string) *verify.Verifier {
 	tb.Helper()
-	v, _ := corpustest.Verifier(tb, dir, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+	v, _, err := receiptgen.LoadVerifier(dir, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		tb.Fatal(err)
+	}
 	return v
 }
 

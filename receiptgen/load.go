@@ -1,0 +1,66 @@
+package receiptgen
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/keys"
+	"github.com/receiptverify/verify/verify/toolschema"
+)
+
+// LoadKeys reads the key directory of a corpus written under dir
+// (dir/keys/jwks.json), for the tests and benchmarks that verify it.
+func LoadKeys(dir string) (*keys.Directory, error) {
+	name := filepath.Join(dir, filepath.FromSlash(FileJWKS))
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := keys.Load(filepath.Base(name), raw)
+	if err != nil {
+		return nil, err
+	}
+	return keys.NewDirectory(snap)
+}
+
+// LoadSchemas reads the expected tool schemas of a corpus written under
+// dir (dir/schemas/*.json), in name order, one server per file.
+func LoadSchemas(dir string) (*toolschema.Set, error) {
+	set := toolschema.NewSet()
+	files, err := filepath.Glob(filepath.Join(dir, SchemaDir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if err := set.Add(toolschema.ServerName(f), raw); err != nil {
+			return nil, err
+		}
+	}
+	return set, nil
+}
+
+// LoadVerifier is the verifier of the corpus written under dir, judging
+// at at, and the expected schemas it checks tools against.
+func LoadVerifier(dir string, at time.Time) (*verify.Verifier, *toolschema.Set, error) {
+	kd, err := LoadKeys(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	set, err := LoadSchemas(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := verify.New(kd, verify.WithTime(at), verify.WithSchemas(set))
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, set, nil
+}
