@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/testutil"
+	"github.com/receiptverify/verify/internal/vectors"
 )
 
 // TestUndoLogRows verifies every official call signature as an effect-log
@@ -18,12 +18,12 @@ func TestUndoLogRows(t *testing.T) {
 		Step      uint32 `json:"step_index"`
 		Tool      string `json:"tool_name"`
 	}
-	vectors := testutil.ReadJSONL[vector](t, "../testdata/undolog/call-signatures.jsonl")
-	if len(vectors) != 96 {
-		t.Fatalf("%d vectors, want 96", len(vectors))
+	vecs := vectors.ReadJSONL[vector](t, "../testdata/undolog/call-signatures.jsonl")
+	if len(vecs) != 96 {
+		t.Fatalf("%d vectors, want 96", len(vecs))
 	}
 	v, _ := New(nil)
-	for n, vec := range vectors {
+	for n, vec := range vecs {
 		head := `{"session_id":` + quote(vec.SessionID) + `,"step_index":` + itoa(int(vec.Step)) + `,"tool_name":` + quote(vec.Tool) + `,"args":` + vec.ArgsJSON
 		row := head + `,"call_signature":"` + vec.Signature + `"}`
 		res, err := v.Verify([]byte(row))

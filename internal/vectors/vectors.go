@@ -1,6 +1,10 @@
-// Package vectors walks the project's receipt vectors for the tests of
-// every path a receipt takes (the library, the stream, the command), so
-// that each runs the same cases with the same expectations.
+// Package vectors is the project's test kit: it reads the test vectors
+// under testdata/ for the tests of every package. [Cases] walks the receipt
+// vectors for the tests of every path a receipt takes (the library, the
+// stream, the command), so that each runs the same cases with the same
+// expectations; [ReadJSONL] reads a JSON Lines vector file. It imports
+// nothing of the project, so that any package's own tests may use it;
+// loading a generated corpus's trust material is receiptgen's job.
 package vectors
 
 import (

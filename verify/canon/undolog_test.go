@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/testutil"
+	"github.com/receiptverify/verify/internal/vectors"
 )
 
 // undologVector is one row of testdata/undolog/call-signatures.jsonl.
@@ -18,7 +18,7 @@ type undologVector struct {
 }
 
 func readUndoLogVectors(tb testing.TB) []undologVector {
-	return testutil.ReadJSONL[undologVector](tb, "../../testdata/undolog/call-signatures.jsonl")
+	return vectors.ReadJSONL[undologVector](tb, "../../testdata/undolog/call-signatures.jsonl")
 }
 
 // TestUndoLogP3Vectors reproduces the canonical args of every official
@@ -26,11 +26,11 @@ func readUndoLogVectors(tb testing.TB) []undologVector {
 // fingerprint.)
 func TestUndoLogP3Vectors(t *testing.T) {
 	t.Parallel()
-	vectors := readUndoLogVectors(t)
-	if len(vectors) != 96 {
-		t.Fatalf("%d vectors, want 96", len(vectors))
+	vecs := readUndoLogVectors(t)
+	if len(vecs) != 96 {
+		t.Fatalf("%d vectors, want 96", len(vecs))
 	}
-	for _, v := range vectors {
+	for _, v := range vecs {
 		t.Run(v.Name, func(t *testing.T) {
 			if v.ArgsJSON == nil || v.CanonicalArgs == nil {
 				t.Fatal("vector lacks args_json or canonical_args")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/testutil"
+	"github.com/receiptverify/verify/internal/vectors"
 
 	"github.com/receiptverify/verify/verify/canon"
 )
@@ -26,11 +26,11 @@ type undologSigVector struct {
 // that MatchUndoLogProfile names p3.
 func TestUndoLogVectors(t *testing.T) {
 	t.Parallel()
-	vectors := testutil.ReadJSONL[undologSigVector](t, "../../testdata/undolog/call-signatures.jsonl")
-	if len(vectors) != 96 {
-		t.Fatalf("%d vectors, want 96", len(vectors))
+	vecs := vectors.ReadJSONL[undologSigVector](t, "../../testdata/undolog/call-signatures.jsonl")
+	if len(vecs) != 96 {
+		t.Fatalf("%d vectors, want 96", len(vecs))
 	}
-	for _, v := range vectors {
+	for _, v := range vecs {
 		t.Run(v.Name, func(t *testing.T) {
 			if v.ArgsJSON == nil || v.CanonicalArgs == nil || v.SessionID == nil || v.Signature == nil || v.StepIndex == nil || v.ToolName == nil {
 				t.Fatal("vector lacks a field")
@@ -66,7 +66,7 @@ func TestUndoLogVectors(t *testing.T) {
 
 func TestAdvisoryLockKeys(t *testing.T) {
 	t.Parallel()
-	rows := testutil.ReadJSONL[struct {
+	rows := vectors.ReadJSONL[struct {
 		LockKey   *int64  `json:"lock_key"`
 		Signature *string `json:"signature"`
 	}](t, "../../testdata/undolog/advisory-lock-keys.jsonl")

@@ -1,5 +1,4 @@
-// Package testutil holds helpers that several packages' tests share.
-package testutil
+package vectors
 
 import (
 	"bufio"
