@@ -1,7 +1,24 @@
-// Package limits holds, in one place, every size, depth and count limit the
-// verifier applies to untrusted input. Input is hostile: each limit exists so
+// Package limits is the index of every size, depth and count limit the
+// tool applies to untrusted input. Input is hostile: each limit exists so
 // that a crafted document gets a clear error instead of exhausting memory,
 // stack or time.
+//
+// The limits that several packages apply are defined here. Those that one
+// package enforces, and whose values that package's errors and doc name,
+// stay beside it and are listed here, each with where it is:
+//
+//	verify/keys    MaxFileBytes               8 MiB    one key file
+//	verify/keys    MaxEntriesPerFile          4096     entries of one key file
+//	verify/keys    MaxKeys                    65536    keys of all key files together
+//	verify/keys    MaxIDBytes                 1024     a kid, agent, issuer or org id, or DID
+//	verify/sigalg  MaxEncodedLen              64 KiB   a base64 or hex signature or key
+//	verify/sigalg  MaxBase58Len               8192     a base58btc (multibase) string
+//	verify/canon   undologSerdeMaxDepth       127      nesting, UndoLog Rust dialects (serde_json's)
+//	verify/canon   undologPythonMaxIntDigits  4300     digits of an integer, UndoLog Python dialects (CPython's)
+//	cmd/verify     maxTrustFile               64 MiB   a key, schema or predecessor file, read whole
+//
+// A test fails when a limit named Max… is defined elsewhere without a line
+// here, or is missing from the README's limits table.
 package limits
 
 const (

@@ -17,5 +17,5 @@
 // what encoding/json loses: each number's literal, member order as written,
 // and lone surrogates (as WTF-8) where a dialect allows them. Rejections are
 // *[Error] values with a stable [Reason], the byte offset and the JSON path.
-// Size and depth limits live in internal/limits.
+// Size and depth limits are in internal/limits, or indexed there.
 package canon
