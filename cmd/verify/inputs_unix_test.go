@@ -115,7 +115,10 @@ func TestInterruptRemovesTemporaryFiles(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if got := wait(t, 60*time.Second, "the run did not stop"); got != exitInterrupt || !strings.Contains(stderr.String(), "interrupted") {
+	// The notice that stopping has begun is written, whole, before the
+	// final error (go test -race catches the two writing at once).
+	if got := wait(t, 60*time.Second, "the run did not stop"); got != exitInterrupt || !strings.Contains(stderr.String(), "interrupted") ||
+		!strings.Contains(stderr.String(), "verify: SIGTERM received: stopping") {
 		t.Errorf("exit %d, want %d\nstderr:\n%s", got, exitInterrupt, stderr)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {

@@ -232,7 +232,8 @@ func (p *progressBar) done() {
 // onInterrupt says on stderr, as soon as SIGINT or SIGTERM arrives, that
 // it did and what the command does about it (what: "removing temporary
 // files"), as stopping can take a moment. It is said even with -q. stop
-// ends the watch.
+// ends the watch, and waits for a message under way to be written, so that
+// nothing else writes to stderr or the progress line at the same time.
 func onInterrupt(ctx *cli.Context, bar *progressBar, what string) (stop func()) {
 	w := ctx.App.ErrWriter
 	if s, ok := ctx.App.Metadata["stderr"].(io.Writer); ok {
@@ -240,8 +241,9 @@ func onInterrupt(ctx *cli.Context, bar *progressBar, what string) (stop func()) 
 	}
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	quit := make(chan struct{})
+	quit, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		select {
 		case s := <-ch:
 			if bar != nil {
@@ -255,5 +257,5 @@ func onInterrupt(ctx *cli.Context, bar *progressBar, what string) (stop func()) 
 		case <-quit:
 		}
 	}()
-	return func() { signal.Stop(ch); close(quit) }
+	return func() { signal.Stop(ch); close(quit); <-exited }
 }
