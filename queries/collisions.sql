@@ -19,8 +19,8 @@
 -- Order: day, tool_name, tool_fingerprint, expected_server.
 WITH params AS (SELECT CAST(? AS DATE) AS day),
 used AS (
-    SELECT r.day, r.tool_name, r.tool_fingerprint, r.agent_id, r.session_id,
-           r.verdict, r.issued_at
+    SELECT r.day AS day, r.tool_name AS tool_name, r.tool_fingerprint AS tool_fingerprint, r.agent_id AS agent_id, r.session_id AS session_id,
+           r.verdict AS verdict, r.issued_at AS issued_at
     FROM receipts r
     CROSS JOIN params p
     WHERE r.tool_name IS NOT NULL
@@ -35,7 +35,7 @@ names AS (
     HAVING COUNT(DISTINCT tool_fingerprint) > 1
 ),
 pairs AS (
-    SELECT u.day, u.tool_name, u.tool_fingerprint,
+    SELECT u.day AS day, u.tool_name AS tool_name, u.tool_fingerprint AS tool_fingerprint,
            COUNT(*) AS receipts,
            COUNT(DISTINCT u.agent_id) AS agents,
            COUNT(DISTINCT u.session_id) AS sessions,
@@ -52,10 +52,10 @@ expected_names AS (
 schemas_given AS (
     SELECT COUNT(*) AS n FROM expected_tools
 )
-SELECT pr.day,
-       pr.tool_name,
-       n.fingerprints,
-       pr.tool_fingerprint,
+SELECT pr.day AS day,
+       pr.tool_name AS tool_name,
+       n.fingerprints AS fingerprints,
+       pr.tool_fingerprint AS tool_fingerprint,
        e.server AS expected_server,
        CASE
            WHEN e.server IS NOT NULL THEN 'match'
@@ -63,12 +63,12 @@ SELECT pr.day,
            WHEN k.tool_name IS NOT NULL THEN 'drift'
            ELSE 'unknown'
        END AS expected,
-       pr.receipts,
-       pr.agents,
-       pr.sessions,
-       pr.failed,
-       pr.first_seen,
-       pr.last_seen
+       pr.receipts AS receipts,
+       pr.agents AS agents,
+       pr.sessions AS sessions,
+       pr.failed AS failed,
+       pr.first_seen AS first_seen,
+       pr.last_seen AS last_seen
 FROM pairs pr
 JOIN names n ON n.day = pr.day AND n.tool_name = pr.tool_name
 CROSS JOIN schemas_given s

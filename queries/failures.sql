@@ -8,19 +8,19 @@
 -- receipt's identifiers and tool, issued_at, source and line.
 -- Order: day, reasons, verdict, issued_at, source, line.
 WITH params AS (SELECT CAST(? AS DATE) AS day)
-SELECT r.day,
-       r.reasons,
-       r.verdict,
-       r.format,
-       r.action_id,
-       r.agent_id,
-       r.issuer_id,
-       r.session_id,
-       r.step,
-       r.tool_name,
-       r.issued_at,
-       r.source,
-       r.line
+SELECT r.day AS day,
+       r.reasons AS reasons,
+       r.verdict AS verdict,
+       r.format AS format,
+       r.action_id AS action_id,
+       r.agent_id AS agent_id,
+       r.issuer_id AS issuer_id,
+       r.session_id AS session_id,
+       r.step AS step,
+       r.tool_name AS tool_name,
+       r.issued_at AS issued_at,
+       r.source AS source,
+       r.line AS line
 FROM receipts r
 CROSS JOIN params p
 WHERE r.verdict <> 'PASS'

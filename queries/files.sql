@@ -15,13 +15,13 @@ on_day AS (
     WHERE p.day IS NULL OR r.day = p.day
     GROUP BY r.file_sha256
 )
-SELECT f.path,
-       f.file_sha256,
-       f.size_bytes,
-       f.lines,
-       f.accepted,
-       f.rejected,
-       f.loaded_at,
+SELECT f.path AS path,
+       f.file_sha256 AS file_sha256,
+       f.size_bytes AS size_bytes,
+       f.lines AS lines,
+       f.accepted AS accepted,
+       f.rejected AS rejected,
+       f.loaded_at AS loaded_at,
        COALESCE(d.receipts, 0) AS receipts_on_day
 FROM files f
 CROSS JOIN params p

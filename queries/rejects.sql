@@ -11,20 +11,20 @@
 -- file_sha256, line.
 WITH params AS (SELECT CAST(? AS DATE) AS day),
 day_files AS (
-    SELECT r.file_sha256
+    SELECT r.file_sha256 AS file_sha256
     FROM receipts r
     CROSS JOIN params p
     WHERE r.day = p.day
-    UNION
-    SELECT f.file_sha256
+    UNION DISTINCT
+    SELECT f.file_sha256 AS file_sha256
     FROM files f
     CROSS JOIN params p
     WHERE f.accepted = 0 AND CAST(f.loaded_at AS DATE) = p.day
 )
-SELECT j.source,
-       j.file_sha256,
-       j.line,
-       j.error
+SELECT j.source AS source,
+       j.file_sha256 AS file_sha256,
+       j.line AS line,
+       j.error AS error
 FROM rejects j
 CROSS JOIN params p
 LEFT JOIN day_files d ON d.file_sha256 = j.file_sha256

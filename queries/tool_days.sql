@@ -8,8 +8,8 @@
 -- fingerprints (distinct), receipts.
 -- Order: tool_name, day.
 WITH params AS (SELECT CAST(? AS DATE) AS day)
-SELECT r.tool_name,
-       r.day,
+SELECT r.tool_name AS tool_name,
+       r.day AS day,
        COUNT(DISTINCT r.tool_fingerprint) AS fingerprints,
        COUNT(*) AS receipts
 FROM receipts r
