@@ -3,6 +3,7 @@ module github.com/receiptverify/verify
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/cloudflare/circl v1.6.5
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/gowebpki/jcs v1.0.2
@@ -10,7 +11,9 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/segmentio/asm v1.2.1
 	github.com/urfave/cli/v2 v2.27.7
+	github.com/yuin/goldmark v1.8.7
 	github.com/zeebo/blake3 v0.2.4
+	golang.org/x/term v0.45.0
 	golang.org/x/text v0.44.0
 )
 
@@ -44,6 +47,7 @@ require (
 	golang.org/x/telemetry v0.0.0-20261009151841-97e8ea77aa2a // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	golang.org/x/xerrors v0.0.0-20240903120638-7835f813f4da // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
 // Used only by the interop vector generators (internal/interopgen), to

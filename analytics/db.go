@@ -20,12 +20,15 @@
 //
 // # Loading
 //
-// [Load] verifies files with [stream.Run] and stores the results. Each file
-// is identified by the SHA-256 of its bytes as stored; a file whose hash is
-// already in files is skipped, so loading the same input twice adds
-// nothing. Each file's rows go into the database in one transaction
-// together with its files row, so a load that fails or is cancelled part
-// way leaves the database as it was before that file.
+// [Load] verifies files with [stream.Run] and stores the results, judging
+// chains and nonces against every receipt stored before. Each file is
+// identified by the SHA-256 of its content (content.go): content already
+// stored is skipped, so loading the same input twice adds nothing, and a
+// file that has grown adds its new lines only. Each file's rows go into the
+// database in one transaction together with its files row, so a load that
+// fails or is cancelled part way leaves the database as it was before that
+// file. Each load records the trust material its verdicts came from
+// (trust.go).
 package analytics
 
 import (

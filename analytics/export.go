@@ -15,6 +15,7 @@ import (
 //	expected_tools.parquet            the expected tool schemas
 //	files.parquet                     the files loaded, with their counts
 //	rejects.parquet                   the lines that could not be read
+//	trust.parquet                     the trust material verdicts came from
 //
 // day is a Hive-style partition: DuckDB's read_parquet(...,
 // hive_partitioning = true), Spark, Trino's Hive connector and ClickHouse
@@ -24,6 +25,7 @@ const (
 	ParquetExpectedTools = "expected_tools.parquet"
 	ParquetFiles         = "files.parquet"
 	ParquetRejects       = "rejects.parquet"
+	ParquetTrust         = "trust.parquet"
 )
 
 // ExportSummary is what an export wrote.
@@ -34,6 +36,7 @@ type ExportSummary struct {
 	ExpectedTools int64
 	Files         int64
 	Rejects       int64
+	Trust         int64
 }
 
 // ExportedDay is one day's partition.
@@ -54,7 +57,7 @@ func (s *ExportSummary) Rows() int64 {
 
 // ExportParquet writes the receipts of db as Parquet partitioned by UTC
 // day under dir, one COPY per day so memory stays bounded by a day, plus
-// expected_tools, files and rejects. Each file is written under a temporary name in
+// expected_tools, files, rejects and trust. Each file is written under a temporary name in
 // its final directory and renamed over the old one, so a re-run replaces
 // each day's file atomically and a reader never sees half a file.
 // Partitions of days no longer in the database are left alone. Rows are in
@@ -131,6 +134,7 @@ func ExportParquet(ctx context.Context, db *DB, dir string) (*ExportSummary, err
 		{"expected_tools", ParquetExpectedTools, "server, tool_name, fingerprint", &sum.ExpectedTools},
 		{"files", ParquetFiles, "path, file_sha256", &sum.Files},
 		{"rejects", ParquetRejects, "source, file_sha256, line", &sum.Rejects},
+		{"trust", ParquetTrust, "trust_sha256", &sum.Trust},
 	} {
 		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+t.table).Scan(t.n); err != nil {
 			return sum, &IOError{Op: "export", Path: db.path, Err: err}
@@ -155,5 +159,6 @@ func ParquetViews(dir string) []string {
 		fmt.Sprintf("CREATE VIEW expected_tools AS SELECT * FROM read_parquet(%s)", sqlString(filepath.ToSlash(filepath.Join(dir, ParquetExpectedTools)))),
 		fmt.Sprintf("CREATE VIEW files AS SELECT * FROM read_parquet(%s)", sqlString(filepath.ToSlash(filepath.Join(dir, ParquetFiles)))),
 		fmt.Sprintf("CREATE VIEW rejects AS SELECT * FROM read_parquet(%s)", sqlString(filepath.ToSlash(filepath.Join(dir, ParquetRejects)))),
+		fmt.Sprintf("CREATE VIEW trust AS SELECT * FROM read_parquet(%s)", sqlString(filepath.ToSlash(filepath.Join(dir, ParquetTrust)))),
 	}
 }

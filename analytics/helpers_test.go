@@ -94,7 +94,7 @@ func mustLoad(t testing.TB, db *DB, v *verify.Verifier, set *toolschema.Set, pat
 func dump(t testing.TB, db *DB) string {
 	t.Helper()
 	var b strings.Builder
-	for _, table := range []string{"files", "receipts", "rejects", "expected_tools"} {
+	for _, table := range []string{"files", "receipts", "rejects", "expected_tools", "trust"} {
 		fmt.Fprintf(&b, "== %s\n", table)
 		rows, err := db.SQL().Query("SELECT * FROM " + table + " ORDER BY ALL")
 		if err != nil {

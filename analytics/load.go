@@ -23,13 +23,14 @@ import (
 // Input is one file to load: how to read its records (Source, decompressed
 // when the file is gzipped; Source.Name is what the database records as
 // path and source) and, when they differ from what Source.Open reads, how
-// to read its bytes as stored, which identify it.
+// to read its bytes as stored.
 type Input struct {
 	stream.Source
 	// Stored opens the file's bytes as stored (a gzip file's compressed
-	// bytes). Nil means Source.Open; the bytes read while verifying are
-	// then checked against the hash taken before, so a file that changes
-	// during the load is not recorded under the wrong hash.
+	// bytes), for files.size_bytes and to recognise a gzip file that a
+	// database written before content identity knows by its compressed
+	// bytes. Nil means Source.Open. The file is known by its content
+	// (what Source.Open reads) either way.
 	Stored func() (io.ReadCloser, error)
 }
 
@@ -50,6 +51,18 @@ type LoadOptions struct {
 	// verified), for the others when the file is committed or found
 	// unreadable part way.
 	OnFile func(FileSummary)
+	// At is the load's clock: files.loaded_at and the day of undated
+	// receipts. Zero means the time the load starts. Give the verifier's
+	// judging time (--at), so that the load depends on no other clock.
+	At time.Time
+	// Trust is the material v was built from, recorded in the trust table;
+	// every files and receipts row loaded points to it.
+	Trust Trust
+	// Reverify re-verifies, with v, the stored receipts of the inputs that
+	// are already loaded but were verified with other trust material, all
+	// in one transaction. Without it such inputs are reported
+	// (FileSummary.TrustChanged) and left as they are.
+	Reverify bool
 
 	// beforeCommit, in tests, is called with each file's transaction open
 	// and its rows inserted; an error rolls the file back.
@@ -60,16 +73,38 @@ type LoadOptions struct {
 
 // FileSummary is what a load did with one input.
 type FileSummary struct {
-	Path          string // Source.Name
-	SHA256        string // hex, of the bytes as stored; empty when the file could not be read
-	Size          int64
-	AlreadyLoaded bool  // a file with this hash is already in the database (or earlier in the input): nothing added
-	Lines         int64 // every line read, blank ones included
-	Accepted      int64 // rows added to receipts
-	Rejected      int64 // rows added to rejects
-	// Err is why the file could not be read to its end (it could not be
-	// opened, or a read or gzip error stopped it part way). Nothing of such
-	// a file is recorded, so a later load retries it.
+	Path   string // Source.Name
+	SHA256 string // hex, of the content (decompressed); empty when the file could not be read
+	Size   int64  // as stored
+	// AlreadyLoaded: the content is already in the database, under this
+	// name or another, or earlier in the input (or it is an earlier state
+	// of a stored file that has grown since): nothing added.
+	AlreadyLoaded bool
+	// FirstLine is the first line loaded: 1, or, for a file that has grown
+	// since it was loaded, one past the lines stored from it (Extends).
+	FirstLine int64
+	Extends   string // SHA256 of the stored content this file extends, if any
+	Lines     int64  // lines read from FirstLine on, blank ones included
+	Accepted  int64  // rows added to receipts
+	Rejected  int64  // rows added to rejects
+	// TrustChanged: the file is already loaded, and what is stored of it
+	// was verified with other trust material (keys, schemas, --at,
+	// --strict-schemas or tool version). Reverified says its receipts were
+	// verified again with this load's (LoadOptions.Reverify).
+	TrustChanged bool
+	Reverified   bool
+	// Incomplete: the last line has no newline and cannot be read (a
+	// producer may be writing it). It is not loaded, and the file is
+	// stored up to its last newline, so the load that finds the line whole
+	// adds it.
+	Incomplete bool
+	// Holds are the files rows (file_sha256) that hold the input's
+	// content once the load is done, those loaded before included.
+	Holds []string
+	// Err is why the file could not be loaded: it could not be opened, a
+	// read or gzip error stopped it part way, or its already-loaded part
+	// has changed (a *ChangedError). Nothing of such a file is recorded, so
+	// a later load retries it.
 	Err error
 }
 
@@ -79,6 +114,8 @@ type LoadSummary struct {
 	// Verify counts the verification of the files that were loaded (not
 	// those already loaded).
 	Verify stream.Summary
+	// Trust is the trust_sha256 of the material the load verified with.
+	Trust string
 }
 
 // Unreadable is the number of inputs with Err set.
@@ -93,15 +130,19 @@ func (s LoadSummary) Unreadable() int {
 }
 
 // Load verifies files with v and adds them to db, each file in one
-// transaction together with its files row. A file whose SHA-256 is already
-// in files (or earlier in files) is skipped. An input that cannot be read
-// is reported in its FileSummary and the load goes on; a database error
-// (an *IOError) or a cancelled ctx stops it, and the file being loaded
-// then leaves no trace. Files loaded before stay loaded.
+// transaction together with its files row. A file is known by its content
+// (content.go): content already stored, under any name, is skipped; a
+// JSON Lines file that has grown since it was loaded adds its new lines
+// only; a file whose loaded part has changed is refused with a
+// *ChangedError in its FileSummary. An input that cannot be read is
+// reported in its FileSummary and the load goes on; a database error (an
+// *IOError) or a cancelled ctx stops it, and the file being loaded then
+// leaves no trace. Files loaded before stay loaded.
 //
-// Chains and nonces are judged across the files verified in this call, as
-// `verify receipts` judges them across its input; a link to a receipt of
-// an earlier load is chain_absent.
+// Chains and nonces are judged across the files verified in this call and
+// every receipt stored before (archivePrior), so loading files one day at
+// a time, resuming an interrupted load, or loading them all at once gives
+// the same verdicts.
 //
 // Rows are spooled as NDJSON in chunks and inserted with DuckDB's
 // read_ndjson while the next chunk is written, all in the file's
@@ -115,46 +156,97 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 		return sum, dbErr(ctx, "connect", db.path, err)
 	}
 	defer conn.Close()
+	at := opts.At.UTC()
+	if at.IsZero() {
+		at = time.Now().UTC()
+	}
+	if sum.Trust, err = recordTrust(ctx, conn, opts.Trust); err != nil {
+		return sum, dbErr(ctx, "record trust material", db.path, err)
+	}
 	if opts.Schemas != nil {
 		if err := addExpectedTools(ctx, conn, opts.Schemas); err != nil {
 			return sum, dbErr(ctx, "load expected tools", db.path, err)
 		}
 	}
 
-	// Identify every input first; only new ones are verified.
-	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: &sum}
+	// Identify every input first; only new content is verified.
+	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: &sum, at: at, v: v}
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE content_bytes IS NULL").Scan(&l.legacy); err != nil {
+		return sum, dbErr(ctx, "read files", db.path, err)
+	}
+	if l.legacy {
+		if _, err := conn.ExecContext(ctx, backfillNonceKeys); err != nil {
+			return sum, dbErr(ctx, "key stored nonces", db.path, err)
+		}
+	}
 	seen := map[string]bool{}
+	var rejudge []*FileSummary
+	var rejudgeRows [][]storedFile
 	for i, in := range files {
 		fs := &sum.Files[i]
-		fs.Path = in.Name
-		open := in.Stored
-		if open == nil {
-			open = in.Open
+		fs.Path, fs.FirstLine = in.Name, 1
+		p, err := l.identify(in)
+		if err != nil {
+			return sum, err
 		}
-		fs.SHA256, fs.Size, fs.Err = hashFile(open)
-		if fs.Err != nil {
-			fs.SHA256, fs.Size = "", 0
+		if p.err == nil {
+			fs.Size, p.err = storedSize(in, p.id.bytes)
+		}
+		if p.err != nil {
+			fs.Err = p.err
+			fs.Size = 0
 			l.report(fs)
 			continue
 		}
-		if seen[fs.SHA256] {
+		fs.SHA256 = p.id.sha256
+		if seen[fs.SHA256] || p.known != nil {
 			fs.AlreadyLoaded = true
-		} else {
-			var one int
-			err := conn.QueryRowContext(ctx, "SELECT 1 FROM files WHERE file_sha256 = $1", fs.SHA256).Scan(&one)
-			switch {
-			case err == nil:
-				fs.AlreadyLoaded = true
-			case !errors.Is(err, sql.ErrNoRows):
-				return sum, dbErr(ctx, "read files", db.path, err)
-			}
 		}
 		seen[fs.SHA256] = true
+		for _, r := range p.known {
+			fs.Holds = append(fs.Holds, r.sha)
+		}
 		if fs.AlreadyLoaded {
+			for _, r := range p.known {
+				if r.trust != sum.Trust {
+					fs.TrustChanged = true
+				}
+			}
+			if fs.TrustChanged && opts.Reverify {
+				rejudge, rejudgeRows = append(rejudge, fs), append(rejudgeRows, p.known)
+				continue
+			}
 			l.report(fs)
 			continue
 		}
-		l.pending = append(l.pending, l.newFile(i, in))
+		fs.FirstLine, fs.Extends = p.firstLine, p.base
+		fs.Holds = []string{fs.SHA256}
+		if p.base != "" {
+			base, err := chain(ctx, conn, p.base)
+			if err != nil {
+				return sum, dbErr(ctx, "read files", db.path, err)
+			}
+			for _, r := range base {
+				fs.Holds = append(fs.Holds, r.sha)
+				if r.trust != sum.Trust {
+					fs.TrustChanged = true
+				}
+			}
+			if fs.TrustChanged && opts.Reverify {
+				rejudge, rejudgeRows = append(rejudge, fs), append(rejudgeRows, base)
+			}
+		}
+		if in.Lines && !p.id.unterminated { // an unterminated one may be stored short of its end
+			l.inCall = append(l.inCall, storedFile{sha: p.id.sha256, path: in.Name, base: p.base, bytes: p.id.bytes,
+				firstLine: p.firstLine, lines: p.id.lines() - (p.firstLine - 1), unterminated: p.id.unterminated,
+				trust: sum.Trust, pending: true, head: p.id.head})
+		}
+		l.pending = append(l.pending, l.newFile(i, in, p))
+	}
+	if len(rejudge) > 0 {
+		if err := l.reverify(v, rejudge, rejudgeRows); err != nil {
+			return sum, err
+		}
 	}
 	if len(l.pending) == 0 {
 		return sum, nil
@@ -183,6 +275,33 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 	return sum, nil
 }
 
+// backfillNonceKeys gives receipts stored before receipts.nonce_key existed
+// their key, so that later loads find their nonces: stream.NonceDigest of
+// the issuer (or, without one, the org), a NUL and the nonce
+// (TestNonceKeyBackfill checks that the two agree).
+const backfillNonceKeys = `UPDATE receipts
+SET nonce_key = substr(sha256(COALESCE(NULLIF(issuer_id, ''), org_id, '') || chr(0) || nonce), 1, 32)
+WHERE nonce_key IS NULL AND nonce IS NOT NULL AND nonce <> ''`
+
+// storedSize is the input's size as stored: its content's, unless Stored
+// reads other bytes.
+func storedSize(in Input, contentBytes int64) (int64, error) {
+	if in.Stored == nil {
+		return contentBytes, nil
+	}
+	rc, err := in.Stored()
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	if st, ok := rc.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size(), nil
+		}
+	}
+	return io.Copy(io.Discard, rc)
+}
+
 // loader carries one Load through stream.Run's emit calls, which arrive in
 // input order: the records of pending[cur] until the first record of a later
 // file ends it.
@@ -194,6 +313,14 @@ type loader struct {
 	sum     *LoadSummary
 	pending []*fileLoad
 	cur     int
+	at      time.Time // the load's clock (LoadOptions.At)
+	v       *verify.Verifier
+	// inCall are the JSON Lines inputs to be loaded by this call so far,
+	// so that a later input that extends one adds only its own lines.
+	inCall []storedFile
+	// legacy: the database holds files rows written before content
+	// identity, which know a gzip file by its compressed bytes.
+	legacy bool
 }
 
 // fileLoad is one file being verified and loaded. Its transaction opens
@@ -205,16 +332,19 @@ type fileLoad struct {
 	ctx     context.Context
 	idx     int // in the inputs
 	in      Input
+	plan    plan
+	trust   string // trust_sha256
 	sum     *FileSummary
 	key     string // the stream.Source name, unique within the run
 	lines   lineCounter
 	tempDir string
 	hook    func(context.Context, *FileSummary) error
+	v       *verify.Verifier
 	conn    *sql.Conn
 	chunk   int64 // chunk size
 
 	tx       *sql.Tx
-	loadedAt time.Time   // when the transaction began (UTC): files.loaded_at, and the day of undated receipts
+	loadedAt time.Time   // the load's clock (UTC): files.loaded_at, and the day of undated receipts
 	rows     *spool      // the chunk being written
 	chunks   chan *spool // to the inserting goroutine; nil when it is not running
 	inserted chan error  // its outcome
@@ -231,27 +361,40 @@ type fileLoad struct {
 // (BenchmarkLoad1M: 2.7x the time of read_ndjson instead of 4.0x).
 const defaultChunkBytes = 2 << 30
 
-func (l *loader) newFile(idx int, in Input) *fileLoad {
-	return &fileLoad{ctx: l.ctx, idx: idx, in: in, sum: &l.sum.Files[idx], key: strconv.Itoa(idx),
-		tempDir: l.opts.TempDir, hook: l.opts.beforeCommit, conn: l.conn, chunk: cmp.Or(l.opts.chunkBytes, defaultChunkBytes)}
+func (l *loader) newFile(idx int, in Input, p plan) *fileLoad {
+	return &fileLoad{ctx: l.ctx, idx: idx, in: in, plan: p, trust: l.sum.Trust, sum: &l.sum.Files[idx], key: strconv.Itoa(idx),
+		tempDir: l.opts.TempDir, hook: l.opts.beforeCommit, conn: l.conn, chunk: cmp.Or(l.opts.chunkBytes, defaultChunkBytes),
+		loadedAt: l.at, v: l.v}
 }
 
-// source is the file as a stream.Source named by its key, whose second
-// opening (the verifying pass) counts lines and, when the stored bytes are
-// what is read, hashes them again.
+// source is the file as a stream.Source named by its key, from past the
+// content already stored (a grown file's first plan.skip bytes), whose
+// second opening (the verifying pass) counts lines and hashes the whole
+// content again, so that a file that changes during the load is not
+// recorded under the wrong hash.
 func (f *fileLoad) source() stream.Source {
 	opens := 0
 	return stream.Source{Name: f.key, Lines: f.in.Lines, Open: func() (io.ReadCloser, error) {
 		rc, err := f.in.Open()
 		opens++
-		if err != nil || opens != 2 {
+		if err != nil {
 			return rc, err
 		}
-		f.lines = lineCounter{rc: rc, oneDoc: !f.in.Lines}
-		if f.in.Stored == nil {
-			f.lines.h = sha256.New()
+		var r io.ReadCloser = rc
+		if opens == 2 {
+			f.lines = lineCounter{rc: rc, oneDoc: !f.in.Lines, h: sha256.New()}
+			r = &f.lines
 		}
-		return &f.lines, nil
+		if f.plan.skip > 0 {
+			if _, err := io.CopyN(io.Discard, r, f.plan.skip); err != nil {
+				rc.Close()
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return nil, err
+			}
+		}
+		return r, nil
 	}}
 }
 
@@ -286,11 +429,19 @@ func (l *loader) report(s *FileSummary) {
 // unreadable line.
 func (f *fileLoad) add(res *verify.Result) error {
 	res.Source = f.in.Name
+	if res.Line > 0 {
+		res.Line += int(f.plan.firstLine - 1)
+	}
 	switch {
 	case f.sum.Err != nil:
 		return nil
 	case res.Line == 0: // the source could not be opened
 		f.sum.Err = errors.New(res.Error)
+		return nil
+	case res.Verdict == verify.Unreadable && f.in.Lines && f.plan.id.unterminated && int64(res.Line) == f.plan.id.lines():
+		// The last line, without a newline, cannot be read: a producer
+		// may be writing it. It is left for the load that finds it whole.
+		f.sum.Incomplete = true
 		return nil
 	case res.Verdict == verify.Unreadable:
 		f.sum.Rejected++
@@ -334,20 +485,18 @@ func (f *fileLoad) begin() error {
 		return dbErr(f.ctx, "begin", f.in.Name, err)
 	}
 	f.tx = tx
-	f.loadedAt = time.Now().UTC()
 	f.chunks = make(chan *spool)
 	f.inserted = make(chan error, 1)
-	go func(chunks <-chan *spool, sha, source, loadDay string) {
+	go func(chunks <-chan *spool, sha, source, loadDay, trust string) {
 		var err error
 		for sp := range chunks {
 			if err == nil {
-				q := "INSERT INTO receipts " + receiptSelect + " FROM " + sp.read(receiptColumns)
-				_, err = tx.ExecContext(f.ctx, q, sha, source, loadDay)
+				_, err = tx.ExecContext(f.ctx, receiptInsert+sp.read(receiptColumns), sha, source, loadDay, trust)
 			}
 			sp.remove()
 		}
 		f.inserted <- err
-	}(f.chunks, f.sum.SHA256, f.sum.Path, f.loadedAt.Format(time.DateOnly))
+	}(f.chunks, f.sum.SHA256, f.sum.Path, f.loadedAt.Format(time.DateOnly), f.trust)
 	return nil
 }
 
@@ -389,11 +538,29 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 		}
 		return nil
 	}
-	s.Lines = f.lines.count()
+	s.Lines = f.lines.count() - (f.plan.firstLine - 1)
 	if f.lines.h != nil && f.lines.eof {
-		if got := hex.EncodeToString(f.lines.h.Sum(nil)); got != s.SHA256 || f.lines.n != s.Size {
+		if got := hex.EncodeToString(f.lines.h.Sum(nil)); got != f.plan.id.sha256 || f.lines.n != f.plan.id.bytes {
 			f.abort()
 			return &IOError{Op: "load", Path: f.in.Name, Err: errors.New("the file changed while it was loaded; nothing recorded")}
+		}
+	}
+	// What is stored: the whole content, or, without its incomplete last
+	// line, the content up to its last newline.
+	id := &f.plan.id
+	storedBytes, unterminated := id.bytes, id.unterminated
+	if s.Incomplete {
+		s.Lines--
+		s.SHA256, storedBytes, unterminated = id.aligned, id.alignedBytes, false
+		s.Holds[0] = s.SHA256
+		if s.Lines == 0 { // nothing but that line is new
+			f.abort()
+			s.Holds = s.Holds[1:]
+			s.AlreadyLoaded = len(s.Holds) > 0
+			if onFile != nil {
+				onFile(*s)
+			}
+			return nil
 		}
 	}
 	err := f.begin()
@@ -403,16 +570,24 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	if werr := f.wait(); err == nil {
 		err = werr
 	}
+	if err == nil && s.Incomplete && s.Accepted > 0 {
+		_, err = f.tx.ExecContext(f.ctx, "UPDATE receipts SET file_sha256 = $1 WHERE file_sha256 = $2", s.SHA256, id.sha256)
+	}
 	if err == nil && f.rejects != nil {
 		if err = f.rejects.close(); err == nil {
-			q := "INSERT INTO rejects " + rejectSelect + " FROM " + f.rejects.read(rejectColumns)
-			_, err = f.tx.ExecContext(f.ctx, q, s.SHA256, s.Path)
+			_, err = f.tx.ExecContext(f.ctx, rejectInsert+f.rejects.read(rejectColumns), s.SHA256, s.Path)
 		}
 	}
 	if err == nil {
 		_, err = f.tx.ExecContext(f.ctx,
-			"INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt)
+			`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at,
+				content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13)`,
+			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
+			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust)
+	}
+	if err == nil {
+		err = f.relink()
 	}
 	if err == nil && f.hook != nil {
 		err = f.hook(f.ctx, s)

@@ -96,7 +96,7 @@ func ingestNDJSONChunks(b *testing.B, db *DB, results []*verify.Result, name str
 	defer conn.Close()
 	sum := LoadSummary{Files: []FileSummary{{Path: name, SHA256: "bench-" + name}}}
 	l := &loader{ctx: ctx, db: db, conn: conn, sum: &sum, opts: LoadOptions{chunkBytes: chunk}}
-	l.pending = []*fileLoad{l.newFile(0, fileInput(name))}
+	l.pending = []*fileLoad{l.newFile(0, fileInput(name), plan{firstLine: 1})}
 	for _, r := range results {
 		r.Source = "0"
 		if err := l.emit(r); err != nil {
@@ -153,7 +153,7 @@ func ingestAppender(b *testing.B, db *DB, results []*verify.Result, name string)
 		if err := rej.Close(); err != nil {
 			return err
 		}
-		if _, err := ex.ExecContext(ctx, "INSERT INTO files VALUES ('"+sha+"', '"+name+"', 0, "+
+		if _, err := ex.ExecContext(ctx, "INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) VALUES ('"+sha+"', '"+name+"', 0, "+
 			strconv.Itoa(len(results))+", "+strconv.FormatInt(accepted, 10)+", "+strconv.FormatInt(rejected, 10)+", now()::TIMESTAMP)", nil); err != nil {
 			return err
 		}
@@ -180,8 +180,8 @@ func appenderRow(vals []driver.Value, sha, source string, r *verify.Result) {
 		step = *f.Step
 	}
 	t := time.Now().UTC() // an undated receipt's day is the day of its load
-	if us, ok := parseIssuedAt(f.IssuedAt); ok {
-		t = time.UnixMicro(us).UTC()
+	if it, ok := r.IssuedTime(); ok {
+		t = it.UTC()
 		issued = t
 	}
 	day = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
@@ -192,7 +192,7 @@ func appenderRow(vals []driver.Value, sha, source string, r *verify.Result) {
 		nilIfEmpty(f.ToolFingerprint), toolMatch(r), nilIfEmpty(strings.Join(f.ToolServers, ",")),
 		nilIfEmpty(f.Nonce), nilIfEmpty(r.Fingerprints.CallSignature), nilIfEmpty(f.Signature),
 		nilIfEmpty(f.PreviousHash), nilIfEmpty(r.Fingerprints.ChainHash), nilIfEmpty(f.Decision),
-		issued, day, string(r.Raw),
+		issued, day, string(r.Raw), nilIfEmpty(stream.NonceDigest(r.NonceKey())), nil,
 	})
 }
 
@@ -203,7 +203,7 @@ func appenderRow(vals []driver.Value, sha, source string, r *verify.Result) {
 func insertSpooled(path string) func(*testing.B, *DB, []*verify.Result, string) {
 	sp := &spool{path: path}
 	return inOneTransaction(
-		stmt{"INSERT INTO receipts " + receiptSelect + " FROM " + sp.read(receiptColumns), []any{"bench", "bench", "2026-12-01"}})
+		stmt{receiptInsert + sp.read(receiptColumns), []any{"bench", "bench", "2026-12-01", "bench"}})
 }
 
 // insertRawOnly is DuckDB's cost for the raw column alone: the INSERT of

@@ -9,77 +9,193 @@ import (
 	"github.com/receiptverify/verify/verify/stream"
 )
 
-// archivePrior lets a load resolve chains that cross from receipts loaded
-// earlier into the new files (a session that spans midnight, say), so a
-// daily load does not report their first link as absent, and a new receipt
-// naming a predecessor that an archived receipt already names is a fork.
+// archivePrior is the database as the stream's Prior: every receipt loaded
+// before, so that a load judges chains and nonces against the whole
+// archive as one load of everything would. A chain crossing from an
+// earlier load into the new files (a session that spans midnight, say)
+// resolves; a new receipt naming a predecessor that an archived receipt
+// already names is a fork; a nonce an archived receipt of the issuer used
+// is a replay.
 type archivePrior struct{ db *sql.DB }
 
-// priorChunk is how many prefixes one INSERT carries.
+// priorChunk is how many keys one INSERT carries.
 const priorChunk = 500
 
-func (p archivePrior) Links(ctx context.Context, prefixes []string) (map[string]stream.PriorLink, error) {
-	out := map[string]stream.PriorLink{}
+// withKeys runs fn on one connection holding the temporary table
+// prior_keys (key VARCHAR) filled with keys; it does nothing when no
+// receipt is stored.
+func (p archivePrior) withKeys(ctx context.Context, keys []string, fn func(conn *sql.Conn) error) error {
 	conn, err := p.db.Conn(ctx) // the temporary table lives on one connection
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer conn.Close()
 	var loaded int
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM receipts LIMIT 1)").Scan(&loaded); err != nil || loaded == 0 {
-		return out, err
+		return err
 	}
-	if _, err := conn.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE prior_links (prefix VARCHAR)"); err != nil {
-		return nil, err
+	if _, err := conn.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE prior_keys (key VARCHAR)"); err != nil {
+		return err
 	}
-	defer conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS prior_links")
-	for start := 0; start < len(prefixes); start += priorChunk {
-		chunk := prefixes[start:min(start+priorChunk, len(prefixes))]
+	defer conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS prior_keys")
+	for start := 0; start < len(keys); start += priorChunk {
+		chunk := keys[start:min(start+priorChunk, len(keys))]
 		args := make([]any, len(chunk))
 		for i, s := range chunk {
 			args[i] = s
 		}
-		stmt := "INSERT INTO prior_links VALUES " + strings.TrimSuffix(strings.Repeat("(?),", len(chunk)), ",")
+		stmt := "INSERT INTO prior_keys VALUES " + strings.TrimSuffix(strings.Repeat("(?),", len(chunk)), ",")
 		if _, err := conn.ExecContext(ctx, stmt, args...); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	rows, err := conn.QueryContext(ctx, `
-		SELECT l.prefix, r.issuer_id, r.org_id, r.agent_id, r.session_id
-		FROM prior_links l JOIN receipts r ON substr(r.chain_hash, 1, 32) = l.prefix`)
+	return fn(conn)
+}
+
+func (p archivePrior) Links(ctx context.Context, prefixes []string) (map[string]stream.PriorLink, error) {
+	out := map[string]stream.PriorLink{}
+	err := p.withKeys(ctx, prefixes, func(conn *sql.Conn) error {
+		rows, err := conn.QueryContext(ctx, `
+			SELECT l.key, r.raw
+			FROM prior_keys l JOIN receipts r ON substr(r.chain_hash, 1, 32) = l.key`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var prefix, raw string
+			if err := rows.Scan(&prefix, &raw); err != nil {
+				rows.Close()
+				return err
+			}
+			// The scope is the format's, read from the receipt as stored: the
+			// same rule the stream applies to the input.
+			scope, err := verify.ChainScope([]byte(raw))
+			if err != nil {
+				continue // a stored line that is no receipt owns no chain hash
+			}
+			pl := out[prefix]
+			pl.Found = true
+			pl.Scope = scope
+			out[prefix] = pl
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		rows, err = conn.QueryContext(ctx, `
+			SELECT DISTINCT l.key
+			FROM prior_keys l JOIN receipts r ON substr(r.previous_hash, 1, 32) = l.key`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var prefix string
+			if err := rows.Scan(&prefix); err != nil {
+				return err
+			}
+			pl := out[prefix]
+			pl.Named = true
+			out[prefix] = pl
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+func (p archivePrior) Nonces(ctx context.Context, digests []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := p.withKeys(ctx, digests, func(conn *sql.Conn) error {
+		rows, err := conn.QueryContext(ctx, `
+			SELECT DISTINCT k.key FROM prior_keys k JOIN receipts r ON r.nonce_key = k.key`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d string
+			if err := rows.Scan(&d); err != nil {
+				return err
+			}
+			out[d] = true
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// relink judges again, in the file's transaction, the stored receipts that
+// named as absent a predecessor this file holds: a load that brings a
+// receipt late gives its successors, loaded before, the judgment one load
+// of both would have given (linked, or a break when the chains differ).
+// When several stored receipts named it, the first (by load time, file
+// and line) links and the others are forks, as in one load.
+// A receipt verified with this load's trust material is verified again
+// and refolded; one verified with other material keeps its verdict, FAIL,
+// and has its reasons corrected, unless chain_absent was its only reason:
+// its verdict without it depends on material this load does not have, and
+// it is left as it is.
+func (f *fileLoad) relink() error {
+	rows, err := f.tx.QueryContext(f.ctx, `
+		SELECT r.file_sha256, r.line, r.raw, r.reasons, COALESCE(r.trust_sha256, ''),
+		       p.chain_hash, p.raw
+		FROM receipts r
+		JOIN receipts p ON p.file_sha256 = $1 AND lower(r.previous_hash) = p.chain_hash
+		JOIN files f ON f.file_sha256 = r.file_sha256
+		WHERE r.file_sha256 <> $1 AND r.reasons LIKE '%chain_absent%'
+		ORDER BY p.chain_hash, f.loaded_at, r.source, r.line`, f.sum.SHA256)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	type fix struct {
+		sha              string
+		line             int64
+		verdict, reasons string
+	}
+	var fixes []fix
+	var lastHash string
 	for rows.Next() {
-		var prefix string
-		var issuer, org, agent, session sql.NullString
-		if err := rows.Scan(&prefix, &issuer, &org, &agent, &session); err != nil {
+		var sha, raw, reasons, trust, hash, praw string
+		var line int64
+		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &praw); err != nil {
 			rows.Close()
-			return nil, err
+			return err
 		}
-		pl := out[prefix]
-		pl.Found = true
-		pl.Scope = verify.ScopeKeyOf(issuer.String, org.String, agent.String, session.String)
-		out[prefix] = pl
+		first := hash != lastHash
+		lastHash = hash
+		res, _ := f.v.VerifyWith([]byte(raw), verify.VerifyOptions{OmitSignatureHash: true})
+		owner, _ := verify.ChainScope([]byte(praw))
+		var judged verify.Reason // linked
+		switch {
+		case res.ScopeKey() != owner:
+			judged = verify.ReasonChainBreak
+		case !first:
+			judged = verify.ReasonChainFork
+		}
+		var kept []verify.Reason
+		for _, r := range splitReasons(reasons) {
+			switch {
+			case r == verify.ReasonChainAbsent && judged != "":
+				kept = append(kept, judged)
+			case r != verify.ReasonChainAbsent:
+				kept = append(kept, r)
+			}
+		}
+		switch {
+		case trust == f.trust:
+			stream.Rejudge(res, kept)
+			fixes = append(fixes, fix{sha, line, string(res.Verdict), joinReasons(res.Reasons)})
+		case len(kept) > 0:
+			fixes = append(fixes, fix{sha, line, string(verify.Fail), joinReasons(kept)})
+		}
 	}
 	if err := rows.Close(); err != nil {
-		return nil, err
+		return err
 	}
-	rows, err = conn.QueryContext(ctx, `
-		SELECT DISTINCT l.prefix
-		FROM prior_links l JOIN receipts r ON substr(r.previous_hash, 1, 32) = l.prefix`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var prefix string
-		if err := rows.Scan(&prefix); err != nil {
-			return nil, err
+	for _, x := range fixes {
+		if _, err := f.tx.ExecContext(f.ctx, "UPDATE receipts SET verdict = $1, reasons = $2 WHERE file_sha256 = $3 AND line = $4",
+			x.verdict, x.reasons, x.sha, x.line); err != nil {
+			return err
 		}
-		pl := out[prefix]
-		pl.Named = true
-		out[prefix] = pl
 	}
-	return out, rows.Err()
+	return nil
 }

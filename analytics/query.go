@@ -114,8 +114,9 @@ type Date string
 
 // RunQuery runs the embedded query name for day (YYYY-MM-DD, or "" for
 // the NULL day, which most queries read as "every day"). The day is bound
-// as the file's single ? parameter (see package queries). A database that
-// cannot be read is an *IOError.
+// as the file's single ? parameter (see package queries). A finding
+// query's finding_key column comes back as finding_id (FindingID). A
+// database that cannot be read is an *IOError.
 func RunQuery(ctx context.Context, q Querier, name, day string) (*Table, error) {
 	query, err := LookupQuery(name)
 	if err != nil {
@@ -142,6 +143,7 @@ func runText(ctx context.Context, q Querier, name, text, day string) (*Table, er
 	if err != nil {
 		return nil, &IOError{Op: "query " + name, Err: err}
 	}
+	withFindingIDs(t)
 	return t, nil
 }
 

@@ -49,12 +49,13 @@ var syntheticSQL = []string{
 	        md5('p' || i) AS previous_hash, NULL AS chain_hash, 'allow' AS decision,
 	        TIMESTAMP '2026-11-01 00:00:00' + to_microseconds(CAST(i * 604800000000 // 1000000 AS BIGINT)) AS issued_at,
 	        CAST(TIMESTAMP '2026-11-01 00:00:00' + to_microseconds(CAST(i * 604800000000 // 1000000 AS BIGINT)) AS DATE) AS day,
-	        repeat('{"payload":{}}', 40) AS raw
+	        repeat('{"payload":{}}', 40) AS raw,
+	        NULL AS nonce_key, NULL AS trust_sha256
 	 FROM range(1000000) t(i)`,
 	`INSERT INTO expected_tools
 	 SELECT 'server' || v, 'tool' || t, substr(md5('tool' || t || ':' || v), 1, 32)
 	 FROM range(20) a(t), range(2) b(v) WHERE v = 0 OR t < 3`,
-	`INSERT INTO files SELECT DISTINCT file_sha256, source, 1, 200000, 200000, 0, TIMESTAMP '2026-12-01 00:00:00' FROM receipts`,
+	`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) SELECT DISTINCT file_sha256, source, 1, 200000, 200000, 0, TIMESTAMP '2026-12-01 00:00:00' FROM receipts`,
 }
 
 func benchDatabase(b *testing.B) *DB {

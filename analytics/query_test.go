@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func fixtureDB(t *testing.T, rows []fixRow, expected ...string) *DB {
 		}
 	}
 	for f, n := range files {
-		if _, err := db.SQL().Exec(`INSERT INTO files VALUES (?, ?, 100, ?, ?, 0, TIMESTAMP '2026-12-01 00:00:00')`, f, f+".jsonl", n, n); err != nil {
+		if _, err := db.SQL().Exec(`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) VALUES (?, ?, 100, ?, ?, 0, TIMESTAMP '2026-12-01 00:00:00')`, f, f+".jsonl", n, n); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -117,25 +118,25 @@ func TestQueriesOnFixture(t *testing.T) {
 	tests := []struct {
 		name, day, want string
 	}{
-		{"collisions", "2026-11-01", "day,tool_name,fingerprints,tool_fingerprint,expected_server,expected,receipts,agents,sessions,failed,first_seen,last_seen\n"},
-		{"collisions", "2026-11-02", `day,tool_name,fingerprints,tool_fingerprint,expected_server,expected,receipts,agents,sessions,failed,first_seen,last_seen
-2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z
-2026-11-02,search,2,B,files,match,1,1,1,0,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z
+		{"collisions", "2026-11-01", "finding,severity,finding_id,day,tool_name,fingerprints,tool_fingerprint,expected_server,expected,receipts,agents,sessions,failed,first_seen,last_seen,event_time\n"},
+		{"collisions", "2026-11-02", `finding,severity,finding_id,day,tool_name,fingerprints,tool_fingerprint,expected_server,expected,receipts,agents,sessions,failed,first_seen,last_seen,event_time
+collisions,info,5c38d735d8074e26b5d71508d69f3883,2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z
+collisions,info,ee3ac66426150602f5686a912fa91101,2026-11-02,search,2,B,files,match,1,1,1,0,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z
 `},
-		{"drift", "2026-11-01", "day,kind,tool_name,tool_fingerprint,previous_fingerprint,expected,receipts,first_seen,last_seen,agent_id,session_id,action_id,source,line\n"},
-		{"drift", "2026-11-02", `day,kind,tool_name,tool_fingerprint,previous_fingerprint,expected,receipts,first_seen,last_seen,agent_id,session_id,action_id,source,line
-2026-11-02,first_seen,pay,X,,unknown,1,2026-11-02T09:00:10.000000Z,2026-11-02T09:00:10.000000Z,ag2,s2,a5,f1.jsonl,5
-2026-11-02,first_seen,search,B,,match,1,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,ag2,s2,a4,f1.jsonl,4
-2026-11-02,session_change,search,B,A,match,1,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,ag2,s2,a4,f1.jsonl,4
-2026-11-02,unexpected_fingerprint,pay,X,,unknown,1,2026-11-02T09:00:10.000000Z,2026-11-02T09:00:10.000000Z,ag2,s2,a5,f1.jsonl,5
+		{"drift", "2026-11-01", "finding,severity,finding_id,day,kind,tool_name,tool_fingerprint,previous_fingerprint,expected,expected_server,previous_expected,receipts,first_seen,last_seen,agent_id,session_id,action_id,source,line,event_time\n"},
+		{"drift", "2026-11-02", `finding,severity,finding_id,day,kind,tool_name,tool_fingerprint,previous_fingerprint,expected,expected_server,previous_expected,receipts,first_seen,last_seen,agent_id,session_id,action_id,source,line,event_time
+drift,high,1c067ba29477d09491f910908fed5232,2026-11-02,first_seen,pay,X,,unknown,,,1,2026-11-02T09:00:10.000000Z,2026-11-02T09:00:10.000000Z,ag2,s2,a5,f1.jsonl,5,2026-11-02T09:00:10.000000Z
+drift,low,46ced4a2f025515ad5e9d95e5fc67673,2026-11-02,first_seen,search,B,,match,files,,1,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,ag2,s2,a4,f1.jsonl,4,2026-11-02T09:00:05.000000Z
+drift,info,d4bf755b69401ca9e8ebc71982b2e898,2026-11-02,session_change,search,B,A,match,files,match,1,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,ag2,s2,a4,f1.jsonl,4,2026-11-02T09:00:05.000000Z
+drift,high,bc2ae750cc766e6593439471f56cf2ef,2026-11-02,unexpected_fingerprint,pay,X,,unknown,,,1,2026-11-02T09:00:10.000000Z,2026-11-02T09:00:10.000000Z,ag2,s2,a5,f1.jsonl,5,2026-11-02T09:00:10.000000Z
 `},
-		{"replays", "2026-11-02", `day,kind,value,occurrence,occurrences,verdict,action_id,agent_id,issuer_id,issued_at,source,line,first_action_id,first_issued_at,first_source,first_line
-2026-11-02,action_id,a1,2,2,FAIL,a1,ag3,org1,2026-11-02T11:00:00.000000Z,f1.jsonl,6,a1,2026-11-01T10:00:00.000000Z,f1.jsonl,1
-2026-11-02,nonce,n1,2,2,FAIL,a1,ag3,org1,2026-11-02T11:00:00.000000Z,f1.jsonl,6,a1,2026-11-01T10:00:00.000000Z,f1.jsonl,1
+		{"replays", "2026-11-02", `finding,severity,finding_id,day,kind,value,occurrence,occurrences,verdict,action_id,agent_id,issuer_id,issued_at,source,line,first_action_id,first_issued_at,first_source,first_line,event_time
+replays,high,677a7451f726a5f79f66458e1ca206df,2026-11-02,action_id,a1,2,2,FAIL,a1,ag3,org1,2026-11-02T11:00:00.000000Z,f1.jsonl,6,a1,2026-11-01T10:00:00.000000Z,f1.jsonl,1,2026-11-02T11:00:00.000000Z
+replays,high,cf201b352a2519e5d5edf41c67d9a9d3,2026-11-02,nonce,n1,2,2,FAIL,a1,ag3,org1,2026-11-02T11:00:00.000000Z,f1.jsonl,6,a1,2026-11-01T10:00:00.000000Z,f1.jsonl,1,2026-11-02T11:00:00.000000Z
 `},
-		{"failures", "2026-11-02", `day,reasons,verdict,format,action_id,agent_id,issuer_id,session_id,step,tool_name,issued_at,source,line
-2026-11-02,bad_signature,FAIL,asqav-native,a7,ag3,org2,s3,1,users.list,2026-11-02T11:00:01.000000Z,f1.jsonl,7
-2026-11-02,nonce_replay,FAIL,asqav-native,a1,ag3,org1,s3,0,users.list,2026-11-02T11:00:00.000000Z,f1.jsonl,6
+		{"failures", "2026-11-02", `finding,severity,finding_id,day,reasons,verdict,format,action_id,agent_id,issuer_id,session_id,step,tool_name,issued_at,source,line,event_time
+failures,high,e35b8799c35aeca7fdf09c7819a1e15b,2026-11-02,bad_signature,FAIL,asqav-native,a7,ag3,org2,s3,1,users.list,2026-11-02T11:00:01.000000Z,f1.jsonl,7,2026-11-02T11:00:01.000000Z
+failures,high,68d480e5fe8552a07207a68bab9c6939,2026-11-02,nonce_replay,FAIL,asqav-native,a1,ag3,org1,s3,0,users.list,2026-11-02T11:00:00.000000Z,f1.jsonl,6,2026-11-02T11:00:00.000000Z
 `},
 		{"days", "", `day,receipts,pass,fail,incomplete,undated,first_issued_at,last_issued_at
 2026-11-01,2,2,0,0,0,2026-11-01T10:00:00.000000Z,2026-11-01T10:01:00.000000Z
@@ -192,8 +193,18 @@ func TestQueryFiles(t *testing.T) {
 	for _, name := range names {
 		base := strings.TrimSuffix(name, ".sql")
 		for _, day := range []string{"2026-11-01", ""} {
-			if _, err := RunQuery(context.Background(), db.SQL(), base, day); err != nil {
+			tb, err := RunQuery(context.Background(), db.SQL(), base, day)
+			if err != nil {
 				t.Errorf("%s, day %q: %v", base, day, err)
+				continue
+			}
+			// A finding query's rows open with what a SIEM keys on, and its
+			// header says why each severity.
+			if slices.Contains(Findings, base) {
+				q, _ := LookupQuery(base)
+				if len(tb.Columns) < 3 || strings.Join(tb.Columns[:3], ",") != "finding,severity,finding_id" || tb.Col("event_time") < 0 || !strings.Contains(q.Text, "\n-- Severity") {
+					t.Errorf("%s: columns %v, or no Severity section in its header", base, tb.Columns)
+				}
 			}
 		}
 	}

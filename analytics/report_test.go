@@ -426,7 +426,7 @@ func TestParquetSameRows(t *testing.T) {
 	}
 	defer pq.Close()
 	// The views replace the tables Open created.
-	for _, s := range []string{"DROP TABLE receipts", "DROP TABLE expected_tools", "DROP TABLE files", "DROP TABLE rejects"} {
+	for _, s := range []string{"DROP TABLE receipts", "DROP TABLE expected_tools", "DROP TABLE files", "DROP TABLE rejects", "DROP TABLE trust"} {
 		if _, err := pq.SQL().Exec(s); err != nil {
 			t.Fatal(err)
 		}
@@ -469,7 +469,7 @@ func TestReportEmptyDay(t *testing.T) {
 		t.Errorf("findings on an empty day: %+v", sum.Findings)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
-	if !strings.Contains(string(md), "No findings") {
+	if !strings.Contains(string(md), "No findings") || !strings.Contains(string(md), "\n**Verdict: nothing to judge.** No receipt at all on this day") {
 		t.Errorf("summary.md:\n%s", md)
 	}
 	var man Manifest
@@ -477,7 +477,7 @@ func TestReportEmptyDay(t *testing.T) {
 	if err := json.Unmarshal(mj, &man); err != nil {
 		t.Fatal(err)
 	}
-	if len(man.Queries) != 8 || man.DuckDBVersion == "" || man.Window.From != "2026-10-01T00:00:00Z" {
+	if len(man.Queries) != 9 || man.DuckDBVersion == "" || man.Window.From != "2026-10-01T00:00:00Z" {
 		t.Errorf("manifest: %s", mj)
 	}
 }
@@ -504,21 +504,21 @@ func TestReportFixture(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	if want := "collisions.csv collisions.jsonl drift.csv drift.jsonl failures.csv failures.jsonl fingerprints.svg manifest.json rejects.csv rejects.jsonl replays.csv replays.jsonl summary.md"; strings.Join(names, " ") != want {
+	if want := "collisions.csv collisions.jsonl drift.csv drift.jsonl failures.csv failures.jsonl fingerprints.svg manifest.json rejects.csv rejects.jsonl replays.csv replays.jsonl summary.html summary.md"; strings.Join(names, " ") != want {
 		t.Errorf("files: %v", names)
 	}
-	if !bytes.HasPrefix(files["replays.jsonl"], []byte(`{"day":"2026-11-02","kind":"action_id","value":"a1","occurrence":2,"occurrences":2,"verdict":"FAIL",`)) {
+	if !bytes.HasPrefix(files["replays.jsonl"], []byte(`{"finding":"replays","severity":"high","finding_id":"677a7451f726a5f79f66458e1ca206df","day":"2026-11-02","kind":"action_id","value":"a1","occurrence":2,"occurrences":2,"verdict":"FAIL",`)) {
 		t.Errorf("replays.jsonl:\n%s", files["replays.jsonl"])
 	}
-	if !bytes.Contains(files["collisions.csv"], []byte("\r\n2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z\r\n")) {
+	if !bytes.Contains(files["collisions.csv"], []byte("\r\ncollisions,info,5c38d735d8074e26b5d71508d69f3883,2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,false,\r\n")) {
 		t.Errorf("collisions.csv:\n%s", files["collisions.csv"])
 	}
-	for _, s := range []string{"](fingerprints.svg)", "](collisions.csv)", "](manifest.json)", "| search | 2 | `A` | crm |"} {
+	for _, s := range []string{"](fingerprints.svg)", "](collisions.csv)", "](manifest.json)", "| collisions | 2 fingerprints; this one: crm | search | `A` |"} {
 		if !bytes.Contains(files["summary.md"], []byte(s)) {
 			t.Errorf("summary.md lacks %q:\n%s", s, files["summary.md"])
 		}
 	}
-	if !bytes.Contains(files["fingerprints.svg"], []byte(`<title>search on 2026-11-02: 2 fingerprint(s), 2 receipt(s)</title>`)) {
+	if !bytes.Contains(files["fingerprints.svg"], []byte(`<title>search on 2026-11-02: 2 fingerprint(s), 2 receipt(s), each an expected server&apos;s (known collision)</title>`)) {
 		t.Errorf("chart lacks the collision mark")
 	}
 }
@@ -571,7 +571,7 @@ func TestReportTimeZone(t *testing.T) {
 			t.Errorf("%s differs under America/New_York", name)
 		}
 	}
-	if !bytes.Contains(utc["2026-11-03/drift.csv"], []byte("2026-11-03,session_change,search,B,A,match,1,2026-11-03T00:00:30.000000Z")) {
+	if !bytes.Contains(utc["2026-11-03/drift.csv"], []byte("2026-11-03,session_change,search,B,A,match,files,match,1,2026-11-03T00:00:30.000000Z")) {
 		t.Errorf("the change across midnight is not on 2026-11-03:\n%s", utc["2026-11-03/drift.csv"])
 	}
 }
@@ -645,7 +645,7 @@ func TestOpenDatesUndated(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
-		`INSERT INTO files VALUES ('h1', 'f1.jsonl', 10, 2, 2, 0, TIMESTAMP '2026-11-05 23:59:59')`,
+		`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) VALUES ('h1', 'f1.jsonl', 10, 2, 2, 0, TIMESTAMP '2026-11-05 23:59:59')`,
 		`INSERT INTO receipts (file_sha256, source, line, format, verdict, reasons, issued_at, day, raw) VALUES
 			('h1', 'f1.jsonl', 1, 'undolog', 'PASS', '', NULL, NULL, '{}'),
 			('h1', 'f1.jsonl', 2, 'asqav-native', 'PASS', '', TIMESTAMP '2026-11-01 10:00:00', DATE '2026-11-01', '{}')`,
@@ -710,7 +710,8 @@ func TestReportRejects(t *testing.T) {
 			t.Errorf("%s: %d findings in all", tt.day, sum.Total())
 		}
 		md := readDir(t, sum.Dir)["summary.md"]
-		if bytes.Contains(md, []byte("## Rejected lines")) != (tt.rejects > 0) || bytes.Contains(md, []byte(`/garbage.jsonl | 1 | syntax: unexpected "n"`)) != (tt.rejects == 2) {
+		if bytes.Contains(md, []byte("| rejects | syntax: ")) != (tt.rejects > 0) || bytes.Contains(md, []byte(`| rejects | syntax: unexpected "n"`)) != (tt.rejects == 2) ||
+			bytes.Contains(md, []byte(`/garbage.jsonl:1 |`)) != (tt.rejects == 2) {
 			t.Errorf("%s: summary.md:\n%s", tt.day, md)
 		}
 	}

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/receiptverify/verify/internal/jsonenc"
 	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/stream"
 )
 
 // The values of receipts.tool_match, from the tool_fingerprint axis.
@@ -40,25 +40,6 @@ func toolMatch(res *verify.Result) string {
 		}
 	}
 	return ToolNotRun
-}
-
-// parseIssuedAt reads issued_at as the verifier does: RFC 3339 with any
-// fraction, or Python's isoformat without an offset, which means UTC. It
-// returns microseconds since the Unix epoch (TIMESTAMP precision).
-func parseIssuedAt(s string) (micros int64, ok bool) {
-	if s == "" {
-		return 0, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		if strings.ContainsAny(s[min(len(s), 10):], "Z+-") {
-			return 0, false
-		}
-		if t, err = time.Parse("2006-01-02T15:04:05.999999999", s); err != nil {
-			return 0, false
-		}
-	}
-	return t.UTC().UnixMicro(), true
 }
 
 // appendReceiptRow appends one receipts row as a JSON object and a newline:
@@ -108,10 +89,11 @@ func appendReceiptRow(b []byte, res *verify.Result) []byte {
 	b = appendField(b, "previous_hash", f.PreviousHash)
 	b = appendField(b, "chain_hash", res.Fingerprints.ChainHash)
 	b = appendField(b, "decision", f.Decision)
-	if us, ok := parseIssuedAt(f.IssuedAt); ok {
+	if t, ok := res.IssuedTime(); ok {
 		b = append(b, `,"issued_us":`...)
-		b = strconv.AppendInt(b, us, 10)
+		b = strconv.AppendInt(b, t.UnixMicro(), 10)
 	}
+	b = appendField(b, "nonce_key", stream.NonceDigest(res.NonceKey()))
 	b = append(b, `,"raw":"`...)
 	b = jsonenc.AppendChars(b, res.Raw, false)
 	return append(b, "\"}\n"...)
@@ -123,18 +105,26 @@ const receiptColumns = `{line: 'BIGINT', format: 'VARCHAR', verdict: 'VARCHAR', 
 	session_id: 'VARCHAR', step: 'BIGINT', action_type: 'VARCHAR', tool_name: 'VARCHAR',
 	tool_fingerprint: 'VARCHAR', tool_match: 'VARCHAR', tool_servers: 'VARCHAR', nonce: 'VARCHAR',
 	call_signature: 'VARCHAR', signature: 'VARCHAR', previous_hash: 'VARCHAR', chain_hash: 'VARCHAR',
-	decision: 'VARCHAR', issued_us: 'BIGINT', raw: 'VARCHAR'}`
+	decision: 'VARCHAR', issued_us: 'BIGINT', nonce_key: 'VARCHAR', raw: 'VARCHAR'}`
 
-// receiptSelect turns a spool row into a receipts row; $1 is file_sha256,
-// $2 source, $3 the UTC day of the load ('YYYY-MM-DD'). issued_at is a
-// TIMESTAMP (no time zone) made from UTC microseconds, so day, its date,
-// does not depend on any session setting. A receipt without a readable
-// issued_at (UndoLog rows and Overturn entries carry none) gets the day of
-// its load, so that some daily report covers it.
-const receiptSelect = `SELECT $1, $2, line, format, verdict, reasons, action_id, agent_id,
+// receiptInsert turns spool rows into receipts rows, columns named so that
+// a database whose later columns were added by ALTER TABLE takes them
+// alike; $1 is file_sha256, $2 source, $3 the UTC day of the load
+// ('YYYY-MM-DD'), $4 trust_sha256, and the spool's read_ndjson call
+// follows. issued_at is a TIMESTAMP (no time zone) made from UTC
+// microseconds, so day, its date, does not depend on any session setting.
+// A receipt without a readable issued_at (UndoLog rows and Overturn
+// entries carry none) gets the day of its load, so that some daily report
+// covers it.
+const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, format, verdict, reasons, action_id, agent_id,
 	issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint, tool_match,
 	tool_servers, nonce, call_signature, signature, previous_hash, chain_hash, decision,
-	make_timestamp(issued_us), COALESCE(CAST(make_timestamp(issued_us) AS DATE), CAST($3 AS DATE)), raw`
+	issued_at, day, raw, nonce_key, trust_sha256)
+	SELECT $1, $2, line, format, verdict, reasons, action_id, agent_id,
+	issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint, tool_match,
+	tool_servers, nonce, call_signature, signature, previous_hash, chain_hash, decision,
+	make_timestamp(issued_us), COALESCE(CAST(make_timestamp(issued_us) AS DATE), CAST($3 AS DATE)), raw,
+	nonce_key, $4 FROM `
 
 // appendRejectRow appends one rejects row (see appendReceiptRow). raw is
 // left out (NULL) when the line was too long to keep or is not valid UTF-8,
@@ -159,7 +149,8 @@ func appendRejectRow(b []byte, res *verify.Result) []byte {
 
 const rejectColumns = `{line: 'BIGINT', error: 'VARCHAR', raw: 'VARCHAR'}`
 
-const rejectSelect = `SELECT $1, $2, line, error, raw`
+// rejectInsert is receiptInsert's counterpart: $1 file_sha256, $2 source.
+const rejectInsert = `INSERT INTO rejects (file_sha256, source, line, error, raw) SELECT $1, $2, line, error, raw FROM `
 
 func joinReasons(rs []verify.Reason) string {
 	var b strings.Builder

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/receiptverify/verify/internal/jsonenc"
@@ -33,34 +32,6 @@ func TestToolMatch(t *testing.T) {
 		}
 		if got := toolMatch(res); got != tt.want {
 			t.Errorf("%+v: %s, want %s", tt.axis, got, tt.want)
-		}
-	}
-}
-
-func TestParseIssuedAt(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in   string
-		want string // RFC 3339 UTC, "" for not a time
-	}{
-		{"2026-11-02T00:30:00Z", "2026-11-02T00:30:00Z"},
-		{"2026-11-02T00:30:00.123456789Z", "2026-11-02T00:30:00.123456Z"}, // TIMESTAMP holds microseconds
-		{"2026-11-01T20:30:00-05:00", "2026-11-02T01:30:00Z"},
-		{"2026-11-02T00:00:00.000001", "2026-11-02T00:00:00.000001Z"}, // Python isoformat: UTC
-		{"2026-11-02T00:00:00", "2026-11-02T00:00:00Z"},
-		{"2026-11-02T00:00:00+0500", ""},
-		{"2026-11-02", ""},
-		{"", ""},
-		{"yesterday", ""},
-	}
-	for _, tt := range tests {
-		us, ok := parseIssuedAt(tt.in)
-		got := ""
-		if ok {
-			got = time.UnixMicro(us).UTC().Format(time.RFC3339Nano)
-		}
-		if got != tt.want {
-			t.Errorf("parseIssuedAt(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -3,12 +3,24 @@
 --
 -- Parameter: the UTC day (DATE), bound once below; NULL reports every day.
 --
--- One row per receipt: reasons (the reason codes that decided the verdict,
+-- Severity: high, every row (see README, "Severity"): FAIL (forged,
+-- tampered, revoked, out of its chain, replayed) and INCOMPLETE alike. An
+-- INCOMPLETE receipt proves nothing (a receipt signed by a key the snapshot
+-- lacks is INCOMPLETE, and so is a forgery signed with the forger's own
+-- key), so it pages as a failure does; `verdict` tells them apart.
+--
+-- One row per receipt: finding ('failures'), severity, finding_key (the
+-- receipt's file and line; the runner shows its SHA-256 as finding_id),
+-- reasons (the reason codes that decided the verdict,
 -- comma-separated, as the verifier reports them), verdict, format, the
--- receipt's identifiers and tool, issued_at, source and line.
+-- receipt's identifiers and tool, issued_at, source, line, and event_time
+-- (issued_at, or the day's midnight without one).
 -- Order: day, reasons, verdict, issued_at, source, line.
 WITH params AS (SELECT CAST(? AS DATE) AS day)
-SELECT r.day AS day,
+SELECT 'failures' AS finding,
+       'high' AS severity,
+       'failures|' || r.file_sha256 || ':' || CAST(r.line AS VARCHAR) AS finding_key,
+       r.day AS day,
        r.reasons AS reasons,
        r.verdict AS verdict,
        r.format AS format,
@@ -20,7 +32,8 @@ SELECT r.day AS day,
        r.tool_name AS tool_name,
        r.issued_at AS issued_at,
        r.source AS source,
-       r.line AS line
+       r.line AS line,
+       COALESCE(r.issued_at, CAST(r.day AS TIMESTAMP)) AS event_time
 FROM receipts r
 CROSS JOIN params p
 WHERE r.verdict <> 'PASS'

@@ -9,7 +9,7 @@
 -- rejected, loaded_at, receipts_on_day. Order: path, file_sha256.
 WITH params AS (SELECT CAST(? AS DATE) AS day),
 on_day AS (
-    SELECT r.file_sha256, COUNT(*) AS receipts
+    SELECT r.file_sha256 AS file_sha256, COUNT(*) AS receipts
     FROM receipts r
     CROSS JOIN params p
     WHERE p.day IS NULL OR r.day = p.day

@@ -19,6 +19,15 @@
 // that one placeholder: DATE '2026-11-03' everywhere (Trino, Spark SQL,
 // ClickHouse), or Trino's EXECUTE ... USING DATE '2026-11-03', Spark's
 // spark.sql(text, args=[...]), ClickHouse's {day:Nullable(Date)}.
+//
+// # Finding rows
+//
+// A finding query (collisions, drift, replays, failures, rejects) opens
+// each row with finding (its own name), severity (high, medium, low or
+// info, computed from the row's facts by a CASE its header explains under
+// "Severity") and finding_key (the row's identifying facts joined with
+// '|'; the runner shows its SHA-256 as finding_id, the same on every
+// re-run), and carries an event_time.
 package queries
 
 import "embed"

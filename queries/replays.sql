@@ -12,10 +12,19 @@
 -- Receipts: every loaded receipt, whatever its verdict; the originals may
 -- be on any day.
 --
--- One row per later occurrence: value (the repeated value, its first 64
--- characters), occurrence (2, 3, ...), occurrences (in all), the receipt's
--- verdict, action_id, agent_id, issuer_id, issued_at, source, line, and the
--- original's first_action_id, first_issued_at, first_source, first_line.
+-- Severity: high, every row (see README, "Severity"). A value that must
+-- occur once occurring twice is an exactly-once violation whatever the
+-- receipts' verdicts: the same approval or call presented again, or an
+-- issuer reusing nonces. There is no benign reading to rank lower.
+--
+-- One row per later occurrence: finding ('replays'), severity, finding_key
+-- (the row's identity: kind, scope, the whole value, the receipt's file and
+-- line; the runner shows its SHA-256 as finding_id), value (the repeated
+-- value, its first 64 characters), occurrence (2, 3, ...), occurrences (in
+-- all), the receipt's verdict, action_id, agent_id, issuer_id, issued_at,
+-- source, line, the original's first_action_id, first_issued_at,
+-- first_source, first_line, and event_time (issued_at, or the day's
+-- midnight without one).
 -- Order: day, kind, value, occurrence.
 WITH params AS (SELECT CAST(? AS DATE) AS day),
 -- Per kind: the values that occur more than once in the whole database,
@@ -63,7 +72,7 @@ occurrences AS (
     JOIN receipts r ON r.action_id = x.value
     WHERE x.kind = 'action_id'
     UNION ALL
-    SELECT x.kind, COALESCE(r.issuer_id, '') AS scope, x.value, r.day, r.file_sha256, r.source, r.line,
+    SELECT x.kind AS kind, COALESCE(r.issuer_id, '') AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
            r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict
     FROM repeated x
     JOIN receipts r ON r.nonce = x.value
@@ -85,7 +94,7 @@ occurrences AS (
 -- nonces) and value; a value with one receipt in its scope has no
 -- occurrence 2.
 ranked AS (
-    SELECT o.kind AS kind, o.scope AS scope, o.value AS value, o.day AS day, o.source AS source, o.line AS line, o.action_id AS action_id,
+    SELECT o.kind AS kind, o.scope AS scope, o.value AS value, o.day AS day, o.source AS source, o.file_sha256 AS file_sha256, o.line AS line, o.action_id AS action_id,
            o.agent_id AS agent_id, o.issuer_id AS issuer_id, o.issued_at AS issued_at, o.verdict AS verdict,
            ROW_NUMBER() OVER (
                PARTITION BY o.kind, o.scope, o.value
@@ -94,7 +103,11 @@ ranked AS (
            COUNT(*) OVER (PARTITION BY o.kind, o.scope, o.value) AS occurrences
     FROM occurrences o
 )
-SELECT later.day AS day,
+SELECT 'replays' AS finding,
+       'high' AS severity,
+       'replays|' || later.kind || '|' || later.scope || '|' || later.value || '|'
+           || later.file_sha256 || ':' || CAST(later.line AS VARCHAR) AS finding_key,
+       later.day AS day,
        later.kind AS kind,
        SUBSTR(later.value, 1, 64) AS value,
        later.occurrence AS occurrence,
@@ -109,7 +122,8 @@ SELECT later.day AS day,
        orig.action_id AS first_action_id,
        orig.issued_at AS first_issued_at,
        orig.source AS first_source,
-       orig.line AS first_line
+       orig.line AS first_line,
+       COALESCE(later.issued_at, CAST(later.day AS TIMESTAMP)) AS event_time
 FROM ranked later
 JOIN ranked orig
   ON orig.kind = later.kind

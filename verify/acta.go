@@ -3,15 +3,8 @@ package verify
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"slices"
-	"strconv"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/receiptverify/verify/verify/canon"
-	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/sigalg"
 )
 
@@ -35,14 +28,21 @@ import (
 //
 // Chain: payload.previousReceiptHash is the hex SHA-256 of the canonical
 // bytes of the full predecessor receipt, signature included. A genesis
-// receipt omits it; null is malformed.
+// receipt omits it; null is malformed. A chain is one issuer's: the
+// reference issuer chains across its agents (conformance case
+// acta-02-chain-link links two agents of one issuer).
 //
 // Commitment mode (signing SHA-256 of the canonical bytes) is not
 // implemented; a receipt whose signature verifies only that way fails the
 // signature axis as unsupported, never passes.
-func init() {
-	registerFormat(format{name: "acta", priority: 9, detect: isACTA, check: checkACTA, chainHash: actaChainHash})
-}
+var actaFormat = format{name: "acta", detect: isACTA, check: checkACTA, chain: &chainRule{
+	hash: actaChainHash,
+	link: linkRule{path: []string{"payload", "previousReceiptHash"}, absent: linkNone, null: linkBad},
+	scope: func(name string, doc *canon.Value) string {
+		return scopeKey(name, firstStr(doc.Get("payload"), "issuer_id", "issuer"))
+	},
+	scopeWhat: "issuer",
+}}
 
 func isACTA(doc *canon.Value) bool {
 	p, s := doc.Get("payload"), doc.Get("signature")
@@ -116,16 +116,7 @@ func checkACTA(c *check) {
 	if h, err := actaChainHash(c.doc); err == nil {
 		c.res.Fingerprints.ChainHash = h
 	}
-	if prev := p.Get("previousReceiptHash"); prev != nil {
-		switch prev.Kind {
-		case canon.Null:
-			c.fail(AxisStructure, ReasonBadField, "payload.previousReceiptHash is null: a genesis receipt omits it")
-		case canon.String:
-			c.link = chainLink{present: true, prev: normalizeHash(prev.Text)}
-		default:
-			c.fail(AxisStructure, ReasonBadField, "payload.previousReceiptHash must be a string")
-		}
-	}
+	c.readLink()
 
 	msg, err := canon.RFC8785.Append(nil, p)
 	if err != nil {
@@ -179,159 +170,4 @@ func checkACTA(c *check) {
 		return
 	}
 	c.noteSignature(canonNote)
-}
-
-// The helpers below are shared by the ACTA, AERF, agentreceipts, authproof
-// and pipelock formats.
-
-// normCopy returns a copy of v with every string and member name in the
-// Unicode normal form f. changed reports whether anything was not in that
-// form already. Two names of one object that become equal are an error:
-// the pipelock reference, which normalizes to NFC, refuses them too.
-func normCopy(f norm.Form, v *canon.Value) (out canon.Value, changed bool, err error) {
-	switch v.Kind {
-	case canon.String:
-		s := f.String(v.Text)
-		return canon.Value{Kind: canon.String, Text: s}, s != v.Text, nil
-	case canon.Array:
-		out = canon.Value{Kind: canon.Array, Items: make([]canon.Value, len(v.Items))}
-		for i := range v.Items {
-			item, ch, err := normCopy(f, &v.Items[i])
-			if err != nil {
-				return canon.Value{}, false, err
-			}
-			out.Items[i], changed = item, changed || ch
-		}
-		return out, changed, nil
-	case canon.Object:
-		out = canon.Value{Kind: canon.Object, Members: make([]canon.Member, len(v.Members))}
-		renamed := false
-		for i := range v.Members {
-			m := &v.Members[i]
-			name := f.String(m.Name)
-			renamed = renamed || name != m.Name
-			val, ch, err := normCopy(f, &m.Value)
-			if err != nil {
-				return canon.Value{}, false, err
-			}
-			out.Members[i], changed = canon.Member{Name: name, Value: val}, changed || ch
-		}
-		if renamed {
-			// Names were distinct as parsed; only a renaming can collide.
-			seen := make(map[string]int, len(out.Members))
-			for i, m := range out.Members {
-				if j, dup := seen[m.Name]; dup {
-					return canon.Value{}, false, errors.New("member names " + quoteShort(v.Members[j].Name) + " and " + quoteShort(v.Members[i].Name) + " are equal after normalization")
-				}
-				seen[m.Name] = i
-			}
-		}
-		return out, changed || renamed, nil
-	}
-	return *v, false, nil
-}
-
-// hintNormalization explains a bad signature that a Unicode-normalized
-// copy of the signed value (v, written in dialect d) would verify: the
-// text was normalized after signing (or signed by another tool), since the
-// producers that call this sign and check their text as given. The
-// verdict stays FAIL, as the producer's own verifier gives it.
-func (c *check) hintNormalization(key *keys.Key, d *canon.Dialect, v *canon.Value, sig []byte) {
-	ax := c.res.Axes.Of(AxisSignature)
-	if ax.Status != StatusFail || ax.Reason != ReasonBadSignature {
-		return
-	}
-	for _, f := range []struct {
-		form norm.Form
-		name string
-	}{{norm.NFC, "NFC"}, {norm.NFD, "NFD"}} {
-		n, changed, err := normCopy(f.form, v)
-		if err != nil || !changed {
-			continue
-		}
-		if b, err := d.Append(nil, &n); err == nil && key.Verify(b, sig) == nil {
-			c.noteFailure("the " + f.name + " form of the text would verify: the producer signs its text as given, so this text is not what was signed")
-			return
-		}
-	}
-}
-
-// noteFailure appends extra to a failed signature axis's note.
-func (c *check) noteFailure(extra string) {
-	ax, ok := c.res.Axes.Get(AxisSignature)
-	if !ok || ax.Status != StatusFail || extra == "" {
-		return
-	}
-	if ax.Note != "" {
-		extra = ax.Note + "; " + extra
-	}
-	c.res.Axes.Set(AxisSignature, Axis{Status: StatusFail, Reason: ax.Reason, Note: extra})
-}
-
-// canonicalNFC writes v in dialect d after NFC normalization, for the
-// producers that normalize before signing (pipelock).
-func canonicalNFC(d *canon.Dialect, v *canon.Value) ([]byte, bool, error) {
-	n, changed, err := normCopy(norm.NFC, v)
-	if err != nil {
-		return nil, false, err
-	}
-	b, err := d.Append(nil, &n)
-	return b, changed, err
-}
-
-func nfcNote(changed bool) string {
-	if changed {
-		return "signed over the NFC form, as the producer normalizes; the receipt's own text is not in NFC"
-	}
-	return ""
-}
-
-// withoutMembers returns a shallow copy of obj without the named members.
-func withoutMembers(obj *canon.Value, drop ...string) canon.Value {
-	out := canon.Value{Kind: canon.Object, Members: make([]canon.Member, 0, len(obj.Members))}
-	for _, m := range obj.Members {
-		if !slices.Contains(drop, m.Name) {
-			out.Members = append(out.Members, m)
-		}
-	}
-	return out
-}
-
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// keyByID resolves a key by the id on the wire (kid, key_id,
-// signer_key_id) and records the issuer_key axis; nil when none matches.
-func (c *check) keyByID(id string) *keys.Key {
-	key, err := c.v.keys.ByID(id)
-	if err != nil {
-		c.resolveFailed(err)
-		return nil
-	}
-	c.pass(AxisIssuerKey, key.Label())
-	c.res.Fields.KeyID = key.KID
-	return key
-}
-
-// noteSignature appends extra to a passing signature axis's note.
-func (c *check) noteSignature(extra string) {
-	ax, ok := c.res.Axes.Get(AxisSignature)
-	if !ok || ax.Status != StatusPass || extra == "" {
-		return
-	}
-	if ax.Note != "" {
-		extra = ax.Note + "; " + extra
-	}
-	c.res.Axes.Set(AxisSignature, Axis{Status: StatusPass, Note: extra})
-}
-
-// quoteShort quotes hostile text for a note, bounded in length.
-func quoteShort(s string) string {
-	const max = 64
-	if len(s) > max {
-		return strconv.Quote(s[:max]) + "..."
-	}
-	return strconv.Quote(s)
 }

@@ -18,7 +18,9 @@ import (
 //
 // Chain: previous_receipt_hash is the hex SHA-256 of the predecessor's
 // signable bytes, so its signature is excluded. A genesis receipt omits the
-// member; null is malformed.
+// member; null is malformed. A chain is one plan's: "receipts within a
+// single plan form a Merkle structure" (SPEC.md §8); key_id is no scope,
+// since §8.4 lets a rotated key re-sign a chain.
 //
 // Co-signatures, reported on the signature axis: when impact_tags is
 // non-empty, a parent counter-signature (parent_key_id over the same bytes
@@ -29,9 +31,12 @@ import (
 // SKIPPED. Stripping impact_tags before signing removes the requirement:
 // the receipt layer cannot see that (an upstream known limit), and such a
 // receipt passes as the upstream verifier passes it.
-func init() {
-	registerFormat(format{name: "aerf", priority: 20, detect: isAERF, check: checkAERF, chainHash: aerfChainHash})
-}
+var aerfFormat = format{name: "aerf", detect: isAERF, check: checkAERF, chain: &chainRule{
+	hash:      aerfChainHash,
+	link:      linkRule{path: []string{"previous_receipt_hash"}, absent: linkNone, null: linkBad},
+	scope:     func(name string, doc *canon.Value) string { return scopeKey(name, str(doc, "plan_id")) },
+	scopeWhat: "plan_id",
+}}
 
 // aerfUnsigned are the members outside the signature (and the chain hash).
 var aerfUnsigned = []string{"signature", "timestamp", "parent_signature", "parent_key_id", "log_inclusion_proof"}
@@ -85,16 +90,7 @@ func checkAERF(c *check) {
 			c.fail(AxisStructure, ReasonBadField, name+" must be a string, not "+v.Kind.String())
 		}
 	}
-	if prev := doc.Get("previous_receipt_hash"); prev != nil {
-		switch prev.Kind {
-		case canon.Null:
-			c.fail(AxisStructure, ReasonBadField, "previous_receipt_hash is null: a genesis receipt omits it")
-		case canon.String:
-			c.link = chainLink{present: true, prev: normalizeHash(prev.Text)}
-		default:
-			c.fail(AxisStructure, ReasonBadField, "previous_receipt_hash must be a string")
-		}
-	}
+	c.readLink()
 	c.notRun(AxisPayloadDigest, "evidence_hash_sha512 is not recomputed: the reference does not check it")
 
 	signed, msg, err := aerfSigningInput(doc)
@@ -196,6 +192,7 @@ func (c *check) aerfCoSignature(who, sigName, kidName string, reason Reason, req
 		c.fail(AxisStructure, ReasonMalformed, who+" signing input cannot be canonicalized: "+err.Error())
 		return
 	}
+	c.signed(msg)
 	sig, err := sigalg.DecodeHex(sv.Text)
 	if err == nil {
 		err = key.Verify(msg, sig)

@@ -27,10 +27,17 @@ import (
 //
 // Chain: credentialSubject.chain.previous_receipt_hash is "sha256:" + hex
 // SHA-256 of the RFC 8785 bytes of the predecessor minus proof. It must be
-// present: null on the genesis receipt, never omitted.
-func init() {
-	registerFormat(format{name: "agentreceipts", priority: 21, detect: isAgentReceipt, check: checkAgentReceipt, chainHash: agentReceiptChainHash})
-}
+// present: null on the genesis receipt, never omitted. A chain is one
+// chain_id's: the SDKs' VerifyChain rejects receipts whose
+// credentialSubject.chain.chain_id differs (spec §7.3.4).
+var agentReceiptsFormat = format{name: "agentreceipts", detect: isAgentReceipt, check: checkAgentReceipt, chain: &chainRule{
+	hash: agentReceiptChainHash,
+	link: linkRule{path: []string{"credentialSubject", "chain", "previous_receipt_hash"}, absent: linkMissing, null: linkGenesis, prefix: "sha256:"},
+	scope: func(name string, doc *canon.Value) string {
+		return scopeKey(name, str(doc.Get("credentialSubject").Get("chain"), "chain_id"))
+	},
+	scopeWhat: "chain_id",
+}}
 
 const agentReceiptProofType = "Ed25519Signature2020"
 
@@ -236,17 +243,7 @@ func (c *check) agentReceiptChain(subject *canon.Value) {
 		return
 	}
 	c.res.Fields.Step = integer(chain, "sequence")
-	prev := chain.Get("previous_receipt_hash")
-	switch {
-	case prev == nil:
-		c.fail(AxisStructure, ReasonMissingField, "chain.previous_receipt_hash is missing: it is null on a genesis receipt, never omitted")
-	case prev.Kind == canon.Null:
-		c.link = chainLink{present: true, genesis: true}
-	case prev.Kind != canon.String || !strings.HasPrefix(prev.Text, "sha256:"):
-		c.fail(AxisStructure, ReasonBadField, `chain.previous_receipt_hash must be null or "sha256:" + hex`)
-	default:
-		c.link = chainLink{present: true, prev: normalizeHash(prev.Text)}
-	}
+	c.readLink()
 }
 
 // resolveDID finds the key for a verification method and records the

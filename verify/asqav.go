@@ -3,7 +3,6 @@ package verify
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strconv"
 	"strings"
 
 	"github.com/receiptverify/verify/verify/canon"
@@ -24,12 +23,32 @@ import (
 //
 // The canonical dialect is the Asqav one in force when the receipt was
 // issued (code-point member order before 2026-09-02T18:05:09Z).
-func init() {
-	registerFormat(format{name: "asqav-native", priority: 10, detect: isAsqavPayload, check: checkAsqavPayload, chainHash: asqavChainHash})
-	registerFormat(format{name: "asqav-hash", priority: 11, detect: isAsqavHash, check: checkAsqavHash})
-}
+//
+// Chain (payload mode only): payload.previousReceiptHash is the hex SHA-256
+// of the predecessor's canonical payload, all zeros on the first receipt.
+// A chain is one agent session's: the SDKs' replay (replay.py
+// _build_timeline, replay.ts verifyChain) walks the receipts of one
+// agent_id and session_id, seeded per chain; the reference verifiers check
+// the hash alone, and a predecessor of another format fails there too.
+var asqavNativeFormat = format{name: "asqav-native", detect: isAsqavPayload, check: checkAsqavPayload, chain: &chainRule{
+	hash: asqavChainHash,
+	link: linkRule{path: []string{"payload", "previousReceiptHash"}, absent: linkNone, null: linkBad,
+		genesis: []string{GenesisHash}, seedIsLink: true},
+	scope: func(name string, doc *canon.Value) string {
+		p := doc.Get("payload")
+		return scopeKey(name, str(p, "issuer_id"), str(p, "org_id"), str(p, "agent_id"), str(p, "session_id"))
+	},
+	scopeWhat: "issuer, org, agent or session",
+}}
 
-func isAsqavPayload(doc *canon.Value) bool { return asqavShapeOf(doc) != asqavNoEnvelope }
+var asqavHashFormat = format{name: "asqav-hash", detect: isAsqavHash, check: checkAsqavHash}
+
+// isAsqavPayload claims the Asqav envelopes but not the ACTA shape, which
+// is also {payload, signature: {sig}}: an ACTA signature is lowercase hex
+// and carries no anchors, where an Asqav one is base64.
+func isAsqavPayload(doc *canon.Value) bool {
+	return asqavShapeOf(doc) != asqavNoEnvelope && !isACTA(doc)
+}
 
 // asqavShape is how a payload-mode receipt carries its signature. The
 // hosted API answers with two shapes besides the canonical envelope; the
@@ -214,13 +233,7 @@ func checkAsqavPayload(c *check) {
 		c.asqavSignature(kid, f.AgentID, f.IssuerID, f.OrgID, p.Get("issuer_id"), alg, msg, sigText)
 	}
 
-	if prev := p.Get("previousReceiptHash"); prev != nil {
-		if prev.Kind != canon.String {
-			c.fail(AxisStructure, ReasonBadField, "payload.previousReceiptHash must be a string")
-		} else {
-			c.link = chainLink{present: true, genesis: prev.Text == GenesisHash, prev: normalizeHash(prev.Text)}
-		}
-	}
+	c.readLink()
 	var ctxCanon []byte
 	if ctxEnd > 0 && ctx.Kind != canon.Null { // null is hashed as {}
 		ctxCanon = msg[ctxStart:ctxEnd]
@@ -274,19 +287,6 @@ func (c *check) asqavTimes(p *canon.Value) (issued, expires string) {
 		expires = ev.Text
 	}
 	return issued, expires
-}
-
-// jsonText is v as compact JSON for a note (a string comes quoted),
-// bounded in length.
-func jsonText(v *canon.Value) string {
-	b, err := canon.RFC8785.Append(nil, v)
-	if err != nil {
-		return "a " + v.Kind.String()
-	}
-	if len(b) > 64 {
-		return strconv.Quote(string(b[:64])) + "..."
-	}
-	return string(b)
 }
 
 // asqavSignature resolves the key in the reference order and verifies.
@@ -518,8 +518,6 @@ func checkAsqavHash(c *check) {
 	c.notRun(AxisActionRef, "hash mode carries no context")
 	c.asqavAnchors()
 }
-
-func itoa(i int) string { return formatInt(int64(i)) }
 
 // issuerBind checks that the issuer the receipt claims is the one the key
 // directory publishes for the key, as the reference verifiers do: equal

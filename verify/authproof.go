@@ -19,9 +19,7 @@ import (
 // signerPublicKey, so it is self-asserted: a valid signature proves the
 // receipt was not altered since someone holding that key signed it, not
 // who that was. The receipt carries no chain link.
-func init() {
-	registerFormat(format{name: "authproof", priority: 22, detect: isAuthproof, check: checkAuthproof})
-}
+var authproofFormat = format{name: "authproof", detect: isAuthproof, check: checkAuthproof}
 
 var authproofRequired = []string{"delegationId", "issuedAt", "scope", "boundaries", "timeWindow", "operatorInstructions", "instructionsHash", "signerPublicKey", "signature"}
 

@@ -1,12 +1,15 @@
 package verify
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/vectors"
 	"github.com/receiptverify/verify/verify/keys"
 )
 
@@ -15,92 +18,98 @@ import (
 // not change an outcome.
 var corpusAt = time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
 
-// corpusOverrides are cases whose recorded outcome reflects a limit of the
-// reference runner, not of the receipt.
-var corpusOverrides = map[string]struct {
-	outcome Verdict
-	why     string
-}{
-	// The reference runner lacked an ML-DSA library and skipped the
-	// signature; this tool checks ML-DSA-65, and the production signature
-	// verifies, so PASS is right.
-	"asqav-05-hash-mode-prod": {Pass, "ML-DSA-65 is checked here"},
-}
-
-// reasonAxis maps the corpus's reason codes to the axis that must fail.
-var reasonAxis = map[string]AxisName{
-	"issuer_signature": AxisSignature,
-	"sig_mismatch":     AxisSignature,
-	"pdp_signature":    AxisSignature,
-	"parent_signature": AxisSignature,
-	"key_revoked":      AxisKeyStatus,
-	"chain":            AxisChain,
-	"schema":           AxisStructure,
-}
-
 // keyFiles are the key file names the corpus uses, one kind per format.
 var keyFiles = []string{"jwks.json", "keys.json", "acta-keys.json", "did_map.json"}
 
-type corpusCase struct {
-	Dir        string
-	Format     string `json:"format"`
-	Outcome    string `json:"outcome"`
-	ReasonCode string `json:"reason_code"`
-}
-
-// TestReceiptCorpus runs all 52 conformance receipts, one folder each with
-// receipt.json, expected.json and the key file and predecessor it needs.
+// TestReceiptCorpus runs every vector (the 52 conformance receipts and the
+// interop suite, one folder each) through Verify with its key files,
+// predecessor and judging instant, as the library's user would: a single
+// receipt gets the expected format, verdict and reason codes, and a failing
+// corpus case fails the axis its reason code names. The receipts of a
+// receipts.jsonl get their format here; their chains are a stream's to
+// judge (stream.TestVectors, and the command's TestVectorScripts, which run
+// every case). One reason differs by path on purpose: told that the given
+// predecessor is the one, Verify calls a link to another receipt
+// chain_mismatch, where the stream, which looks the link up in the whole
+// input, calls it chain_absent.
 func TestReceiptCorpus(t *testing.T) {
-	root := "../testdata/receipts"
-	expected, err := filepath.Glob(filepath.Join(root, "*", "expected.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(expected) != 52 {
-		t.Fatalf("found %d cases, want 52", len(expected))
-	}
-	var cases []corpusCase
-	for _, path := range expected {
-		cc := corpusCase{Dir: filepath.Base(filepath.Dir(path))}
-		if err := json.Unmarshal(readFile(t, path), &cc); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		cases = append(cases, cc)
-	}
-	for _, cc := range cases {
-		t.Run(cc.Dir, func(t *testing.T) {
-			dir := filepath.Join(root, cc.Dir)
-			v := corpusVerifier(t, dir)
-			res, err := v.Verify(readFile(t, filepath.Join(dir, "receipt.json")))
-			if err != nil {
-				t.Fatalf("verify: %v", err)
+	t.Parallel()
+	for _, c := range vectors.Cases(t, "..") {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			v := vectorVerifier(t, c)
+			raw := readFile(t, filepath.Join(c.Dir, c.Input))
+			if strings.HasSuffix(c.Input, ".jsonl") {
+				i := 0
+				for _, l := range bytes.Split(raw, []byte("\n")) {
+					if len(bytes.TrimSpace(l)) == 0 {
+						continue
+					}
+					if i >= len(c.Lines) {
+						t.Fatalf("more receipts than the %d expected", len(c.Lines))
+					}
+					if res, _ := v.Verify(l); res.Format != c.Lines[i].Format {
+						t.Errorf("receipt %d: format %s, want %s", i+1, res.Format, c.Lines[i].Format)
+					}
+					i++
+				}
+				return
 			}
-			want := Verdict(cc.Outcome)
-			if o, ok := corpusOverrides[cc.Dir]; ok {
-				want = o.outcome
+			res, _ := v.Verify(raw)
+			reasons := make([]string, len(res.Reasons))
+			for i, r := range res.Reasons {
+				if r == ReasonChainMismatch {
+					r = ReasonChainAbsent
+				}
+				reasons[i] = string(r)
 			}
-			switch want {
-			case Pass, Fail, Incomplete:
-			default:
-				t.Fatalf("unknown expected outcome %q", cc.Outcome)
+			if d := c.Lines[0].Check(res.Format, string(res.Verdict), reasons); d != "" {
+				t.Fatalf("%s\n%s", d, dump(res))
 			}
-			if res.Verdict != want {
-				t.Fatalf("verdict %s, want %s\n%s", res.Verdict, want, dump(res))
+			if n := c.Lines[0].SignatureNote; n != "" && !strings.Contains(res.Axes.Of(AxisSignature).Note, n) {
+				t.Fatalf("signature note lacks %q\n%s", n, dump(res))
 			}
 			if res.Verdict == Pass && res.Axes.Of(AxisSignature).Status != StatusPass {
 				t.Fatalf("PASS without a passed signature axis\n%s", dump(res))
 			}
-			if want == Fail {
-				axis, ok := reasonAxis[cc.ReasonCode]
-				if !ok {
-					t.Fatalf("unknown expected reason %q", cc.ReasonCode)
-				}
-				if res.Axes.Of(axis).Status != StatusFail {
-					t.Fatalf("reason %s: want axis %s to fail\n%s", cc.ReasonCode, axis, dump(res))
-				}
+			if c.FailAxis != "" && res.Axes.Of(AxisName(c.FailAxis)).Status != StatusFail {
+				t.Fatalf("the corpus's reason says axis %s fails\n%s", c.FailAxis, dump(res))
 			}
 		})
 	}
+}
+
+// vectorVerifier is the verifier of one vector: its key files, its
+// predecessor, its judging instant.
+func vectorVerifier(t testing.TB, c vectors.Case) *Verifier {
+	t.Helper()
+	var snaps []*keys.Snapshot
+	for _, name := range c.Keys {
+		s, err := keys.Load(name, readFile(t, filepath.Join(c.Dir, name)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		snaps = append(snaps, s)
+	}
+	d, err := keys.NewDirectory(snaps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC()
+	if c.At != "" {
+		if at, err = time.Parse(time.RFC3339, c.At); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := []Option{WithTime(at)}
+	if c.Predecessor != "" {
+		opts = append(opts, WithPredecessor(readFile(t, filepath.Join(c.Dir, c.Predecessor))))
+	}
+	v, err := New(d, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 func corpusVerifier(t testing.TB, dir string) *Verifier {

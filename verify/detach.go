@@ -49,4 +49,5 @@ func (r *Result) detach(b []byte) {
 		own(&fp.PayloadDigest.Hash)
 	}
 	own(&r.link.prev)
+	own(&r.link.scope)
 }

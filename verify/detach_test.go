@@ -91,3 +91,37 @@ func TestVerifyOptions(t *testing.T) {
 		t.Error("Borrow copied the signature text out of raw")
 	}
 }
+
+// TestKeepSigned checks that VerifyOptions.KeepSigned keeps signed bytes
+// for every conformance receipt whose signature passes, none without it,
+// and changes nothing else in the result.
+func TestKeepSigned(t *testing.T) {
+	receipts, err := filepath.Glob("../testdata/receipts/*/receipt.json")
+	if err != nil || len(receipts) == 0 {
+		t.Fatalf("%d cases: %v", len(receipts), err)
+	}
+	passed := 0
+	for _, path := range receipts {
+		dir := filepath.Dir(path)
+		raw := readFile(t, path)
+		v := corpusVerifier(t, dir)
+		plain, _ := v.Verify(raw)
+		res, _ := v.VerifyWith(raw, VerifyOptions{KeepSigned: true})
+		if plain.Signed != nil {
+			t.Errorf("%s: Signed kept without KeepSigned", dir)
+		}
+		if string(res.AppendJSON(nil)) != string(plain.AppendJSON(nil)) {
+			t.Errorf("%s: KeepSigned changed the result", dir)
+		}
+		if res.Axes.Of(AxisSignature).Status != StatusPass {
+			continue
+		}
+		passed++
+		if len(res.Signed) == 0 {
+			t.Errorf("%s: signature PASS but no signed bytes kept", dir)
+		}
+	}
+	if passed < 10 {
+		t.Fatalf("only %d receipts with a passing signature", passed)
+	}
+}

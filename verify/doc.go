@@ -15,9 +15,9 @@
 //
 // # Formats
 //
-// The format is detected per document from its members, most specific
-// first; a shape that matches none is reported as unknown_format, never
-// guessed: Asqav payload mode (v1 and the v2 signer payload) and hash mode,
+// The format is detected per document from its members, by detectors no
+// two of which claim one document (formats.go lists them); a shape that
+// matches none is reported as unknown_format, never guessed: Asqav payload mode (v1 and the v2 signer payload) and hash mode,
 // DSSE attestations, ACTA, AERF, agentreceipts, authproof, pipelock evidence
 // v2, Overturn recording entries and UndoLog effect-log rows. Each format's
 // file says its exact signing input and chain rule. Signatures are always
@@ -35,6 +35,15 @@
 // hold makes a receipt INCOMPLETE, not FAIL: the check could not be made.
 // No receipt can choose its algorithm: a claimed algorithm other than the
 // key's is FAIL (alg_mismatch) even when the signature would verify.
+//
+// # Chains
+//
+// A receipt's link is satisfied by a predecessor when it is the
+// predecessor's chain hash and both are of one chain: one format and one
+// chain scope, which each format takes from its producers (ACTA: the
+// issuer; AERF: plan_id; agentreceipts: chain_id; Asqav: issuer, org, agent
+// and session; pipelock: the format alone). [WithPredecessor] and package
+// stream apply that one rule; [ChainScope] gives a stored receipt's scope.
 //
 // # Streams
 //

@@ -20,12 +20,13 @@ import (
 // not is skipped, and every signature's outcome is named in the note. A
 // signature's keyid names its key; one without a keyid is tried against
 // every key it could be by, up to limits.MaxDSSEKeyTrials per envelope.
-func init() {
-	registerFormat(format{name: "dsse-attestation", priority: 5, detect: isDSSE, check: checkDSSE})
-}
+// The payload is a base64 string, which sets the envelope apart from
+// every format whose payload is an object.
+var dsseFormat = format{name: "dsse-attestation", detect: isDSSE, check: checkDSSE}
 
 func isDSSE(doc *canon.Value) bool {
-	return doc.Get("payloadType") != nil && doc.Get("signatures") != nil && doc.Get("payload") != nil
+	p := doc.Get("payload")
+	return doc.Get("payloadType") != nil && doc.Get("signatures") != nil && p != nil && p.Kind == canon.String
 }
 
 // PAE is the DSSE v1 pre-authentication encoding.
@@ -65,6 +66,7 @@ func checkDSSE(c *check) {
 	c.notRun(AxisIssuerBind, "DSSE envelopes name no issuer outside the payload")
 	c.notRun(AxisAnchors, "DSSE envelopes carry no anchors")
 	msg := PAE(typ, body)
+	c.signed(msg)
 
 	var (
 		notes    []string

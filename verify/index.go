@@ -15,7 +15,7 @@ type IndexEntry struct {
 	HasHash   bool
 	Link      [32]byte // the predecessor named; valid when HasLink
 	HasLink   bool     // a non-genesis link
-	Scope     string   // issuer, agent and session: receipts of one chain share it
+	Scope     string   // the format and its chain scope (ChainScope): receipts of one chain share it
 	NonceKey  string   // issuer and nonce; empty without a nonce
 }
 
@@ -37,17 +37,9 @@ func (r *Result) IndexEntry() IndexEntry {
 			e.HasLink = true
 		}
 	}
-	e.Scope = scopeOf(&r.Fields)
+	e.Scope = r.link.scope
 	e.NonceKey = nonceKeyOf(&r.Fields)
 	return e
-}
-
-func scopeOf(f *Fields) string { return ScopeKeyOf(f.IssuerID, f.OrgID, f.AgentID, f.SessionID) }
-
-// ScopeKeyOf is the chain scope of a receipt with these fields, as
-// Result.ScopeKey gives it, for archives that store the fields apart.
-func ScopeKeyOf(issuerID, orgID, agentID, sessionID string) string {
-	return issuerID + "\x00" + orgID + "\x00" + agentID + "\x00" + sessionID
 }
 
 func decodeHash(s string, dst *[32]byte) bool {
@@ -67,9 +59,10 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
-// ScopeKey identifies the chain a receipt belongs to: issuer, org, agent
-// and session.
-func (r *Result) ScopeKey() string { return scopeOf(&r.Fields) }
+// ScopeKey identifies the chain a receipt belongs to: its format and the
+// members the format scopes its chains by (ChainScope); empty for a format
+// whose receipts do not chain.
+func (r *Result) ScopeKey() string { return r.link.scope }
 
 // NonceKey is the issuer and nonce a replay check compares; empty without
 // a nonce.

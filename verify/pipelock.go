@@ -22,12 +22,16 @@ import (
 // purpose must be the one the payload kind requires.
 //
 // Chain: chain_prev_hash is "sha256:" + hex SHA-256 of the canonical bytes
-// (the same form) of the full predecessor, signature included; "sha256:0",
-// "genesis" or an absent member mark the genesis receipt. The reference
-// itself computes no v2 link, so this is the one form the format has.
-func init() {
-	registerFormat(format{name: "pipelock-evidence-v2", priority: 23, detect: isPipelock, check: checkPipelock, chainHash: pipelockChainHash})
-}
+// (the signature's form) of the full predecessor, signature included; "sha256:0", "genesis" or an
+// absent member mark the genesis receipt. A chain is scoped by the format
+// alone: neither reference (the Go contract package, pipelock-verify-python
+// _evidence.py) checks more than the hash, and one chain holds receipts
+// signed by keys of different purposes.
+var pipelockFormat = format{name: "pipelock-evidence-v2", detect: isPipelock, check: checkPipelock, chain: &chainRule{
+	hash: pipelockChainHash,
+	link: linkRule{path: []string{"chain_prev_hash"}, absent: linkGenesis, null: linkGenesis,
+		genesis: []string{"sha256:0", "genesis"}, prefix: "sha256:", keepBad: true},
+}}
 
 const pipelockSigPrefix = "ed25519:"
 
@@ -125,7 +129,7 @@ func checkPipelock(c *check) {
 	f.ActionType = str(payload, "action_type")
 	f.Decision = str(payload, "verdict")
 	f.Step = integer(doc, "chain_seq")
-	c.pipelockChain()
+	c.readLink()
 
 	msg, changed, err := pipelockSigningInput(doc)
 	if err != nil {
@@ -185,25 +189,5 @@ func checkPipelock(c *check) {
 	c.noteSignature(nfcNote(changed))
 	if hasGoEscapes(doc) {
 		c.noteSignature(`signed bytes in the Go reference's form: & < > U+2028 U+2029 escaped as \u0026 \u003c \u003e \u2028 \u2029`)
-	}
-}
-
-func (c *check) pipelockChain() {
-	prev := c.doc.Get("chain_prev_hash")
-	switch {
-	case prev == nil || prev.Kind == canon.Null:
-		c.link = chainLink{present: true, genesis: true}
-	case prev.Kind != canon.String:
-		// Only absent, null or a sentinel is genesis; any other value still
-		// names a predecessor (it cannot be found), never an absent link.
-		c.fail(AxisStructure, ReasonBadField, "chain_prev_hash must be a string")
-		c.link = chainLink{present: true, prev: jsonText(prev)}
-	case prev.Text == "sha256:0" || prev.Text == "genesis":
-		c.link = chainLink{present: true, genesis: true}
-	case !strings.HasPrefix(prev.Text, "sha256:"):
-		c.fail(AxisStructure, ReasonBadField, `chain_prev_hash must be "sha256:" + hex`)
-		c.link = chainLink{present: true, prev: prev.Text}
-	default:
-		c.link = chainLink{present: true, prev: normalizeHash(prev.Text)}
 	}
 }

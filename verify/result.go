@@ -271,6 +271,10 @@ type Result struct {
 	// it, on the verifying goroutine, valid until the stream's emit
 	// returns; never output itself.
 	Rendered []byte `json:"-"`
+	// Signed is a copy of the exact bytes the signature was checked over
+	// (the signing input), kept only when a caller asks
+	// (VerifyOptions.KeepSigned); never output.
+	Signed []byte `json:"-"`
 
 	link       chainLink
 	strictTool bool // tool findings fold into the verdict (--strict-schemas)

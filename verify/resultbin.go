@@ -60,6 +60,7 @@ func (r *Result) AppendBinary(b []byte) ([]byte, error) {
 	w.bool(r.link.present)
 	w.bool(r.link.genesis)
 	w.str(r.link.prev)
+	w.str(r.link.scope)
 	w.bool(r.strictTool)
 	return w.b, nil
 }
@@ -121,6 +122,7 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	r.link.present = rd.bool()
 	r.link.genesis = rd.bool()
 	r.link.prev = rd.str()
+	r.link.scope = rd.str()
 	r.strictTool = rd.bool()
 	if rd.err == nil && rd.pos != len(rd.s) {
 		rd.err = errTrailingBinary

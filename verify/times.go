@@ -180,3 +180,14 @@ func timeOf(s string) time.Time {
 	t, _ := parseTime(s)
 	return t
 }
+
+// IssuedTime is the receipt's issued_at as the verifier reads it (every
+// form parseTime accepts, in UTC), so that a caller filing receipts by
+// time agrees with the skew check; false when it carries none or it is
+// unreadable.
+func (r *Result) IssuedTime() (time.Time, bool) {
+	if r.Fields.IssuedAt == "" {
+		return time.Time{}, false
+	}
+	return parseTime(r.Fields.IssuedAt)
+}

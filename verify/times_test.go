@@ -46,3 +46,26 @@ func TestParseTime(t *testing.T) {
 		}
 	}
 }
+
+// TestIssuedTime: the instant a caller files a receipt under is the one
+// the skew check judged, in every spelling parseTime reads.
+func TestIssuedTime(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"2026-11-01T00:10:03+0000":  "2026-11-01T00:10:03Z",
+		"2026-11-01 00:10:03":       "2026-11-01T00:10:03Z",
+		"2026-11-02T01:10:03+01:00": "2026-11-02T00:10:03Z",
+		"2026-11-01":                "2026-11-01T00:00:00Z",
+		"":                          "",
+		"yesterday":                 "",
+	} {
+		r := &Result{Fields: Fields{IssuedAt: in}}
+		got := ""
+		if ts, ok := r.IssuedTime(); ok {
+			got = ts.Format(time.RFC3339Nano)
+		}
+		if got != want {
+			t.Errorf("IssuedTime(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

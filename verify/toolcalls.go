@@ -17,14 +17,15 @@ import (
 //     call_signature}: the BLAKE3 call signature, under each canonical
 //     profile in turn; the result names the profile that reproduces it
 //     (rows written by the Rust engine differ from the Python reference on
-//     non-ASCII text).
+//     non-ASCII text, rows of the TypeScript SDK on astral member names
+//     and integers beyond 2^53).
 //
 // Neither is signed, so the key and signature axes are not run; a match is
 // a PASS of what such a record can prove.
-func init() {
-	registerFormat(format{name: "overturn-recording", priority: 20, detect: isOverturn, check: checkOverturn})
-	registerFormat(format{name: "undolog-effect", priority: 21, detect: isUndoLog, check: checkUndoLog})
-}
+var (
+	overturnFormat = format{name: "overturn-recording", detect: isOverturn, check: checkOverturn}
+	undoLogFormat  = format{name: "undolog-effect", detect: isUndoLog, check: checkUndoLog}
+)
 
 func isOverturn(doc *canon.Value) bool {
 	return doc.Get("fingerprint") != nil && doc.Get("name") != nil && doc.Get("args") != nil && doc.Get("payload") == nil

@@ -114,6 +114,9 @@ type VerifyOptions struct {
 	// them: for a caller that is done with the Result before raw is
 	// written again, as the stream is, which encodes each result at once.
 	Borrow bool
+	// KeepSigned keeps in Result.Signed a copy of the bytes the signature
+	// was checked over, for a caller that shows them (verify explain).
+	KeepSigned bool
 }
 
 // Verify checks one receipt given as its exact bytes. It returns an error
@@ -125,7 +128,7 @@ func (v *Verifier) Verify(raw []byte) (*Result, error) { return v.VerifyWith(raw
 // refers to raw's memory, so the caller may reuse raw as soon as it
 // returns.
 func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
-	res, err := v.verify(raw)
+	res, err := v.verify(raw, o.KeepSigned)
 	if sig := res.Fields.Signature; sig != "" && !o.OmitSignatureHash {
 		// Hashed in place, before detach, which would copy the kilobytes.
 		// Sum256 only reads its argument.
@@ -144,7 +147,7 @@ func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
 	return res, err
 }
 
-func (v *Verifier) verify(raw []byte) (*Result, error) {
+func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 	res := &Result{Version: ResultVersion, Reasons: []Reason{}}
 	doc, err := parseReceipt(raw)
 	if err != nil {
@@ -154,7 +157,7 @@ func (v *Verifier) verify(raw []byte) (*Result, error) {
 		res.Error = err.Error()
 		return res, err
 	}
-	c := &check{v: v, raw: raw, doc: &doc, res: res, canonBuf: scratchBufs.Get(), sigBuf: scratchBufs.Get()}
+	c := &check{v: v, raw: raw, doc: &doc, res: res, canonBuf: scratchBufs.Get(), sigBuf: scratchBufs.Get(), keepSigned: keepSigned}
 	defer c.releaseBuffers()
 	f := detect(&doc)
 	if f == nil {
@@ -164,13 +167,20 @@ func (v *Verifier) verify(raw []byte) (*Result, error) {
 		return res, nil
 	}
 	res.Format = f.name
+	c.f = f
 	f.check(c)
+	if f.chain != nil {
+		c.link.scope = chainScope(f, &doc)
+	}
 	c.finish()
-	if res.Fingerprints.ChainHash == "" && f.chainHash != nil {
-		// A check that stopped early still names the receipt's place in
-		// its chain, so that its successors' links resolve.
-		if h, err := f.chainHash(&doc); err == nil {
-			res.Fingerprints.ChainHash = h
+	if f.chain != nil {
+		res.link.scope = c.link.scope
+		if res.Fingerprints.ChainHash == "" {
+			// A check that stopped early still names the receipt's place
+			// in its chain, so that its successors' links resolve.
+			if h, err := f.chain.hash(&doc); err == nil {
+				res.Fingerprints.ChainHash = h
+			}
 		}
 	}
 	res.fold()
@@ -193,48 +203,9 @@ func describeShape(doc *canon.Value) string {
 	return "an object with members " + strings.Join(names, ", ")
 }
 
-// format is one receipt format: how to recognise it and how to check it.
-type format struct {
-	name     string
-	priority int // detection order, lower first: specific shapes before general ones
-	detect   func(doc *canon.Value) bool
-	check    func(c *check)
-	// chainHash is what a successor names as this receipt's predecessor, in
-	// the normalized form of chainLink.prev; nil for formats without chains.
-	chainHash func(doc *canon.Value) (string, error)
-}
-
-var formats []format
-
-// registerFormat adds a format; each format's file calls it from init.
-func registerFormat(f format) {
-	formats = append(formats, f)
-	sort.SliceStable(formats, func(i, j int) bool { return formats[i].priority < formats[j].priority })
-}
-
-func detect(doc *canon.Value) *format {
-	if doc.Kind != canon.Object {
-		return nil
-	}
-	for i := range formats {
-		if formats[i].detect(doc) {
-			return &formats[i]
-		}
-	}
-	return nil
-}
-
-// FormatNames lists the formats this package detects, in detection order.
-func FormatNames() []string {
-	names := make([]string, len(formats))
-	for i, f := range formats {
-		names[i] = f.name
-	}
-	return names
-}
-
 // check is the state of verifying one receipt.
 type check struct {
+	f    *format
 	v    *Verifier
 	raw  []byte
 	doc  *canon.Value
@@ -247,6 +218,15 @@ type check struct {
 	// signed, which the anchors note's envelope digest reuses.
 	canonBuf, sigBuf []byte
 	payloadIn        *canon.Dialect
+	keepSigned       bool // VerifyOptions.KeepSigned
+}
+
+// signed records msg, the bytes a signature is checked over, when the
+// caller asked for them.
+func (c *check) signed(msg []byte) {
+	if c.keepSigned {
+		c.res.Signed = append([]byte(nil), msg...)
+	}
 }
 
 // scratchBufs recycles checks' buffers: they are kilobytes per ML-DSA
@@ -297,6 +277,7 @@ func (c *check) finish() {
 // does not say) is the key's own. A receipt cannot choose the algorithm: a
 // mismatch fails even when the signature would verify under the key's.
 func (c *check) verifySignature(key *keys.Key, claimed string, msg, sig []byte) {
+	c.signed(msg)
 	c.res.Fields.Alg = string(key.Alg)
 	if key.Public == nil {
 		c.fail(AxisSignature, ReasonMalformedKey, "the directory's entry for this key is unusable: "+key.Err.Error())

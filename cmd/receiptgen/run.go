@@ -57,6 +57,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.IntFlag{Name: "sessions-per-agent", Usage: "sessions (chains) per agent; 0 picks chains of about 25 receipts"},
 			&cli.IntFlag{Name: "orgs", Value: receiptgen.DefaultOrgs, Usage: "issuers the agents are spread over"},
 			&cli.StringFlag{Name: "algs", Value: "ML-DSA-65=6,ML-DSA-44=2,ML-DSA-87=2,Ed25519=2", Usage: "key algorithm `MIX`, name=weight,... (\"Ed25519\" alone is fastest)"},
+			&cli.StringFlag{Name: "mix", Usage: "lines of other formats among the n, `FORMAT=COUNT,...`: asqav-hash, dsse, agentreceipts"},
 			&cli.BoolFlag{Name: "gzip", Usage: "write receipts.jsonl.gz"},
 		},
 		Writer:    stdout,
@@ -85,11 +86,15 @@ func generate(ctx *cli.Context) error {
 	if err != nil {
 		return &usageError{fmt.Errorf("--algs: %w", err)}
 	}
+	mix, err := receiptgen.ParseMix(ctx.String("mix"))
+	if err != nil {
+		return &usageError{fmt.Errorf("--mix: %w", err)}
+	}
 	cfg := receiptgen.Config{
 		Seed: ctx.Uint64("seed"), N: ctx.Int("n"), Rate: ctx.Float64("rate"),
 		Start: start, Days: ctx.Int("days"),
 		Agents: ctx.Int("agents"), SessionsPerAgent: ctx.Int("sessions-per-agent"), Orgs: ctx.Int("orgs"),
-		Algs: algs, Gzip: ctx.Bool("gzip"),
+		Algs: algs, Mix: mix, Gzip: ctx.Bool("gzip"),
 	}
 	if cfg.N < 0 || cfg.Days < 1 || cfg.Agents < 1 || cfg.Orgs < 1 || cfg.SessionsPerAgent < 0 || cfg.Rate < 0 || cfg.Rate > 0.5 {
 		return &usageError{errors.New("--n and --sessions-per-agent must be >= 0, --days, --agents and --orgs >= 1, --rate in [0, 0.5]")}

@@ -18,6 +18,8 @@ func TestRun(t *testing.T) {
 	}{
 		{"ok", []string{"--out", filepath.Join(dir, "a"), "--n", "60", "--rate", "0.1", "--algs", "Ed25519"}, exitOK},
 		{"gzip", []string{"--out", filepath.Join(dir, "b"), "--n", "60", "--algs", "Ed25519", "--gzip", "--start", "2026-09-01", "--days", "2"}, exitOK},
+		{"mix", []string{"--out", filepath.Join(dir, "d"), "--n", "60", "--rate", "0.1", "--algs", "Ed25519", "--mix", "asqav-hash=3,dsse=3,agentreceipts=5"}, exitOK},
+		{"bad mix", []string{"--out", dir, "--mix", "acta=3"}, exitUsage},
 		{"no out", []string{"--n", "5"}, exitUsage},
 		{"bad flag", []string{"--out", dir, "--bogus"}, exitUsage},
 		{"bad start", []string{"--out", dir, "--start", "11/01/2026"}, exitUsage},

@@ -23,12 +23,15 @@ func newAuditCommand() *cli.Command {
 			"a file already in the database is not loaded again, and its days are reported again.\n" +
 			"stdout gets a one-screen summary: the load, one line per day, the totals; stderr gets\n" +
 			"one line per file loaded, as verify load writes it.\n\n" +
-			"Exit codes: 0 no findings, 1 findings on some day (0 with --no-fail), 3 no receipt at all\n" +
-			"in the input (or on --day) and no finding (also with --no-fail), 64 usage,\n" +
-			"66 an input, key or schema file could not be read (the rest is loaded and reported),\n" +
+			"Every finding row has a severity (README, \"Severity\"); --fail-on and --baseline work as in\n" +
+			"verify report, the baseline's expiry judged at --at.\n\n" +
+			"Exit codes: 0 no finding row at --fail-on or above (0 with --no-fail), 1 some, 3 no\n" +
+			"receipt at all in the input (or on --day) and no finding (also with --no-fail), 64 usage\n" +
+			"or a bad baseline file, 66 an input, key, schema or baseline file could not be read (the\n" +
+			"rest is loaded and reported),\n" +
 			"74 the database could not be written or a report could not be written, 130 interrupted\n" +
 			"(SIGINT or SIGTERM).",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"},
 			&cli.StringSliceFlag{Name: "schemas", Usage: "expected tool schemas: MCP tools/list `FILE` or directory (repeatable); also loaded into expected_tools"},
 			&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
@@ -36,9 +39,9 @@ func newAuditCommand() *cli.Command {
 			&cli.StringFlag{Name: "db", Value: "verify-audit.duckdb", Usage: "audit database `FILE` (created if missing)"},
 			&cli.StringFlag{Name: "day", Usage: "report only this UTC `DAY` (YYYY-MM-DD)", DefaultText: "every day in the input"},
 			&cli.StringFlag{Name: "out", Value: "report", Usage: "reports go to `DIR`/YYYY-MM-DD/"},
-			&cli.BoolFlag{Name: "no-fail", Usage: "exit 0 even when there are findings"},
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
-		},
+			reverifyFlag,
+		}, findingFlags()...),
 		Action: auditAction,
 	}
 }
@@ -53,6 +56,14 @@ func auditAction(ctx *cli.Context) error {
 		if _, err := analytics.ParseDay(day); err != nil {
 			return usagef(ctx, "--day: %v", err)
 		}
+	}
+	now, err := atFlag(ctx)
+	if err != nil {
+		return err
+	}
+	opts, err := findingOptions(ctx, now)
+	if err != nil {
+		return err
 	}
 	dbPath := ctx.String("db")
 	db, err := analytics.Open(dbPath)
@@ -74,27 +85,31 @@ func auditAction(ctx *cli.Context) error {
 	}
 	out := ctx.String("out")
 	var reports []*analytics.ReportSummary
-	for _, d := range days {
-		sum, err := analytics.Report(bg, db.SQL(), analytics.ReportOptions{Day: d, Dir: filepath.Join(out, d), ToolVersion: version()})
+	warned := map[int]bool{}
+	bar := newProgress(ctx, nil)
+	defer bar.done()
+	for i, d := range days {
+		bar.setPhase(fmt.Sprintf("reporting day %d of %d (%s)", i+1, len(days), d))
+		opts.Day, opts.Dir = d, filepath.Join(out, d)
+		sum, err := analytics.Report(bg, db.SQL(), opts)
 		if err != nil {
 			return outputErr(err)
 		}
+		warnExpired(ctx.App.ErrWriter, sum, warned)
 		reports = append(reports, sum)
 	}
+	bar.done()
 	if err := writeAuditSummary(stdout, dbPath, lsum, reports); err != nil {
 		return err
 	}
 	if n := lsum.Unreadable(); n > 0 {
 		return &inputError{fmt.Errorf("%d input file(s) could not be read", n)}
 	}
-	total, with := 0, 0
+	total := 0
 	for _, r := range reports {
 		total += r.Total()
-		if r.Total() > 0 {
-			with++
-		}
 	}
-	if err := findingsErr(total, with, ctx.Bool("no-fail")); err != nil || total > 0 {
+	if err := findingsErr(reports, ctx.Bool("no-fail")); err != nil || total > 0 {
 		return err
 	}
 	var receipts int64
@@ -118,8 +133,10 @@ func auditAction(ctx *cli.Context) error {
 func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary) ([]string, error) {
 	want := map[string]bool{}
 	for _, f := range lsum.Files {
-		if f.SHA256 != "" {
-			want[f.SHA256] = true
+		if f.Err == nil {
+			for _, sha := range f.Holds {
+				want[sha] = true
+			}
 		}
 	}
 	var days []string
@@ -212,7 +229,20 @@ func writeAuditSummary(w io.Writer, dbPath string, lsum analytics.LoadSummary, r
 		}
 		fmt.Fprintln(w, b.String())
 	}
-	fmt.Fprintf(w, "\nfindings on %d of %d day(s); reports: %s/YYYY-MM-DD/summary.md\n", with, len(reports), filepath.Dir(reports[0].Dir))
+	var sev analytics.SeverityCount
+	suppressed, failing := 0, 0
+	for _, r := range reports {
+		for i, n := range r.Severities {
+			sev[i] += n
+		}
+		suppressed += r.Suppressed
+		if r.Failing() > 0 {
+			failing++
+		}
+	}
+	fmt.Fprintf(w, "\nby severity: %s\n", severityLine(sev, suppressed))
+	fmt.Fprintf(w, "findings on %d of %d day(s), at --fail-on %s or above on %d; reports: %s/YYYY-MM-DD/summary.md\n",
+		with, len(reports), reports[0].FailOn, failing, filepath.Dir(reports[0].Dir))
 	if len(reports) == 1 {
 		fmt.Fprintf(w, "report: %s\n", filepath.Join(reports[0].Dir, analytics.SummaryFile))
 	}

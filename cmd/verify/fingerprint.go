@@ -144,7 +144,7 @@ to "tool_call".`,
 
 // undoLogProfiles are the values --profile accepts; profile P names the
 // dialect "undolog-P".
-var undoLogProfiles = []string{"p3", "r3", "p1", "r1"}
+var undoLogProfiles = []string{"p3", "r3", "t2", "p1", "r1"}
 
 func newUndoLogCommand() *cli.Command {
 	return &cli.Command{

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/ctxio"
 	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )
 
@@ -21,14 +23,21 @@ func newLoadCommand() *cli.Command {
 		Description: "Verifies each PATH as `verify receipts` does (same kinds of files, same verdicts) and\n" +
 			"loads one row per receipt into --db: its normalized fields, verdict, reason codes and the\n" +
 			"line exactly as read. Unreadable lines go to the rejects table. A file is known by the\n" +
-			"SHA-256 of its bytes: a file already loaded is skipped, so loading twice adds nothing.\n" +
-			"Each file is loaded in one transaction: an interrupted load leaves no part of it.\n\n" +
-			"stderr gets one line per file: \"verify: load: FILE: N accepted, M rejected\" or\n" +
-			"\"verify: load: FILE: already loaded\". A receipt that fails verification is loaded\n" +
+			"SHA-256 of its content (decompressed): content already loaded, under any name, is\n" +
+			"skipped, so loading twice adds nothing; a JSON Lines file that has grown since it was\n" +
+			"loaded adds only its new lines; a file whose loaded part has changed is refused.\n" +
+			"Chains and nonces are judged against everything in the database. Each file is loaded\n" +
+			"in one transaction: an interrupted load leaves no part of it, and running it again\n" +
+			"resumes it. Each load records its trust material (the SHA-256 of every key and schema\n" +
+			"file, --at, --strict-schemas, the tool version); a known file met with other material\n" +
+			"is left as it is, with a warning, unless --reverify is given.\n\n" +
+			"stderr gets one line per file: \"verify: load: FILE: N accepted, M rejected\",\n" +
+			"\"verify: load: FILE: already loaded\" or \"lines N on\" for a grown file. A receipt that fails verification is loaded\n" +
 			"(with its verdict); the exit code says whether the load worked, not whether receipts passed.\n\n" +
-			"Exit codes: 0 loaded, 64 usage, 66 an input, key or schema file could not be read (a\n" +
-			"PATH that does not exist stops the load before it starts; a file that fails while read is\n" +
-			"not recorded and the others are loaded), 74 the database could not be opened or written,\n" +
+			"Exit codes: 0 loaded, 64 usage, 66 an input, key or schema file could not be read, or an\n" +
+			"input's already-loaded part has changed (a PATH that does not exist stops the load before\n" +
+			"it starts; a file that fails while read or was changed is not recorded and the others are\n" +
+			"loaded), 74 the database could not be opened or written,\n" +
 			"130 interrupted (SIGINT or SIGTERM; the file being loaded is rolled back).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (created if missing)"},
@@ -37,6 +46,7 @@ func newLoadCommand() *cli.Command {
 			&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
 			&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
+			reverifyFlag,
 		},
 		Action: loadAction,
 	}
@@ -59,18 +69,45 @@ func loadAction(ctx *cli.Context) error {
 		return err
 	}
 	if n := sum.Unreadable(); n > 0 {
-		return &inputError{fmt.Errorf("load: %d input file(s) could not be read, nothing of them recorded", n)}
+		return &inputError{fmt.Errorf("load: %d input file(s) could not be read or have changed, nothing of them recorded", n)}
 	}
 	return nil
 }
 
+// reverifyFlag is --reverify, for load and audit.
+var reverifyFlag = &cli.BoolFlag{Name: "reverify", Usage: "verify the stored receipts of inputs already loaded with other trust material again, with this material"}
+
 // fileLine is the per-file line on stderr.
 func fileLine(f analytics.FileSummary) string {
+	line := fileOutcome(f)
+	if f.Incomplete {
+		line += "; its last line has no newline and cannot be read (still being written?): left for a later load"
+	}
+	return line
+}
+
+func fileOutcome(f analytics.FileSummary) string {
+	var changed *analytics.ChangedError
 	switch {
+	case errors.As(f.Err, &changed):
+		return fmt.Sprintf("verify: load: %s: refused, not loaded: %v", f.Path, f.Err)
 	case f.Err != nil:
 		return fmt.Sprintf("verify: load: %s: unreadable, not loaded: %v", f.Path, f.Err)
+	case f.AlreadyLoaded && f.Reverified:
+		return fmt.Sprintf("verify: load: %s: already loaded; its stored receipts verified again with this trust material", f.Path)
+	case f.AlreadyLoaded && f.TrustChanged:
+		return fmt.Sprintf("verify: load: warning: %s: already loaded, but its stored verdicts came from other trust material (keys, schemas, --at, --strict-schemas or tool version); give --reverify to verify its stored receipts again with this material", f.Path)
 	case f.AlreadyLoaded:
 		return fmt.Sprintf("verify: load: %s: already loaded", f.Path)
+	case f.FirstLine > 1:
+		line := fmt.Sprintf("verify: load: %s: grown since loaded: lines %d on: %d accepted, %d rejected", f.Path, f.FirstLine, f.Accepted, f.Rejected)
+		switch {
+		case f.Reverified:
+			line += "; the lines stored before verified again with this trust material"
+		case f.TrustChanged:
+			line += "; warning: the lines stored before came from other trust material; give --reverify to verify them again with this material"
+		}
+		return line
 	}
 	return fmt.Sprintf("verify: load: %s: %d accepted, %d rejected", f.Path, f.Accepted, f.Rejected)
 }
@@ -109,7 +146,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	if err != nil {
 		return analytics.LoadSummary{}, err
 	}
-	v, schemas, err := verifierFromFlags(ctx)
+	v, m, err := verifierFromFlags(ctx)
 	if err != nil {
 		return analytics.LoadSummary{}, err
 	}
@@ -122,10 +159,20 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	}
 	stale, err := analytics.RemoveStaleSpools("")
 	reportStaleSpools(stderr, stale, err)
-	bar := newProgressBar(stderr)
+	srcs := make([]stream.Source, len(inputs))
+	for i, in := range inputs {
+		srcs[i] = in.Source
+	}
+	bar := newProgress(ctx, srcs)
+	bar.load = true
+	defer bar.done()
+	defer onInterrupt(ctx, bar, "rolling back the file being loaded and removing the temporary files")()
 	opts := analytics.LoadOptions{
-		Schemas:  schemas,
+		Schemas:  m.schemas,
 		Workers:  workers,
+		At:       m.at,
+		Trust:    m.trust,
+		Reverify: ctx.Bool("reverify"),
 		Progress: bar.update,
 		OnFile: func(f analytics.FileSummary) {
 			bar.clear()
@@ -133,7 +180,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		},
 	}
 	sum, err := analytics.Load(sigCtx, db, v, inputs, opts)
-	bar.clear()
+	bar.done()
 	if err != nil && sigCtx.Err() != nil {
 		return sum, &interruptedError{fmt.Errorf("%s: interrupted; the file being loaded was rolled back", cmd)}
 	}

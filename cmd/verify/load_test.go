@@ -44,7 +44,10 @@ func TestLoadExitCodes(t *testing.T) {
 	}{
 		{"load", load(receipts), exitOK, "verify: load: " + receipts + ": 40 accepted, 0 rejected"},
 		{"load again", load(receipts), exitOK, "verify: load: " + receipts + ": already loaded"},
-		{"no keys", []string{"load", "--db", db, at, dir}, exitOK, "verify: load: " + receipts + ": already loaded"},
+		{"no keys", []string{"load", "--db", db, at, dir}, exitOK, "verify: load: warning: " + receipts + ": already loaded, but its stored verdicts came from other trust material"},
+		{"no keys, reverify", []string{"load", "--db", db, at, "--reverify", receipts}, exitOK, "verify: load: " + receipts + ": already loaded; its stored receipts verified again"},
+		{"keys again, reverify", load("--reverify", receipts), exitOK, "verify: load: " + receipts + ": already loaded; its stored receipts verified again"},
+		{"keys again", load(receipts), exitOK, "verify: load: " + receipts + ": already loaded\n"},
 		{"unreadable gzip", load(notGzip), exitNoInput, "verify: load: " + notGzip + ": unreadable, not loaded: "},
 		{"missing path", load(filepath.Join(dir, "missing.jsonl")), exitNoInput, ""},
 		{"missing keys", []string{"load", "--db", db, "--keys", filepath.Join(dir, "nope.json"), receipts}, exitNoInput, ""},
@@ -77,4 +80,50 @@ func TestLoadExitCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoadGrownAndChanged: a file loaded, grown and loaded again adds its
+// new lines; changed where it was loaded, it is refused with exit 66
+// naming the line, and the other inputs are loaded.
+func TestLoadGrownAndChanged(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := receiptgen.Generate(receiptgen.Config{Seed: 6, N: 40, Days: 1, Algs: receiptgen.Ed25519Only}, receiptgen.DirSink(dir)); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	log := filepath.Join(t.TempDir(), "agent.jsonl")
+	write := func(ls []string) {
+		if err := os.WriteFile(log, []byte(strings.Join(ls, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(t.TempDir(), "audit.duckdb")
+	load := func(want int, wantLine string, paths ...string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"verify", "load", "--db", db, "--keys", filepath.Join(dir, "keys", "jwks.json"), "--at=2026-12-01T00:00:00Z"}, paths...)
+		if got := run(args, io.LimitReader(nil, 0), &stdout, &stderr); got != want {
+			t.Errorf("exit %d, want %d\nstderr:\n%s", got, want, &stderr)
+		}
+		if !strings.Contains(stderr.String(), wantLine) {
+			t.Errorf("stderr lacks %q:\n%s", wantLine, &stderr)
+		}
+	}
+	write(lines[:20])
+	load(exitOK, "verify: load: "+log+": 20 accepted, 0 rejected", log)
+	write(lines[:40])
+	load(exitOK, "verify: load: "+log+": grown since loaded: lines 21 on: 20 accepted, 0 rejected", log)
+	changed := append([]string{}, lines[:40]...)
+	changed[4], changed[30] = changed[30], changed[4]
+	write(changed)
+	other := filepath.Join(t.TempDir(), "other.jsonl")
+	if err := os.WriteFile(other, []byte(lines[5]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load(exitNoInput, "verify: load: "+log+": refused, not loaded: line 5 differs from the line loaded before from "+log, log, other)
+	load(exitOK, "verify: load: "+other+": already loaded", other)
 }

@@ -1,62 +1,259 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/receiptverify/verify/verify/stream"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 )
 
-// progressBar draws one self-erasing status line on stderr, at most five
-// times a second, and only when stderr is a terminal.
+// progressBar draws one self-erasing status line on stderr, only when
+// stderr is a terminal and --no-progress is not given: the phase, how far
+// it has come in percent of what it has to do, its rate and the time it
+// still needs. Verifying is measured in bytes of input (a gzip file by the
+// size its trailer records), writing or loading in records of the first
+// pass. A phase with nothing to count (the database commit, a report) shows
+// its elapsed time, redrawn every quarter second so that it never looks
+// stuck. A text line written to stdout by the command calls clear first.
 type progressBar struct {
-	mu    sync.Mutex
-	w     io.Writer
-	on    bool
-	last  time.Time
+	mu      sync.Mutex
+	w       io.Writer
+	on      bool
+	load    bool  // pass 2 inserts into a database, then commits
+	total   int64 // input bytes, 0 when unknown (standard input)
+	records int64 // records of the first pass: the second's total
+
+	phase string
+	start time.Time // of the phase
+	cur   stream.Progress
 	drawn bool
+	last  time.Time
+	stop  chan struct{}
+}
+
+// newProgress is the progress line of a command with --no-progress,
+// over the sources it will read.
+func newProgress(ctx *cli.Context, srcs []stream.Source) *progressBar {
+	p := newProgressBar(ctx.App.ErrWriter)
+	if ctx.Bool("no-progress") {
+		p.on = false
+	}
+	for _, s := range srcs {
+		n, ok := inputSize(s.Name)
+		if !ok {
+			p.total = 0
+			break
+		}
+		p.total += n
+	}
+	return p
 }
 
 func newProgressBar(stderr io.Writer) *progressBar {
-	f, ok := stderr.(*os.File)
 	on := false
-	if ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			on = true
-		}
+	if f, ok := stderr.(*os.File); ok {
+		on = term.IsTerminal(int(f.Fd()))
 	}
 	return &progressBar{w: stderr, on: on}
 }
 
+// inputSize is the number of bytes the stream will read from the file
+// name: its size, or for gzip the size of the data its trailer records
+// (modulo 4 GiB, so a larger file shows as more than 100 % done; the rate
+// stays right).
+func inputSize(name string) (int64, bool) {
+	fi, err := os.Stat(name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, false
+	}
+	if !strings.HasSuffix(name, ".gz") || fi.Size() < 18 {
+		return fi.Size(), true
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	var isize [4]byte
+	if _, err := f.ReadAt(isize[:], fi.Size()-4); err != nil {
+		return 0, false
+	}
+	return int64(binary.LittleEndian.Uint32(isize[:])), true
+}
+
+// update is stream.Options.Progress.
 func (p *progressBar) update(pr stream.Progress) {
 	if !p.on {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if pr.Pass != p.cur.Pass {
+		p.start = time.Now()
+		p.phase = ""
+		p.startTicker()
+	}
+	if pr.Pass == 1 {
+		p.records = pr.Records
+	}
+	p.cur = pr
 	if time.Since(p.last) < 200*time.Millisecond {
 		return
 	}
-	p.last = time.Now()
-	what := "verifying"
-	if pr.Pass == 2 {
-		what = "writing"
+	p.draw()
+}
+
+// setPhase names a phase with nothing to count: "reporting day 2 of 5".
+func (p *progressBar) setPhase(phase string) {
+	if !p.on {
+		return
 	}
-	fmt.Fprintf(p.w, "\r\x1b[Kverify: %s: %d records, %.1f MB", what, pr.Records, float64(pr.Bytes)/1e6)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.phase, p.start = phase, time.Now()
+	p.startTicker()
+	p.draw()
+}
+
+// startTicker redraws the line every quarter second until done.
+func (p *progressBar) startTicker() {
+	if p.stop != nil {
+		return
+	}
+	p.stop = make(chan struct{})
+	go func(stop chan struct{}) {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				if time.Since(p.last) >= 200*time.Millisecond {
+					p.draw()
+				}
+				p.mu.Unlock()
+			}
+		}
+	}(p.stop)
+}
+
+// draw writes the line; p.mu is held.
+func (p *progressBar) draw() {
+	p.last = time.Now()
+	fmt.Fprintf(p.w, "\r\x1b[Kverify: %s", p.line(time.Since(p.start)))
 	p.drawn = true
 }
 
+// line is the status line after "verify: ".
+func (p *progressBar) line(elapsed time.Duration) string {
+	if p.phase != "" {
+		return fmt.Sprintf("%s (%s)", p.phase, elapsed.Truncate(time.Second))
+	}
+	secs := max(elapsed.Seconds(), 0.001)
+	pr := p.cur
+	if pr.Pass == 1 {
+		mb := float64(pr.Bytes) / 1e6
+		s := fmt.Sprintf("verifying: %d records, %.1f MB, %.1f MB/s", pr.Records, mb, mb/secs)
+		if p.total > 0 {
+			done := float64(pr.Bytes) / float64(p.total)
+			s = fmt.Sprintf("verifying %3.0f%%: %.1f of %.1f MB, %.1f MB/s, %d records%s",
+				100*done, mb, float64(p.total)/1e6, mb/secs, pr.Records, eta(elapsed, done))
+		}
+		return s
+	}
+	what := "judging chains, writing results"
+	if p.load {
+		what = "judging chains, loading into the database"
+	}
+	if p.records == 0 {
+		return fmt.Sprintf("%s: %d records", what, pr.Records)
+	}
+	if p.load && pr.Records >= p.records {
+		return fmt.Sprintf("committing %d records to the database (%s)", pr.Records, elapsed.Truncate(time.Second))
+	}
+	done := float64(pr.Records) / float64(p.records)
+	return fmt.Sprintf("%s %3.0f%%: %d of %d records, %.0f records/s%s",
+		what, 100*done, pr.Records, p.records, float64(pr.Records)/secs, eta(elapsed, done))
+}
+
+// eta is ", ETA 1m05s" for a phase done to fraction done after elapsed.
+func eta(elapsed time.Duration, done float64) string {
+	if done <= 0.01 || done >= 1 || elapsed < time.Second {
+		return ""
+	}
+	left := time.Duration(float64(elapsed) * (1 - done) / done)
+	return ", ETA " + left.Round(time.Second).String()
+}
+
+// clear erases the line, before the command writes one of its own; the
+// ticker draws it again.
 func (p *progressBar) clear() {
 	if !p.on {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.erase()
+}
+
+func (p *progressBar) erase() {
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.drawn = false
 	}
+	p.last = time.Now()
+}
+
+// done erases the line for good.
+func (p *progressBar) done() {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stop != nil {
+		close(p.stop)
+		p.stop = nil
+	}
+	p.erase()
+}
+
+// onInterrupt says on stderr, as soon as SIGINT or SIGTERM arrives, that
+// it did and what the command does about it (what: "removing temporary
+// files"), as stopping can take a moment. It is said even with -q. stop
+// ends the watch.
+func onInterrupt(ctx *cli.Context, bar *progressBar, what string) (stop func()) {
+	w := ctx.App.ErrWriter
+	if s, ok := ctx.App.Metadata["stderr"].(io.Writer); ok {
+		w = s
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			if bar != nil {
+				bar.done()
+			}
+			name := "interrupt"
+			if s == syscall.SIGTERM {
+				name = "SIGTERM"
+			}
+			fmt.Fprintf(w, "verify: %s received: stopping, %s\n", name, what)
+		case <-quit:
+		}
+	}()
+	return func() { signal.Stop(ch); close(quit) }
 }

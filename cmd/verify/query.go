@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
@@ -19,27 +20,24 @@ func newQueryCommand() *cli.Command {
 		Description: "NAME is the base name of an embedded query file: " + strings.Join(analytics.QueryNames(), ", ") + ".\n" +
 			"Each file's header comment says what it finds. The day is bound as the query's one\n" +
 			"parameter; without --day, the queries report every day.\n\n" +
-			"Formats: table (aligned text), csv (RFC 4180, header row), json (JSON Lines, one object per row).\n" +
-			"Times are RFC 3339 UTC.\n\n" +
+			"Formats: table (aligned text), csv (RFC 4180, header row), jsonl (JSON Lines, one object per row;\n" +
+			"json is the same), ocsf (finding queries only: one OCSF Detection Finding event, class_uid 2004,\n" +
+			"per row).\n" +
+			"Times are RFC 3339 UTC. A finding query's rows carry finding, severity, finding_id (the same\n" +
+			"on every run over the same data) and event_time.\n\n" +
 			"Exit codes: 0 the query ran (with or without rows), 64 usage or unknown NAME,\n" +
 			"66 the database file does not exist, 74 the database could not be read.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (made by verify load or verify audit)"},
 			&cli.StringFlag{Name: "day", Usage: "UTC `DAY` (YYYY-MM-DD)", DefaultText: "every day"},
-			&cli.StringFlag{Name: "format", Aliases: []string{"o"}, Value: "table", Usage: "table, csv or json"},
+			formatFlag("table", "csv", "jsonl", "ocsf"),
 		},
 		Action: queryAction,
 	}
 }
 
 func queryAction(ctx *cli.Context) error {
-	// Flags may also follow NAME (verify query --db FILE NAME --day D),
-	// which urfave/cli leaves in the arguments.
-	flags := map[string]string{"db": ctx.String("db"), "day": ctx.String("day"), "format": ctx.String("format")}
-	args, err := trailingFlags(ctx.Args().Slice(), flags, map[string]string{"o": "format"})
-	if err != nil {
-		return usagef(ctx, "%v", err)
-	}
+	args := ctx.Args().Slice()
 	if len(args) != 1 {
 		return usagef(ctx, "want one query NAME (%s)", strings.Join(analytics.QueryNames(), ", "))
 	}
@@ -47,20 +45,23 @@ func queryAction(ctx *cli.Context) error {
 	if _, err := analytics.LookupQuery(name); err != nil {
 		return usagef(ctx, "%v", err)
 	}
-	if flags["db"] == "" {
+	if ctx.String("db") == "" {
 		return usagef(ctx, "--db is required")
 	}
-	format := flags["format"]
-	if format != "table" && format != "csv" && format != "json" {
-		return usagef(ctx, "--format must be table, csv or json, not %q", format)
+	format, err := formatOf(ctx, "table", "csv", "jsonl", "ocsf")
+	if err != nil {
+		return err
 	}
-	day := flags["day"]
+	if format == "ocsf" && !slices.Contains(analytics.Findings, name) {
+		return usagef(ctx, "--format ocsf: %s is not a finding query (%s)", name, strings.Join(analytics.Findings, ", "))
+	}
+	day := ctx.String("day")
 	if day != "" {
 		if _, err := analytics.ParseDay(day); err != nil {
 			return usagef(ctx, "--day: %v", err)
 		}
 	}
-	db, err := openExistingDB(flags["db"])
+	db, err := openExistingDB(ctx.String("db"))
 	if err != nil {
 		return err
 	}
@@ -73,43 +74,12 @@ func queryAction(ctx *cli.Context) error {
 	switch format {
 	case "csv":
 		return t.WriteCSV(w)
-	case "json":
+	case "jsonl":
 		return t.WriteJSONL(w)
+	case "ocsf":
+		return analytics.WriteOCSF(w, t, version(), analytics.DefaultFailOn)
 	}
 	return t.WriteTable(w)
-}
-
-// trailingFlags takes string flags (--name VALUE, --name=VALUE, -name
-// VALUE) out of args into flags, whose keys are the flag names known;
-// aliases maps other names onto them. It returns the other arguments.
-func trailingFlags(args []string, flags, aliases map[string]string) ([]string, error) {
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return append(rest, args[i+1:]...), nil
-		}
-		if len(a) < 2 || a[0] != '-' {
-			rest = append(rest, a)
-			continue
-		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if full, ok := aliases[name]; ok {
-			name = full
-		}
-		if _, ok := flags[name]; !ok {
-			return nil, fmt.Errorf("flag provided but not defined: %s", a)
-		}
-		if !hasValue {
-			if i+1 == len(args) {
-				return nil, fmt.Errorf("flag needs an argument: %s", a)
-			}
-			i++
-			value = args[i]
-		}
-		flags[name] = value
-	}
-	return rest, nil
 }
 
 // openExistingDB opens an audit database that must already exist, read

@@ -21,8 +21,8 @@ func newReceiptsCommand() *cli.Command {
 		ArgsUsage: "PATH...",
 		Description: "Each PATH is a .json file (one receipt), a .jsonl or .ndjson file (one receipt per line),\n" +
 			"the same gzipped (.gz), a directory of them (walked in name order), or - for standard input.\n\n" +
-			"Text output: one line per receipt that is not PASS, then a summary. JSON output: one object\n" +
-			"per receipt, in input order (schemas/result.schema.json); the summary goes to stderr.\n\n" +
+			"Text output: one line per receipt that is not PASS, then a summary. JSON Lines output\n" +
+			"(--format jsonl): one object per receipt, in input order (schemas/result.schema.json); the summary goes to stderr.\n\n" +
 			"Exit codes: 0 all PASS, 1 any FAIL or unreadable line, 2 any INCOMPLETE and no FAIL,\n" +
 			"64 usage, 66 an input, key or schema file could not be read, 74 the temporary spool\n" +
 			"could not be written or stdout failed, 130 interrupted (SIGINT or SIGTERM).",
@@ -32,7 +32,7 @@ func newReceiptsCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "schemas", Usage: "expected tool schemas: MCP tools/list `FILE` or directory (repeatable)"},
 			&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
 			&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json"},
+			formatFlag("text", "jsonl"),
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 		},
 		Action: receiptsAction,
@@ -44,9 +44,9 @@ func receiptsAction(ctx *cli.Context) error {
 	if ctx.NArg() == 0 {
 		return usagef(ctx, "want at least one PATH")
 	}
-	output := ctx.String("output")
-	if output != "text" && output != "json" {
-		return usagef(ctx, "--output must be text or json, not %q", output)
+	output, err := formatOf(ctx, "text", "jsonl")
+	if err != nil {
+		return err
 	}
 	workers, err := workersFlag(ctx)
 	if err != nil {
@@ -74,20 +74,22 @@ func receiptsAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	bar := newProgressBar(stderr)
+	bar := newProgress(ctx, srcs)
+	defer bar.done()
+	defer onInterrupt(ctx, bar, "removing the temporary files (the output stops short)")()
 	sopts.Progress = bar.update
 
 	// JSON output is one object per receipt: buffer it, or every receipt
 	// costs a write system call. Text output stays unbuffered so its lines
 	// interleave properly with the progress line.
 	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
-	if output == "json" {
+	if output == "jsonl" {
 		sopts.Render = stream.RenderJSON // encoded on all cores
 	} else {
 		sopts.OmitSignatureHash = true // only the JSON output shows it
 	}
 	emit := func(r *verify.Result) error {
-		if output == "json" {
+		if output == "jsonl" {
 			_, err := jsonOut.Write(r.Rendered)
 			return err
 		}
@@ -99,7 +101,7 @@ func receiptsAction(ctx *cli.Context) error {
 		return err
 	}
 	sum, err := stream.Run(sigCtx, v, srcs, sopts, emit)
-	bar.clear()
+	bar.done()
 	if err != nil && sigCtx.Err() != nil {
 		jsonOut.Flush()
 		return &interruptedError{errors.New("receipts: interrupted; the output stops short and no summary was written")}
@@ -111,7 +113,7 @@ func receiptsAction(ctx *cli.Context) error {
 		return err
 	}
 	summaryOut := stdout
-	if output == "json" {
+	if output == "jsonl" {
 		summaryOut = stderr
 	}
 	writeSummary(summaryOut, sum)

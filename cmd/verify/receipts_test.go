@@ -33,7 +33,7 @@ func TestReceiptsExitCodes(t *testing.T) {
 		{[]string{"receipts", at, dir + "asqav-06-mldsa65-payload-prod/receipt.json"}, exitIncomplete},
 		{[]string{"receipts", at, bad}, exitRejected},
 		{[]string{"receipts", at, filepath.Join(tmp, "missing.jsonl")}, exitNoInput},
-		{[]string{"receipts", "--output", "xml", at, bad}, exitUsage},
+		{[]string{"receipts", "--format", "xml", at, bad}, exitUsage},
 		{[]string{"receipts", "--at", "yesterday", bad}, exitUsage},
 		{[]string{"receipts", "--workers", "-1", at, bad}, exitUsage},
 		{[]string{"receipts", "--workers", "100000", at, bad}, exitUsage},

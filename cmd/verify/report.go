@@ -18,18 +18,23 @@ func newReportCommand() *cli.Command {
 		Usage: "write the daily report of an audit database: findings as CSV and JSON Lines, a chart, summary.md, manifest.json",
 		Description: "Runs the finding queries (" + strings.Join(analytics.Findings, ", ") + ") for one UTC day and writes\n" +
 			"in DIR: NAME.csv and NAME.jsonl for each, fingerprints.svg (distinct fingerprints per tool per\n" +
-			"day, the 28 days up to DAY), summary.md (read it first) and manifest.json (versions, query\n" +
+			"day, up to the 28 days up to DAY), summary.md (read it first: it opens with the verdict),\n" +
+			"summary.html (the same, one self-contained page) and manifest.json (versions, query\n" +
 			"hashes, inputs, totals). Each file is written to a temporary name and renamed; the same day\n" +
 			"of the same data gives the same bytes. stdout gets one line per finding type.\n\n" +
-			"Exit codes: 0 the day is clean, 1 it has findings (0 with --no-fail), 3 the day has no\n" +
-			"receipt at all and no finding (a delivery that did not arrive; also with --no-fail), 64 usage,\n" +
-			"66 the database file does not exist, 74 the database could not be read or DIR written.",
-		Flags: []cli.Flag{
+			"Every finding row has a severity (high, medium, low, info; README, \"Severity\"). A\n" +
+			"--baseline file accepts tool-schema findings until an expiry date: they are still listed,\n" +
+			"as suppressed, and never fail the day; an expired entry is a warning.\n\n" +
+			"Exit codes: 0 no finding row at --fail-on or above (0 with --no-fail), 1 some, 3 the day\n" +
+			"has no receipt at all and no finding (a delivery that did not arrive; also with --no-fail),\n" +
+			"64 usage or a bad baseline file, 66 the database or baseline file does not exist, 74 the\n" +
+			"database could not be read or DIR written.",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE`"},
 			&cli.StringFlag{Name: "day", Usage: "UTC `DAY` to report (YYYY-MM-DD)"},
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (created if missing)"},
-			&cli.BoolFlag{Name: "no-fail", Usage: "exit 0 even when the day has findings"},
-		},
+			&cli.StringFlag{Name: "at", Usage: "judge the baseline's expiry dates at `TIME` (RFC 3339)", DefaultText: "now"},
+		}, findingFlags()...),
 		Action: reportAction,
 	}
 }
@@ -45,19 +50,29 @@ func reportAction(ctx *cli.Context) error {
 	if _, err := analytics.ParseDay(day); err != nil {
 		return usagef(ctx, "--day: %v", err)
 	}
+	now, err := atFlag(ctx)
+	if err != nil {
+		return err
+	}
+	opts, err := findingOptions(ctx, now)
+	if err != nil {
+		return err
+	}
+	opts.Day, opts.Dir = day, ctx.String("out")
 	db, err := openExistingDB(ctx.String("db"))
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	sum, err := analytics.Report(context.Background(), db.SQL(), analytics.ReportOptions{Day: day, Dir: ctx.String("out"), ToolVersion: version()})
+	sum, err := analytics.Report(context.Background(), db.SQL(), opts)
 	if err != nil {
 		return outputErr(err)
 	}
+	warnExpired(ctx.App.ErrWriter, sum, map[int]bool{})
 	if err := writeReportLines(ctx.App.Writer, sum); err != nil {
 		return err
 	}
-	if err := findingsErr(sum.Total(), 1, ctx.Bool("no-fail")); err != nil || sum.Total() > 0 {
+	if err := findingsErr([]*analytics.ReportSummary{sum}, ctx.Bool("no-fail")); err != nil || sum.Total() > 0 {
 		return err
 	}
 	return emptyDayErr(sum)
@@ -72,24 +87,26 @@ func emptyDayErr(sum *analytics.ReportSummary) error {
 }
 
 // writeReportLines is report's stdout: the day's receipts, one line per
-// finding type, and where summary.md is.
+// finding type, one with the rows by severity, and where summary.md is.
 func writeReportLines(w io.Writer, sum *analytics.ReportSummary) error {
 	rc := sum.Receipts
 	fmt.Fprintf(w, "%s: %d receipts (%d pass, %d fail, %d incomplete)\n", sum.Day, rc.Receipts, rc.Pass, rc.Fail, rc.Incomplete)
 	for _, f := range sum.Findings {
 		fmt.Fprintf(w, "%s: %s: %d\n", sum.Day, f.Name, f.Rows)
 	}
+	fmt.Fprintf(w, "%s: severity: %s\n", sum.Day, severityLine(sum.Severities, sum.Suppressed))
 	_, err := fmt.Fprintf(w, "%s: report: %s\n", sum.Day, filepath.Join(sum.Dir, analytics.SummaryFile))
 	return err
 }
 
-// findingsErr is the exit status of reports with total findings over
-// days: a rejectedError (exit 1) unless there are none or noFail.
-func findingsErr(total, days int, noFail bool) error {
-	if total == 0 || noFail {
-		return nil
+// severityLine is "2 high, 0 medium, 5 low, 30 info, 1 suppressed".
+func severityLine(c analytics.SeverityCount, suppressed int) string {
+	var b strings.Builder
+	for _, sev := range analytics.Severities {
+		fmt.Fprintf(&b, "%d %s, ", c[sev], sev)
 	}
-	return &rejectedError{fmt.Errorf("%d finding(s) on %d day(s)", total, days)}
+	fmt.Fprintf(&b, "%d suppressed", suppressed)
+	return b.String()
 }
 
 // requireFlags is a usage error naming the first of names not given

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
@@ -22,8 +21,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f, ok := stdout.(*os.File); ok && f == os.Stdout && stdoutClosedAtStart() {
 		out.closed = true
 	}
-	err := newApp(stdin, out, stderr).Run(args)
+	app := newApp(stdin, out, stderr)
+	err := app.Run(flagsFirst(app, args))
 	err = out.failed(err)
+	err = out.finish(err)
 	if err == nil {
 		return exitOK
 	}
@@ -43,7 +44,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			"64 usage error, 66 input unreadable,\n" +
 			"74 database or output I/O error (stdout included), 130 interrupted. Each command's\n" +
 			"help says which it uses.",
-		Version: version(),
+		Version:              versionLine(),
+		EnableBashCompletion: true,
+		Metadata:             map[string]any{"stderr": stderr},
 		Commands: []*cli.Command{
 			newCanonCommand(),
 			newFingerprintCommand(),
@@ -53,6 +56,11 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			newReportCommand(),
 			newExportCommand(),
 			newAuditCommand(),
+			newExplainCommand(),
+			newVersionCommand(),
+			newCompletionCommand(),
+			newManCommand(),
+			newBaselineCommand(),
 		},
 		Reader:    stdin,
 		Writer:    stdout,
@@ -76,9 +84,13 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 // harden makes every subcommand report flag errors as usageError (instead
 // of printing "Incorrect Usage" and the help to stdout) and keeps "help" from
 // being taken as a subcommand, so `verify canon help` reads a file named help.
+// Every command that runs gets the shared flags (prepare).
 func harden(c *cli.Command) {
 	c.OnUsageError = onUsageError
 	c.HideHelpCommand = true
+	if len(c.Subcommands) == 0 {
+		prepare(c)
+	}
 	for _, s := range c.Subcommands {
 		harden(s)
 	}
@@ -134,6 +146,8 @@ type stdoutWriter struct {
 	w      io.Writer
 	err    error
 	closed bool
+	name   string      // what w is, for messages: "" is stdout
+	file   *outputFile // -o FILE, nil for stdout
 }
 
 // errStdoutClosed is the write error of a stdout closed at start.
@@ -161,13 +175,17 @@ func (s *stdoutWriter) failed(err error) error {
 	if s.err == nil || errors.As(err, &interrupted) {
 		return err
 	}
+	name := s.name
+	if name == "" {
+		name = "stdout"
+	}
 	switch {
 	case err == nil:
-		err = fmt.Errorf("write stdout: %w (the output stops short)", s.err)
+		err = fmt.Errorf("write %s: %w (the output stops short)", name, s.err)
 	case errors.Is(err, s.err): // the command's own report of that write
 		err = fmt.Errorf("%w (the output stops short)", err)
 	default:
-		err = errors.Join(fmt.Errorf("write stdout: %w (the output stops short)", s.err), err)
+		err = errors.Join(fmt.Errorf("write %s: %w (the output stops short)", name, s.err), err)
 	}
 	return &stdoutError{err}
 }
@@ -225,12 +243,4 @@ func report(stderr io.Writer, err error) {
 	if errors.As(err, &usage) {
 		fmt.Fprintf(stderr, "verify: run '%s --help' for usage\n", usage.cmd)
 	}
-}
-
-// version is the module version stamped into the binary, or "devel".
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
 }

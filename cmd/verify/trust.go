@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/keys"
@@ -38,41 +39,46 @@ func readSmallFile(path string) ([]byte, error) {
 	return b, nil
 }
 
-// loadKeys reads every --keys file into one directory, in the order given.
-func loadKeys(paths []string) (*keys.Directory, error) {
+// loadKeys reads every --keys file into one directory, in the order given,
+// and describes each by the SHA-256 of the bytes read.
+func loadKeys(paths []string) (*keys.Directory, []analytics.TrustFile, error) {
 	var snaps []*keys.Snapshot
+	var files []analytics.TrustFile
 	for _, p := range paths {
 		data, err := readSmallFile(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		s, err := keys.Load(p, data)
 		if err != nil {
-			return nil, &inputError{err}
+			return nil, nil, &inputError{err}
 		}
 		snaps = append(snaps, s)
+		files = append(files, analytics.TrustFileOf(p, data))
 	}
 	d, err := keys.NewDirectory(snaps...)
 	if err != nil {
-		return nil, &inputError{err}
+		return nil, nil, &inputError{err}
 	}
-	return d, nil
+	return d, files, nil
 }
 
 // loadSchemas reads schema files and directories of them (*.json, in name
-// order); each file is one server, named after the file.
-func loadSchemas(paths []string) (*toolschema.Set, error) {
+// order); each file is one server, named after the file. Each file read is
+// described by the SHA-256 of its bytes.
+func loadSchemas(paths []string) (*toolschema.Set, []analytics.TrustFile, error) {
 	set := toolschema.NewSet()
+	var read []analytics.TrustFile
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return nil, &inputError{err}
+			return nil, nil, &inputError{err}
 		}
 		files := []string{p}
 		if fi.IsDir() {
 			entries, err := os.ReadDir(p)
 			if err != nil {
-				return nil, &inputError{err}
+				return nil, nil, &inputError{err}
 			}
 			files = files[:0]
 			for _, e := range entries {
@@ -81,7 +87,7 @@ func loadSchemas(paths []string) (*toolschema.Set, error) {
 				}
 				f := filepath.Join(p, e.Name())
 				if err := irregular(f, e); err != nil {
-					return nil, &inputError{err}
+					return nil, nil, &inputError{err}
 				}
 				files = append(files, f)
 			}
@@ -90,14 +96,15 @@ func loadSchemas(paths []string) (*toolschema.Set, error) {
 		for _, f := range files {
 			data, err := readSmallFile(f)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if err := set.Add(toolschema.ServerName(f), data); err != nil {
-				return nil, &inputError{err}
+				return nil, nil, &inputError{err}
 			}
+			read = append(read, analytics.TrustFileOf(f, data))
 		}
 	}
-	return set, nil
+	return set, read, nil
 }
 
 // workersFlag reads --workers: 0 (one per core) up to four per core.
@@ -111,30 +118,43 @@ func workersFlag(ctx *cli.Context) (int, error) {
 	return n, nil
 }
 
+// material is what verifierFromFlags built the verifier from: the schema
+// set (nil without --schemas) for expected_tools, the judging instant
+// (--at, or the time the command started), which a load also takes as its
+// clock, and the trust material a load records.
+type material struct {
+	schemas *toolschema.Set
+	at      time.Time
+	trust   analytics.Trust
+}
+
 // verifierFromFlags builds the verifier from --keys, --schemas,
-// --strict-schemas and --at, and returns the schema set (nil without
-// --schemas) for expected_tools. Tool-name collisions between schema files
+// --strict-schemas and --at. Tool-name collisions between schema files
 // are reported on stderr.
-func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *toolschema.Set, error) {
-	at := time.Now().UTC()
+func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *material, error) {
+	m := &material{at: time.Now().UTC()}
+	m.trust.ToolVersion = version()
 	if s := ctx.String("at"); s != "" {
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
 			return nil, nil, usagef(ctx, "--at: %v", err)
 		}
-		at = t.UTC()
+		m.at = t.UTC()
+		m.trust.At = m.at
 	}
-	dir, err := loadKeys(ctx.StringSlice("keys"))
+	at := m.at
+	dir, keyFiles, err := loadKeys(ctx.StringSlice("keys"))
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, c := range dir.Combined() {
 		fmt.Fprintf(ctx.App.ErrWriter, "verify: keys: %s\n", termtext.Escape(c.String()))
 	}
+	m.trust.Keys = keyFiles
 	opts := []verify.Option{verify.WithTime(at)}
 	var set *toolschema.Set
 	if paths := ctx.StringSlice("schemas"); len(paths) > 0 {
-		if set, err = loadSchemas(paths); err != nil {
+		if set, m.trust.Schemas, err = loadSchemas(paths); err != nil {
 			return nil, nil, err
 		}
 		for _, c := range set.Collisions() {
@@ -148,10 +168,12 @@ func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *toolschema.Set, err
 	}
 	if ctx.Bool("strict-schemas") {
 		opts = append(opts, verify.WithStrictSchemas())
+		m.trust.StrictSchemas = true
 	}
 	v, err := verify.New(dir, opts...)
 	if err != nil {
 		return nil, nil, usagef(ctx, "%v", err)
 	}
-	return v, set, nil
+	m.schemas = set
+	return v, m, nil
 }

@@ -39,6 +39,7 @@ func clickHouseViews(dir string) []string {
 		"CREATE VIEW expected_tools AS SELECT * FROM file(" + q(filepath.Join(dir, "expected_tools.parquet")) + ", Parquet)",
 		"CREATE VIEW files AS SELECT * FROM file(" + q(filepath.Join(dir, "files.parquet")) + ", Parquet)",
 		"CREATE VIEW rejects AS SELECT * FROM file(" + q(filepath.Join(dir, "rejects.parquet")) + ", Parquet)",
+		"CREATE VIEW trust AS SELECT * FROM file(" + q(filepath.Join(dir, "trust.parquet")) + ", Parquet)",
 	}
 }
 

@@ -153,7 +153,7 @@ func pgType(t *testing.T, duck string) string {
 	return ""
 }
 
-// loadPostgres creates the four tables in PostgreSQL with the columns of
+// loadPostgres creates the tables in PostgreSQL with the columns of
 // the Parquet export and copies the export's rows in, reading the
 // Parquet files with DuckDB.
 func loadPostgres(t *testing.T, cfg *pgx.ConnConfig, dir string) {
@@ -175,7 +175,7 @@ func loadPostgres(t *testing.T, cfg *pgx.ConnConfig, dir string) {
 		t.Fatal(err)
 	}
 	defer pg.Close(ctx)
-	for _, table := range []string{"receipts", "files", "rejects", "expected_tools"} {
+	for _, table := range []string{"receipts", "files", "rejects", "expected_tools", "trust"} {
 		rows, err := duck.Query("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM " + table + ")")
 		if err != nil {
 			t.Fatal(err)

@@ -38,6 +38,11 @@ type Config struct {
 	// shuffled. The revoked key uses the heaviest algorithm.
 	Algs []AlgWeight
 
+	// Mix is how many of the N lines are receipts of other formats (Asqav
+	// hash mode, DSSE, agentreceipts); the zero Mix writes Asqav payload
+	// mode only.
+	Mix Mix
+
 	// Gzip writes receipts.jsonl.gz instead of receipts.jsonl.
 	Gzip bool
 
@@ -98,6 +103,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errors.New("receiptgen: days, agents, orgs, sessions per agent and workers must not be negative")
 	case c.Orgs > c.Agents:
 		return c, errors.New("receiptgen: more orgs than agents")
+	case c.Mix.Hash < 0 || c.Mix.DSSE < 0 || c.Mix.AgentReceipts < 0 || c.Mix.total() > c.N:
+		return c, errors.New("receiptgen: the mix's counts must be non-negative and at most n")
 	}
 	total := 0
 	for _, a := range c.Algs {

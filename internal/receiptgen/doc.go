@@ -1,6 +1,8 @@
 // Package receiptgen writes deterministic corpora of signed Asqav
 // payload-mode receipts with planted anomalies, and the truth about what
 // was planted, for testing and benchmarking the verifier and analytics.
+// With a [Mix], some of the lines are receipts of other formats (Asqav hash
+// mode, DSSE, agentreceipts), so that a corpus shows them side by side.
 //
 // # Determinism
 //

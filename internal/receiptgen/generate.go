@@ -85,6 +85,7 @@ type slot struct {
 	prev  *slot // nil: genesis
 	other *slot // fork: the first successor; replay: the nonce's source; break: the tail named
 
+	form     form // the format it is written in
 	tool     *tool
 	actionID string
 	nonce    string
@@ -106,6 +107,7 @@ func Generate(cfg Config, out Sink) (*Truth, error) {
 		return nil, err
 	}
 	g := &gen{cfg: cfg, r: rand.New(rand.NewPCG(cfg.Seed, 0x6a09e667f3bcc909)),
+		mr:        rand.New(rand.NewPCG(cfg.Seed, 0xbb67ae8584caa73b)),
 		actionIDs: map[string]bool{}, nonces: map[string]bool{}}
 	if g.tb, err = newToolbox(); err != nil {
 		return nil, err
@@ -124,6 +126,7 @@ func Generate(cfg Config, out Sink) (*Truth, error) {
 type gen struct {
 	cfg        Config
 	r          *rand.Rand
+	mr         *rand.Rand // the mix's own stream (Mix)
 	tb         *toolbox
 	start, end int64
 	orgs       []string
@@ -133,8 +136,10 @@ type gen struct {
 	sessions   []*session
 	normal     []*slot // normal slots in time order
 	all        []*slot // every slot in file order (removed ones included)
-	actionIDs  map[string]bool
-	nonces     map[string]bool
+	// mixTampered is how many tampered_signature anomalies go to the mix.
+	mixTampered int
+	actionIDs   map[string]bool
+	nonces      map[string]bool
 }
 
 func (g *gen) agents() error {
@@ -173,7 +178,8 @@ func (g *gen) plan() error {
 			g.counts[k]++
 		}
 	}
-	nM := cfg.N - g.counts[KindFork] - g.counts[KindRevokedKey] + g.counts[KindAbsent]
+	g.mixTampered = min(g.counts[KindTamperedSignature], cfg.Mix.forms())
+	nM := cfg.N - cfg.Mix.total() - g.counts[KindFork] - g.counts[KindRevokedKey] + g.counts[KindAbsent]
 	if nM < 0 || (nM == 0 && total > 0) {
 		return errors.New("receiptgen: n too small for the anomaly rate")
 	}
@@ -249,18 +255,24 @@ func (g *gen) plan() error {
 			g.all = append(g.all, g.forkExtra(s))
 		}
 	}
+	if err := g.planMix(); err != nil {
+		return err
+	}
 	sortSlots(g.all)
 	return nil
 }
 
 // times draws n increasing issue times for one session: gaps of 2 s to
 // 3 min, the burst placed at random inside the window.
-func (g *gen) times(n int) []int64 {
+func (g *gen) times(n int) []int64 { return g.timesFrom(g.r, n) }
+
+// timesFrom is times drawn from r.
+func (g *gen) timesFrom(r *rand.Rand, n int) []int64 {
 	span := g.end - g.start
 	gaps := make([]int64, n)
 	var L int64
 	for i := 1; i < n; i++ {
-		gaps[i] = 2_000_000 + g.r.Int64N(178_000_000)
+		gaps[i] = 2_000_000 + r.Int64N(178_000_000)
 		L += gaps[i]
 	}
 	if L > span*9/10 { // squeeze long sessions into the window
@@ -271,7 +283,7 @@ func (g *gen) times(n int) []int64 {
 			L += gaps[i]
 		}
 	}
-	t := g.start + g.r.Int64N(max(1, span-L))
+	t := g.start + r.Int64N(max(1, span-L))
 	out := make([]int64, n)
 	for i := range out {
 		t += gaps[i]
@@ -392,7 +404,11 @@ func (g *gen) assign() error {
 		kind Kind
 		role role
 	}{{KindTamperedSignature, roleTamperedSignature}, {KindSchemaDrift, roleDrift}} {
-		for range g.counts[k.kind] {
+		n := g.counts[k.kind]
+		if k.kind == KindTamperedSignature {
+			n -= g.mixTampered // planted on the mix's receipts
+		}
+		for range n {
 			s := g.find(g.normal, free)
 			if s == nil {
 				return short(k.kind)
@@ -427,6 +443,12 @@ func (g *gen) unique(seen map[string]bool, mk func() string) string {
 // are built in file order, so each predecessor's hash is known when its
 // successor is built.
 func (g *gen) build(s *slot) {
+	if s.form != formAsqav {
+		if err := g.buildMix(s); err != nil {
+			panic(err) // the generator's own values always canonicalize
+		}
+		return
+	}
 	actionType := str("mcp:tool_call")
 	a := s.sess.agent
 	s.tool = g.tb.pick(g.r, s.role.anomalous())
@@ -579,9 +601,17 @@ func (g *gen) write(out Sink) (*Truth, error) {
 					s.decision = map[string]string{"allow": "deny", "deny": "allow"}[s.decision]
 					s.payload.Get("decision").Text = s.decision
 				case roleTamperedSignature:
-					s.sig[g.r.IntN(len(s.sig))] ^= 1 << g.r.IntN(8)
+					r := g.r
+					if s.form != formAsqav {
+						r = g.mr
+					}
+					s.sig[r.IntN(len(s.sig))] ^= 1 << r.IntN(8)
 				}
-				buf = appendReceipt(buf, s)
+				if s.form == formAsqav {
+					buf = appendReceipt(buf, s)
+				} else {
+					buf = appendMix(buf, s)
+				}
 			}
 			s.payload, s.msg, s.sig = canon.Value{}, nil, nil // keep memory flat
 		}
@@ -680,6 +710,9 @@ func (g *gen) records() []Record {
 			r.Note = "decision changed to " + s.decision + " after signing; last receipt of its chain"
 		case roleTamperedSignature:
 			r.Note = "one bit of the signature flipped"
+			if s.form != formAsqav {
+				r.Note += " (" + formName[s.form] + ")"
+			}
 		case roleRevoked:
 			r.Note = "signed by revoked key " + s.sess.agent.kid
 		case roleBreak:
@@ -699,7 +732,7 @@ func (g *gen) records() []Record {
 	seen := map[key]map[string]string{} // fingerprint -> server
 	var keys []key
 	for _, s := range g.all {
-		if s.line == 0 || s.role == roleDrift || !g.tb.colliding[s.tool.name] {
+		if s.line == 0 || s.role == roleDrift || s.form == formAgentReceipt || !g.tb.colliding[s.tool.name] {
 			continue
 		}
 		k := key{day(s.t), s.tool.name}

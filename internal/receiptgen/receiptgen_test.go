@@ -377,11 +377,11 @@ func checkCorpus(t *testing.T, sink *receiptgen.MemSink, truth *receiptgen.Truth
 		}
 	}
 
-	// The stream rules: resolve each link against the whole input.
-	type ident struct{ issuer, agent, session string }
-	byHash := map[string]ident{}
+	// The stream rules: resolve each link against the whole input, each
+	// receipt's chain being its ScopeKey.
+	byHash := map[string]string{}
 	for _, r := range results {
-		byHash[r.Fingerprints.ChainHash] = ident{r.Fields.IssuerID, r.Fields.AgentID, r.Fields.SessionID}
+		byHash[r.Fingerprints.ChainHash] = r.ScopeKey()
 	}
 	named := map[string]bool{}
 	nonces := map[[2]string]bool{}
@@ -391,7 +391,7 @@ func checkCorpus(t *testing.T, sink *receiptgen.MemSink, truth *receiptgen.Truth
 			switch {
 			case !ok:
 				got = append(got, found{i + 1, string(verify.ReasonChainAbsent)})
-			case id != ident{r.Fields.IssuerID, r.Fields.AgentID, r.Fields.SessionID}:
+			case id != r.ScopeKey():
 				got = append(got, found{i + 1, string(verify.ReasonChainBreak)})
 			case named[prev]:
 				got = append(got, found{i + 1, string(verify.ReasonChainFork)})

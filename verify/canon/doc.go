@@ -8,7 +8,7 @@
 //     with sort_keys; member order by UTF-16 units from 2026-09-02T18:05:09Z
 //     ([AsqavAt] picks by issue time), by code points before.
 //   - [Overturn]: the Overturn fingerprint v1 contract, JavaScript semantics.
-//   - [UndoLogP3], [UndoLogR3], [UndoLogP1], [UndoLogR1]: UndoLog call
+//   - [UndoLogP3], [UndoLogR3], [UndoLogP1], [UndoLogR1], [UndoLogT2]: UndoLog call
 //     signature canonical args, Python and Rust engines, current and older.
 //   - [Pipelock]: pipelock's Go reference signer, RFC 8785's shape with
 //     code-point order, Go's encoding/json escapes and integers only.

@@ -12,7 +12,7 @@ import (
 
 // The UndoLog call signature hashes a canonical JSON form of the tool
 // arguments, and the producers of that form have disagreed over time. The
-// four profiles below are each one producer, reproduced from its source:
+// five profiles below are each one producer, reproduced from its source:
 //
 //   - p3: the Python SDK's current canonical_json (undolog_sdk/signature.py).
 //     The 96 official vectors are p3.
@@ -21,10 +21,16 @@ import (
 //     writes the stored call_signature rows.
 //   - p1: the Python SDK of release 0.1.0 (json.dumps per leaf).
 //   - r1: the Rust engine of release 0.1.0 (serde_json::to_string per leaf).
+//   - t2: the TypeScript SDK, @undolog/sdk 0.2.0 (sdks/undolog-ts
+//     src/signature.ts canonicalJson), over the args as JSON.parse reads
+//     them.
 //
-// All four sort member names by code point (Python's sorted() on str and
-// Rust's Ord for str agree on it), write no white space, keep array order,
-// and let the last of two equal names win (json.loads, serde_json's Map).
+// All write no white space, keep array order, and let the last of two
+// equal names win (json.loads, serde_json's Map, JSON.parse). The Python
+// and Rust ones sort member names by code point (Python's sorted() on str
+// and Rust's Ord for str agree on it); the TypeScript one by UTF-16 code
+// unit (Array.prototype.sort on Object.keys), which differs when one name
+// has a character above U+FFFF where another has one in U+E000..U+FFFF.
 
 // UndoLogP3 is the current Python canonicalizer, used by the official
 // vectors. Input as json.loads reads it: duplicate names (last wins) and
@@ -153,11 +159,38 @@ var UndoLogR1 = &Dialect{
 	},
 }
 
+// UndoLogT2 is the TypeScript SDK's canonicalJson (@undolog/sdk 0.2.0)
+// applied to JSON.parse of the args. Input as UndoLogP3: duplicate names
+// (last wins) and lone surrogates are accepted, as JSON.parse accepts them.
+// Output:
+//   - member names in UTF-16 code-unit order (Object.keys(obj).sort());
+//   - names and strings as UndoLogP3 (escapeJsonString escapes every UTF-16
+//     code unit of U+0080 and above as lowercase \uxxxx, so a character
+//     above U+FFFF becomes its surrogate pair and a lone surrogate itself;
+//     DEL stays raw);
+//   - every number, integers included, as JSON.parse reads it, the nearest
+//     double, written by JSON.stringify (AppendES6): 1.0 -> 1, -0 -> 0,
+//     9007199254740993 -> 9007199254740992. A literal beyond the double
+//     range is Infinity, which canonicalJson refuses ("Cannot serialise
+//     infinite value"), and so does this profile.
+var UndoLogT2 = &Dialect{
+	name:  "undolog-t2",
+	doc:   "UndoLog TypeScript SDK 0.2.0: ASCII-escaped, UTF-16 member order, every number a double",
+	parse: ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: LastDuplicateWins, AllowLoneSurrogates: true},
+	w: writer{
+		order:  compareUTF16,
+		name:   undologStringP3,
+		str:    undologStringP3,
+		number: undologNumberT2,
+	},
+}
+
 func init() {
 	register(UndoLogP3, "undolog")
 	register(UndoLogR3)
 	register(UndoLogP1)
 	register(UndoLogR1)
+	register(UndoLogT2)
 }
 
 // undologSerdeMaxDepth is the deepest nesting serde_json accepts: its
@@ -246,6 +279,14 @@ func undologNumberP3(dst []byte, lit string) ([]byte, error) {
 	if isIntegerLiteral(lit) {
 		return undologPythonInt(dst, lit)
 	}
+	f, ok := parseDouble(lit)
+	if !ok {
+		return nil, nonFinite(lit)
+	}
+	return AppendES6(dst, f), nil
+}
+
+func undologNumberT2(dst []byte, lit string) ([]byte, error) {
 	f, ok := parseDouble(lit)
 	if !ok {
 		return nil, nonFinite(lit)

@@ -50,7 +50,7 @@ func TestUndoLogLookup(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string]*Dialect{
 		"undolog": UndoLogP3, "undolog-p3": UndoLogP3, "undolog-r3": UndoLogR3,
-		"undolog-p1": UndoLogP1, "undolog-r1": UndoLogR1,
+		"undolog-p1": UndoLogP1, "undolog-r1": UndoLogR1, "undolog-t2": UndoLogT2,
 	} {
 		if d, err := Lookup(name); err != nil || d != want {
 			t.Errorf("Lookup(%q) = %v, %v", name, d, err)
@@ -323,6 +323,11 @@ func FuzzUndoLogR1(f *testing.F) {
 	fuzzUndoLog(f, UndoLogR1, plainNames, func(v *Value) bool { return !hasFraction(v) })
 }
 
+// FuzzUndoLogT2: as FuzzUndoLogP3: ASCII JSON, and idempotent, every
+// number being a double written in ECMAScript form, which reads back to
+// the same double.
+func FuzzUndoLogT2(f *testing.F) { fuzzUndoLog(f, UndoLogT2, always, always) }
+
 // BenchmarkUndoLogP3 canonicalizes a ~1 KiB tool-call args object.
 func BenchmarkUndoLogP3(b *testing.B) {
 	raw := undologBenchArgs()
@@ -355,4 +360,31 @@ func undologBenchArgs() []byte {
 	}
 	sb.WriteString(`]}`)
 	return []byte(sb.String())
+}
+
+// TestUndoLogT2 pins the TypeScript SDK's canonicalJson over JSON.parse:
+// UTF-16 member order, ASCII escapes as the Python SDK's, and every
+// number a double. The rows it wrote are in testdata/interop/undolog-effect.
+func TestUndoLogT2(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{`{"ﬁle":"a","😀":"b"}`, `{"\ud83d\ude00":"b","\ufb01le":"a"}`},
+		{`{"b":1,"a":{"d":[1.0,-0,1e21,0.000001,1e-7],"c":null}}`, `{"a":{"c":null,"d":[1,0,1e+21,0.000001,1e-7]},"b":1}`},
+		{`{"id":9007199254740993}`, `{"id":9007199254740992}`},
+		{`{"a":1,"a":2}`, `{"a":2}`},
+		{`["\ud800","\u007f","é"]`, `["\ud800","` + "\x7f" + `","\u00e9"]`},
+	}
+	for _, c := range cases {
+		got, err := UndoLogT2.Canonicalize([]byte(c.in))
+		if err != nil || string(got) != c.want {
+			t.Errorf("%s: got %s (%v), want %s", c.in, got, err, c.want)
+		}
+	}
+	if _, err := UndoLogT2.Canonicalize([]byte(`{"x":1e400}`)); err == nil {
+		t.Error("1e400: canonicalJson refuses Infinity, so must the profile")
+	}
+	// p3 keeps code-point order and exact integers.
+	if got, _ := UndoLogP3.Canonicalize([]byte(`{"ﬁle":"a","😀":"b","id":9007199254740993}`)); string(got) != `{"id":9007199254740993,"\ufb01le":"a","\ud83d\ude00":"b"}` {
+		t.Errorf("p3: %s", got)
+	}
 }

@@ -181,10 +181,11 @@ func AdvisoryLockKey(signature string) int64 {
 
 // UndoLogProfiles returns the UndoLog canonical JSON profiles in the order
 // a verifier should try them: the current Python SDK (the official
-// vectors), the current Rust engine (which writes the stored rows), then
-// the 0.1.0 Python SDK and Rust engine.
+// vectors), the current Rust engine (which writes the stored rows), the
+// TypeScript SDK, then the 0.1.0 Python SDK and Rust engine. A row that
+// several reproduce is reported as the first's.
 func UndoLogProfiles() []*canon.Dialect {
-	return []*canon.Dialect{canon.UndoLogP3, canon.UndoLogR3, canon.UndoLogP1, canon.UndoLogR1}
+	return []*canon.Dialect{canon.UndoLogP3, canon.UndoLogR3, canon.UndoLogT2, canon.UndoLogP1, canon.UndoLogR1}
 }
 
 // ErrNoUndoLogProfile is what errors.Is finds in the error

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,12 +18,35 @@ import (
 )
 
 // TestDemoCorpusGroundTruth verifies the generated demo archive (receiptgen
-// --seed 7 --n 300 --rate 0.08) and requires every planted anomaly to be
+// --seed 7 --n 300 --rate 0.08 --mix asqav-hash=12,dsse=12,agentreceipts=16) and requires every planted anomaly to be
 // reported on its line with its reason, and nothing else: precision and
 // recall 100%.
 func TestDemoCorpusGroundTruth(t *testing.T) {
 	t.Parallel()
 	checkGroundTruth(t, "../../testdata/demo", 300, Options{})
+}
+
+// TestDemoMixesFormats: the demo archive shows a newcomer the formats the
+// tool reads (receiptgen --mix asqav-hash=12,dsse=12,agentreceipts=16),
+// each with receipts that pass.
+func TestDemoMixesFormats(t *testing.T) {
+	t.Parallel()
+	dir := "../../testdata/demo"
+	passing := map[string]int{}
+	_, err := Run(context.Background(), corpusVerifier(t, dir), []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, Options{}, func(r *verify.Result) error {
+		if r.Verdict == verify.Pass {
+			passing[r.Format]++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, n := range map[string]int{"asqav-native": 200, "asqav-hash": 11, "dsse-attestation": 11, "agentreceipts": 15} {
+		if passing[f] < n {
+			t.Errorf("%s: %d passing receipts, want at least %d (all: %v)", f, passing[f], n, passing)
+		}
+	}
 }
 
 // TestGeneratedStreamGroundTruth does the same over a freshly generated
@@ -116,9 +140,19 @@ func checkGroundTruth(t *testing.T, dir string, receipts int64, opts Options) {
 }
 
 // fakePrior is an archive that holds every hash whose hex begins with 'a'
-// (in a scope of its own) and already names every one beginning with 'b'
-// or 'c'.
+// (in a scope of its own), already names every one beginning with 'b'
+// or 'c', and already used every nonce whose digest begins with 'd'.
 type fakePrior struct{}
+
+func (fakePrior) Nonces(_ context.Context, digests []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, d := range digests {
+		if d[0] == 'd' {
+			out[d] = true
+		}
+	}
+	return out, nil
+}
 
 func (fakePrior) Links(_ context.Context, prefixes []string) (map[string]PriorLink, error) {
 	out := map[string]PriorLink{}
@@ -162,5 +196,44 @@ func TestIndexBoundsGiveSameResults(t *testing.T) {
 		if prior != nil && want == render(Options{}) {
 			t.Error("the earlier archive changed no result")
 		}
+	}
+}
+
+// TestPriorNonces: a nonce an earlier archive already used is a replay on
+// its first use in the input too, and the archive is asked by the digest
+// the archive stores (NonceDigest).
+func TestPriorNonces(t *testing.T) {
+	t.Parallel()
+	dir := "../../testdata/demo"
+	v := corpusVerifier(t, dir)
+	run := func(opts Options) map[string][]verify.Reason {
+		got := map[string][]verify.Reason{}
+		_, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, opts, func(r *verify.Result) error {
+			got[NonceDigest(r.NonceKey())+"/"+r.Fields.ActionID] = slices.Clone(r.Reasons)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	without := run(Options{})
+	with := run(Options{Prior: fakePrior{}, limits: indexLimits{priorBatch: 3}})
+	replays := 0
+	for k, reasons := range with {
+		was := slices.Contains(without[k], verify.ReasonNonceReplay)
+		is := slices.Contains(reasons, verify.ReasonNonceReplay)
+		switch {
+		case k[0] == 'd' && !is:
+			t.Errorf("%s: nonce used in the archive, reasons %v", k, reasons)
+		case k[0] != 'd' && is != was:
+			t.Errorf("%s: nonce_replay %v with the archive, %v without", k, is, was)
+		}
+		if is && !was {
+			replays++
+		}
+	}
+	if replays == 0 {
+		t.Fatal("no receipt became a replay: the corpus has no nonce digest beginning with 'd'")
 	}
 }

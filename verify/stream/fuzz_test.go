@@ -37,6 +37,19 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte(""), uint8(0))
 	f.Add([]byte("\n"), uint8(1))
 	f.Add(lines[5][:len(lines[5])-1], uint8(0)) // no final newline
+	// The demo's other formats: the first hash-mode record, DSSE envelope
+	// and agentreceipts chain.
+	var mixed [][]byte
+	for _, marker := range []string{`"mode":"hash"`, `"payloadType"`, `"AgentReceipt"`} {
+		n := 0
+		for _, l := range lines {
+			if bytes.Contains(l, []byte(marker)) && n < 3 {
+				mixed = append(mixed, l)
+				n++
+			}
+		}
+	}
+	f.Add(bytes.Join(mixed, nil), uint8(0))
 	pretty, err := os.ReadFile("../../testdata/receipts/asqav-03-chain-link/receipt.json")
 	if err != nil {
 		f.Fatal(err)

@@ -62,6 +62,7 @@ const (
 	chainFork
 	nonceUnique
 	nonceReplay
+	noncePriorReplay
 )
 
 // Records held before a run of the external sort goes to disk: 16 MiB of
@@ -167,7 +168,17 @@ func (x *index) resolve(ctx context.Context, prior Prior) error {
 			first uint64
 			seen  bool
 		}
+		// nonces are the first uses of nonces not yet asked of prior;
+		// later uses are replays whatever it answers.
+		nonces []firstUse
 	)
+	flushNonces := func() error {
+		if err := x.askPriorNonces(ctx, prior, nonces); err != nil {
+			return err
+		}
+		nonces = nonces[:0]
+		return nil
+	}
 	flushPending := func() error {
 		if err := x.askPrior(ctx, prior, pending); err != nil {
 			return err
@@ -223,22 +234,66 @@ func (x *index) resolve(ctx context.Context, prior Prior) error {
 			if err := endGroup(); err != nil {
 				return err
 			}
-			outcome := nonceUnique
-			if !nonce.seen || nonce.key != key {
-				nonce.key, nonce.first, nonce.seen = key, seq, true
-			} else {
-				outcome = nonceReplay
+			if nonce.seen && nonce.key == key {
+				if err := x.addJudgment(seq, kindNonce, nonceReplay, nonce.first); err != nil {
+					return err
+				}
+				continue
 			}
-			if err := x.addJudgment(seq, kindNonce, outcome, nonce.first); err != nil {
-				return err
+			nonce.key, nonce.first, nonce.seen = key, seq, true
+			if prior == nil {
+				if err := x.addJudgment(seq, kindNonce, nonceUnique, seq); err != nil {
+					return err
+				}
+				continue
+			}
+			nonces = append(nonces, firstUse{key, seq})
+			if len(nonces) >= x.priorBatch {
+				if err := flushNonces(); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	if err := endGroup(); err != nil {
 		return err
 	}
+	if len(nonces) > 0 {
+		if err := flushNonces(); err != nil {
+			return err
+		}
+	}
 	if len(pending) > 0 {
 		return flushPending()
+	}
+	return nil
+}
+
+// firstUse is the first receipt of the input to use one nonce.
+type firstUse struct {
+	key key128
+	seq uint64
+}
+
+// askPriorNonces judges the first use of each nonce: a replay when an
+// archived receipt already used it, unique otherwise.
+func (x *index) askPriorNonces(ctx context.Context, p Prior, uses []firstUse) error {
+	digests := make([]string, len(uses))
+	for i, u := range uses {
+		digests[i] = hex.EncodeToString(u.key[:])
+	}
+	used, err := p.Nonces(ctx, digests)
+	if err != nil {
+		return fmt.Errorf("resolving nonces against the archive: %w", err)
+	}
+	for i, u := range uses {
+		outcome := nonceUnique
+		if used[digests[i]] {
+			outcome = noncePriorReplay
+		}
+		if err := x.addJudgment(u.seq, kindNonce, outcome, u.seq); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -354,7 +409,7 @@ func judge(res *verify.Result, js []judgment) {
 		case chainAbsent:
 			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainAbsent, "predecessor "+prev+" is not in the input")
 		case chainBreak:
-			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (issuer, agent or session differs)")
+			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (its "+verify.ChainScopeWhat(res.Format)+" differs)")
 		case chainForkPrior:
 			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, "predecessor "+prev+" is already named by a receipt loaded earlier")
 		case chainFork:
@@ -363,8 +418,51 @@ func judge(res *verify.Result, js []judgment) {
 			res.SetAxis(verify.AxisChain, verify.StatusPass, "", "links to a receipt in the input or the archive")
 		case nonceReplay:
 			res.SetAxis(verify.AxisNonce, verify.StatusFail, verify.ReasonNonceReplay, fmt.Sprintf("nonce already used by an earlier receipt of this issuer (record %d)", j.first+1))
+		case noncePriorReplay:
+			res.SetAxis(verify.AxisNonce, verify.StatusFail, verify.ReasonNonceReplay, "nonce already used by a receipt of this issuer loaded earlier")
 		case nonceUnique:
 			res.SetAxis(verify.AxisNonce, verify.StatusPass, "", "unique in this run")
 		}
 	}
+}
+
+// Rejudge gives a receipt verified again on its own (with other trust
+// material, say) the chain and nonce judgments a run gave it before, read
+// back from the reasons it had then. Those judgments rest on chain hashes,
+// links, scopes and nonces, which no key, schema or clock changes, so they
+// still hold; the notes name no record, as the run is not at hand.
+func Rejudge(res *verify.Result, earlier []verify.Reason) {
+	e := res.IndexEntry()
+	if !e.OK {
+		return
+	}
+	var js []judgment
+	has := func(r verify.Reason) bool {
+		for _, x := range earlier {
+			if x == r {
+				return true
+			}
+		}
+		return false
+	}
+	if e.HasLink {
+		j := judgment{kind: kindChain, outcome: chainLinked}
+		switch {
+		case has(verify.ReasonChainAbsent):
+			j.outcome = chainAbsent
+		case has(verify.ReasonChainBreak):
+			j.outcome = chainBreak
+		case has(verify.ReasonChainFork):
+			j.outcome = chainForkPrior
+		}
+		js = append(js, j)
+	}
+	if e.NonceKey != "" {
+		j := judgment{kind: kindNonce, outcome: nonceUnique}
+		if has(verify.ReasonNonceReplay) {
+			j.outcome = noncePriorReplay
+		}
+		js = append(js, j)
+	}
+	judge(res, js)
 }

@@ -2,7 +2,7 @@
 // document each), on all cores, with results in input order, and checks
 // what no single receipt can show: chains across the whole input (breaks,
 // forks, links to receipts absent from the archive) and nonces replayed
-// within the run.
+// within the run or, given a Prior, against an archive loaded before.
 //
 // It makes two passes. The first reads the input, verifies each receipt,
 // adds its chain hash, link, chain scope and nonce to an index, and writes
@@ -22,6 +22,7 @@ package stream
 import (
 	"cmp"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"runtime"
@@ -49,7 +50,7 @@ type Options struct {
 	// (the --predecessor flag); they are indexed, not reported.
 	Predecessors [][]byte
 	// Prior, if set, is an archive loaded before this run, so that chains
-	// crossing from it into the input resolve.
+	// crossing from it into the input resolve and its nonces count as used.
 	Prior Prior
 	// Render, if set, is called on each result on the verifying goroutines
 	// to append its encoding to dst, and what it returns is kept in
@@ -78,19 +79,37 @@ type Options struct {
 }
 
 // Prior is what an archive loaded earlier (an audit database) knows about
-// chains. It is asked once, between the two passes.
+// chains and nonces, so that a run judges its input against everything
+// loaded before as one run over the whole would: a daily load, a load
+// resumed after an interruption and a one-shot load give the same
+// verdicts. It is asked between the two passes, in batches.
 type Prior interface {
 	// Links is given the first 32 hex characters (128 bits) of every
 	// predecessor hash the input names that the input itself does not hold
 	// or that an archived receipt may already name, and returns what the
 	// archive knows of each, keyed the same way.
 	Links(ctx context.Context, prefixes []string) (map[string]PriorLink, error)
+	// Nonces is given the NonceDigest of every (issuer, nonce) the input
+	// uses and returns those an archived receipt already used.
+	Nonces(ctx context.Context, digests []string) (map[string]bool, error)
+}
+
+// NonceDigest is the key a Prior is asked nonces by: the first 32 hex
+// characters (128 bits) of the SHA-256 of the receipt's nonce key (its
+// issuer and nonce, verify.Result.NonceKey); empty without a nonce. An
+// archive stores it beside each receipt to answer Prior.Nonces.
+func NonceDigest(nonceKey string) string {
+	if nonceKey == "" {
+		return ""
+	}
+	k := hashKey(nonceKey)
+	return hex.EncodeToString(k[:])
 }
 
 // PriorLink is what an earlier archive knows of one chain hash.
 type PriorLink struct {
 	Found bool   // a receipt with this chain hash is archived
-	Scope string // its chain scope (verify.ScopeKeyOf), when Found
+	Scope string // its chain scope (verify.ChainScope), when Found
 	Named bool   // an archived receipt already names it as predecessor
 }
 

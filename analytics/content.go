@@ -1,0 +1,480 @@
+package analytics
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/internal/lines"
+)
+
+// A load knows its inputs by content, not by name: the SHA-256 of the
+// decompressed bytes identifies a file, so the same content under another
+// name or recompressed is already loaded, and a JSON Lines file that has
+// grown since (a producer appends to its log) is recognised by hashing its
+// first bytes up to where the stored content ends: only its new lines are
+// verified, judged against everything stored. A file whose already-loaded
+// part has changed is refused (a *ChangedError).
+
+// contentID is what one read of a file's content tells about it.
+type contentID struct {
+	sha256       string // of all of it
+	bytes        int64
+	head         string // SHA-256 of the first line, without its newline
+	unterminated bool   // the last line has no newline
+	newlines     int64
+	// aligned is the hash of the content up to its last newline and
+	// alignedBytes its length: what is stored when the last line, without
+	// a newline, cannot be read (a producer still writing it).
+	aligned      string
+	alignedBytes int64
+	// at holds the hash of the first n bytes for each n asked for, and the
+	// byte that follows them (-1 at the end).
+	at map[int64]prefixHash
+}
+
+type prefixHash struct {
+	sha  string
+	next int
+}
+
+// readContent hashes r, its first line apart; once the first line is read,
+// offsets is asked at which lengths the hash of the prefix is wanted (the
+// ends of stored contents that begin with the same line). It stops when
+// ctx is done.
+func readContent(ctx context.Context, r io.Reader, offsets func(head string) ([]int64, error)) (contentID, error) {
+	id := contentID{at: map[int64]prefixHash{}}
+	h, hh := sha256.New(), sha256.New()
+	var pos int64
+	id.aligned = hex.EncodeToString(h.Sum(nil))
+	hash := func(b []byte) {
+		id.newlines += int64(bytes.Count(b, []byte{'\n'}))
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			h.Write(b[:i+1])
+			id.aligned, id.alignedBytes = hex.EncodeToString(h.Sum(nil)), pos+int64(i)+1
+			b = b[i+1:]
+		}
+		h.Write(b)
+	}
+	buf := make([]byte, 256<<10)
+	var (
+		last     byte
+		headDone bool
+		want     []int64 // offsets still to reach, ascending
+		pending  int64   = -1
+	)
+	startOffsets := func() error {
+		headDone = true
+		id.head = hex.EncodeToString(hh.Sum(nil))
+		ws, err := offsets(id.head)
+		if err != nil {
+			return err
+		}
+		for _, o := range ws {
+			if o >= pos {
+				want = append(want, o)
+			}
+		}
+		slices.Sort(want)
+		want = slices.Compact(want)
+		return nil
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return id, err
+		}
+		n, rerr := r.Read(buf)
+		chunk := buf[:n]
+		for len(chunk) > 0 {
+			if pending >= 0 {
+				ph := id.at[pending]
+				ph.next = int(chunk[0])
+				id.at[pending] = ph
+				pending = -1
+			}
+			if !headDone {
+				i := bytes.IndexByte(chunk, '\n')
+				if i < 0 {
+					hh.Write(chunk)
+				} else {
+					hh.Write(chunk[:i])
+					// The prefix up to the newline is hashed before the
+					// offsets, which all lie at or past it, are asked.
+					hash(chunk[:i])
+					pos += int64(i)
+					if i > 0 {
+						last = chunk[i-1]
+					}
+					chunk = chunk[i:]
+					if err := startOffsets(); err != nil {
+						return id, err
+					}
+					continue
+				}
+			}
+			if len(want) > 0 && want[0] <= pos+int64(len(chunk)) {
+				k := want[0] - pos
+				hash(chunk[:k])
+				pos += k
+				if k > 0 {
+					last = chunk[k-1]
+				}
+				ph := prefixHash{sha: hex.EncodeToString(h.Sum(nil)), next: -1}
+				if k < int64(len(chunk)) {
+					ph.next = int(chunk[k])
+				} else {
+					pending = want[0]
+				}
+				id.at[want[0]] = ph
+				want = want[1:]
+				chunk = chunk[k:]
+				continue
+			}
+			hash(chunk)
+			pos += int64(len(chunk))
+			last = chunk[len(chunk)-1]
+			chunk = nil
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return id, rerr
+		}
+	}
+	if !headDone {
+		if err := startOffsets(); err != nil {
+			return id, err
+		}
+	}
+	if len(want) > 0 && want[0] == pos {
+		id.at[pos] = prefixHash{sha: hex.EncodeToString(h.Sum(nil)), next: -1}
+	}
+	id.sha256, id.bytes = hex.EncodeToString(h.Sum(nil)), pos
+	id.unterminated = pos > 0 && last != '\n'
+	return id, nil
+}
+
+// lines is the number of lines of the content, as the stream numbers them.
+func (id *contentID) lines() int64 {
+	if id.unterminated {
+		return id.newlines + 1
+	}
+	return id.newlines
+}
+
+// storedFile is a files row, as the content identity reads it, or an
+// input earlier in the same load that will be one (pending).
+type storedFile struct {
+	sha, path, base, trust string
+	bytes, firstLine       int64
+	lines                  int64
+	unterminated           bool
+	pending                bool
+	head                   string // of a pending one
+}
+
+// total is the number of lines of the content the row covers.
+func (s storedFile) total() int64 { return s.firstLine - 1 + s.lines }
+
+const storedFileColumns = `file_sha256, path, COALESCE(base_sha256, ''), COALESCE(trust_sha256, ''),
+	COALESCE(content_bytes, size_bytes), COALESCE(first_line, 1), lines, COALESCE(unterminated, false)`
+
+func scanStoredFiles(rows *sql.Rows) ([]storedFile, error) {
+	defer rows.Close()
+	var out []storedFile
+	for rows.Next() {
+		var s storedFile
+		if err := rows.Scan(&s.sha, &s.path, &s.base, &s.trust, &s.bytes, &s.firstLine, &s.lines, &s.unterminated); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// chain is the files rows that hold the content row sha covers: it and the
+// rows it extends, first line last.
+func chain(ctx context.Context, conn *sql.Conn, sha string) ([]storedFile, error) {
+	var out []storedFile
+	for sha != "" && len(out) < 1<<16 {
+		rows, err := conn.QueryContext(ctx, "SELECT "+storedFileColumns+" FROM files WHERE file_sha256 = $1", sha)
+		if err != nil {
+			return nil, err
+		}
+		fs, err := scanStoredFiles(rows)
+		if err != nil {
+			return nil, err
+		}
+		if len(fs) == 0 {
+			break
+		}
+		out = append(out, fs[0])
+		sha = fs[0].base
+	}
+	return out, nil
+}
+
+// ChangedError is an input whose already-loaded part has changed since it
+// was loaded: the content stored from it and the file disagree at Line.
+// Nothing of the file is loaded; the CLI exits 66.
+type ChangedError struct {
+	Path   string // the input
+	Stored string // the path it was loaded from
+	Line   int64  // the first line that differs; 0 when no stored line tells
+	Lines  int64  // lines stored from it
+}
+
+func (e *ChangedError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("its first %d line(s), loaded before from %s, have changed since; nothing loaded", e.Lines, e.Stored)
+	}
+	return fmt.Sprintf("line %d differs from the line loaded before from %s (%d line(s) stored); the already-loaded part of a file must not change; nothing loaded", e.Line, e.Stored, e.Lines)
+}
+
+// compareStored reads the input beside the lines stored for rows (a
+// chain) and returns the first line that differs, or 0 and true when the
+// input's lines are all as stored and it ends within them (an earlier state
+// of the stored content). Lines stored without their text (too long, not
+// UTF-8) are not compared; a line with no row is a blank line.
+func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadCloser, error), rows []storedFile) (int64, bool, error) {
+	total := rows[0].total()
+	shas := make([]string, len(rows))
+	for i, r := range rows {
+		shas[i] = "'" + strings.ReplaceAll(r.sha, "'", "''") + "'"
+	}
+	in := strings.Join(shas, ",")
+	stored, err := conn.QueryContext(ctx, `SELECT line, raw FROM receipts WHERE file_sha256 IN (`+in+`)
+		UNION ALL SELECT line, raw FROM rejects WHERE file_sha256 IN (`+in+`) ORDER BY line`)
+	if err != nil {
+		return 0, false, &IOError{Op: "read stored lines", Err: err}
+	}
+	defer stored.Close()
+	rc, err := open()
+	if err != nil {
+		return 0, false, err
+	}
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, 64<<10)
+	var (
+		nextLine int64 = -1
+		nextRaw  sql.NullString
+	)
+	advance := func() error {
+		nextLine = -1
+		if stored.Next() {
+			return stored.Scan(&nextLine, &nextRaw)
+		}
+		return stored.Err()
+	}
+	if err := advance(); err != nil {
+		return 0, false, &IOError{Op: "read stored lines", Err: err}
+	}
+	var buf []byte
+	for n := int64(1); n <= total; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return 0, false, ctx.Err()
+		}
+		line, tooLong, rerr := lines.Read(br, buf, limits.MaxLineBytes)
+		if rerr != nil && rerr != io.EOF {
+			return 0, false, rerr
+		}
+		if rerr == io.EOF && len(line) == 0 && !tooLong {
+			return 0, true, nil // ends within the stored lines, all alike
+		}
+		buf = line
+		if nextLine == n {
+			if nextRaw.Valid && !tooLong && nextRaw.String != string(line) {
+				return n, false, nil
+			}
+			if err := advance(); err != nil {
+				return 0, false, &IOError{Op: "read stored lines", Err: err}
+			}
+		} else if len(bytes.TrimSpace(line)) != 0 || tooLong {
+			return n, false, nil // a blank line stored, text now
+		}
+		if rerr == io.EOF {
+			return 0, true, nil // its last line, unterminated, is as stored
+		}
+	}
+	return 0, false, nil
+}
+
+// errIdentify marks a database error met while identifying an input, as
+// opposed to the input's own read error.
+type errIdentify struct{ err error }
+
+func (e errIdentify) Error() string { return e.err.Error() }
+
+// plan is what a load does with one input, once it is identified.
+type plan struct {
+	id        contentID
+	skip      int64        // bytes of content already stored, not verified again
+	firstLine int64        // the first line verified (1, or one past what is stored)
+	base      string       // the files row this input extends, "" for a whole new file
+	known     []storedFile // the rows holding the content already: it is already loaded
+	err       error        // the input cannot be loaded (unreadable, changed)
+}
+
+// identify reads the input's content and decides: already loaded (known),
+// grown (base, skip, firstLine), changed (err, a *ChangedError), or new. A
+// database error is returned as such.
+func (l *loader) identify(in Input) (plan, error) {
+	p := plan{firstLine: 1}
+	var cands []storedFile
+	rc, err := in.Open()
+	if err != nil {
+		p.err = err
+		return p, nil
+	}
+	p.id, err = readContent(l.ctx, rc, func(head string) ([]int64, error) {
+		if !in.Lines {
+			return nil, nil
+		}
+		rows, err := l.conn.QueryContext(l.ctx, "SELECT "+storedFileColumns+" FROM files WHERE head_sha256 = $1", head)
+		if err != nil {
+			return nil, errIdentify{err}
+		}
+		if cands, err = scanStoredFiles(rows); err != nil {
+			return nil, errIdentify{err}
+		}
+		for _, c := range l.inCall {
+			if c.head == head {
+				cands = append(cands, c)
+			}
+		}
+		var offs []int64
+		for _, c := range cands {
+			offs = append(offs, c.bytes)
+		}
+		return offs, nil
+	})
+	rc.Close()
+	var ie errIdentify
+	if errors.As(err, &ie) {
+		return p, dbErr(l.ctx, "read files", l.db.path, ie.err)
+	}
+	if l.ctx.Err() != nil {
+		return p, l.ctx.Err()
+	}
+	if err != nil {
+		p.err = err
+		return p, nil
+	}
+
+	// The same content, whole: already loaded.
+	known, err := chain(l.ctx, l.conn, p.id.sha256)
+	if err == nil && len(known) == 0 && in.Stored != nil && l.legacy {
+		// Databases written before content identity know a gzip file by
+		// the hash of its compressed bytes.
+		var sha string
+		if sha, _, err = hashFile(in.Stored); err == nil {
+			known, err = chain(l.ctx, l.conn, sha)
+		} else {
+			err = nil
+		}
+	}
+	if err != nil {
+		return p, dbErr(l.ctx, "read files", l.db.path, err)
+	}
+	if len(known) > 0 {
+		p.known = known
+		return p, nil
+	}
+
+	// A stored content this input extends: the longest that matches.
+	var match *storedFile
+	for i, c := range cands {
+		ph, ok := p.id.at[c.bytes]
+		if !ok || c.bytes >= p.id.bytes || ph.sha != c.sha || (c.unterminated && ph.next != '\n') {
+			continue
+		}
+		if match == nil || c.bytes > match.bytes {
+			match = &cands[i]
+		}
+	}
+	// What the input may conflict with: a growth of what it extends that
+	// it does not match, or, when it extends nothing, the longest stored
+	// content from the same start, one loaded from the same path first.
+	var other *storedFile
+	for i, c := range cands {
+		if match != nil {
+			if !c.pending && descends(cands, &cands[i], match) && (other == nil || c.bytes > other.bytes) {
+				other = &cands[i]
+			}
+			continue
+		}
+		if c.pending {
+			continue // its lines are not stored yet to compare with
+		}
+		same, otherSame := c.path == in.Name, other != nil && other.path == in.Name
+		if other == nil || (same && !otherSame) || (same == otherSame && c.bytes > other.bytes) {
+			other = &cands[i]
+		}
+	}
+	if match != nil && other == nil {
+		p.base = match.sha
+		p.skip = match.bytes
+		if match.unterminated {
+			p.skip++ // the newline that ends the stored last line
+		}
+		p.firstLine = match.total() + 1
+		if p.skip == p.id.bytes && match.pending { // only that newline is new
+			p.known = []storedFile{*match}
+		} else if p.skip == p.id.bytes {
+			p.known, err = chain(l.ctx, l.conn, match.sha)
+			if err != nil {
+				return p, dbErr(l.ctx, "read files", l.db.path, err)
+			}
+		}
+		return p, nil
+	}
+	if other == nil {
+		return p, nil // new
+	}
+	rows, err := chain(l.ctx, l.conn, other.sha)
+	if err != nil {
+		return p, dbErr(l.ctx, "read files", l.db.path, err)
+	}
+	line, earlier, err := compareStored(l.ctx, l.conn, in.Open, rows)
+	switch {
+	case l.ctx.Err() != nil:
+		return p, l.ctx.Err()
+	case isIOError(err):
+		return p, dbErr(l.ctx, "read stored lines", l.db.path, err)
+	case err != nil:
+		p.err = err
+	case earlier:
+		p.known = rows
+	case other.path == in.Name:
+		p.err = &ChangedError{Path: in.Name, Stored: other.path, Line: line, Lines: other.total()}
+	}
+	// Otherwise another file that begins as a stored one: new, and its
+	// receipts that are stored already are replays.
+	return p, nil
+}
+
+// descends reports whether c extends (directly or not) the content of
+// anc, following base among cands.
+func descends(cands []storedFile, c, anc *storedFile) bool {
+	for n := 0; c != nil && n < len(cands); n++ {
+		if c.base == anc.sha {
+			return true
+		}
+		i := slices.IndexFunc(cands, func(x storedFile) bool { return x.sha == c.base })
+		if i < 0 {
+			return false
+		}
+		c = &cands[i]
+	}
+	return false
+}

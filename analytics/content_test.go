@@ -1,0 +1,532 @@
+package analytics
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/keys"
+	"github.com/receiptverify/verify/verify/stream"
+)
+
+// verdicts is every receipt's file path, line, verdict and reasons.
+func verdicts(t *testing.T, db *DB) string {
+	t.Helper()
+	rows, err := db.SQL().Query(`SELECT source, line, verdict, reasons FROM receipts ORDER BY source, line`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rowsText(t, rows)
+}
+
+func loadOne(t *testing.T, db *DB, c *corpus, in Input, opts LoadOptions) FileSummary {
+	t.Helper()
+	if opts.TempDir == "" {
+		opts.TempDir = t.TempDir()
+	}
+	sum, err := Load(context.Background(), db, c.v, []Input{in}, opts)
+	if err != nil {
+		t.Fatalf("Load %s: %v", in.Name, err)
+	}
+	return sum.Files[0]
+}
+
+// TestGrownFile: a JSON Lines file loaded, then grown (a producer appends
+// to its log), adds only its new lines, judged against what is stored, as
+// one load of the whole file judges them; the same content under another
+// name, gzipped, or cut short again adds nothing.
+func TestGrownFile(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 31, N: 300, Rate: 0.12, Days: 2})
+	lines := readLines(t, c.receipts)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "agent.jsonl")
+	db := openTestDB(t)
+
+	writeLines(t, log, lines[:100])
+	first := loadOne(t, db, c, fileInput(log), LoadOptions{})
+	writeLines(t, log, lines[:220])
+	grown := loadOne(t, db, c, fileInput(log), LoadOptions{})
+	if grown.AlreadyLoaded || grown.FirstLine != 101 || grown.Extends != first.SHA256 || grown.Accepted != 120 || grown.Lines != 120 {
+		t.Fatalf("grown file: %+v, want lines 101 to 220 added, extending %s", grown, first.SHA256)
+	}
+	// Its last line without a newline, then completed and grown again.
+	data := bytes.Join(lines, []byte("\n")) // no newline at the end
+	cut := len(bytes.Join(lines[:250], []byte("\n")))
+	if err := os.WriteFile(log, data[:cut], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := loadOne(t, db, c, fileInput(log), LoadOptions{}); f.FirstLine != 221 || f.Accepted != 30 {
+		t.Fatalf("grown to an unterminated line: %+v", f)
+	}
+	if err := os.WriteFile(log, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := loadOne(t, db, c, fileInput(log), LoadOptions{}); f.FirstLine != 251 || f.Accepted != int64(len(lines)-250) {
+		t.Fatalf("grown past an unterminated line: %+v", f)
+	}
+
+	whole := openTestDB(t)
+	loadOne(t, whole, c, fileInput(log), LoadOptions{})
+	if got, want := verdicts(t, db), verdicts(t, whole); got != want {
+		t.Errorf("loaded as it grew, the file is judged otherwise than loaded whole:\n%s", diffLines(want, got))
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM receipts"); n != int64(len(lines)) {
+		t.Errorf("%d receipts rows, want %d", n, len(lines))
+	}
+
+	before := dump(t, db)
+	again := filepath.Join(dir, "renamed.jsonl")
+	writeLines(t, again, lines)
+	older := filepath.Join(dir, "older-copy.jsonl")
+	writeLines(t, older, lines[:160])
+	for _, in := range []Input{fileInput(log), fileInput(again), gzipInput(t, again, filepath.Join(dir, "recompressed.jsonl.gz")), fileInput(older)} {
+		if f := loadOne(t, db, c, in, LoadOptions{}); !f.AlreadyLoaded || f.Err != nil {
+			t.Errorf("%s: %+v, want already loaded", in.Name, f)
+		}
+	}
+	if after := dump(t, db); after != before {
+		t.Errorf("loading known content changed the database:\n%s", diffLines(before, after))
+	}
+}
+
+// TestChangedFile: a file whose already-loaded part has changed is refused,
+// naming the first line that differs, and nothing of it is loaded; a
+// receipt that truly appears twice, in another file, is loaded and is a
+// replay.
+func TestChangedFile(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 32, N: 120, Days: 1})
+	lines := readLines(t, c.receipts)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "agent.jsonl")
+	db := openTestDB(t)
+	writeLines(t, log, lines[:80])
+	loadOne(t, db, c, fileInput(log), LoadOptions{})
+	before := dump(t, db)
+
+	changed := append(append([][]byte{}, lines[:80]...), lines[80:]...)
+	changed[41] = lines[100] // line 42
+	writeLines(t, log, changed)
+	f := loadOne(t, db, c, fileInput(log), LoadOptions{})
+	var ce *ChangedError
+	if !errors.As(f.Err, &ce) || ce.Line != 42 {
+		t.Fatalf("changed file: %+v, want a ChangedError at line 42", f)
+	}
+	if !strings.Contains(f.Err.Error(), "line 42") {
+		t.Errorf("error %q does not name the line", f.Err)
+	}
+	if after := dump(t, db); after != before {
+		t.Errorf("a refused file changed the database:\n%s", diffLines(before, after))
+	}
+
+	// Another file that begins with the same receipts is not a growth of
+	// the stored one: it is loaded whole, and its copies are replays.
+	other := filepath.Join(dir, "other.jsonl")
+	writeLines(t, other, [][]byte{lines[0], lines[90]})
+	if f := loadOne(t, db, c, fileInput(other), LoadOptions{}); f.Err != nil || f.Accepted != 2 {
+		t.Fatalf("other file: %+v", f)
+	}
+	var reasons string
+	if err := db.SQL().QueryRow("SELECT reasons FROM receipts WHERE source = ? AND line = 1", other).Scan(&reasons); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(reasons, string(verify.ReasonNonceReplay)) {
+		t.Errorf("a receipt loaded twice: reasons %q, want nonce_replay", reasons)
+	}
+}
+
+// TestLoadClockAndIssuedAt: a receipt is filed under the day its issued_at
+// names in every spelling the verifier reads, and --at (LoadOptions.At)
+// is the load's only clock: loaded_at and the day of an undated receipt.
+func TestLoadClockAndIssuedAt(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 33, N: 10, Days: 1})
+	line := string(readLines(t, c.receipts)[0])
+	i := strings.Index(line, `"issued_at":"`) + len(`"issued_at":"`)
+	orig := line[i : i+len("2026-11-01T00:00:00.000000Z")]
+	spellings := map[string]string{ // as written: the instant, UTC
+		"2026-11-01T23:10:03+0000":      "2026-11-01T23:10:03Z",
+		"2026-11-01T23:10:03.5+00":      "2026-11-01T23:10:03.5Z",
+		"2026-11-01 23:10:03Z":          "2026-11-01T23:10:03Z",
+		"2026-11-01T23:10":              "2026-11-01T23:10:00Z",
+		"2026-11-01":                    "2026-11-01T00:00:00Z",
+		"2026-11-02T01:10:03+02:00":     "2026-11-01T23:10:03Z",
+		"2026-11-01T23:10:03.123456789": "2026-11-01T23:10:03.123456Z",
+	}
+	var out []string
+	var order []string
+	for s := range spellings {
+		out = append(out, strings.Replace(line, orig, s, 1))
+		order = append(order, s)
+	}
+	out = append(out, strings.Replace(line, orig, "not a time", 1))
+	path := filepath.Join(t.TempDir(), "spellings.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 20, 6, 0, 0, 0, time.UTC)
+	db := openTestDB(t)
+	loadOne(t, db, c, fileInput(path), LoadOptions{At: at})
+	for n, s := range order {
+		var issued, day time.Time
+		if err := db.SQL().QueryRow("SELECT issued_at, day FROM receipts WHERE line = ?", n+1).Scan(&issued, &day); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if got := issued.UTC().Format(time.RFC3339Nano); got != spellings[s] || day.Format(time.DateOnly) != "2026-11-01" {
+			t.Errorf("issued_at %q: stored %s on %s, want %s on 2026-11-01", s, got, day.Format(time.DateOnly), spellings[s])
+		}
+	}
+	var loadedAt, undated time.Time
+	if err := db.SQL().QueryRow("SELECT f.loaded_at, r.day FROM files f, receipts r WHERE r.line = ?", len(out)).Scan(&loadedAt, &undated); err != nil {
+		t.Fatal(err)
+	}
+	if !loadedAt.Equal(at) || undated.Format(time.DateOnly) != "2026-12-20" {
+		t.Errorf("loaded_at %s, undated receipt on %s: want the --at instant %s", loadedAt, undated, at)
+	}
+}
+
+// TestTrustProvenance: each load records its trust material and every row
+// points to it; a known file met with other material is reported and left
+// as it is, and Reverify verifies its stored receipts again, keeping their
+// chain and nonce judgments, to the verdicts a fresh load gives.
+func TestTrustProvenance(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 34, N: 200, Rate: 0.15, Days: 2})
+	at := testStart.AddDate(0, 0, 33)
+	noKeys, err := keys.NewDirectory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	blind, err := verify.New(noKeys, verify.WithTime(at), verify.WithSchemas(c.schemas))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks, err := os.ReadFile(filepath.Join(c.dir, "keys", "jwks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	without := Trust{At: at, ToolVersion: "test"}
+	with := Trust{Keys: []TrustFile{TrustFileOf("keys/jwks.json", jwks)}, At: at, ToolVersion: "test"}
+	ctx := context.Background()
+	load := func(db *DB, v *verify.Verifier, tr Trust, reverify bool) LoadSummary {
+		t.Helper()
+		sum, err := Load(ctx, db, v, []Input{fileInput(c.receipts)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: tr, Reverify: reverify})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+
+	db := openTestDB(t)
+	first := load(db, blind, without, false)
+	if first.Trust != without.ID() {
+		t.Fatalf("load trust %s, want %s", first.Trust, without.ID())
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM receipts WHERE trust_sha256 = ? AND verdict <> 'PASS'", without.ID()); n != 200 {
+		t.Fatalf("%d receipts not PASS without keys pointing to the load's trust material, want 200", n)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM files f JOIN trust t USING (trust_sha256) WHERE t.key_files = '[]' AND t.judged_at IS NOT NULL"); n != 1 {
+		t.Fatalf("%d files rows pointing to their trust row", n)
+	}
+	before := dump(t, db)
+
+	second := load(db, c.v, with, false)
+	if f := second.Files[0]; !f.AlreadyLoaded || !f.TrustChanged || f.Reverified {
+		t.Fatalf("known file with other keys: %+v, want already loaded, trust changed", f)
+	}
+	// Only the trust table, which gains the new material, may differ.
+	stored := func(d string) string { return d[:strings.Index(d, "== trust\n")] }
+	if after := dump(t, db); stored(after) != stored(before) {
+		t.Errorf("a warned load changed the stored rows:\n%s", diffLines(before, after))
+	}
+
+	third := load(db, c.v, with, true)
+	if f := third.Files[0]; !f.Reverified {
+		t.Fatalf("--reverify: %+v", f)
+	}
+	fresh := openTestDB(t)
+	load(fresh, c.v, with, false)
+	if got, want := verdicts(t, db), verdicts(t, fresh); got != want {
+		t.Errorf("re-verified receipts differ from a fresh load's:\n%s", diffLines(want, got))
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM receipts WHERE trust_sha256 = ?", with.ID()); n != 200 {
+		t.Errorf("%d receipts point to the new material, want 200", n)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM receipts WHERE reasons LIKE '%chain_%' OR reasons LIKE '%nonce_replay%'"); n == 0 {
+		t.Error("no chain or nonce finding: the corpus does not exercise the judgments kept")
+	}
+	if f := load(db, c.v, with, true).Files[0]; f.TrustChanged || f.Reverified {
+		t.Errorf("same material again: %+v", f)
+	}
+
+	// A grown file whose stored lines came from other material: flagged,
+	// and with Reverify those lines are verified again beside the new ones.
+	lines := readLines(t, c.receipts)
+	log := filepath.Join(t.TempDir(), "grown.jsonl")
+	writeLines(t, log, lines[:120])
+	grownDB := openTestDB(t)
+	loadLog := func(v *verify.Verifier, tr Trust, reverify bool) FileSummary {
+		t.Helper()
+		sum, err := Load(ctx, grownDB, v, []Input{fileInput(log)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: tr, Reverify: reverify})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum.Files[0]
+	}
+	loadLog(blind, without, false)
+	writeLines(t, log, lines)
+	if f := loadLog(c.v, with, true); f.FirstLine != 121 || !f.TrustChanged || !f.Reverified {
+		t.Fatalf("grown file with other material: %+v", f)
+	}
+	wholeLog := openTestDB(t)
+	if _, err := Load(ctx, wholeLog, c.v, []Input{fileInput(log)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: with}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := verdicts(t, grownDB), verdicts(t, wholeLog); got != want {
+		t.Errorf("grown and re-verified, the file is judged otherwise than loaded whole:\n%s", diffLines(want, got))
+	}
+
+	// The report names the material: a manifest field, a summary line.
+	dir := t.TempDir()
+	if _, err := Report(ctx, db.SQL(), ReportOptions{Day: "2026-11-01", Dir: dir, ToolVersion: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	var man Manifest
+	mj, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err := json.Unmarshal(mj, &man); err != nil {
+		t.Fatal(err)
+	}
+	if len(man.Trust) != 1 || man.Trust[0].TrustSHA256 != with.ID() || len(man.Trust[0].KeyFiles) != 1 ||
+		man.Trust[0].KeyFiles[0] != with.Keys[0] || man.Trust[0].JudgedAt != at.Format(time.RFC3339Nano) || man.Trust[0].Receipts == 0 {
+		t.Errorf("manifest trust: %+v, want %s", man.Trust, with.ID())
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if !strings.Contains(string(md), "Verdicts from trust material `"+with.ID()[:12]+"` (1 key file(s), 0 schema file(s), judged at "+at.Format(time.RFC3339Nano)) {
+		t.Errorf("summary.md does not name the trust material:\n%s", md)
+	}
+}
+
+// TestSnapshotsOfOneLog: the snapshots of a log taken as it grew (each the
+// one before plus new lines), loaded in one call, give the database that
+// loading them one at a time gives: each adds only its own new lines.
+func TestSnapshotsOfOneLog(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 35, N: 240, Rate: 0.1, Days: 3})
+	lines := readLines(t, c.receipts)
+	dir := t.TempDir()
+	var ins []Input
+	for i, n := range []int{80, 80, 170, 240} { // the second is the first again
+		p := filepath.Join(dir, "snapshot-"+string(rune('a'+i))+".jsonl")
+		writeLines(t, p, lines[:n])
+		ins = append(ins, fileInput(p))
+	}
+	at := testStart.AddDate(0, 0, 40)
+	opts := LoadOptions{At: at, Trust: Trust{At: at}}
+	together := openTestDB(t)
+	opts.TempDir = t.TempDir()
+	sum, err := Load(context.Background(), together, c.v, ins, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := sum.Files; !f[1].AlreadyLoaded || f[2].FirstLine != 81 || f[3].FirstLine != 171 || f[3].Accepted != 70 {
+		t.Fatalf("files: %+v", f)
+	}
+	apart := openTestDB(t)
+	for _, in := range ins {
+		loadOne(t, apart, c, in, opts)
+	}
+	if got, want := dump(t, together), dump(t, apart); got != want {
+		t.Errorf("loaded together, the snapshots differ from loaded apart:\n%s", diffLines(want, got))
+	}
+	if n := queryInt(t, together, "SELECT count(*) FROM receipts"); n != int64(len(lines)) {
+		t.Errorf("%d receipts, want %d", n, len(lines))
+	}
+}
+
+// TestNonceKeyBackfill: receipts stored before receipts.nonce_key existed
+// get the key a load would give them, so a later load finds their nonces
+// replayed.
+func TestNonceKeyBackfill(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 36, N: 40, Days: 1})
+	lines := readLines(t, c.receipts)
+	dir := t.TempDir()
+	old, replay := filepath.Join(dir, "old.jsonl"), filepath.Join(dir, "replay.jsonl")
+	writeLines(t, old, lines[:30])
+	writeLines(t, replay, [][]byte{lines[35], lines[3]})
+	db := openTestDB(t)
+	loadOne(t, db, c, fileInput(old), LoadOptions{})
+	want := verdicts(t, db)
+	keys := dumpQuery(t, db, "SELECT line, nonce_key FROM receipts ORDER BY line")
+	if _, err := db.SQL().Exec("UPDATE receipts SET nonce_key = NULL; UPDATE files SET content_bytes = NULL"); err != nil {
+		t.Fatal(err)
+	}
+	loadOne(t, db, c, fileInput(replay), LoadOptions{})
+	if got := dumpQuery(t, db, "SELECT line, nonce_key FROM receipts WHERE source = '"+old+"' ORDER BY line"); got != keys {
+		t.Errorf("backfilled nonce keys differ from a load's:\n%s", diffLines(keys, got))
+	}
+	var reasons string
+	if err := db.SQL().QueryRow("SELECT reasons FROM receipts WHERE source = ? AND line = 2", replay).Scan(&reasons); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(reasons, string(verify.ReasonNonceReplay)) {
+		t.Errorf("a nonce of a receipt stored before nonce keys: reasons %q, want nonce_replay", reasons)
+	}
+	if got := verdicts(t, db); !strings.HasPrefix(got, want) {
+		t.Errorf("the stored verdicts changed")
+	}
+}
+
+func dumpQuery(t *testing.T, db *DB, q string) string {
+	t.Helper()
+	rows, err := db.SQL().Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rowsText(t, rows)
+}
+
+// TestPartialLastLine: a log read while its producer writes a line holds
+// that line unterminated and unreadable. It is left out, the file stored
+// up to its last newline, and the load that finds it whole adds it: the
+// nightly job may run while producers append.
+func TestPartialLastLine(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 37, N: 80, Days: 1})
+	lines := readLines(t, c.receipts)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "agent.jsonl")
+	partial := append(bytes.Join(lines[:50], []byte("\n")), '\n')
+	partial = append(partial, lines[50][:len(lines[50])/2]...)
+	if err := os.WriteFile(log, partial, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := openTestDB(t)
+	if f := loadOne(t, db, c, fileInput(log), LoadOptions{}); !f.Incomplete || f.Accepted != 50 || f.Rejected != 0 || f.Lines != 50 {
+		t.Fatalf("while a line is written: %+v, want 50 accepted, the last line left", f)
+	}
+	before := dump(t, db)
+	if f := loadOne(t, db, c, fileInput(log), LoadOptions{}); !f.Incomplete || !f.AlreadyLoaded {
+		t.Fatalf("again: %+v, want already loaded, the last line still left", f)
+	}
+	if after := dump(t, db); after != before {
+		t.Errorf("loading it again changed the database:\n%s", diffLines(before, after))
+	}
+	writeLines(t, log, lines)
+	if f := loadOne(t, db, c, fileInput(log), LoadOptions{}); f.Incomplete || f.FirstLine != 51 || f.Accepted != 30 {
+		t.Fatalf("once written: %+v, want lines 51 on", f)
+	}
+	whole := openTestDB(t)
+	loadOne(t, whole, c, fileInput(log), LoadOptions{})
+	if got, want := verdicts(t, db), verdicts(t, whole); got != want {
+		t.Errorf("loaded while written, the file is judged otherwise than loaded whole:\n%s", diffLines(want, got))
+	}
+
+	// A file holding nothing but a line being written stores nothing.
+	only := filepath.Join(dir, "new.jsonl")
+	if err := os.WriteFile(only, lines[0][:20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := loadOne(t, whole, c, fileInput(only), LoadOptions{}); !f.Incomplete || f.AlreadyLoaded || f.Accepted != 0 {
+		t.Fatalf("a lone partial line: %+v", f)
+	}
+	if n := queryInt(t, whole, "SELECT count(*) FROM files WHERE path = ?", only); n != 0 {
+		t.Errorf("%d files rows for a lone partial line", n)
+	}
+}
+
+// TestReadContent: the prefix hashes, the byte after each, the head, the
+// aligned hash and the line count agree with hashing the bytes directly,
+// however the reader splits them.
+func TestReadContent(t *testing.T) {
+	t.Parallel()
+	sum := func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
+	contents := []string{"", "a", "a\n", "first\nsecond\nthird", "first\nsecond\n", "\n\nx\n", strings.Repeat("line of text\n", 5000) + "tail"}
+	readers := map[string]func(io.Reader) io.Reader{
+		"whole": func(r io.Reader) io.Reader { return r }, "one byte": iotest.OneByteReader, "half": iotest.HalfReader,
+	}
+	for _, c := range contents {
+		data := []byte(c)
+		head, _, _ := bytes.Cut(data, []byte("\n"))
+		var offs []int64
+		for o := int64(len(head)); o <= int64(len(data)); o += 1 + int64(len(data))/7 {
+			offs = append(offs, o)
+		}
+		offs = append(offs, int64(len(data)))
+		for name, wrap := range readers {
+			id, err := readContent(context.Background(), wrap(bytes.NewReader(data)), func(h string) ([]int64, error) {
+				if h != sum(head) {
+					t.Errorf("%q %s: head %s, want %s", c, name, h, sum(head))
+				}
+				return offs, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if id.sha256 != sum(data) || id.bytes != int64(len(data)) || id.unterminated != (len(data) > 0 && data[len(data)-1] != '\n') {
+				t.Errorf("%q %s: %+v", c, name, id)
+			}
+			al := bytes.LastIndexByte(data, '\n') + 1
+			if id.aligned != sum(data[:al]) || id.alignedBytes != int64(al) || id.newlines != int64(bytes.Count(data, []byte("\n"))) {
+				t.Errorf("%q %s: aligned %d %s, %d newlines", c, name, id.alignedBytes, id.aligned, id.newlines)
+			}
+			for _, o := range offs {
+				next := -1
+				if o < int64(len(data)) {
+					next = int(data[o])
+				}
+				if ph := id.at[o]; ph.sha != sum(data[:o]) || ph.next != next {
+					t.Errorf("%q %s: at %d: %+v, want %s next %d", c, name, o, ph, sum(data[:o]), next)
+				}
+			}
+		}
+	}
+}
+
+// endless is an input that never ends, as /dev/zero.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '\n'
+	}
+	return len(p), nil
+}
+func (endless) Close() error { return nil }
+
+// TestIdentifyCancelled: a load reading an endless input to know it stops
+// when cancelled.
+func TestIdentifyCancelled(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 38, N: 5, Days: 1})
+	db := openTestDB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	in := Input{Source: stream.Source{Name: "endless", Lines: true, Open: func() (io.ReadCloser, error) { return endless{}, nil }}}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Load(ctx, db, c.v, []Input{in}, LoadOptions{TempDir: t.TempDir()})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Load: %v, want the context's error", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Load did not stop when cancelled")
+	}
+}

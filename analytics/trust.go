@@ -1,0 +1,198 @@
+package analytics
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/stream"
+)
+
+// Trust is the material verdicts come from: the key and schema files the
+// verifier was built from, its judging time and strictness, and the tool
+// that judged. A load records it in the trust table, and each files and
+// receipts row it adds points to it (trust_sha256), so a verdict can
+// always be traced to what produced it.
+type Trust struct {
+	Keys    []TrustFile // in the order given
+	Schemas []TrustFile // in the order read
+	// At is the judging time when one was given (--at); zero when the
+	// verifier judged by the clock of the load.
+	At            time.Time
+	StrictSchemas bool
+	ToolVersion   string
+}
+
+// TrustFile is one key or schema file: its path, for people, and the
+// SHA-256 of its bytes, which is what counts.
+type TrustFile struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// TrustFileOf describes a file by its bytes.
+func TrustFileOf(path string, data []byte) TrustFile {
+	h := sha256.Sum256(data)
+	return TrustFile{Path: path, SHA256: hex.EncodeToString(h[:])}
+}
+
+// material is the canonical JSON trust_sha256 covers: the files' hashes
+// (not their paths: the same bytes elsewhere are the same material), the
+// judging time, strictness and tool version.
+func (t Trust) material() []byte {
+	hashes := func(fs []TrustFile) []string {
+		out := make([]string, len(fs))
+		for i, f := range fs {
+			out[i] = f.SHA256
+		}
+		return out
+	}
+	m := struct {
+		Keys          []string `json:"keys"`
+		Schemas       []string `json:"schemas"`
+		At            string   `json:"at"`
+		StrictSchemas bool     `json:"strict_schemas"`
+		ToolVersion   string   `json:"tool_version"`
+	}{hashes(t.Keys), hashes(t.Schemas), "", t.StrictSchemas, t.ToolVersion}
+	if !t.At.IsZero() {
+		m.At = t.At.UTC().Format(time.RFC3339Nano)
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// ID is the trust_sha256 of t.
+func (t Trust) ID() string {
+	h := sha256.Sum256(t.material())
+	return hex.EncodeToString(h[:])
+}
+
+// recordTrust adds t to the trust table, unless it is there, and returns
+// its trust_sha256.
+func recordTrust(ctx context.Context, conn *sql.Conn, t Trust) (string, error) {
+	id := t.ID()
+	list := func(fs []TrustFile) string {
+		if fs == nil {
+			fs = []TrustFile{}
+		}
+		b, _ := json.Marshal(fs)
+		return string(b)
+	}
+	var at any
+	if !t.At.IsZero() {
+		at = t.At.UTC()
+	}
+	_, err := conn.ExecContext(ctx, `INSERT INTO trust (trust_sha256, key_files, schema_files, judged_at, strict_schemas, tool_version, material)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+		id, list(t.Keys), list(t.Schemas), at, t.StrictSchemas, t.ToolVersion, string(t.material()))
+	return id, err
+}
+
+// reverify verifies the stored receipts of files (each with the files rows
+// that hold it, or, for a grown file, its lines stored before) again with
+// v, in one transaction: each receipt is verified
+// again on its own and keeps the chain and nonce judgments it had, which
+// depend on hashes and nonces only (stream.Rejudge); its row is replaced,
+// pointing to this load's trust material, as are its files rows.
+func (l *loader) reverify(v *verify.Verifier, files []*FileSummary, rowsOf [][]storedFile) error {
+	ctx := l.ctx
+	fail := func(op string, err error) error { return dbErr(ctx, op, l.db.path, err) }
+	tx, err := l.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fail("begin", err)
+	}
+	defer tx.Rollback()
+	done := map[string]bool{}
+	for i, fs := range files {
+		for _, r := range rowsOf[i] {
+			if done[r.sha] || r.trust == l.sum.Trust {
+				continue
+			}
+			done[r.sha] = true
+			if err := l.reverifyRow(tx, v, r.sha); err != nil {
+				return err
+			}
+		}
+		fs.Reverified = true
+	}
+	if err := tx.Commit(); err != nil {
+		return fail("reverify", err)
+	}
+	for _, fs := range files {
+		if fs.AlreadyLoaded { // a grown file is reported once its new lines are in
+			l.report(fs)
+		}
+	}
+	return nil
+}
+
+// reverifyRow replaces the receipts of one files row by their verification
+// with v.
+func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string) error {
+	ctx := l.ctx
+	fail := func(op string, err error) error { return dbErr(ctx, op, sha, err) }
+	var source string
+	var loadedAt time.Time
+	if err := tx.QueryRowContext(ctx, "SELECT path, loaded_at FROM files WHERE file_sha256 = $1", sha).Scan(&source, &loadedAt); err != nil {
+		return fail("reverify", err)
+	}
+	sp, err := newSpool(l.opts.TempDir)
+	if err != nil {
+		return &IOError{Op: "spool", Path: sha, Err: err}
+	}
+	defer sp.remove()
+	rows, err := tx.QueryContext(ctx, "SELECT source, line, reasons, raw FROM receipts WHERE file_sha256 = $1 ORDER BY line", sha)
+	if err != nil {
+		return fail("reverify", err)
+	}
+	for rows.Next() {
+		var src, reasons, raw string
+		var line int64
+		if err := rows.Scan(&src, &line, &reasons, &raw); err != nil {
+			rows.Close()
+			return fail("reverify", err)
+		}
+		res, _ := v.VerifyWith([]byte(raw), verify.VerifyOptions{OmitSignatureHash: true})
+		stream.Rejudge(res, splitReasons(reasons))
+		res.Source, res.Line, res.Raw = src, int(line), []byte(raw)
+		if err := sp.add(func(b []byte) []byte { return appendReceiptRow(b, res) }); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return fail("reverify", err)
+	}
+	if err := sp.close(); err != nil {
+		return &IOError{Op: "spool", Path: sp.path, Err: err}
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM receipts WHERE file_sha256 = $1", sha); err != nil {
+		return fail("reverify", err)
+	}
+	if sp.size > 0 {
+		if _, err := tx.ExecContext(ctx, receiptInsert+sp.read(receiptColumns), sha, source, loadedAt.UTC().Format(time.DateOnly), l.sum.Trust); err != nil {
+			return fail("reverify", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE files SET trust_sha256 = $1 WHERE file_sha256 = $2", l.sum.Trust, sha); err != nil {
+		return fail("reverify", err)
+	}
+	return nil
+}
+
+func splitReasons(s string) []verify.Reason {
+	var out []verify.Reason
+	for i, start := 0, 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			if i > start {
+				out = append(out, verify.Reason(s[start:i]))
+			}
+			start = i + 1
+		}
+	}
+	return out
+}

@@ -1,0 +1,521 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/keys"
+	"github.com/receiptverify/verify/verify/stream"
+	"github.com/urfave/cli/v2"
+)
+
+func newExplainCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "explain",
+		Usage:     "explain the verdict of one receipt, judged with its whole file (or database) as context",
+		ArgsUsage: "PATH:LINE | --db FILE ACTION_ID",
+		Description: "PATH:LINE is a receipt file and the line of the receipt in it (1 for a .json file).\n" +
+			"The whole file is verified, as verify receipts does, so that the chain and nonce\n" +
+			"judgments are those of the file; the page then shows that receipt: its format and\n" +
+			"verdict, every axis with its status, reason and note, the key that was used and where\n" +
+			"it was loaded from, the exact bytes the signature covers, its chain neighbours (the\n" +
+			"lines it links to and that link to it) and its normalized fields.\n\n" +
+			"With --db, ACTION_ID is looked up in an audit database (verify load, verify audit):\n" +
+			"the receipt is judged again from the line stored there, its verdict as loaded is\n" +
+			"shown beside, and so are the finding rows of its day that name it.\n\n" +
+			"Exit codes: 0 the receipt is PASS, 1 FAIL or unreadable, 2 INCOMPLETE, 64 usage or\n" +
+			"no such line or action_id, 66 the file, a key or schema file or the database could\n" +
+			"not be read, 74 the temporary spool or stdout failed.",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"},
+			&cli.StringFlag{Name: "predecessor", Usage: "receipt `FILE` that links may name although it is not in the input"},
+			&cli.StringSliceFlag{Name: "schemas", Usage: "expected tool schemas: MCP tools/list `FILE` or directory (repeatable)"},
+			&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
+			&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
+			&cli.StringFlag{Name: "db", Usage: "audit database `FILE`: explain the receipt with this ACTION_ID"},
+			formatFlag("text", "json"),
+		},
+		Action: explainAction,
+	}
+}
+
+// explanation is the page, and its JSON form (--format json).
+type explanation struct {
+	Result   json.RawMessage `json:"result"` // as verify receipts --format jsonl writes it
+	Signed   *signedBytes    `json:"signed,omitempty"`
+	Key      *keyOrigin      `json:"key,omitempty"`
+	Chain    *chainContext   `json:"chain,omitempty"`
+	Loaded   *loadedRow      `json:"loaded,omitempty"`   // --db: the row as loaded
+	Context  string          `json:"context"`            // what the chain and nonce judgments were made against
+	Findings []findingRow    `json:"findings,omitempty"` // --db: finding rows that name the receipt
+
+	res *verify.Result
+	raw []byte
+}
+
+// signedBytes are the bytes the signature was checked over.
+type signedBytes struct {
+	Text   string `json:"text"` // as a string; JSON escapes what is not UTF-8 text
+	SHA256 string `json:"sha256"`
+	Bytes  int    `json:"bytes"`
+}
+
+// keyOrigin is the key the receipt names, as the key directory has it.
+type keyOrigin struct {
+	ID           string `json:"id"`
+	Alg          string `json:"alg,omitempty"`
+	Source       string `json:"source,omitempty"` // file[index]
+	SourceFormat string `json:"source_format,omitempty"`
+	Status       string `json:"status,omitempty"`
+	SelfAsserted bool   `json:"self_asserted,omitempty"`
+	Found        bool   `json:"found"`
+}
+
+// chainContext is the receipt's place in the chains of its file.
+type chainContext struct {
+	Hash        string      `json:"hash,omitempty"`     // what a successor names
+	Previous    string      `json:"previous,omitempty"` // what it names
+	Genesis     bool        `json:"genesis,omitempty"`
+	Predecessor []neighbour `json:"predecessors"` // lines whose hash it names
+	Successors  []neighbour `json:"successors"`   // lines that name its hash
+	InDB        bool        `json:"-"`            // the neighbours are the database's
+}
+
+type neighbour struct {
+	Source   string `json:"source,omitempty"` // --db: the file it was loaded from
+	Line     int    `json:"line"`
+	Verdict  string `json:"verdict"`
+	ActionID string `json:"action_id,omitempty"`
+}
+
+// chainEntry is what the page needs to know of every record of the file.
+type chainEntry struct {
+	neighbour
+	hash, prev string
+}
+
+func explainAction(ctx *cli.Context) error {
+	format, err := formatOf(ctx, "text", "json")
+	if err != nil {
+		return err
+	}
+	if ctx.NArg() != 1 {
+		return usagef(ctx, "want one PATH:LINE, or --db FILE and one ACTION_ID")
+	}
+	var ex *explanation
+	if db := ctx.String("db"); db != "" {
+		ex, err = explainFromDB(ctx, db, ctx.Args().First())
+	} else {
+		path, line, perr := splitPathLine(ctx.Args().First())
+		if perr != nil {
+			return usagef(ctx, "%v", perr)
+		}
+		ex, err = explainLine(ctx, path, line)
+	}
+	if err != nil {
+		return err
+	}
+	w := ctx.App.Writer
+	if format == "json" {
+		b, err := json.Marshal(ex)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		if err != nil {
+			return err
+		}
+	} else if err := writeExplanation(w, ex); err != nil {
+		return err
+	}
+	switch ex.res.Verdict {
+	case verify.Pass:
+		return nil
+	case verify.Incomplete:
+		return &incompleteError{fmt.Errorf("%s:%d: INCOMPLETE", ex.res.Source, ex.res.Line)}
+	}
+	return &rejectedError{fmt.Errorf("%s:%d: %s", ex.res.Source, ex.res.Line, ex.res.Verdict)}
+}
+
+// splitPathLine splits "PATH:LINE" at its last colon.
+func splitPathLine(s string) (string, int, error) {
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 {
+		return "", 0, fmt.Errorf("want PATH:LINE, not %q", s)
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil || n < 1 {
+		return "", 0, fmt.Errorf("%q: LINE must be a line number from 1", s)
+	}
+	return s[:i], n, nil
+}
+
+// explainLine verifies the whole of path as verify receipts does and
+// explains the record on line.
+func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) {
+	v, _, err := verifierFromFlags(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dir, _, err := loadKeys(ctx.StringSlice("keys"))
+	if err != nil {
+		return nil, err
+	}
+	var sopts stream.Options
+	if p := ctx.String("predecessor"); p != "" {
+		raw, err := readSmallFile(p)
+		if err != nil {
+			return nil, err
+		}
+		sopts.Predecessors = [][]byte{raw}
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, usagef(ctx, "%s is a directory: explain takes one file and a line in it", path)
+	}
+	sigCtx, stop := untilSignal()
+	defer stop()
+	srcs, cleanup, err := expandPaths(sigCtx, []string{path}, ctx.App.Reader, ctx.App.ErrWriter)
+	defer cleanup()
+	if err != nil {
+		return nil, err
+	}
+	sopts.Render = stream.RenderJSON
+	sopts.KeepRaw = true
+	var (
+		ex      *explanation
+		entries []chainEntry
+	)
+	emit := func(r *verify.Result) error {
+		prev, _, _ := r.ChainLink()
+		entries = append(entries, chainEntry{
+			neighbour: neighbour{Line: r.Line, Verdict: string(r.Verdict), ActionID: strings.Clone(r.Fields.ActionID)},
+			hash:      strings.Clone(r.Fingerprints.ChainHash), prev: strings.Clone(prev),
+		})
+		if r.Line != line {
+			return nil
+		}
+		// The result is the stream's until emit returns: keep a copy.
+		bin, err := r.AppendBinary(nil)
+		if err != nil {
+			return err
+		}
+		res := new(verify.Result)
+		if err := res.UnmarshalBinary(bin); err != nil {
+			return err
+		}
+		ex = &explanation{res: res, Result: bytes.TrimSuffix(bytes.Clone(r.Rendered), []byte("\n")), raw: bytes.Clone(r.Raw),
+			Context: "the whole file " + path}
+		return nil
+	}
+	sum, err := stream.Run(sigCtx, v, srcs, sopts, emit)
+	if err != nil && sigCtx.Err() != nil {
+		return nil, &interruptedError{errors.New("explain: interrupted")}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sum.FilesFailed > 0 && ex == nil {
+		return nil, &inputError{fmt.Errorf("%s could not be read", path)}
+	}
+	if ex == nil {
+		return nil, usagef(ctx, "%s has no receipt on line %d (%d lines read, %d blank)", path, line, sum.Lines, sum.Blank)
+	}
+	ex.fill(v, dir, ex.raw)
+	ex.Chain = chainOf(ex.res, entries)
+	return ex, nil
+}
+
+// fill adds what the stream's result does not carry: the signed bytes
+// (the receipt verified again, alone, keeping them) and the key's origin.
+func (ex *explanation) fill(v *verify.Verifier, dir *keys.Directory, raw []byte) {
+	if raw != nil {
+		if again, _ := v.VerifyWith(raw, verify.VerifyOptions{KeepSigned: true}); again != nil && again.Signed != nil {
+			sum := sha256.Sum256(again.Signed)
+			ex.Signed = &signedBytes{Text: string(again.Signed), SHA256: hex.EncodeToString(sum[:]), Bytes: len(again.Signed)}
+		}
+	}
+	f := ex.res.Fields
+	if f.KeyID == "" && !f.KeySelfAsserted {
+		return
+	}
+	k := &keyOrigin{ID: f.KeyID, Alg: f.Alg, SelfAsserted: f.KeySelfAsserted}
+	for _, key := range dir.Keys() {
+		if key.KID == f.KeyID {
+			k.Found, k.Source, k.SourceFormat, k.Status = true, key.Source.String(), string(key.Source.Format), string(key.Status)
+			if k.Alg == "" {
+				k.Alg = string(key.Alg)
+			}
+			break
+		}
+	}
+	ex.Key = k
+}
+
+// chainOf finds res's neighbours among the records of its file.
+func chainOf(res *verify.Result, entries []chainEntry) *chainContext {
+	prev, genesis, present := res.ChainLink()
+	hash := res.Fingerprints.ChainHash
+	if !present && hash == "" {
+		return nil
+	}
+	c := &chainContext{Hash: hash, Previous: prev, Genesis: genesis, Predecessor: []neighbour{}, Successors: []neighbour{}}
+	for _, e := range entries {
+		if e.Line == res.Line {
+			continue
+		}
+		if present && !genesis && prev != "" && e.hash == prev {
+			c.Predecessor = append(c.Predecessor, e.neighbour)
+		}
+		if hash != "" && e.prev == hash {
+			c.Successors = append(c.Successors, e.neighbour)
+		}
+	}
+	return c
+}
+
+// writeExplanation writes the page. Everything quoted from the receipt is
+// escaped (termtext), as in verify receipts' text output.
+func writeExplanation(w io.Writer, ex *explanation) error {
+	r := ex.res
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	esc := termtext.Escape
+	p("%s:%d\n\n", esc(r.Source), r.Line)
+	p("  format    %s\n", esc(r.Format))
+	p("  verdict   %s\n", r.Verdict)
+	if len(r.Reasons) > 0 {
+		rs := make([]string, len(r.Reasons))
+		for i, x := range r.Reasons {
+			rs[i] = string(x)
+		}
+		p("  reasons   %s\n", strings.Join(rs, ", "))
+	}
+	if r.Error != "" {
+		p("  error     %s\n", esc(r.Error))
+	}
+	p("  judged    with %s\n", esc(ex.Context))
+	if l := ex.Loaded; l != nil {
+		p("  as loaded %s", l.Verdict)
+		if l.Reasons != "" {
+			p(" (%s)", esc(l.Reasons))
+		}
+		p(", day %s\n", l.Day)
+		if len(l.Also) > 0 {
+			p("  also      %s carry the same action_id\n", esc(strings.Join(l.Also, ", ")))
+		}
+	}
+	if r.Axes.Len() > 0 {
+		p("\naxes\n")
+		for name, ax := range r.Axes.All() {
+			line := fmt.Sprintf("  %-17s %-8s", name, ax.Status)
+			if ax.Reason != "" {
+				line += " " + string(ax.Reason)
+			}
+			if ax.Note != "" {
+				line += " (" + esc(ax.Note) + ")"
+			}
+			p("%s\n", strings.TrimRight(line, " "))
+		}
+	}
+	if k := ex.Key; k != nil {
+		p("\nkey\n  id        %s\n", esc(k.ID))
+		if k.Alg != "" {
+			p("  alg       %s\n", esc(k.Alg))
+		}
+		switch {
+		case k.Found:
+			p("  from      %s (%s), status %s\n", esc(k.Source), k.SourceFormat, esc(k.Status))
+		case k.SelfAsserted:
+			p("  from      the receipt itself (the format embeds its key: it proves integrity, not who signed)\n")
+		default:
+			p("  from      not in the key directory (--keys)\n")
+		}
+	}
+	if s := ex.Signed; s != nil {
+		p("\nsigned bytes (%d, SHA-256 %s): exactly what the signature covers\n", s.Bytes, s.SHA256)
+		for _, l := range strings.Split(s.Text, "\n") {
+			p("  %s\n", esc(l))
+		}
+	} else if r.Verdict != verify.Unreadable {
+		p("\nsigned bytes: none were checked (%s)\n", esc(r.Axes.Of(verify.AxisSignature).Note))
+	}
+	if c := ex.Chain; c != nil {
+		where := "file"
+		if c.InDB {
+			where = "database"
+		}
+		p("\nchain\n")
+		if c.Hash != "" {
+			p("  hash        %s\n", c.Hash)
+		}
+		switch {
+		case c.Genesis:
+			p("  links to    genesis (first of its chain)\n")
+		case c.Previous != "":
+			p("  links to    %s\n", esc(c.Previous))
+			p("  predecessor %s\n", neighbours(c.Predecessor, "not in this "+where))
+		}
+		p("  successors  %s\n", neighbours(c.Successors, "none in this "+where))
+	}
+	if len(ex.Findings) > 0 {
+		p("\nfindings\n")
+		for _, f := range ex.Findings {
+			p("  %s: %s\n", f.Finding, esc(string(f.Row)))
+		}
+	}
+	fields, _ := json.Marshal(r.Fields)
+	if len(fields) > 2 {
+		p("\nfields\n")
+	}
+	dec := json.NewDecoder(bytes.NewReader(fields))
+	dec.Token() // the object's {
+	for dec.More() {
+		t, _ := dec.Token()
+		name, _ := t.(string)
+		var v json.RawMessage
+		dec.Decode(&v)
+		p("  %-17s %s\n", name, esc(string(v)))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func neighbours(ns []neighbour, none string) string {
+	if len(ns) == 0 {
+		return none
+	}
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprintf("line %d (%s", n.Line, n.Verdict)
+		if n.Source != "" {
+			parts[i] = fmt.Sprintf("%s:%d (%s", termtext.Escape(n.Source), n.Line, n.Verdict)
+		}
+		if n.ActionID != "" {
+			parts[i] += ", " + termtext.Escape(n.ActionID)
+		}
+		parts[i] += ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// loadedRow is a receipt as an audit database holds it.
+type loadedRow struct {
+	Source  string   `json:"source"`
+	Line    int      `json:"line"`
+	Verdict string   `json:"verdict"`
+	Reasons string   `json:"reasons"`
+	Day     string   `json:"day,omitempty"`
+	Also    []string `json:"also,omitempty"` // other receipts with the same action_id
+}
+
+// findingRow is one finding row that names the receipt.
+type findingRow struct {
+	Finding string          `json:"finding"`
+	Row     json.RawMessage `json:"row"`
+}
+
+// explainFromDB is explain --db: ACTION_ID's row in the database, judged
+// again with its whole file when the file is still where it was loaded
+// from and holds the same line there, from the stored line alone
+// otherwise (its chain then judged only as the load judged it: the
+// verdict as loaded is shown beside).
+func explainFromDB(ctx *cli.Context, dbPath, actionID string) (*explanation, error) {
+	db, err := openExistingDB(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	bg := context.Background()
+	rows, err := analytics.ReceiptsByAction(bg, db.SQL(), actionID)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, usagef(ctx, "%s: no receipt with action_id %q", dbPath, actionID)
+	}
+	row := rows[0]
+	loaded := &loadedRow{Source: row.Source, Line: int(row.Line), Verdict: row.Verdict, Reasons: row.Reasons, Day: row.Day}
+	for _, r := range rows[1:] {
+		loaded.Also = append(loaded.Also, fmt.Sprintf("%s:%d", r.Source, r.Line))
+	}
+	var ex *explanation
+	if fi, err := os.Stat(row.Source); err == nil && fi.Mode().IsRegular() {
+		ex, err = explainLine(ctx, row.Source, int(row.Line))
+		if err != nil {
+			return nil, err
+		}
+		if ex.raw == nil || !bytes.Equal(ex.raw, row.Raw) {
+			ex = nil // the file changed since it was loaded
+		}
+	}
+	if ex == nil {
+		if ex, err = explainRaw(ctx, row); err != nil {
+			return nil, err
+		}
+	}
+	ex.Loaded = loaded
+	if c := chainOf(ex.res, nil); c != nil {
+		prev := c.Previous
+		if c.Genesis {
+			prev = ""
+		}
+		preds, succs, err := analytics.ChainNeighbours(bg, db.SQL(), prev, c.Hash)
+		if err != nil {
+			return nil, err
+		}
+		conv := func(rs []analytics.ChainRow) []neighbour {
+			ns := []neighbour{}
+			for _, r := range rs {
+				if r.Source != row.Source || r.Line != row.Line {
+					ns = append(ns, neighbour{Source: r.Source, Line: int(r.Line), Verdict: r.Verdict, ActionID: r.ActionID})
+				}
+			}
+			return ns
+		}
+		c.Predecessor, c.Successors = conv(preds), conv(succs)
+		c.InDB = true
+		ex.Chain = c
+	}
+	if row.Day != "" {
+		found, err := analytics.FindingsNaming(bg, db.SQL(), row.Day, actionID, row.Source, row.Line)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range found {
+			ex.Findings = append(ex.Findings, findingRow{Finding: f.Finding, Row: f.Row})
+		}
+	}
+	return ex, nil
+}
+
+// explainRaw judges a stored line alone: what needs the rest of the
+// archive (chain, nonce) is as the load judged it.
+func explainRaw(ctx *cli.Context, row analytics.LoadedReceipt) (*explanation, error) {
+	v, _, err := verifierFromFlags(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dir, _, err := loadKeys(ctx.StringSlice("keys"))
+	if err != nil {
+		return nil, err
+	}
+	res, _ := v.Verify(row.Raw)
+	res.Source, res.Line = row.Source, int(row.Line)
+	ex := &explanation{res: res, Result: res.AppendJSON(nil), raw: row.Raw,
+		Context: "the stored line alone: its file is no longer as loaded, so chain and nonce are judged as in the verdict as loaded"}
+	ex.fill(v, dir, row.Raw)
+	ex.Chain = chainOf(res, nil)
+	return ex, nil
+}

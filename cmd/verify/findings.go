@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"time"
+
+	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/urfave/cli/v2"
+)
+
+// findingFlags are the flags report and audit share: what fails a day, and
+// what is accepted.
+func findingFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "fail-on", Value: analytics.DefaultFailOn.String(), Usage: "exit 1 when a finding row not suppressed is at `SEVERITY` or above (high, medium, low, info)"},
+		&cli.StringFlag{Name: "baseline", Usage: "accepted tool-schema findings: TOML `FILE` of [[suppress]] entries (verify baseline writes one)"},
+		&cli.StringFlag{Name: "format", Usage: "`ocsf`: also write findings.ocsf.jsonl, one OCSF Detection Finding event per row", DefaultText: "CSV and JSON Lines only"},
+		&cli.BoolFlag{Name: "no-fail", Usage: "exit 0 whatever the findings"},
+	}
+}
+
+// findingOptions reads the flags of findingFlags into report options
+// (Day and Dir left to the caller), the baseline's expiry judged at now.
+func findingOptions(ctx *cli.Context, now time.Time) (analytics.ReportOptions, error) {
+	opts := analytics.ReportOptions{ToolVersion: version(), Now: now}
+	var err error
+	if opts.FailOn, err = analytics.ParseSeverity(ctx.String("fail-on")); err != nil {
+		return opts, usagef(ctx, "--fail-on: %v", err)
+	}
+	switch ctx.String("format") {
+	case "", "jsonl", "csv":
+	case "ocsf":
+		opts.OCSF = true
+	default:
+		return opts, usagef(ctx, "--format must be ocsf, not %q", ctx.String("format"))
+	}
+	if path := ctx.String("baseline"); path != "" {
+		if opts.Baseline, err = analytics.ReadBaseline(path); err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+				return opts, &inputError{err}
+			}
+			return opts, usagef(ctx, "%v", err)
+		}
+	}
+	return opts, nil
+}
+
+// atFlag is --at as an instant, now without it.
+func atFlag(ctx *cli.Context) (time.Time, error) {
+	s := ctx.String("at")
+	if s == "" {
+		return time.Now().UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, usagef(ctx, "--at: %v", err)
+	}
+	return t.UTC(), nil
+}
+
+// warnExpired says on stderr which baseline entries have expired.
+func warnExpired(w io.Writer, sum *analytics.ReportSummary, seen map[int]bool) {
+	for _, e := range sum.Expired() {
+		if seen[e.Index] {
+			continue
+		}
+		seen[e.Index] = true
+		exp, _ := e.Entry.Expires.MarshalTOML()
+		fmt.Fprintf(w, "verify: baseline: entry %d (%s) expired on %s; its findings count again\n", e.Index, termtext.Escape(e.Entry.String()), exp)
+	}
+}
+
+// findingsErr is the exit status of reports: a rejectedError (exit 1)
+// when rows not suppressed are at --fail-on or above, unless noFail.
+func findingsErr(reports []*analytics.ReportSummary, noFail bool) error {
+	failing, days := 0, 0
+	for _, r := range reports {
+		if n := r.Failing(); n > 0 {
+			failing += n
+			days++
+		}
+	}
+	if failing == 0 || noFail {
+		return nil
+	}
+	return &rejectedError{fmt.Errorf("%d finding(s) at --fail-on %s or above on %d day(s)", failing, reports[0].FailOn, days)}
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// outputFile is -o FILE: the results are written to a temporary file
+// beside FILE, renamed over it when the command ends with its results
+// whole. A scheduled job that reads FILE then never finds half of a run,
+// and a failed run leaves the last good FILE as it was.
+type outputFile struct {
+	path string
+	tmp  *os.File
+	buf  *bufio.Writer
+}
+
+// redirect sends what is written to s to a temporary file for path
+// from now on. A file that cannot be created is an I/O error (exit 74).
+func (s *stdoutWriter) redirect(path string) error {
+	if s.file != nil {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return &ioError{fmt.Errorf("-o %s: %w", path, err)}
+	}
+	s.file = &outputFile{path: path, tmp: tmp, buf: bufio.NewWriterSize(tmp, 1<<16)}
+	s.w = s.file.buf
+	s.name = path
+	return nil
+}
+
+// finish ends an -o FILE run whose outcome is err: the results are
+// renamed into place unless the run ended in a usage, input or I/O error
+// or was interrupted (exit 64, 66, 74, 130), when the temporary file is
+// removed and FILE left as it was. A failure to write FILE is exit 74.
+func (s *stdoutWriter) finish(err error) error {
+	f := s.file
+	if f == nil {
+		return err
+	}
+	s.file = nil
+	keep := true
+	switch exitCode(err) {
+	case exitUsage, exitNoInput, exitIOErr, exitInterrupt:
+		keep = false
+	}
+	if !keep {
+		f.tmp.Close()
+		os.Remove(f.tmp.Name())
+		return fmt.Errorf("%w\n%s: not written, as the results are not whole", err, f.path)
+	}
+	werr := f.buf.Flush()
+	if werr == nil {
+		werr = f.tmp.Chmod(0o644)
+	}
+	if werr == nil {
+		werr = f.tmp.Sync()
+	}
+	if cerr := f.tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.tmp.Name(), f.path)
+	}
+	if werr != nil {
+		os.Remove(f.tmp.Name())
+		return &ioError{errors.Join(fmt.Errorf("-o %s: %w", f.path, werr), err)}
+	}
+	return err
+}

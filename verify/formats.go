@@ -1,0 +1,66 @@
+package verify
+
+import "github.com/receiptverify/verify/verify/canon"
+
+// format is one receipt format: how to recognise it, how to check it and,
+// for a format whose receipts chain, its chain rule. Each format is one
+// file declaring one format value; adding a format is that file, its line
+// below and its vectors.
+type format struct {
+	name   string
+	detect func(doc *canon.Value) bool
+	check  func(c *check)
+	chain  *chainRule // nil: receipts of the format do not chain
+}
+
+// formats lists every format in the order detect tries them. No two
+// detectors claim one document (TestDetectorsDisjoint runs every detector
+// on every vector of the project), so the order decides no outcome: it
+// only puts first the formats whose detector is a member lookup or two,
+// and the ones most archives hold.
+//
+//   - dsse: payloadType and signatures, and a string payload, which no
+//     other format has;
+//   - acta before asqav-native: both are {payload, signature: {sig}}, and
+//     isAsqavPayload leaves out the ACTA shape (hex sig, no anchors)
+//     rather than relying on coming second;
+//   - asqav-native, asqav-hash: the Asqav envelope and the flat hash-mode
+//     record (payload absent or null);
+//   - the flat formats, each known by a member or a member value of its
+//     own: aerf (type notarised_evidence), overturn-recording
+//     (fingerprint, no payload), agentreceipts (type AgentReceipt),
+//     undolog-effect (call_signature), authproof (delegationId),
+//     pipelock-evidence-v2 (record_type).
+var formats = []format{
+	dsseFormat,
+	actaFormat,
+	asqavNativeFormat,
+	asqavHashFormat,
+	aerfFormat,
+	overturnFormat,
+	agentReceiptsFormat,
+	undoLogFormat,
+	authproofFormat,
+	pipelockFormat,
+}
+
+func detect(doc *canon.Value) *format {
+	if doc.Kind != canon.Object {
+		return nil
+	}
+	for i := range formats {
+		if formats[i].detect(doc) {
+			return &formats[i]
+		}
+	}
+	return nil
+}
+
+// FormatNames lists the formats this package detects, in detection order.
+func FormatNames() []string {
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = f.name
+	}
+	return names
+}
