@@ -70,7 +70,7 @@ func runClickHouse(t *testing.T, dir string, runs []run) (map[string]result, map
 		absent(t, "ClickHouse: node is not installed")
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(chdbRunner), "node_modules", "chdb")); err != nil {
-		absent(t, "ClickHouse: chDB is not installed in %s (npm ci)", filepath.Dir(chdbRunner))
+		absent(t, "ClickHouse: chDB is not installed in %s (npm install)", filepath.Dir(chdbRunner))
 	}
 	req := struct {
 		Setup   []string  `json:"setup"`

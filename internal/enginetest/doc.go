@@ -5,7 +5,7 @@
 // DuckDB's over the audit database: per day and for all days, with the day
 // bound as a parameter and written as a literal.
 //
-// The engines are installed by .ci/setup (apt: postgresql; npm ci
+// The engines are installed by .ci/setup (apt: postgresql; npm install
 // in testdata/chdb). Without them the test skips, saying what is missing;
 // with VERIFY_ENGINES=required (as .ci/run sets it) a missing engine is a
 // failure.
