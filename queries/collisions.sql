@@ -39,8 +39,8 @@
 -- Order: day, tool_name, tool_fingerprint, expected_server.
 WITH params AS (SELECT CAST(? AS DATE) AS day),
 used AS (
-    SELECT r.day, r.tool_name, r.tool_fingerprint, r.agent_id, r.session_id,
-           r.verdict, r.issued_at
+    SELECT r.day AS day, r.tool_name AS tool_name, r.tool_fingerprint AS tool_fingerprint, r.agent_id AS agent_id, r.session_id AS session_id,
+           r.verdict AS verdict, r.issued_at AS issued_at
     FROM receipts r
     CROSS JOIN params p
     WHERE r.tool_name IS NOT NULL
@@ -55,7 +55,7 @@ names AS (
     HAVING COUNT(DISTINCT tool_fingerprint) > 1
 ),
 pairs AS (
-    SELECT u.day, u.tool_name, u.tool_fingerprint,
+    SELECT u.day AS day, u.tool_name AS tool_name, u.tool_fingerprint AS tool_fingerprint,
            COUNT(*) AS receipts,
            COUNT(DISTINCT u.agent_id) AS agents,
            COUNT(DISTINCT u.session_id) AS sessions,
@@ -77,7 +77,7 @@ schemas_given AS (
 ),
 -- Per (day, name): how many of its fingerprints no expected server has.
 unmatched AS (
-    SELECT pr.day, pr.tool_name,
+    SELECT pr.day AS day, pr.tool_name AS tool_name,
            COUNT(CASE WHEN e.fingerprint IS NULL THEN 1 END) AS fingerprints
     FROM pairs pr
     LEFT JOIN expected_pairs e
@@ -85,10 +85,10 @@ unmatched AS (
     GROUP BY pr.day, pr.tool_name
 ),
 rows_out AS (
-    SELECT pr.day,
-           pr.tool_name,
-           n.fingerprints,
-           pr.tool_fingerprint,
+    SELECT pr.day AS day,
+           pr.tool_name AS tool_name,
+           n.fingerprints AS fingerprints,
+           pr.tool_fingerprint AS tool_fingerprint,
            e.server AS expected_server,
            CASE
                WHEN e.server IS NOT NULL THEN 'match'
@@ -97,12 +97,12 @@ rows_out AS (
                ELSE 'unknown'
            END AS expected,
            um.fingerprints AS unmatched,
-           pr.receipts,
-           pr.agents,
-           pr.sessions,
-           pr.failed,
-           pr.first_seen,
-           pr.last_seen
+           pr.receipts AS receipts,
+           pr.agents AS agents,
+           pr.sessions AS sessions,
+           pr.failed AS failed,
+           pr.first_seen AS first_seen,
+           pr.last_seen AS last_seen
     FROM pairs pr
     JOIN names n ON n.day = pr.day AND n.tool_name = pr.tool_name
     JOIN unmatched um ON um.day = pr.day AND um.tool_name = pr.tool_name
@@ -120,18 +120,18 @@ SELECT 'collisions' AS finding,
        END AS severity,
        'collisions|' || CAST(x.day AS VARCHAR) || '|' || x.tool_name || '|' || x.tool_fingerprint
            || '|' || COALESCE(x.expected_server, '') AS finding_key,
-       x.day,
-       x.tool_name,
-       x.fingerprints,
-       x.tool_fingerprint,
-       x.expected_server,
-       x.expected,
-       x.receipts,
-       x.agents,
-       x.sessions,
-       x.failed,
-       x.first_seen,
-       x.last_seen,
+       x.day AS day,
+       x.tool_name AS tool_name,
+       x.fingerprints AS fingerprints,
+       x.tool_fingerprint AS tool_fingerprint,
+       x.expected_server AS expected_server,
+       x.expected AS expected,
+       x.receipts AS receipts,
+       x.agents AS agents,
+       x.sessions AS sessions,
+       x.failed AS failed,
+       x.first_seen AS first_seen,
+       x.last_seen AS last_seen,
        COALESCE(x.first_seen, CAST(x.day AS TIMESTAMP)) AS event_time
 FROM rows_out x
 ORDER BY x.day, x.tool_name, x.tool_fingerprint, x.expected_server NULLS LAST

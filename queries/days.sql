@@ -7,7 +7,7 @@
 -- them without issued_at, on the day of their load), first and last
 -- issued_at. Order: day.
 WITH params AS (SELECT CAST(? AS DATE) AS day)
-SELECT r.day,
+SELECT r.day AS day,
        COUNT(*) AS receipts,
        COUNT(CASE WHEN r.verdict = 'PASS' THEN 1 END) AS pass,
        COUNT(CASE WHEN r.verdict = 'FAIL' THEN 1 END) AS fail,

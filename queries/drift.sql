@@ -65,7 +65,7 @@ schemas_given AS (
 -- session_change: only sessions with a receipt on the day can change on
 -- it, and only (session, tool) pairs with more than one fingerprint ...
 day_sessions AS (
-    SELECT DISTINCT r.session_id
+    SELECT DISTINCT r.session_id AS session_id
     FROM receipts r
     CROSS JOIN params p
     WHERE r.session_id IS NOT NULL
@@ -74,9 +74,9 @@ day_sessions AS (
       AND (p.day IS NULL OR r.day = p.day)
 ),
 session_receipts AS (
-    SELECT r.day, r.tool_name, r.tool_fingerprint, r.issuer_id, r.agent_id,
-           r.session_id, r.step, r.action_id, r.source, r.file_sha256, r.line,
-           r.issued_at
+    SELECT r.day AS day, r.tool_name AS tool_name, r.tool_fingerprint AS tool_fingerprint, r.issuer_id AS issuer_id, r.agent_id AS agent_id,
+           r.session_id AS session_id, r.step AS step, r.action_id AS action_id, r.source AS source, r.file_sha256 AS file_sha256, r.line AS line,
+           r.issued_at AS issued_at
     FROM day_sessions s
     JOIN receipts r ON r.session_id = s.session_id
     WHERE r.tool_name IS NOT NULL
@@ -91,8 +91,8 @@ session_tools AS (
 ),
 -- ... whose receipts are walked in order of issue.
 in_session AS (
-    SELECT r.day, r.tool_name, r.tool_fingerprint, r.agent_id, r.session_id,
-           r.action_id, r.source, r.file_sha256, r.line, r.issued_at,
+    SELECT r.day AS day, r.tool_name AS tool_name, r.tool_fingerprint AS tool_fingerprint, r.agent_id AS agent_id, r.session_id AS session_id,
+           r.action_id AS action_id, r.source AS source, r.file_sha256 AS file_sha256, r.line AS line, r.issued_at AS issued_at,
            LAG(r.tool_fingerprint) OVER (
                PARTITION BY t.issuer_id, t.agent_id, t.session_id, t.tool_name
                ORDER BY r.issued_at NULLS LAST, r.step NULLS LAST, r.source, r.file_sha256, r.line
@@ -103,10 +103,10 @@ in_session AS (
       AND (r.agent_id = t.agent_id OR (r.agent_id IS NULL AND t.agent_id IS NULL))
 ),
 session_changes AS (
-    SELECT 'session_change' AS kind, i.day, i.tool_name, i.tool_fingerprint,
-           i.previous_fingerprint, 1 AS receipts,
+    SELECT 'session_change' AS kind, i.day AS day, i.tool_name AS tool_name, i.tool_fingerprint AS tool_fingerprint,
+           i.previous_fingerprint AS previous_fingerprint, 1 AS receipts,
            i.issued_at AS first_seen, i.issued_at AS last_seen,
-           i.agent_id, i.session_id, i.action_id, i.source, i.file_sha256, i.line
+           i.agent_id AS agent_id, i.session_id AS session_id, i.action_id AS action_id, i.source AS source, i.file_sha256 AS file_sha256, i.line AS line
     FROM in_session i
     CROSS JOIN params p
     WHERE i.previous_fingerprint IS NOT NULL
@@ -115,7 +115,7 @@ session_changes AS (
 ),
 -- first_seen and unexpected_fingerprint: flagged (day, pair)s ...
 pair_first AS (
-    SELECT r.tool_name, r.tool_fingerprint, MIN(r.day) AS first_day
+    SELECT r.tool_name AS tool_name, r.tool_fingerprint AS tool_fingerprint, MIN(r.day) AS first_day
     FROM receipts r
     WHERE r.tool_name IS NOT NULL
       AND r.tool_fingerprint IS NOT NULL
@@ -123,7 +123,7 @@ pair_first AS (
     GROUP BY r.tool_name, r.tool_fingerprint
 ),
 day_pairs AS (
-    SELECT DISTINCT r.day, r.tool_name, r.tool_fingerprint
+    SELECT DISTINCT r.day AS day, r.tool_name AS tool_name, r.tool_fingerprint AS tool_fingerprint
     FROM receipts r
     CROSS JOIN params p
     WHERE r.tool_name IS NOT NULL
@@ -132,14 +132,14 @@ day_pairs AS (
       AND (p.day IS NULL OR r.day = p.day)
 ),
 flagged_pairs AS (
-    SELECT 'first_seen' AS kind, f.first_day AS day, f.tool_name, f.tool_fingerprint
+    SELECT 'first_seen' AS kind, f.first_day AS day, f.tool_name AS tool_name, f.tool_fingerprint AS tool_fingerprint
     FROM pair_first f
     CROSS JOIN params p
     CROSS JOIN history h
     WHERE f.first_day > h.first_day
       AND (p.day IS NULL OR f.first_day = p.day)
     UNION ALL
-    SELECT 'unexpected_fingerprint' AS kind, d.day, d.tool_name, d.tool_fingerprint
+    SELECT 'unexpected_fingerprint' AS kind, d.day AS day, d.tool_name AS tool_name, d.tool_fingerprint AS tool_fingerprint
     FROM day_pairs d
     CROSS JOIN schemas_given s
     LEFT JOIN expected_pairs e
@@ -149,8 +149,8 @@ flagged_pairs AS (
 ),
 -- ... with the receipts that show them, the first one kept.
 pair_receipts AS (
-    SELECT f.kind, r.day, r.tool_name, r.tool_fingerprint, r.agent_id,
-           r.session_id, r.action_id, r.source, r.file_sha256, r.line,
+    SELECT f.kind AS kind, r.day AS day, r.tool_name AS tool_name, r.tool_fingerprint AS tool_fingerprint, r.agent_id AS agent_id,
+           r.session_id AS session_id, r.action_id AS action_id, r.source AS source, r.file_sha256 AS file_sha256, r.line AS line,
            ROW_NUMBER() OVER (
                PARTITION BY f.kind, r.day, r.tool_name, r.tool_fingerprint
                ORDER BY r.issued_at NULLS LAST, r.source, r.file_sha256, r.line
@@ -177,7 +177,7 @@ findings AS (
     FROM session_changes
 ),
 judged AS (
-    SELECT x.day, x.kind, x.tool_name, x.tool_fingerprint, x.previous_fingerprint,
+    SELECT x.day AS day, x.kind AS kind, x.tool_name AS tool_name, x.tool_fingerprint AS tool_fingerprint, x.previous_fingerprint AS previous_fingerprint,
            CASE
                WHEN e.fingerprint IS NOT NULL THEN 'match'
                WHEN s.n = 0 THEN 'not_run'
@@ -192,8 +192,8 @@ judged AS (
                WHEN k.tool_name IS NOT NULL THEN 'drift'
                ELSE 'unknown'
            END AS previous_expected,
-           x.receipts, x.first_seen, x.last_seen, x.agent_id, x.session_id,
-           x.action_id, x.source, x.file_sha256, x.line
+           x.receipts AS receipts, x.first_seen AS first_seen, x.last_seen AS last_seen, x.agent_id AS agent_id, x.session_id AS session_id,
+           x.action_id AS action_id, x.source AS source, x.file_sha256 AS file_sha256, x.line AS line
     FROM findings x
     CROSS JOIN schemas_given s
     LEFT JOIN expected_pairs e
@@ -218,22 +218,22 @@ SELECT 'drift' AS finding,
            ELSE 'drift|' || j.kind || '|' || CAST(j.day AS VARCHAR) || '|' || j.tool_name || '|'
                || j.tool_fingerprint
        END AS finding_key,
-       j.day,
-       j.kind,
-       j.tool_name,
-       j.tool_fingerprint,
-       j.previous_fingerprint,
-       j.expected,
-       j.expected_server,
-       j.previous_expected,
-       j.receipts,
-       j.first_seen,
-       j.last_seen,
-       j.agent_id,
-       j.session_id,
-       j.action_id,
-       j.source,
-       j.line,
+       j.day AS day,
+       j.kind AS kind,
+       j.tool_name AS tool_name,
+       j.tool_fingerprint AS tool_fingerprint,
+       j.previous_fingerprint AS previous_fingerprint,
+       j.expected AS expected,
+       j.expected_server AS expected_server,
+       j.previous_expected AS previous_expected,
+       j.receipts AS receipts,
+       j.first_seen AS first_seen,
+       j.last_seen AS last_seen,
+       j.agent_id AS agent_id,
+       j.session_id AS session_id,
+       j.action_id AS action_id,
+       j.source AS source,
+       j.line AS line,
        COALESCE(j.first_seen, CAST(j.day AS TIMESTAMP)) AS event_time
 FROM judged j
 ORDER BY j.day, j.kind, j.tool_name, j.tool_fingerprint,

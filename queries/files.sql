@@ -9,19 +9,19 @@
 -- rejected, loaded_at, receipts_on_day. Order: path, file_sha256.
 WITH params AS (SELECT CAST(? AS DATE) AS day),
 on_day AS (
-    SELECT r.file_sha256, COUNT(*) AS receipts
+    SELECT r.file_sha256 AS file_sha256, COUNT(*) AS receipts
     FROM receipts r
     CROSS JOIN params p
     WHERE p.day IS NULL OR r.day = p.day
     GROUP BY r.file_sha256
 )
-SELECT f.path,
-       f.file_sha256,
-       f.size_bytes,
-       f.lines,
-       f.accepted,
-       f.rejected,
-       f.loaded_at,
+SELECT f.path AS path,
+       f.file_sha256 AS file_sha256,
+       f.size_bytes AS size_bytes,
+       f.lines AS lines,
+       f.accepted AS accepted,
+       f.rejected AS rejected,
+       f.loaded_at AS loaded_at,
        COALESCE(d.receipts, 0) AS receipts_on_day
 FROM files f
 CROSS JOIN params p

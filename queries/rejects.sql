@@ -17,12 +17,12 @@
 -- carries no time of its own). Order: source, file_sha256, line.
 WITH params AS (SELECT CAST(? AS DATE) AS day),
 day_files AS (
-    SELECT r.file_sha256
+    SELECT r.file_sha256 AS file_sha256
     FROM receipts r
     CROSS JOIN params p
     WHERE r.day = p.day
-    UNION
-    SELECT f.file_sha256
+    UNION DISTINCT
+    SELECT f.file_sha256 AS file_sha256
     FROM files f
     CROSS JOIN params p
     WHERE f.accepted = 0 AND CAST(f.loaded_at AS DATE) = p.day
@@ -30,10 +30,10 @@ day_files AS (
 SELECT 'rejects' AS finding,
        'high' AS severity,
        'rejects|' || j.file_sha256 || ':' || CAST(j.line AS VARCHAR) AS finding_key,
-       j.source,
-       j.file_sha256,
-       j.line,
-       j.error,
+       j.source AS source,
+       j.file_sha256 AS file_sha256,
+       j.line AS line,
+       j.error AS error,
        f.loaded_at AS event_time
 FROM rejects j
 LEFT JOIN files f ON f.file_sha256 = j.file_sha256

@@ -66,26 +66,26 @@ repeated AS (
 ),
 -- ... with every receipt that carries them ...
 occurrences AS (
-    SELECT x.kind, '' AS scope, x.value, r.day, r.file_sha256, r.source, r.line,
-           r.action_id, r.agent_id, r.issuer_id, r.issued_at, r.verdict
+    SELECT x.kind AS kind, '' AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
+           r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict
     FROM repeated x
     JOIN receipts r ON r.action_id = x.value
     WHERE x.kind = 'action_id'
     UNION ALL
-    SELECT x.kind, COALESCE(r.issuer_id, '') AS scope, x.value, r.day, r.file_sha256, r.source, r.line,
-           r.action_id, r.agent_id, r.issuer_id, r.issued_at, r.verdict
+    SELECT x.kind AS kind, COALESCE(r.issuer_id, '') AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
+           r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict
     FROM repeated x
     JOIN receipts r ON r.nonce = x.value
     WHERE x.kind = 'nonce'
     UNION ALL
-    SELECT x.kind, '' AS scope, x.value, r.day, r.file_sha256, r.source, r.line,
-           r.action_id, r.agent_id, r.issuer_id, r.issued_at, r.verdict
+    SELECT x.kind AS kind, '' AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
+           r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict
     FROM repeated x
     JOIN receipts r ON r.signature = x.value
     WHERE x.kind = 'signature'
     UNION ALL
-    SELECT x.kind, '' AS scope, x.value, r.day, r.file_sha256, r.source, r.line,
-           r.action_id, r.agent_id, r.issuer_id, r.issued_at, r.verdict
+    SELECT x.kind AS kind, '' AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
+           r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict
     FROM repeated x
     JOIN receipts r ON r.call_signature = x.value
     WHERE x.kind = 'call_signature'
@@ -94,8 +94,8 @@ occurrences AS (
 -- nonces) and value; a value with one receipt in its scope has no
 -- occurrence 2.
 ranked AS (
-    SELECT o.kind, o.scope, o.value, o.day, o.source, o.file_sha256, o.line, o.action_id,
-           o.agent_id, o.issuer_id, o.issued_at, o.verdict,
+    SELECT o.kind AS kind, o.scope AS scope, o.value AS value, o.day AS day, o.source AS source, o.file_sha256 AS file_sha256, o.line AS line, o.action_id AS action_id,
+           o.agent_id AS agent_id, o.issuer_id AS issuer_id, o.issued_at AS issued_at, o.verdict AS verdict,
            ROW_NUMBER() OVER (
                PARTITION BY o.kind, o.scope, o.value
                ORDER BY o.issued_at NULLS LAST, o.source, o.file_sha256, o.line
@@ -107,18 +107,18 @@ SELECT 'replays' AS finding,
        'high' AS severity,
        'replays|' || later.kind || '|' || later.scope || '|' || later.value || '|'
            || later.file_sha256 || ':' || CAST(later.line AS VARCHAR) AS finding_key,
-       later.day,
-       later.kind,
+       later.day AS day,
+       later.kind AS kind,
        SUBSTR(later.value, 1, 64) AS value,
-       later.occurrence,
-       later.occurrences,
-       later.verdict,
-       later.action_id,
-       later.agent_id,
-       later.issuer_id,
-       later.issued_at,
-       later.source,
-       later.line,
+       later.occurrence AS occurrence,
+       later.occurrences AS occurrences,
+       later.verdict AS verdict,
+       later.action_id AS action_id,
+       later.agent_id AS agent_id,
+       later.issuer_id AS issuer_id,
+       later.issued_at AS issued_at,
+       later.source AS source,
+       later.line AS line,
        orig.action_id AS first_action_id,
        orig.issued_at AS first_issued_at,
        orig.source AS first_source,

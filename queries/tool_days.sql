@@ -17,7 +17,7 @@ schemas_given AS (
     SELECT COUNT(*) AS n FROM expected_tools
 ),
 used AS (
-    SELECT r.tool_name, r.day, r.tool_fingerprint,
+    SELECT r.tool_name AS tool_name, r.day AS day, r.tool_fingerprint AS tool_fingerprint,
            CASE WHEN e.fingerprint IS NULL THEN r.tool_fingerprint END AS unexpected_fingerprint
     FROM receipts r
     CROSS JOIN params p
@@ -28,8 +28,8 @@ used AS (
       AND r.day IS NOT NULL
       AND (p.day IS NULL OR (r.day > p.day - INTERVAL '28' DAY AND r.day <= p.day))
 )
-SELECT u.tool_name,
-       u.day,
+SELECT u.tool_name AS tool_name,
+       u.day AS day,
        COUNT(DISTINCT u.tool_fingerprint) AS fingerprints,
        COUNT(*) AS receipts,
        CASE WHEN MAX(s.n) > 0 THEN COUNT(DISTINCT u.unexpected_fingerprint) END AS unexpected

@@ -11,19 +11,19 @@
 -- Order: trust_sha256.
 WITH params AS (SELECT CAST(? AS DATE) AS day),
 used AS (
-    SELECT r.trust_sha256, COUNT(*) AS receipts
+    SELECT r.trust_sha256 AS trust_sha256, COUNT(*) AS receipts
     FROM receipts r
     CROSS JOIN params p
     WHERE p.day IS NULL OR r.day = p.day
     GROUP BY r.trust_sha256
 )
-SELECT u.trust_sha256,
-       t.key_files,
-       t.schema_files,
-       t.judged_at,
-       t.strict_schemas,
-       t.tool_version,
-       u.receipts
+SELECT u.trust_sha256 AS trust_sha256,
+       t.key_files AS key_files,
+       t.schema_files AS schema_files,
+       t.judged_at AS judged_at,
+       t.strict_schemas AS strict_schemas,
+       t.tool_version AS tool_version,
+       u.receipts AS receipts
 FROM used u
 LEFT JOIN trust t ON t.trust_sha256 = u.trust_sha256
 ORDER BY u.trust_sha256 NULLS LAST
