@@ -165,11 +165,7 @@ func splitPathLine(s string) (string, int, error) {
 // explainLine verifies the whole of path as verify receipts does and
 // explains the record on line.
 func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) {
-	v, _, err := verifierFromFlags(ctx)
-	if err != nil {
-		return nil, err
-	}
-	dir, _, err := loadKeys(ctx.StringSlice("keys"))
+	v, m, err := verifierFromFlags(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +228,7 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 	if ex == nil {
 		return nil, usagef(ctx, "%s has no receipt on line %d (%d lines read, %d blank)", path, line, sum.Lines, sum.Blank)
 	}
-	ex.fill(v, dir, ex.raw)
+	ex.fill(v, m.keys, ex.raw)
 	ex.Chain = chainOf(ex.res, entries)
 	return ex, nil
 }
@@ -503,11 +499,7 @@ func explainFromDB(ctx *cli.Context, dbPath, actionID string) (*explanation, err
 // explainRaw judges a stored line alone: what needs the rest of the
 // archive (chain, nonce) is as the load judged it.
 func explainRaw(ctx *cli.Context, row analytics.LoadedReceipt) (*explanation, error) {
-	v, _, err := verifierFromFlags(ctx)
-	if err != nil {
-		return nil, err
-	}
-	dir, _, err := loadKeys(ctx.StringSlice("keys"))
+	v, m, err := verifierFromFlags(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -515,7 +507,7 @@ func explainRaw(ctx *cli.Context, row analytics.LoadedReceipt) (*explanation, er
 	res.Source, res.Line = row.Source, int(row.Line)
 	ex := &explanation{res: res, Result: res.AppendJSON(nil), raw: row.Raw,
 		Context: "the stored line alone: its file is no longer as loaded, so chain and nonce are judged as in the verdict as loaded"}
-	ex.fill(v, dir, row.Raw)
+	ex.fill(v, m.keys, row.Raw)
 	ex.Chain = chainOf(res, nil)
 	return ex, nil
 }

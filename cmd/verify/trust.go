@@ -118,11 +118,13 @@ func workersFlag(ctx *cli.Context) (int, error) {
 	return n, nil
 }
 
-// material is what verifierFromFlags built the verifier from: the schema
-// set (nil without --schemas) for expected_tools, the judging instant
+// material is what verifierFromFlags built the verifier from: the key
+// directory, the schema set (nil without --schemas) for expected_tools,
+// the judging instant
 // (--at, or the time the command started), which a load also takes as its
 // clock, and the trust material a load records.
 type material struct {
+	keys    *keys.Directory
 	schemas *toolschema.Set
 	at      time.Time
 	trust   analytics.Trust
@@ -174,6 +176,6 @@ func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *material, error) {
 	if err != nil {
 		return nil, nil, usagef(ctx, "%v", err)
 	}
-	m.schemas = set
+	m.keys, m.schemas = dir, set
 	return v, m, nil
 }
