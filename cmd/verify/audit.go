@@ -31,17 +31,13 @@ func newAuditCommand() *cli.Command {
 			"rest is loaded and reported),\n" +
 			"74 the database could not be written or a report could not be written, 130 interrupted\n" +
 			"(SIGINT or SIGTERM).",
-		Flags: append([]cli.Flag{
-			&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"},
-			&cli.StringSliceFlag{Name: "schemas", Usage: "expected tool schemas: MCP tools/list `FILE` or directory (repeatable); also loaded into expected_tools"},
-			&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
-			&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
+		Flags: slices.Concat(trustFlags(noPredecessor, schemasLoadUsage), []cli.Flag{
 			&cli.StringFlag{Name: "db", Value: "verify-audit.duckdb", Usage: "audit database `FILE` (created if missing)"},
 			&cli.StringFlag{Name: "day", Usage: "report only this UTC `DAY` (YYYY-MM-DD)", DefaultText: "every day in the input"},
 			&cli.StringFlag{Name: "out", Value: "report", Usage: "reports go to `DIR`/YYYY-MM-DD/"},
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			reverifyFlag,
-		}, findingFlags()...),
+		}, findingFlags()),
 		Action: auditAction,
 	}
 }

@@ -38,15 +38,10 @@ func newExplainCommand() *cli.Command {
 			"Exit codes: 0 the receipt is PASS, 1 FAIL or unreadable, 2 INCOMPLETE, 64 usage or\n" +
 			"no such line or action_id, 66 the file, a key or schema file or the database could\n" +
 			"not be read, 74 the temporary spool or stdout failed.",
-		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"},
-			&cli.StringFlag{Name: "predecessor", Usage: "receipt `FILE` that links may name although it is not in the input"},
-			&cli.StringSliceFlag{Name: "schemas", Usage: "expected tool schemas: MCP tools/list `FILE` or directory (repeatable)"},
-			&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
-			&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
+		Flags: append(trustFlags(withPredecessor, schemasUsage),
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE`: explain the receipt with this ACTION_ID"},
 			formatFlag("text", "json"),
-		},
+		),
 		Action: explainAction,
 	}
 }

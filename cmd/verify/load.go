@@ -39,15 +39,11 @@ func newLoadCommand() *cli.Command {
 			"it starts; a file that fails while read or was changed is not recorded and the others are\n" +
 			"loaded), 74 the database could not be opened or written,\n" +
 			"130 interrupted (SIGINT or SIGTERM; the file being loaded is rolled back).",
-		Flags: []cli.Flag{
+		Flags: append(trustFlags(noPredecessor, schemasLoadUsage),
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (created if missing)"},
-			&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"},
-			&cli.StringSliceFlag{Name: "schemas", Usage: "expected tool schemas: MCP tools/list `FILE` or directory (repeatable); also loaded into expected_tools"},
-			&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
-			&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			reverifyFlag,
-		},
+		),
 		Action: loadAction,
 	}
 }

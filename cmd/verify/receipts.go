@@ -26,15 +26,10 @@ func newReceiptsCommand() *cli.Command {
 			"Exit codes: 0 all PASS, 1 any FAIL or unreadable line, 2 any INCOMPLETE and no FAIL,\n" +
 			"64 usage, 66 an input, key or schema file could not be read, 74 the temporary spool\n" +
 			"could not be written or stdout failed, 130 interrupted (SIGINT or SIGTERM).",
-		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"},
-			&cli.StringFlag{Name: "predecessor", Usage: "receipt `FILE` that links may name although it is not in the input"},
-			&cli.StringSliceFlag{Name: "schemas", Usage: "expected tool schemas: MCP tools/list `FILE` or directory (repeatable)"},
-			&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
-			&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
+		Flags: append(trustFlags(withPredecessor, schemasUsage),
 			formatFlag("text", "jsonl"),
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
-		},
+		),
 		Action: receiptsAction,
 	}
 }

@@ -107,6 +107,29 @@ func loadSchemas(paths []string) (*toolschema.Set, []analytics.TrustFile, error)
 	return set, read, nil
 }
 
+// How trustFlags words --schemas, and whether it offers --predecessor.
+const (
+	schemasUsage     = "expected tool schemas: MCP tools/list `FILE` or directory (repeatable)"
+	schemasLoadUsage = schemasUsage + "; also loaded into expected_tools"
+	withPredecessor  = true
+	noPredecessor    = false
+)
+
+// trustFlags are the flags verifierFromFlags reads, worded alike in every
+// command that verifies. Only the commands that judge a single input take
+// --predecessor: a load finds a link's predecessor in earlier loads.
+func trustFlags(predecessor bool, schemas string) []cli.Flag {
+	fs := []cli.Flag{&cli.StringSliceFlag{Name: "keys", Usage: "key directory snapshot `FILE` (repeatable; Asqav JWKS, JWK set, hex map, did map or did:key)"}}
+	if predecessor {
+		fs = append(fs, &cli.StringFlag{Name: "predecessor", Usage: "receipt `FILE` that links may name although it is not in the input"})
+	}
+	return append(fs,
+		&cli.StringSliceFlag{Name: "schemas", Usage: schemas},
+		&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
+		&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
+	)
+}
+
 // workersFlag reads --workers: 0 (one per core) up to four per core.
 // Verifying is CPU-bound, so more goroutines than that only add work in
 // flight, and the pipeline holds a few batches per worker.
