@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -134,7 +133,7 @@ func WriteOCSF(w io.Writer, t *Table, toolVersion string, failOn Severity) error
 				Types:         slices.DeleteFunc([]string{name, Text(g("kind"))}, func(s string) bool { return s == "" }),
 				Analytic:      ocsfAnalytic{Name: "queries/" + name + ".sql", TypeID: 1, Type: "Rule"},
 				FirstSeenTime: millis(g("first_seen")), LastSeenTime: millis(g("last_seen"))},
-			Unmapped: rowJSON(t, r),
+			Unmapped: t.appendRowJSON(nil, r),
 		}
 		if isSuppressed(t, r) {
 			e.StatusID, e.Status, e.StatusDetail = 3, "Suppressed", "baseline: "+Text(g("suppressed_by"))
@@ -157,20 +156,4 @@ func millis(v any) int64 {
 		return t.UnixMilli()
 	}
 	return 0
-}
-
-// rowJSON is one row as a JSON object, as WriteJSONL writes it.
-func rowJSON(t *Table, r []any) json.RawMessage {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, v := range r {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(jsonString(t.Columns[i]))
-		b.WriteByte(':')
-		b.Write(jsonValue(v))
-	}
-	b.WriteByte('}')
-	return json.RawMessage(b.String())
 }

@@ -301,19 +301,26 @@ func (t *Table) WriteCSV(w io.Writer) error {
 // NULL as null, numbers as numbers, timestamps as RFC 3339 UTC strings.
 func (t *Table) WriteJSONL(w io.Writer) error {
 	bw := bufio.NewWriter(w)
+	var line []byte
 	for _, row := range t.Rows {
-		bw.WriteByte('{')
-		for i, v := range row {
-			if i > 0 {
-				bw.WriteByte(',')
-			}
-			bw.Write(jsonString(t.Columns[i]))
-			bw.WriteByte(':')
-			bw.Write(jsonValue(v))
-		}
-		bw.WriteString("}\n")
+		line = append(t.appendRowJSON(line[:0], row), '\n')
+		bw.Write(line)
 	}
 	return bw.Flush()
+}
+
+// appendRowJSON appends row as one JSON object, members in column order.
+func (t *Table) appendRowJSON(b []byte, row []any) []byte {
+	b = append(b, '{')
+	for i, v := range row {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, jsonString(t.Columns[i])...)
+		b = append(b, ':')
+		b = append(b, jsonValue(v)...)
+	}
+	return append(b, '}')
 }
 
 func jsonValue(v any) []byte {
