@@ -95,13 +95,7 @@ func vectorVerifier(t testing.TB, c vectors.Case) *Verifier {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := time.Now().UTC()
-	if c.At != "" {
-		if at, err = time.Parse(time.RFC3339, c.At); err != nil {
-			t.Fatal(err)
-		}
-	}
-	opts := []Option{WithTime(at)}
+	opts := []Option{WithTime(c.Instant(t))}
 	if c.Predecessor != "" {
 		opts = append(opts, WithPredecessor(readFile(t, filepath.Join(c.Dir, c.Predecessor))))
 	}

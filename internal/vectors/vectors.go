@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A Case is one vector directory, walked the same way by the library's,
@@ -345,4 +346,17 @@ func (w Want) Check(format, verdict string, reasons []string) string {
 		diffs = append(diffs, fmt.Sprintf("reasons %q, want %q", reasons, w.Reasons))
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// Instant is the case's judging instant: its At, or the time of the run.
+func (c Case) Instant(tb testing.TB) time.Time {
+	tb.Helper()
+	if c.At == "" {
+		return time.Now().UTC()
+	}
+	at, err := time.Parse(time.RFC3339, c.At)
+	if err != nil {
+		tb.Fatalf("%s: at: %v", c.Name, err)
+	}
+	return at
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/receiptverify/verify/internal/vectors"
 	"github.com/receiptverify/verify/verify"
@@ -76,13 +75,7 @@ func vectorVerifier(t *testing.T, c vectors.Case) *verify.Verifier {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := time.Now().UTC()
-	if c.At != "" {
-		if at, err = time.Parse(time.RFC3339, c.At); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err := verify.New(dir, verify.WithTime(at))
+	v, err := verify.New(dir, verify.WithTime(c.Instant(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
