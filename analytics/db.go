@@ -91,6 +91,10 @@ func Open(path string) (*DB, error) {
 		db.Close()
 		return nil, &IOError{Op: "create schema", Path: path, Err: err}
 	}
+	if err := migrateEvidence(db.sql); err != nil {
+		db.Close()
+		return nil, &IOError{Op: "migrate schema", Path: path, Err: err}
+	}
 	if _, err := db.sql.Exec(undatedDaySQL); err != nil {
 		db.Close()
 		return nil, &IOError{Op: "date undated receipts", Path: path, Err: err}

@@ -250,7 +250,7 @@ func writeSpool(b *testing.B, results []*verify.Result) string {
 		b.Fatal(err)
 	}
 	for _, r := range results {
-		if err := sp.add(func(buf []byte) []byte { return appendReceiptRow(buf, r) }); err != nil {
+		if err := sp.add(func(buf []byte) []byte { return appendReceiptRow(buf, r, true) }); err != nil {
 			b.Fatal(err)
 		}
 	}

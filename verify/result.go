@@ -267,6 +267,11 @@ type Result struct {
 	// Raw is the receipt exactly as read, kept only when a caller asks
 	// (stream.Options.KeepRaw) so analytics can store it; never output.
 	Raw []byte `json:"-"`
+	// Offset is where the receipt's line starts in its source, in bytes
+	// from the start of the stream read (a gzip file's decompressed
+	// bytes), set with Raw; Raw is that many bytes on from it, without
+	// the line end. An archive records it to find the receipt again.
+	Offset int64 `json:"-"`
 	// Rendered is the result as the caller's stream.Options.Render encoded
 	// it, on the verifying goroutine, valid until the stream's emit
 	// returns; never output itself.

@@ -100,6 +100,12 @@ func FuzzStream(f *testing.F) {
 			if r.Line != next+1 || r.Source != "fuzz.jsonl" {
 				t.Fatalf("result for %s:%d, want fuzz.jsonl:%d", r.Source, r.Line, next+1)
 			}
+			if opts.KeepRaw && r.Raw != nil {
+				// Raw is the input's bytes at Offset, exactly.
+				if end := r.Offset + int64(len(r.Raw)); r.Offset < 0 || end > int64(len(data)) || !bytes.Equal(data[r.Offset:end], r.Raw) {
+					t.Fatalf("line %d: Raw is not the input's bytes at offset %d", r.Line, r.Offset)
+				}
+			}
 			if r.Verdict != verify.Unreadable {
 				alone, _ := v.Verify(want[next].text)
 				sameApartFromStream(t, r, alone)

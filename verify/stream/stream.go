@@ -58,7 +58,8 @@ type Options struct {
 	// the one that calls emit. Rendered is valid until emit returns; its
 	// memory is then reused for a later result.
 	Render func(dst []byte, r *verify.Result) []byte
-	// KeepRaw keeps each record's bytes in Result.Raw and the signature
+	// KeepRaw keeps each record's bytes in Result.Raw, and where they are
+	// in the source in Result.Offset, and the signature
 	// text in Fields.Signature (for loading into analytics): the second
 	// pass then reads the input again, and fails with ErrInputChanged if
 	// it is not what was verified. Off by default, when results carry only
@@ -106,11 +107,22 @@ func NonceDigest(nonceKey string) string {
 	return hex.EncodeToString(k[:])
 }
 
+// ScopeDigest is how an archive keeps a receipt's chain scope
+// (verify.Result.ScopeKey) for PriorLink, without the receipt: the first 32
+// hex characters (128 bits) of its SHA-256, as the stream compares scopes.
+func ScopeDigest(scope string) string {
+	k := hashKey(scope)
+	return hex.EncodeToString(k[:])
+}
+
 // PriorLink is what an earlier archive knows of one chain hash.
 type PriorLink struct {
 	Found bool   // a receipt with this chain hash is archived
 	Scope string // its chain scope (verify.ChainScope), when Found
-	Named bool   // an archived receipt already names it as predecessor
+	// ScopeDigest is the scope's ScopeDigest, which an archive may keep
+	// instead of the receipt; when set, Scope is not read.
+	ScopeDigest string
+	Named       bool // an archived receipt already names it as predecessor
 }
 
 // Progress is how far a run has come.
@@ -245,7 +257,7 @@ func (rn *runner) writePass(ctx context.Context, emit func(*verify.Result) error
 				r.err = fmt.Errorf("%s line %d: %w", r.source, r.line, err)
 				return
 			}
-			res.Raw = r.raw
+			res.Raw, res.Offset = r.raw, r.offset
 			if res.Verdict != verify.Unreadable {
 				judge(res, r.judgments)
 			}
@@ -305,7 +317,7 @@ func (sum *Summary) add(r *record, opts Options, emit func(*verify.Result) error
 		sum.Unreadable++
 		res = unreadable(r, r.err)
 		if opts.KeepRaw {
-			res.Raw = r.raw
+			res.Raw, res.Offset = r.raw, r.offset
 		}
 	default:
 		if r.err != nil {
@@ -364,6 +376,7 @@ type record struct {
 	seq    uint64 // ordinal over the whole run, the same in both passes
 	source string
 	line   int
+	offset int64 // of the line in its source, in bytes (Result.Offset)
 	raw    []byte
 	err    error
 	entry  verify.IndexEntry
