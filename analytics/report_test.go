@@ -647,8 +647,8 @@ func TestOpenDatesUndated(t *testing.T) {
 	for _, q := range []string{
 		`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) VALUES ('h1', 'f1.jsonl', 10, 2, 2, 0, TIMESTAMP '2026-11-05 23:59:59')`,
 		`INSERT INTO receipts (file_sha256, source, line, format, verdict, reasons, issued_at, day, raw) VALUES
-			('h1', 'f1.jsonl', 1, 'undolog', 'PASS', '', NULL, NULL, '{}'),
-			('h1', 'f1.jsonl', 2, 'asqav-native', 'PASS', '', TIMESTAMP '2026-11-01 10:00:00', DATE '2026-11-01', '{}')`,
+			('h1', 'f1.jsonl', 1, 'undolog', 'PASS', [], NULL, NULL, '{}'),
+			('h1', 'f1.jsonl', 2, 'asqav-native', 'PASS', [], TIMESTAMP '2026-11-01 10:00:00', DATE '2026-11-01', '{}')`,
 	} {
 		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatal(err)
