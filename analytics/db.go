@@ -130,7 +130,7 @@ func OpenReadOnly(path string) (*DB, error) {
 
 // listColumns are the receipts columns that are lists (VARCHAR[]), with
 // the conversion of the comma-joined text that databases written before
-// held: '' was no reasons, and tool_servers was NULL for none.
+// held: empty text was no reasons, and tool_servers was NULL for none.
 var listColumns = []struct{ name, from string }{
 	{"reasons", "CASE WHEN reasons = '' THEN CAST([] AS VARCHAR[]) ELSE string_split(reasons, ',') END"},
 	{"tool_servers", "CASE WHEN tool_servers = '' THEN NULL ELSE string_split(tool_servers, ',') END"},
