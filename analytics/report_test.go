@@ -404,7 +404,7 @@ func TestParquetSameRows(t *testing.T) {
 	_, db, days := reportCorpus(t)
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "parquet")
-	sum, err := ExportParquet(ctx, db, dir)
+	sum, err := ExportParquet(ctx, db, dir, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,10 +412,12 @@ func TestParquetSameRows(t *testing.T) {
 		t.Fatalf("exported %d days, %d rows", len(sum.Days), sum.Rows())
 	}
 	// Re-runnable: a second export replaces the files in place.
-	if _, err := ExportParquet(ctx, db, dir); err != nil {
+	if _, err := ExportParquet(ctx, db, dir, ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(dir, "day=*", ".*"))
+	leftovers, _ := filepath.Glob(filepath.Join(dir, "*", ".*"))
+	top, _ := filepath.Glob(filepath.Join(dir, ".*"))
+	leftovers = append(leftovers, top...)
 	if len(leftovers) > 0 {
 		t.Errorf("temporary files left: %v", leftovers)
 	}

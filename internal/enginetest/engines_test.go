@@ -75,7 +75,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatalf("load: %v", err)
 	}
 	f := &fixture{db: db, parquet: filepath.Join(dir, "parquet")}
-	if _, err := analytics.ExportParquet(ctx, db, f.parquet); err != nil {
+	if _, err := analytics.ExportParquet(ctx, db, f.parquet, analytics.ExportOptions{}); err != nil {
 		t.Fatalf("export: %v", err)
 	}
 	// The receipts' days, the day the files were loaded on (the rejects
