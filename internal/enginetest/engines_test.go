@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/receiptgen"
 	"github.com/receiptverify/verify/verify/stream"
@@ -203,8 +205,15 @@ func canonGo(v any, dbType string) string {
 		}
 		return canonTime(x)
 	case []byte:
-		return string(x)
+		return canonGo(string(x), dbType)
 	case string:
+		if dbType == "_TEXT" { // a PostgreSQL text[], as its text form
+			var list []string
+			if err := pgtype.NewMap().SQLScanner(&list).Scan(x); err != nil {
+				return "text[] " + x + ": " + err.Error()
+			}
+			return canonList(list)
+		}
 		return x
 	case int64:
 		return strconv.FormatInt(x, 10)
