@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -295,7 +296,8 @@ func absent(t *testing.T, format string, args ...any) {
 
 // TestEngines: every query gives DuckDB's rows on ClickHouse and on
 // PostgreSQL, for every day and for all days, with the day bound as a
-// parameter and as a literal.
+// parameter and as a literal; and hyparquet reads the export as DuckDB
+// does.
 func TestEngines(t *testing.T) {
 	if os.Getenv("VERIFY_ENGINES") == "off" {
 		t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
@@ -334,6 +336,14 @@ func TestEngines(t *testing.T) {
 		got, errs := runClickHouse(t, f.parquet, runs)
 		t.Logf("chDB: %d runs in %v", len(runs), time.Since(start).Round(time.Millisecond))
 		check(t, got, errs)
+	})
+	// The export itself, read by a reader that is not DuckDB.
+	t.Run("hyparquet", func(t *testing.T) {
+		t.Parallel()
+		got := checkReadBack(t, f.parquet)
+		if want := tableCounts(t, f.db); !maps.Equal(got, want) {
+			t.Errorf("hyparquet read %v rows, the database has %v", got, want)
+		}
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
