@@ -289,10 +289,11 @@ func (r *Result) set(name AxisName, st Status, reason Reason, note string) {
 	r.Axes.Set(name, Axis{Status: st, Reason: reason, Note: note})
 }
 
-// SetAxis records an axis outcome from outside the package (the stream
-// checks for chains and nonces) and folds the verdict again.
-func (r *Result) SetAxis(name AxisName, st Status, reason Reason, note string) {
-	r.set(name, st, reason, note)
+// setAxis records an axis outcome from outside the package (the stream
+// checks for chains and nonces, hook.Stream.SetAxis) and folds the verdict
+// again.
+func (r *Result) setAxis(name AxisName, ax Axis) {
+	r.set(name, ax.Status, ax.Reason, ax.Note)
 	r.fold()
 }
 

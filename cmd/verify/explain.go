@@ -197,16 +197,9 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 		if r.Line != line {
 			return nil
 		}
-		// The result is the stream's until emit returns: keep a copy.
-		bin, err := r.AppendBinary(nil)
-		if err != nil {
-			return err
-		}
-		res := new(verify.Result)
-		if err := res.UnmarshalBinary(bin); err != nil {
-			return err
-		}
-		ex = &explanation{res: res, Result: bytes.TrimSuffix(bytes.Clone(r.Rendered), []byte("\n")), raw: bytes.Clone(r.Raw),
+		// The result is emit's to keep; its bytes are the stream's until
+		// emit returns: keep a copy.
+		ex = &explanation{res: r, Result: bytes.TrimSuffix(bytes.Clone(r.Rendered), []byte("\n")), raw: bytes.Clone(r.Raw),
 			Context: "the whole file " + path}
 		return nil
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/internal/hook"
 )
 
 // Source is one input: a name for messages and a way to open it. A source
@@ -136,7 +137,9 @@ type Summary struct {
 }
 
 // Run verifies every source and calls emit once per record that is not a
-// blank line, in input order, from a single goroutine. A source that cannot
+// blank line, in input order, from a single goroutine. emit may keep the
+// Result it is given; the bytes in Result.Raw and Result.Rendered are the
+// stream's, valid only until emit returns. A source that cannot
 // be opened or read is reported through emit as an UNREADABLE result with
 // line 0 and counted in FilesFailed; the run goes on.
 func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, emit func(*verify.Result) error) (Summary, error) {
@@ -147,7 +150,7 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 	defer idx.close()
 	for i, raw := range opts.Predecessors {
 		res, _ := v.Verify(raw)
-		if err := idx.add(predecessorSeq+uint64(i), res.IndexEntry()); err != nil {
+		if err := idx.add(predecessorSeq+uint64(i), hooks.IndexEntry(res)); err != nil {
 			return Summary{}, err
 		}
 	}
@@ -190,9 +193,9 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			// Without KeepRaw the signature text is kilobytes the spool
 			// need not carry. The result is encoded into its frame before
 			// the line is released, so it may borrow the line's bytes.
-			res, _ := rn.v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: !rn.opts.KeepRaw, OmitSignatureHash: rn.opts.OmitSignatureHash, Borrow: true})
+			res := hooks.VerifyBorrowed(rn.v, r.raw, !rn.opts.KeepRaw, rn.opts.OmitSignatureHash)
 			res.Source, res.Line = r.source, r.line
-			r.entry = res.IndexEntry()
+			r.entry = hooks.IndexEntry(res)
 			r.spooled = rn.sp.encode(r, res)
 		},
 		func(r *record) error {
@@ -366,7 +369,7 @@ type record struct {
 	line   int
 	raw    []byte
 	err    error
-	entry  verify.IndexEntry
+	entry  hook.IndexEntry
 	// spooled is the record's verified result between the passes; frame,
 	// in the second pass, the framePool buffer it lies in.
 	spooled   []byte
