@@ -97,7 +97,7 @@ func chainRefOf(raw []byte) (*chainRef, error) {
 }
 
 // ChainScope returns the chain scope of a receipt given as its bytes, as
-// IndexEntry.Scope has it: for an archive that stores receipts and must
+// Result.ScopeKey has it: for an archive that stores receipts and must
 // say which chain one it holds belongs to.
 func ChainScope(raw []byte) (string, error) {
 	doc, err := canon.Parse(raw, receiptParse)

@@ -237,7 +237,7 @@ type Fields struct {
 }
 
 // texts are the string fields of f, in the order of its binary form, for
-// the code that handles each of them alike (AppendBinary, UnmarshalBinary,
+// the code that handles each of them alike (appendBinary, unmarshalBinary,
 // detach).
 func (f *Fields) texts() [17]*string {
 	return [17]*string{&f.ActionID, &f.AgentID, &f.IssuerID, &f.OrgID, &f.SessionID, &f.ActionType,
@@ -264,13 +264,6 @@ type Result struct {
 	Fields       Fields       `json:"fields"`
 	Fingerprints Fingerprints `json:"fingerprints"`
 
-	// Raw is the receipt exactly as read, kept only when a caller asks
-	// (stream.Options.KeepRaw) so analytics can store it; never output.
-	Raw []byte `json:"-"`
-	// Rendered is the result as the caller's stream.Options.Render encoded
-	// it, on the verifying goroutine, valid until the stream's emit
-	// returns; never output itself.
-	Rendered []byte `json:"-"`
 	// Signed is a copy of the exact bytes the signature was checked over
 	// (the signing input), kept only when a caller asks
 	// (VerifyOptions.KeepSigned); never output.

@@ -7,7 +7,7 @@ import (
 
 // appendBinary is the stream's spool codec (hook.Stream.AppendBinary): the
 // result waits in a spool file instead of being verified twice. Everything
-// but Raw and Rendered is kept, unexported state included
+// but Signed is kept, unexported state included
 // (TestResultBinaryRoundTrip fills every field to pin that).
 func (r *Result) appendBinary(b []byte) []byte {
 	w := binWriter{b}
@@ -62,11 +62,11 @@ func (r *Result) appendBinary(b []byte) []byte {
 	return w.b
 }
 
-// unmarshalBinary reads what appendBinary wrote, replacing every field but
-// Raw and Rendered. Strings share one copy of data.
+// unmarshalBinary reads what appendBinary wrote, replacing every field.
+// Strings share one copy of data.
 func (r *Result) unmarshalBinary(data []byte) error {
 	rd := binReader{s: string(data)}
-	*r = Result{Raw: r.Raw, Rendered: r.Rendered}
+	*r = Result{}
 	r.Version = int(rd.int())
 	r.Source = rd.str()
 	r.Line = int(rd.int())
