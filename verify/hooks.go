@@ -14,5 +14,6 @@ func init() {
 		UnmarshalBinary: (*Result).unmarshalBinary,
 		IndexEntry:      (*Result).indexEntry,
 		SetAxis:         (*Result).setAxis,
+		ChainScopeWhat:  chainScopeWhat,
 	})
 }

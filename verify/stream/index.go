@@ -410,7 +410,7 @@ func judge(res *verify.Result, js []judgment) {
 		case chainAbsent:
 			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainAbsent, "predecessor "+prev+" is not in the input")
 		case chainBreak:
-			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (its "+verify.ChainScopeWhat(res.Format)+" differs)")
+			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (its "+hooks.ChainScopeWhat(res.Format)+" differs)")
 		case chainForkPrior:
 			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, "predecessor "+prev+" is already named by a receipt loaded earlier")
 		case chainFork:

@@ -48,6 +48,9 @@ type Stream[V, R, N, A any] struct {
 	// folds the verdict again: how a stream records its chain and nonce
 	// judgments.
 	SetAxis func(r *R, name N, ax A)
+	// ChainScopeWhat names what the chains of a format are scoped by, for
+	// notes: "issuer", "plan_id"; "format" when by the format alone.
+	ChainScopeWhat func(formatName string) string
 }
 
 var registered any
