@@ -327,7 +327,7 @@ func ParquetGlob(dir, table string) string {
 
 // ParquetViews are the statements that make an in-memory DuckDB read an
 // export directory as the tables the queries expect, for tests and the
-// README's scale-out recipe.
+// DuckDB recipe in docs/engines.md.
 func ParquetViews(dir string) []string {
 	out := []string{fmt.Sprintf("CREATE VIEW receipts AS SELECT * FROM read_parquet(%s, hive_partitioning = true)", sqlString(ParquetGlob(dir, ParquetReceipts)))}
 	for _, t := range sideTables {

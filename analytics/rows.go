@@ -45,8 +45,9 @@ func toolMatch(res *verify.Result) string {
 // appendReceiptRow appends one receipts row as a JSON object and a newline:
 // the spool format read back by read_ndjson with receiptColumns. Empty
 // optional fields are left out and so become NULL. file_sha256 and source
-// are the same for every row of a file and are not written.
-func appendReceiptRow(b []byte, res *verify.Result) []byte {
+// are the same for every row of a file and are not written; raw is the
+// receipt exactly as read.
+func appendReceiptRow(b []byte, res *verify.Result, raw []byte) []byte {
 	f := &res.Fields
 	b = append(b, `{"line":`...)
 	b = strconv.AppendInt(b, int64(res.Line), 10)
@@ -95,7 +96,7 @@ func appendReceiptRow(b []byte, res *verify.Result) []byte {
 	}
 	b = appendField(b, "nonce_key", stream.NonceDigest(res.NonceKey()))
 	b = append(b, `,"raw":"`...)
-	b = jsonenc.AppendChars(b, res.Raw, false)
+	b = jsonenc.AppendChars(b, raw, false)
 	return append(b, "\"}\n"...)
 }
 
@@ -129,7 +130,7 @@ const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, format, 
 // appendRejectRow appends one rejects row (see appendReceiptRow). raw is
 // left out (NULL) when the line was too long to keep or is not valid UTF-8,
 // which a VARCHAR cannot hold exactly.
-func appendRejectRow(b []byte, res *verify.Result) []byte {
+func appendRejectRow(b []byte, res *verify.Result, raw []byte) []byte {
 	b = append(b, `{"line":`...)
 	b = strconv.AppendInt(b, int64(res.Line), 10)
 	msg := res.Error
@@ -139,9 +140,9 @@ func appendRejectRow(b []byte, res *verify.Result) []byte {
 	b = append(b, `,"error":"`...)
 	b = jsonenc.AppendChars(b, strings.ToValidUTF8(msg, "\uFFFD"), false)
 	b = append(b, '"')
-	if res.Raw != nil && utf8.Valid(res.Raw) && bytes.IndexByte(res.Raw, 0) < 0 {
+	if raw != nil && utf8.Valid(raw) && bytes.IndexByte(raw, 0) < 0 {
 		b = append(b, `,"raw":"`...)
-		b = jsonenc.AppendChars(b, res.Raw, false)
+		b = jsonenc.AppendChars(b, raw, false)
 		b = append(b, '"')
 	}
 	return append(b, "}\n"...)

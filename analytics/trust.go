@@ -159,8 +159,8 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string) error {
 		}
 		res, _ := v.VerifyWith([]byte(raw), verify.VerifyOptions{OmitSignatureHash: true})
 		stream.Rejudge(res, reasons)
-		res.Source, res.Line, res.Raw = src, int(line), []byte(raw)
-		if err := sp.add(func(b []byte) []byte { return appendReceiptRow(b, res) }); err != nil {
+		res.Source, res.Line = src, int(line)
+		if err := sp.add(func(b []byte) []byte { return appendReceiptRow(b, res, []byte(raw)) }); err != nil {
 			rows.Close()
 			return err
 		}
