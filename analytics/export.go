@@ -38,8 +38,8 @@ const (
 
 // DefaultMaxFileBytes is the size at which an export starts a table's next
 // part file: large enough that a lake engine reads few files, small enough
-// that a day of 27 million receipts (about 40 GB of Parquet) is some
-// hundred and sixty of them, not one.
+// that a day of tens of millions of receipts is hundreds of files an engine
+// reads in parallel, not one.
 const DefaultMaxFileBytes = 256 << 20
 
 // ExportOptions tune an export.
