@@ -149,7 +149,7 @@ func (e *OldSchemaError) Error() string {
 	} else {
 		what += " are comma-joined text, not lists"
 	}
-	return "written by an earlier verify (" + what + "); load into it once (verify load --db FILE, any input) to convert it in place"
+	return "written by an earlier verify (" + what + "); opening it for loading converts it in place: verify load --db FILE /dev/null adds nothing and does"
 }
 
 // textLists lists the columns of listColumns that are text in the database.

@@ -10,7 +10,7 @@
 // reading, for the fixture's export and for a day cut into several parts.
 //
 // The engines are installed by .ci/setup (apt: postgresql; npm install
-// in testdata/chdb and testdata/hyparquet). Without them the test skips, saying what is missing;
-// with VERIFY_ENGINES=required (as .ci/run sets it) a missing engine is a
-// failure.
+// in testdata/chdb and testdata/hyparquet). Without them the test skips,
+// saying what is missing; with VERIFY_ENGINES=required (as .ci/run sets
+// it) a missing engine is a failure.
 package enginetest
