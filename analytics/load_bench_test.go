@@ -176,7 +176,10 @@ func nilIfEmpty(s string) driver.Value {
 // appenderRow fills vals with one receipts row in table column order.
 func appenderRow(vals []driver.Value, sha, source string, r *stream.Record) {
 	f := &r.Fields
-	var step, issued, day driver.Value
+	var step, issued, day, servers driver.Value
+	if len(f.ToolServers) > 0 {
+		servers = f.ToolServers
+	}
 	if f.Step != nil {
 		step = *f.Step
 	}
@@ -187,10 +190,10 @@ func appenderRow(vals []driver.Value, sha, source string, r *stream.Record) {
 	}
 	day = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	copy(vals, []driver.Value{
-		sha, source, int64(r.Line), r.Format, string(r.Verdict), joinReasons(r.Reasons),
+		sha, source, int64(r.Line), r.Format, string(r.Verdict), reasonStrings(r.Reasons),
 		nilIfEmpty(f.ActionID), nilIfEmpty(f.AgentID), nilIfEmpty(f.IssuerID), nilIfEmpty(f.OrgID),
 		nilIfEmpty(f.SessionID), step, nilIfEmpty(f.ActionType), nilIfEmpty(f.ToolName),
-		nilIfEmpty(f.ToolFingerprint), toolMatch(r.Result), nilIfEmpty(strings.Join(f.ToolServers, ",")),
+		nilIfEmpty(f.ToolFingerprint), toolMatch(r.Result), servers,
 		nilIfEmpty(f.Nonce), nilIfEmpty(r.Fingerprints.CallSignature), nilIfEmpty(f.Signature),
 		nilIfEmpty(f.PreviousHash), nilIfEmpty(r.Fingerprints.ChainHash), nilIfEmpty(f.Decision),
 		issued, day, string(r.Raw), nilIfEmpty(stream.NonceDigest(r.NonceKey())), nil,

@@ -53,14 +53,14 @@ func appendReceiptRow(b []byte, res *verify.Result, raw []byte) []byte {
 	b = strconv.AppendInt(b, int64(res.Line), 10)
 	b = appendField(b, "format", res.Format)
 	b = appendField(b, "verdict", string(res.Verdict))
-	b = append(b, `,"reasons":"`...)
+	b = append(b, `,"reasons":[`...)
 	for i, r := range res.Reasons {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonenc.AppendChars(b, string(r), false)
+		b = appendString(b, string(r))
 	}
-	b = append(b, '"')
+	b = append(b, ']')
 	b = appendField(b, "action_id", f.ActionID)
 	b = appendField(b, "agent_id", f.AgentID)
 	b = appendField(b, "issuer_id", f.IssuerID)
@@ -75,14 +75,14 @@ func appendReceiptRow(b []byte, res *verify.Result, raw []byte) []byte {
 	b = appendField(b, "tool_fingerprint", f.ToolFingerprint)
 	b = appendField(b, "tool_match", toolMatch(res))
 	if len(f.ToolServers) > 0 {
-		b = append(b, `,"tool_servers":"`...)
+		b = append(b, `,"tool_servers":[`...)
 		for i, s := range f.ToolServers {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = jsonenc.AppendChars(b, s, false)
+			b = appendString(b, s)
 		}
-		b = append(b, '"')
+		b = append(b, ']')
 	}
 	b = appendField(b, "nonce", f.Nonce)
 	b = appendField(b, "call_signature", res.Fingerprints.CallSignature)
@@ -101,10 +101,10 @@ func appendReceiptRow(b []byte, res *verify.Result, raw []byte) []byte {
 }
 
 // receiptColumns is the read_ndjson column list of the receipts spool.
-const receiptColumns = `{line: 'BIGINT', format: 'VARCHAR', verdict: 'VARCHAR', reasons: 'VARCHAR',
+const receiptColumns = `{line: 'BIGINT', format: 'VARCHAR', verdict: 'VARCHAR', reasons: 'VARCHAR[]',
 	action_id: 'VARCHAR', agent_id: 'VARCHAR', issuer_id: 'VARCHAR', org_id: 'VARCHAR',
 	session_id: 'VARCHAR', step: 'BIGINT', action_type: 'VARCHAR', tool_name: 'VARCHAR',
-	tool_fingerprint: 'VARCHAR', tool_match: 'VARCHAR', tool_servers: 'VARCHAR', nonce: 'VARCHAR',
+	tool_fingerprint: 'VARCHAR', tool_match: 'VARCHAR', tool_servers: 'VARCHAR[]', nonce: 'VARCHAR',
 	call_signature: 'VARCHAR', signature: 'VARCHAR', previous_hash: 'VARCHAR', chain_hash: 'VARCHAR',
 	decision: 'VARCHAR', issued_us: 'BIGINT', nonce_key: 'VARCHAR', raw: 'VARCHAR'}`
 
@@ -162,6 +162,13 @@ func joinReasons(rs []verify.Reason) string {
 		b.WriteString(string(r))
 	}
 	return b.String()
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = jsonenc.AppendChars(b, s, false)
+	return append(b, '"')
 }
 
 // appendField appends ,"name":"value" unless value is empty.
