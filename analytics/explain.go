@@ -12,7 +12,7 @@ type LoadedReceipt struct {
 	Source  string
 	Line    int64
 	Verdict string
-	Reasons string
+	Reasons string // comma-separated
 	Day     string // YYYY-MM-DD
 	Raw     []byte // the line exactly as read
 }

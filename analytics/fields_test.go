@@ -51,7 +51,7 @@ var columnOnly = map[string]string{
 	"line_sha256":  "the SHA-256 of Result.Raw",
 	"chain_scope":  "stream.ScopeDigest of the receipt's chain scope",
 	"day":          "the UTC date of issued_at, or of the load",
-	"raw":          "Result.Raw, the receipt line exactly as read",
+	"raw":          "stream.Record.Raw, the receipt line exactly as read",
 	"nonce_key":    "stream.NonceDigest of the issuer and the nonce",
 	"trust_sha256": "the trust material the verdict came from (trust table)",
 }
@@ -118,7 +118,7 @@ func TestResultFieldsAgree(t *testing.T) {
 
 	// The row encoder: what appendReceiptRow writes is what receiptColumns
 	// reads, and receiptInsert fills every column.
-	row := appendReceiptRow(nil, res, true)
+	row := appendReceiptRow(nil, res, []byte(`{"r":1}`), 0, true)
 	var spooled map[string]any
 	if err := json.Unmarshal(row, &spooled); err != nil {
 		t.Fatal(err)
@@ -152,7 +152,7 @@ func TestResultFieldsAgree(t *testing.T) {
 func fullResult(t *testing.T) *verify.Result {
 	res := &verify.Result{
 		Version: 1, Source: "in.jsonl", Line: 7, Format: "asqav", Verdict: verify.Fail,
-		Reasons: []verify.Reason{verify.ReasonToolDrift}, Error: "e", Raw: []byte(`{"r":1}`),
+		Reasons: []verify.Reason{verify.ReasonToolDrift}, Error: "e",
 	}
 	res.Axes.Set(verify.AxisToolFingerprint, verify.Axis{Status: verify.StatusFail, Reason: verify.ReasonToolDrift, Note: "n"})
 	fill(t, reflect.ValueOf(&res.Fields).Elem())
@@ -326,7 +326,7 @@ func TestRowIssuedAtEveryForm(t *testing.T) {
 		var row struct {
 			IssuedUS *int64 `json:"issued_us"`
 		}
-		if err := json.Unmarshal(appendReceiptRow(nil, res, true), &row); err != nil {
+		if err := json.Unmarshal(appendReceiptRow(nil, res, nil, 0, true), &row); err != nil {
 			t.Fatal(err)
 		}
 		if row.IssuedUS == nil {
@@ -339,7 +339,7 @@ func TestRowIssuedAtEveryForm(t *testing.T) {
 	}
 	// A date alone is midnight UTC.
 	res := &verify.Result{Fields: verify.Fields{IssuedAt: "2026-11-01"}}
-	if !strings.Contains(string(appendReceiptRow(nil, res, true)), `"issued_us":1793491200000000`) {
-		t.Errorf("issued_at 2026-11-01: row %s", appendReceiptRow(nil, res, true))
+	if !strings.Contains(string(appendReceiptRow(nil, res, nil, 0, true)), `"issued_us":1793491200000000`) {
+		t.Errorf("issued_at 2026-11-01: row %s", appendReceiptRow(nil, res, nil, 0, true))
 	}
 }

@@ -409,14 +409,14 @@ func (f *fileLoad) source() stream.Source {
 }
 
 // emit routes one result to its file.
-func (l *loader) emit(res *verify.Result) error {
-	for l.pending[l.cur].key != res.Source {
+func (l *loader) emit(rec *stream.Record) error {
+	for l.pending[l.cur].key != rec.Source {
 		if err := l.pending[l.cur].finish(l.opts.OnFile); err != nil {
 			return err
 		}
 		l.cur++
 	}
-	return l.pending[l.cur].add(res)
+	return l.pending[l.cur].add(rec.Result, rec.Raw, rec.Offset)
 }
 
 // finishRest commits the files after the last one that had records.
@@ -435,13 +435,13 @@ func (l *loader) report(s *FileSummary) {
 	}
 }
 
-// add spools one result: a receipts row, or a rejects row for an
-// unreadable line.
-func (f *fileLoad) add(res *verify.Result) error {
+// add spools one result and the line it was verified from: a receipts row,
+// or a rejects row for an unreadable line.
+func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64) error {
 	res.Source = f.in.Name
 	if res.Line > 0 {
 		res.Line += int(f.plan.firstLine - 1)
-		res.Offset += f.plan.skip // the source starts past the content stored before
+		offset += f.plan.skip // the source starts past the content stored before
 	}
 	switch {
 	case f.sum.Err != nil:
@@ -463,7 +463,7 @@ func (f *fileLoad) add(res *verify.Result) error {
 			}
 			f.rejects = sp
 		}
-		return f.rejects.add(func(b []byte) []byte { return appendRejectRow(b, res) })
+		return f.rejects.add(func(b []byte) []byte { return appendRejectRow(b, res, raw) })
 	}
 	f.sum.Accepted++
 	if f.rows == nil {
@@ -477,7 +477,7 @@ func (f *fileLoad) add(res *verify.Result) error {
 		f.rows = sp
 	}
 	withRaw := f.rawAll || res.Verdict != verify.Pass
-	if err := f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res, withRaw) }); err != nil {
+	if err := f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res, raw, offset, withRaw) }); err != nil {
 		return err
 	}
 	if f.rows.size >= f.chunk {

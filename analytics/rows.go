@@ -47,35 +47,36 @@ func toolMatch(res *verify.Result) string {
 // appendReceiptRow appends one receipts row as a JSON object and a newline:
 // the spool format read back by read_ndjson with receiptColumns. Empty
 // optional fields are left out and so become NULL. file_sha256 and source
-// are the same for every row of a file and are not written.
+// are the same for every row of a file and are not written; raw is the
+// receipt exactly as read, offset where it starts in its file's content.
 //
 // Where the line is in its file (byte_offset, byte_length, line_sha256) is
 // always written, but for an offset of -1 (not known); the line itself
 // (raw) only when withRaw: see RawPolicy.
-func appendReceiptRow(b []byte, res *verify.Result, withRaw bool) []byte {
+func appendReceiptRow(b []byte, res *verify.Result, raw []byte, offset int64, withRaw bool) []byte {
 	f := &res.Fields
 	b = append(b, `{"line":`...)
 	b = strconv.AppendInt(b, int64(res.Line), 10)
-	if res.Offset >= 0 { // -1: not known (a row stored before offsets were)
+	if offset >= 0 { // -1: not known (a row stored before offsets were)
 		b = append(b, `,"byte_offset":`...)
-		b = strconv.AppendInt(b, res.Offset, 10)
+		b = strconv.AppendInt(b, offset, 10)
 	}
 	b = append(b, `,"byte_length":`...)
-	b = strconv.AppendInt(b, int64(len(res.Raw)), 10)
-	sum := sha256.Sum256(res.Raw)
+	b = strconv.AppendInt(b, int64(len(raw)), 10)
+	sum := sha256.Sum256(raw)
 	b = append(b, `,"line_sha256":"`...)
 	b = hex.AppendEncode(b, sum[:])
 	b = append(b, '"')
 	b = appendField(b, "format", res.Format)
 	b = appendField(b, "verdict", string(res.Verdict))
-	b = append(b, `,"reasons":"`...)
+	b = append(b, `,"reasons":[`...)
 	for i, r := range res.Reasons {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonenc.AppendChars(b, string(r), false)
+		b = appendString(b, string(r))
 	}
-	b = append(b, '"')
+	b = append(b, ']')
 	b = appendField(b, "action_id", f.ActionID)
 	b = appendField(b, "agent_id", f.AgentID)
 	b = appendField(b, "issuer_id", f.IssuerID)
@@ -90,14 +91,14 @@ func appendReceiptRow(b []byte, res *verify.Result, withRaw bool) []byte {
 	b = appendField(b, "tool_fingerprint", f.ToolFingerprint)
 	b = appendField(b, "tool_match", toolMatch(res))
 	if len(f.ToolServers) > 0 {
-		b = append(b, `,"tool_servers":"`...)
+		b = append(b, `,"tool_servers":[`...)
 		for i, s := range f.ToolServers {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = jsonenc.AppendChars(b, s, false)
+			b = appendString(b, s)
 		}
-		b = append(b, '"')
+		b = append(b, ']')
 	}
 	b = appendField(b, "nonce", f.Nonce)
 	b = appendField(b, "call_signature", res.Fingerprints.CallSignature)
@@ -115,7 +116,7 @@ func appendReceiptRow(b []byte, res *verify.Result, withRaw bool) []byte {
 	b = appendField(b, "nonce_key", stream.NonceDigest(res.NonceKey()))
 	if withRaw {
 		b = append(b, `,"raw":"`...)
-		b = jsonenc.AppendChars(b, res.Raw, false)
+		b = jsonenc.AppendChars(b, raw, false)
 		b = append(b, '"')
 	}
 	return append(b, "}\n"...)
@@ -132,10 +133,10 @@ func signatureSHA256(f *verify.Fields) string {
 }
 
 // receiptColumns is the read_ndjson column list of the receipts spool.
-const receiptColumns = `{line: 'BIGINT', byte_offset: 'BIGINT', byte_length: 'BIGINT', line_sha256: 'VARCHAR', format: 'VARCHAR', verdict: 'VARCHAR', reasons: 'VARCHAR',
+const receiptColumns = `{line: 'BIGINT', byte_offset: 'BIGINT', byte_length: 'BIGINT', line_sha256: 'VARCHAR', format: 'VARCHAR', verdict: 'VARCHAR', reasons: 'VARCHAR[]',
 	action_id: 'VARCHAR', agent_id: 'VARCHAR', issuer_id: 'VARCHAR', org_id: 'VARCHAR',
 	session_id: 'VARCHAR', step: 'BIGINT', action_type: 'VARCHAR', tool_name: 'VARCHAR',
-	tool_fingerprint: 'VARCHAR', tool_match: 'VARCHAR', tool_servers: 'VARCHAR', nonce: 'VARCHAR',
+	tool_fingerprint: 'VARCHAR', tool_match: 'VARCHAR', tool_servers: 'VARCHAR[]', nonce: 'VARCHAR',
 	call_signature: 'VARCHAR', signature_sha256: 'VARCHAR', previous_hash: 'VARCHAR', chain_hash: 'VARCHAR',
 	chain_scope: 'VARCHAR', decision: 'VARCHAR', issued_us: 'BIGINT', nonce_key: 'VARCHAR', raw: 'VARCHAR'}`
 
@@ -162,7 +163,7 @@ const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, byte_off
 // appendRejectRow appends one rejects row (see appendReceiptRow). raw is
 // left out (NULL) when the line was too long to keep or is not valid UTF-8,
 // which a VARCHAR cannot hold exactly.
-func appendRejectRow(b []byte, res *verify.Result) []byte {
+func appendRejectRow(b []byte, res *verify.Result, raw []byte) []byte {
 	b = append(b, `{"line":`...)
 	b = strconv.AppendInt(b, int64(res.Line), 10)
 	msg := res.Error
@@ -172,9 +173,9 @@ func appendRejectRow(b []byte, res *verify.Result) []byte {
 	b = append(b, `,"error":"`...)
 	b = jsonenc.AppendChars(b, strings.ToValidUTF8(msg, "\uFFFD"), false)
 	b = append(b, '"')
-	if res.Raw != nil && utf8.Valid(res.Raw) && bytes.IndexByte(res.Raw, 0) < 0 {
+	if raw != nil && utf8.Valid(raw) && bytes.IndexByte(raw, 0) < 0 {
 		b = append(b, `,"raw":"`...)
-		b = jsonenc.AppendChars(b, res.Raw, false)
+		b = jsonenc.AppendChars(b, raw, false)
 		b = append(b, '"')
 	}
 	return append(b, "}\n"...)
@@ -194,6 +195,13 @@ func joinReasons(rs []verify.Reason) string {
 		b.WriteString(string(r))
 	}
 	return b.String()
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = jsonenc.AppendChars(b, s, false)
+	return append(b, '"')
 }
 
 // appendField appends ,"name":"value" unless value is empty.

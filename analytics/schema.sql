@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS receipts (
     line_sha256      VARCHAR,           -- hex SHA-256 of those bytes
     format           VARCHAR NOT NULL,
     verdict          VARCHAR NOT NULL,  -- PASS, FAIL, INCOMPLETE
-    reasons          VARCHAR NOT NULL,  -- reason codes, comma-separated, '' for none
+    reasons          VARCHAR[] NOT NULL, -- reason codes, in the verifier's order, [] for none
     action_id        VARCHAR,
     agent_id         VARCHAR,
     issuer_id        VARCHAR,
@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS receipts (
     tool_name        VARCHAR,
     tool_fingerprint VARCHAR,
     tool_match       VARCHAR,           -- match, drift, unknown, absent, not_run
-    tool_servers     VARCHAR,           -- expected servers whose schema matches, comma-separated
+    tool_servers     VARCHAR[],         -- expected servers whose schema matches; NULL for none
     nonce            VARCHAR,
     call_signature   VARCHAR,           -- UndoLog rows
     signature_sha256 VARCHAR,           -- hex SHA-256 of the encoded signature as carried

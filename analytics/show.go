@@ -34,7 +34,7 @@ type StoredReceipt struct {
 
 // storedReceiptSQL selects StoredReceipt's columns; a WHERE follows.
 const storedReceiptSQL = `SELECT source, file_sha256, line, COALESCE(byte_offset, -1), COALESCE(byte_length, -1),
-	COALESCE(line_sha256, ''), COALESCE(action_id, ''), verdict, reasons, day, raw FROM receipts `
+	COALESCE(line_sha256, ''), COALESCE(action_id, ''), verdict, array_to_string(reasons, ',') AS reasons, day, raw FROM receipts `
 
 // ReceiptsAt returns the receipts loaded from source (as loaded, or the
 // same path cleaned) at line: one per time that file's content was

@@ -162,7 +162,8 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 		}
 	}()
 	for rows.Next() {
-		var src, reasons string
+		var src string
+		var reasons reasonList
 		var raw, lineSHA sql.NullString
 		var line int64
 		var off, n sql.NullInt64
@@ -186,13 +187,14 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 			}
 		}
 		res, _ := v.VerifyWith(b, verify.VerifyOptions{OmitSignatureHash: true})
-		stream.Rejudge(res, splitReasons(reasons))
-		res.Source, res.Line, res.Raw, res.Offset = src, int(line), b, off.Int64
+		stream.Rejudge(res, reasons)
+		res.Source, res.Line = src, int(line)
+		offset := off.Int64
 		if !off.Valid { // stored before rows said where their lines are
-			res.Offset = -1
+			offset = -1
 		}
 		withRaw := raw.Valid || res.Verdict != verify.Pass
-		if err := sp.add(func(b []byte) []byte { return appendReceiptRow(b, res, withRaw) }); err != nil {
+		if err := sp.add(func(dst []byte) []byte { return appendReceiptRow(dst, res, b, offset, withRaw) }); err != nil {
 			rows.Close()
 			return err
 		}
@@ -215,17 +217,4 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 		return fail("reverify", err)
 	}
 	return nil
-}
-
-func splitReasons(s string) []verify.Reason {
-	var out []verify.Reason
-	for i, start := 0, 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ',' {
-			if i > start {
-				out = append(out, verify.Reason(s[start:i]))
-			}
-			start = i + 1
-		}
-	}
-	return out
 }

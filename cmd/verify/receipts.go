@@ -83,7 +83,7 @@ func receiptsAction(ctx *cli.Context) error {
 	} else {
 		sopts.OmitSignatureHash = true // only the JSON output shows it
 	}
-	emit := func(r *verify.Result) error {
+	emit := func(r *stream.Record) error {
 		if output == "jsonl" {
 			_, err := jsonOut.Write(r.Rendered)
 			return err
@@ -92,7 +92,7 @@ func receiptsAction(ctx *cli.Context) error {
 			return nil
 		}
 		bar.clear()
-		_, err := fmt.Fprintln(stdout, textLine(r))
+		_, err := fmt.Fprintln(stdout, textLine(r.Result))
 		return err
 	}
 	sum, err := stream.Run(sigCtx, v, srcs, sopts, emit)

@@ -73,11 +73,17 @@ func FuzzStream(f *testing.F) {
 			want = []inputLine{{text: data}}
 		}
 		var results []*verify.Result
-		sum, err := Run(context.Background(), v, []Source{memSource("fuzz.jsonl", data, jsonLines)}, opts, func(r *verify.Result) error {
+		sum, err := Run(context.Background(), v, []Source{memSource("fuzz.jsonl", data, jsonLines)}, opts, func(r *Record) error {
 			if opts.Render != nil && len(r.Rendered) == 0 {
 				t.Errorf("line %d: nothing rendered", r.Line)
 			}
-			results = append(results, r)
+			if opts.KeepRaw && r.Raw != nil {
+				// Raw is the input's bytes at Offset, exactly.
+				if end := r.Offset + int64(len(r.Raw)); r.Offset < 0 || end > int64(len(data)) || !bytes.Equal(data[r.Offset:end], r.Raw) {
+					t.Errorf("line %d: Raw is not the input's bytes at offset %d", r.Line, r.Offset)
+				}
+			}
+			results = append(results, r.Result)
 			return nil
 		})
 		if err != nil {
@@ -99,12 +105,6 @@ func FuzzStream(f *testing.F) {
 			}
 			if r.Line != next+1 || r.Source != "fuzz.jsonl" {
 				t.Fatalf("result for %s:%d, want fuzz.jsonl:%d", r.Source, r.Line, next+1)
-			}
-			if opts.KeepRaw && r.Raw != nil {
-				// Raw is the input's bytes at Offset, exactly.
-				if end := r.Offset + int64(len(r.Raw)); r.Offset < 0 || end > int64(len(data)) || !bytes.Equal(data[r.Offset:end], r.Raw) {
-					t.Fatalf("line %d: Raw is not the input's bytes at offset %d", r.Line, r.Offset)
-				}
 			}
 			if r.Verdict != verify.Unreadable {
 				alone, _ := v.Verify(want[next].text)
