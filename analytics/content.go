@@ -244,8 +244,9 @@ func (e *ChangedError) Error() string {
 // compareStored reads the input beside the lines stored for rows (a
 // chain) and returns the first line that differs, or 0 and true when the
 // input's lines are all as stored and it ends within them (an earlier state
-// of the stored content). Lines stored without their text (too long, not
-// UTF-8) are not compared; a line with no row is a blank line.
+// of the stored content). A receipt stored without its line (RawPolicy) is
+// compared by its line_sha256; rejects stored without their text (too
+// long, not UTF-8) are not compared; a line with no row is a blank line.
 func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadCloser, error), rows []storedFile) (int64, bool, error) {
 	total := rows[0].total()
 	shas := make([]string, len(rows))
@@ -253,8 +254,8 @@ func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadClos
 		shas[i] = "'" + strings.ReplaceAll(r.sha, "'", "''") + "'"
 	}
 	in := strings.Join(shas, ",")
-	stored, err := conn.QueryContext(ctx, `SELECT line, raw FROM receipts WHERE file_sha256 IN (`+in+`)
-		UNION ALL SELECT line, raw FROM rejects WHERE file_sha256 IN (`+in+`) ORDER BY line`)
+	stored, err := conn.QueryContext(ctx, `SELECT line, raw, line_sha256 FROM receipts WHERE file_sha256 IN (`+in+`)
+		UNION ALL SELECT line, raw, NULL FROM rejects WHERE file_sha256 IN (`+in+`) ORDER BY line`)
 	if err != nil {
 		return 0, false, &IOError{Op: "read stored lines", Err: err}
 	}
@@ -268,11 +269,12 @@ func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadClos
 	var (
 		nextLine int64 = -1
 		nextRaw  sql.NullString
+		nextSHA  sql.NullString // line_sha256, for a line stored without its text
 	)
 	advance := func() error {
 		nextLine = -1
 		if stored.Next() {
-			return stored.Scan(&nextLine, &nextRaw)
+			return stored.Scan(&nextLine, &nextRaw, &nextSHA)
 		}
 		return stored.Err()
 	}
@@ -293,7 +295,8 @@ func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadClos
 		}
 		buf = line
 		if nextLine == n {
-			if nextRaw.Valid && !tooLong && nextRaw.String != string(line) {
+			if !tooLong && (nextRaw.Valid && nextRaw.String != string(line) ||
+				!nextRaw.Valid && nextSHA.Valid && !lineMatches(line, nextSHA.String)) {
 				return n, false, nil
 			}
 			if err := advance(); err != nil {

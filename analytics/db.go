@@ -91,6 +91,10 @@ func Open(path string) (*DB, error) {
 		db.Close()
 		return nil, &IOError{Op: "create schema", Path: path, Err: err}
 	}
+	if err := migrateEvidence(db.sql); err != nil {
+		db.Close()
+		return nil, &IOError{Op: "migrate schema", Path: path, Err: err}
+	}
 	if err := db.convertTextLists(); err != nil {
 		db.Close()
 		return nil, &IOError{Op: "convert reasons and tool_servers to lists", Path: path, Err: err}

@@ -3,9 +3,7 @@ package analytics
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
-	"time"
 )
 
 // LoadedReceipt is one receipt row of an audit database, as verify
@@ -19,38 +17,23 @@ type LoadedReceipt struct {
 	Raw     []byte // the line exactly as read
 }
 
-// receiptsByAction is the lookup of ReceiptsByAction. It takes an
-// action_id rather than a day, so it is not one of queries/*.sql, which
-// bind the day as their one parameter.
-const receiptsByAction = `SELECT source, line, verdict, array_to_string(reasons, ',') AS reasons, day, raw
-FROM receipts WHERE action_id = ? ORDER BY day, source, line`
-
 // ReceiptsByAction returns the loaded receipts whose action_id is id, by
-// day, source and line (a replayed action has several).
+// day, source and line (a replayed action has several), each with its
+// line: from the database, or read from its archive file when the
+// database left it there (an *ArchiveError when that file has moved or
+// changed).
 func ReceiptsByAction(ctx context.Context, q Querier, id string) ([]LoadedReceipt, error) {
-	rows, err := q.QueryContext(ctx, receiptsByAction, id)
+	rs, err := ReceiptsByActionID(ctx, q, id)
 	if err != nil {
-		return nil, &IOError{Op: "query receipts by action_id", Err: err}
+		return nil, err
 	}
-	defer rows.Close()
-	var out []LoadedReceipt
-	for rows.Next() {
-		var (
-			r   LoadedReceipt
-			day sql.NullTime
-			raw string
-		)
-		if err := rows.Scan(&r.Source, &r.Line, &r.Verdict, &r.Reasons, &day, &raw); err != nil {
-			return nil, &IOError{Op: "query receipts by action_id", Err: err}
+	out := make([]LoadedReceipt, len(rs))
+	for i, r := range rs {
+		raw, _, err := r.Bytes(ctx, "", false)
+		if err != nil {
+			return nil, err
 		}
-		if day.Valid {
-			r.Day = day.Time.UTC().Format(time.DateOnly)
-		}
-		r.Raw = []byte(raw)
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, &IOError{Op: "query receipts by action_id", Err: err}
+		out[i] = LoadedReceipt{Source: r.Source, Line: r.Line, Verdict: r.Verdict, Reasons: r.Reasons, Day: r.Day, Raw: raw}
 	}
 	return out, nil
 }

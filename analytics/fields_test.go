@@ -31,7 +31,6 @@ var jsonToColumn = map[string]string{
 	"error":                         "", // only UNREADABLE results have one, and they go to rejects.error
 	"axes":                          "", // folded into verdict and reasons; tool_fingerprint's into tool_match
 	"fields.expires_at":             "", // judged by the expiry axis at verification
-	"fields.signature_sha256":       "", // the table keeps the signature itself (signature)
 	"fields.key_id":                 "", // no query reads these three; the receipt itself is in raw
 	"fields.alg":                    "",
 	"fields.key_self_asserted":      "",
@@ -47,7 +46,10 @@ var jsonToColumn = map[string]string{
 var columnOnly = map[string]string{
 	"file_sha256":  "the SHA-256 of the file the receipt came from (files table)",
 	"tool_match":   "the tool_fingerprint axis, as match, drift, unknown, absent or not_run",
-	"signature":    "Fields.Signature, the signature as carried, not in the JSON output",
+	"byte_offset":  "Result.Offset, where the line starts in the file's content",
+	"byte_length":  "the length of Result.Raw",
+	"line_sha256":  "the SHA-256 of Result.Raw",
+	"chain_scope":  "stream.ScopeDigest of the receipt's chain scope",
 	"day":          "the UTC date of issued_at, or of the load",
 	"raw":          "stream.Record.Raw, the receipt line exactly as read",
 	"nonce_key":    "stream.NonceDigest of the issuer and the nonce",
@@ -116,7 +118,7 @@ func TestResultFieldsAgree(t *testing.T) {
 
 	// The row encoder: what appendReceiptRow writes is what receiptColumns
 	// reads, and receiptInsert fills every column.
-	row := appendReceiptRow(nil, res, []byte(`{"r":1}`))
+	row := appendReceiptRow(nil, res, []byte(`{"r":1}`), 0, true)
 	var spooled map[string]any
 	if err := json.Unmarshal(row, &spooled); err != nil {
 		t.Fatal(err)
@@ -324,7 +326,7 @@ func TestRowIssuedAtEveryForm(t *testing.T) {
 		var row struct {
 			IssuedUS *int64 `json:"issued_us"`
 		}
-		if err := json.Unmarshal(appendReceiptRow(nil, res, nil), &row); err != nil {
+		if err := json.Unmarshal(appendReceiptRow(nil, res, nil, 0, true), &row); err != nil {
 			t.Fatal(err)
 		}
 		if row.IssuedUS == nil {
@@ -337,7 +339,7 @@ func TestRowIssuedAtEveryForm(t *testing.T) {
 	}
 	// A date alone is midnight UTC.
 	res := &verify.Result{Fields: verify.Fields{IssuedAt: "2026-11-01"}}
-	if !strings.Contains(string(appendReceiptRow(nil, res, nil)), `"issued_us":1793491200000000`) {
-		t.Errorf("issued_at 2026-11-01: row %s", appendReceiptRow(nil, res, nil))
+	if !strings.Contains(string(appendReceiptRow(nil, res, nil, 0, true)), `"issued_us":1793491200000000`) {
+		t.Errorf("issued_at 2026-11-01: row %s", appendReceiptRow(nil, res, nil, 0, true))
 	}
 }

@@ -32,6 +32,10 @@ type Input struct {
 	// bytes. Nil means Source.Open. The file is known by its content
 	// (what Source.Open reads) either way.
 	Stored func() (io.ReadCloser, error)
+	// NoArchive says the content is not kept where Name says (standard
+	// input, a pipe): every line is stored in receipts.raw, whatever
+	// LoadOptions.Raw, as the database is then its only copy.
+	NoArchive bool
 }
 
 // LoadOptions tune a load.
@@ -63,6 +67,9 @@ type LoadOptions struct {
 	// in one transaction. Without it such inputs are reported
 	// (FileSummary.TrustChanged) and left as they are.
 	Reverify bool
+	// Raw says which receipts keep their line in the database (the
+	// others are found in their archive file by offset and SHA-256).
+	Raw RawPolicy
 
 	// beforeCommit, in tests, is called with each file's transaction open
 	// and its rows inserted; an error rolls the file back.
@@ -182,6 +189,7 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 	seen := map[string]bool{}
 	var rejudge []*FileSummary
 	var rejudgeRows [][]storedFile
+	var rejudgeIn []Input
 	for i, in := range files {
 		fs := &sum.Files[i]
 		fs.Path, fs.FirstLine = in.Name, 1
@@ -213,7 +221,7 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 				}
 			}
 			if fs.TrustChanged && opts.Reverify {
-				rejudge, rejudgeRows = append(rejudge, fs), append(rejudgeRows, p.known)
+				rejudge, rejudgeRows, rejudgeIn = append(rejudge, fs), append(rejudgeRows, p.known), append(rejudgeIn, in)
 				continue
 			}
 			l.report(fs)
@@ -233,7 +241,7 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 				}
 			}
 			if fs.TrustChanged && opts.Reverify {
-				rejudge, rejudgeRows = append(rejudge, fs), append(rejudgeRows, base)
+				rejudge, rejudgeRows, rejudgeIn = append(rejudge, fs), append(rejudgeRows, base), append(rejudgeIn, in)
 			}
 		}
 		if in.Lines && !p.id.unterminated { // an unterminated one may be stored short of its end
@@ -244,7 +252,7 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 		l.pending = append(l.pending, l.newFile(i, in, p))
 	}
 	if len(rejudge) > 0 {
-		if err := l.reverify(v, rejudge, rejudgeRows); err != nil {
+		if err := l.reverify(v, rejudge, rejudgeRows, rejudgeIn); err != nil {
 			return sum, err
 		}
 	}
@@ -256,8 +264,9 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 	for i, f := range l.pending {
 		srcs[i] = f.source()
 	}
-	// The rows keep the signature text itself, not its SHA-256.
-	sopts := stream.Options{Workers: opts.Workers, KeepRaw: true, OmitSignatureHash: true, Progress: opts.Progress, Prior: archivePrior{db.sql}}
+	// The rows keep the signature's SHA-256, which the verifying
+	// goroutines compute.
+	sopts := stream.Options{Workers: opts.Workers, KeepRaw: true, Progress: opts.Progress, Prior: archivePrior{db.sql}}
 	vs, err := stream.Run(ctx, v, srcs, sopts, l.emit)
 	sum.Verify = vs
 	if err == nil {
@@ -342,6 +351,7 @@ type fileLoad struct {
 	v       *verify.Verifier
 	conn    *sql.Conn
 	chunk   int64 // chunk size
+	rawAll  bool  // store every line (RawAll, or an input with no archive)
 
 	tx       *sql.Tx
 	loadedAt time.Time   // the load's clock (UTC): files.loaded_at, and the day of undated receipts
@@ -364,7 +374,7 @@ const defaultChunkBytes = 2 << 30
 func (l *loader) newFile(idx int, in Input, p plan) *fileLoad {
 	return &fileLoad{ctx: l.ctx, idx: idx, in: in, plan: p, trust: l.sum.Trust, sum: &l.sum.Files[idx], key: strconv.Itoa(idx),
 		tempDir: l.opts.TempDir, hook: l.opts.beforeCommit, conn: l.conn, chunk: cmp.Or(l.opts.chunkBytes, defaultChunkBytes),
-		loadedAt: l.at, v: l.v}
+		loadedAt: l.at, v: l.v, rawAll: l.opts.Raw == RawAll || in.NoArchive}
 }
 
 // source is the file as a stream.Source named by its key, from past the
@@ -406,7 +416,7 @@ func (l *loader) emit(rec *stream.Record) error {
 		}
 		l.cur++
 	}
-	return l.pending[l.cur].add(rec.Result, rec.Raw)
+	return l.pending[l.cur].add(rec.Result, rec.Raw, rec.Offset)
 }
 
 // finishRest commits the files after the last one that had records.
@@ -427,10 +437,11 @@ func (l *loader) report(s *FileSummary) {
 
 // add spools one result and the line it was verified from: a receipts row,
 // or a rejects row for an unreadable line.
-func (f *fileLoad) add(res *verify.Result, raw []byte) error {
+func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64) error {
 	res.Source = f.in.Name
 	if res.Line > 0 {
 		res.Line += int(f.plan.firstLine - 1)
+		offset += f.plan.skip // the source starts past the content stored before
 	}
 	switch {
 	case f.sum.Err != nil:
@@ -465,7 +476,8 @@ func (f *fileLoad) add(res *verify.Result, raw []byte) error {
 		}
 		f.rows = sp
 	}
-	if err := f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res, raw) }); err != nil {
+	withRaw := f.rawAll || res.Verdict != verify.Pass
+	if err := f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res, raw, offset, withRaw) }); err != nil {
 		return err
 	}
 	if f.rows.size >= f.chunk {
@@ -569,6 +581,9 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	}
 	if werr := f.wait(); err == nil {
 		err = werr
+	}
+	if err == nil && !f.rawAll && s.Accepted > 0 {
+		err = f.fillFlagged(id.sha256)
 	}
 	if err == nil && s.Incomplete && s.Accepted > 0 {
 		_, err = f.tx.ExecContext(f.ctx, "UPDATE receipts SET file_sha256 = $1 WHERE file_sha256 = $2", s.SHA256, id.sha256)

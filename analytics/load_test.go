@@ -287,13 +287,16 @@ func TestLoadMalformed(t *testing.T) {
 			}
 		default:
 			wantAccepted++
-			var raw string
-			if err := db.SQL().QueryRow("SELECT raw FROM receipts WHERE line = $1", n).Scan(&raw); err != nil {
-				t.Errorf("line %d: no receipts row: %v", n, err)
+			rs, err := ReceiptsAt(context.Background(), db.SQL(), path, int64(n))
+			if err != nil || len(rs) != 1 {
+				t.Errorf("line %d: %d receipts rows: %v", n, len(rs), err)
 				continue
 			}
-			if raw != l.text {
+			if rs[0].Raw != nil && string(rs[0].Raw) != l.text {
 				t.Errorf("line %d: raw differs from the line read", n)
+			}
+			if got, err := rs[0].ReadArchive(context.Background(), ""); err != nil || string(got) != l.text {
+				t.Errorf("line %d: the line at its recorded place differs from the line read (%v)", n, err)
 			}
 		}
 	}
@@ -367,8 +370,8 @@ func TestLoadRows(t *testing.T) {
 		}
 	}
 	rows, err := db.SQL().Query(`SELECT line, format, action_id, agent_id, session_id, step, tool_name,
-		tool_fingerprint, nonce, signature, previous_hash, chain_hash, decision,
-		strftime(issued_at, '%Y-%m-%dT%H:%M:%S.%fZ'), CAST(day AS VARCHAR), raw FROM receipts ORDER BY line`)
+		tool_fingerprint, nonce, signature_sha256, previous_hash, chain_hash, decision,
+		strftime(issued_at, '%Y-%m-%dT%H:%M:%S.%fZ'), CAST(day AS VARCHAR), raw, verdict FROM receipts ORDER BY line`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,20 +379,23 @@ func TestLoadRows(t *testing.T) {
 	n := 0
 	for rows.Next() {
 		var line int
-		var format, raw string
-		var actionID, agentID, sessionID, toolName, toolFP, nonce, sig, prev, chain, decision, issued, day *string
+		var format, verdict string
+		var actionID, agentID, sessionID, toolName, toolFP, nonce, sig, prev, chain, decision, issued, day, raw *string
 		var step *int64
-		if err := rows.Scan(&line, &format, &actionID, &agentID, &sessionID, &step, &toolName, &toolFP, &nonce, &sig, &prev, &chain, &decision, &issued, &day, &raw); err != nil {
+		if err := rows.Scan(&line, &format, &actionID, &agentID, &sessionID, &step, &toolName, &toolFP, &nonce, &sig, &prev, &chain, &decision, &issued, &day, &raw, &verdict); err != nil {
 			t.Fatal(err)
 		}
 		n++
-		if raw != string(lines[line-1]) {
+		if raw != nil && *raw != string(lines[line-1]) {
 			t.Errorf("line %d: raw is not the line", line)
+		}
+		if raw == nil && verdict != "PASS" {
+			t.Errorf("line %d: %s, stored without its line", line, verdict)
 		}
 		res, _ := c.v.Verify(lines[line-1])
 		f := res.Fields
 		got := []any{format, deref(actionID), deref(agentID), deref(sessionID), derefInt(step), deref(toolName), deref(toolFP), deref(nonce), deref(sig), deref(prev), deref(chain), deref(decision)}
-		want := []any{res.Format, f.ActionID, f.AgentID, f.SessionID, derefInt(f.Step), f.ToolName, f.ToolFingerprint, f.Nonce, f.Signature, f.PreviousHash, res.Fingerprints.ChainHash, f.Decision}
+		want := []any{res.Format, f.ActionID, f.AgentID, f.SessionID, derefInt(f.Step), f.ToolName, f.ToolFingerprint, f.Nonce, f.SignatureSHA256, f.PreviousHash, res.Fingerprints.ChainHash, f.Decision}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("line %d:\n got %v\nwant %v", line, got, want)
 		}

@@ -56,26 +56,32 @@ func (p archivePrior) Links(ctx context.Context, prefixes []string) (map[string]
 	out := map[string]stream.PriorLink{}
 	err := p.withKeys(ctx, prefixes, func(conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, `
-			SELECT l.key, r.raw
+			SELECT l.key, r.chain_scope, CASE WHEN r.chain_scope IS NULL THEN r.raw END
 			FROM prior_keys l JOIN receipts r ON substr(r.chain_hash, 1, 32) = l.key`)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
-			var prefix, raw string
-			if err := rows.Scan(&prefix, &raw); err != nil {
+			var prefix string
+			var digest, raw sql.NullString
+			if err := rows.Scan(&prefix, &digest, &raw); err != nil {
 				rows.Close()
 				return err
 			}
-			// The scope is the format's, read from the receipt as stored: the
-			// same rule the stream applies to the input.
-			scope, err := verify.ChainScope([]byte(raw))
-			if err != nil {
-				continue // a stored line that is no receipt owns no chain hash
-			}
 			pl := out[prefix]
+			if digest.Valid {
+				pl.ScopeDigest = digest.String // the load's record of the scope
+			} else {
+				// A row stored before chain_scope was: the scope is the
+				// format's, read from the receipt as stored, the same rule
+				// the stream applies to the input.
+				scope, err := verify.ChainScope([]byte(raw.String))
+				if !raw.Valid || err != nil {
+					continue // a stored line that is no receipt owns no chain hash
+				}
+				pl.Scope = scope
+			}
 			pl.Found = true
-			pl.Scope = scope
 			out[prefix] = pl
 		}
 		if err := rows.Close(); err != nil {
@@ -137,7 +143,7 @@ func (p archivePrior) Nonces(ctx context.Context, digests []string) (map[string]
 func (f *fileLoad) relink() error {
 	rows, err := f.tx.QueryContext(f.ctx, `
 		SELECT r.file_sha256, r.line, r.raw, r.reasons, COALESCE(r.trust_sha256, ''),
-		       p.chain_hash, p.raw
+		       p.chain_hash, COALESCE(p.chain_scope, '')
 		FROM receipts r
 		JOIN receipts p ON p.file_sha256 = $1 AND lower(r.previous_hash) = p.chain_hash
 		JOIN files f ON f.file_sha256 = r.file_sha256
@@ -155,20 +161,23 @@ func (f *fileLoad) relink() error {
 	var fixes []fix
 	var lastHash string
 	for rows.Next() {
-		var sha, raw, trust, hash, praw string
+		var sha, trust, hash, owner string
+		var raw sql.NullString
 		var line int64
 		var reasons reasonList
-		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &praw); err != nil {
+		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &owner); err != nil {
 			rows.Close()
 			return err
 		}
 		first := hash != lastHash
 		lastHash = hash
-		res, _ := f.v.VerifyWith([]byte(raw), verify.VerifyOptions{OmitSignatureHash: true})
-		owner, _ := verify.ChainScope([]byte(praw))
+		if !raw.Valid {
+			continue // not FAIL (RawPolicy keeps the line of every one that is): nothing to judge again
+		}
+		res, _ := f.v.VerifyWith([]byte(raw.String), verify.VerifyOptions{OmitSignatureHash: true})
 		var judged verify.Reason // linked
 		switch {
-		case res.ScopeKey() != owner:
+		case stream.ScopeDigest(res.ScopeKey()) != owner:
 			judged = verify.ReasonChainBreak
 		case !first:
 			judged = verify.ReasonChainFork
@@ -197,6 +206,14 @@ func (f *fileLoad) relink() error {
 		if _, err := f.tx.ExecContext(f.ctx, "UPDATE receipts SET verdict = $1, reasons = $2 WHERE file_sha256 = $3 AND line = $4",
 			x.verdict, x.reasons, x.sha, x.line); err != nil {
 			return err
+		}
+		// A receipt now PASS keeps its line only as RawFlagged would
+		// have kept it had it been PASS when loaded, so that loading
+		// in any order stores the same.
+		if x.verdict == string(verify.Pass) && !f.rawAll {
+			if _, err := f.tx.ExecContext(f.ctx, dropUnflaggedRaw, x.sha, x.line); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

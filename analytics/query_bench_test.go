@@ -25,7 +25,7 @@ var (
 // 1 in 10,000 calls a drifted one, 1 in 5,000 nonces replayed, 1 in 97
 // receipts failed; raw about 600 bytes.
 var syntheticSQL = []string{
-	`INSERT INTO receipts
+	`INSERT INTO receipts BY NAME
 	 SELECT 'bench' || (i // 200000) AS file_sha256,
 	        'bench-' || (i // 200000) || '.jsonl' AS source,
 	        i % 200000 + 1 AS line,
@@ -45,7 +45,7 @@ var syntheticSQL = []string{
 	        'match' AS tool_match, CAST(NULL AS VARCHAR[]) AS tool_servers,
 	        md5('n' || CASE WHEN i % 5000 = 4999 THEN i - 1 ELSE i END) AS nonce,
 	        NULL AS call_signature,
-	        md5('s' || i) || md5('t' || i) || md5('u' || i) AS signature,
+	        sha256('s' || i) AS signature_sha256,
 	        md5('p' || i) AS previous_hash, NULL AS chain_hash, 'allow' AS decision,
 	        TIMESTAMP '2026-11-01 00:00:00' + to_microseconds(CAST(i * 604800000000 // 1000000 AS BIGINT)) AS issued_at,
 	        CAST(TIMESTAMP '2026-11-01 00:00:00' + to_microseconds(CAST(i * 604800000000 // 1000000 AS BIGINT)) AS DATE) AS day,

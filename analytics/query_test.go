@@ -62,7 +62,7 @@ func fixtureDB(t *testing.T, rows []fixRow, expected ...string) *DB {
 		}
 		_, err = db.SQL().Exec(`INSERT INTO receipts (file_sha256, source, line, format, verdict, reasons,
 			action_id, agent_id, issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint,
-			tool_match, tool_servers, nonce, call_signature, signature, previous_hash, chain_hash, decision,
+			tool_match, tool_servers, nonce, call_signature, signature_sha256, previous_hash, chain_hash, decision,
 			issued_at, day, raw)
 			VALUES (?, ?, ?, 'asqav-native', ?, COALESCE(string_split(NULLIF(?, ''), ','), []), ?, ?, ?, ?, ?, ?, 'mcp:tool_call', ?, ?, NULL, NULL, ?, ?, ?, NULL, NULL, 'allow', ?, ?, '{}')`,
 			file, source, r.line, verdict, r.reasons, nullable(r.actionID), nullable(r.agent), nullable(r.issuer), nullable(r.issuer),

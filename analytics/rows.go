@@ -2,6 +2,8 @@ package analytics
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -46,11 +48,25 @@ func toolMatch(res *verify.Result) string {
 // the spool format read back by read_ndjson with receiptColumns. Empty
 // optional fields are left out and so become NULL. file_sha256 and source
 // are the same for every row of a file and are not written; raw is the
-// receipt exactly as read.
-func appendReceiptRow(b []byte, res *verify.Result, raw []byte) []byte {
+// receipt exactly as read, offset where it starts in its file's content.
+//
+// Where the line is in its file (byte_offset, byte_length, line_sha256) is
+// always written, but for an offset of -1 (not known); the line itself
+// (raw) only when withRaw: see RawPolicy.
+func appendReceiptRow(b []byte, res *verify.Result, raw []byte, offset int64, withRaw bool) []byte {
 	f := &res.Fields
 	b = append(b, `{"line":`...)
 	b = strconv.AppendInt(b, int64(res.Line), 10)
+	if offset >= 0 { // -1: not known (a row stored before offsets were)
+		b = append(b, `,"byte_offset":`...)
+		b = strconv.AppendInt(b, offset, 10)
+	}
+	b = append(b, `,"byte_length":`...)
+	b = strconv.AppendInt(b, int64(len(raw)), 10)
+	sum := sha256.Sum256(raw)
+	b = append(b, `,"line_sha256":"`...)
+	b = hex.AppendEncode(b, sum[:])
+	b = append(b, '"')
 	b = appendField(b, "format", res.Format)
 	b = appendField(b, "verdict", string(res.Verdict))
 	b = append(b, `,"reasons":[`...)
@@ -86,27 +102,43 @@ func appendReceiptRow(b []byte, res *verify.Result, raw []byte) []byte {
 	}
 	b = appendField(b, "nonce", f.Nonce)
 	b = appendField(b, "call_signature", res.Fingerprints.CallSignature)
-	b = appendField(b, "signature", f.Signature)
+	b = appendField(b, "signature_sha256", signatureSHA256(f))
 	b = appendField(b, "previous_hash", f.PreviousHash)
 	b = appendField(b, "chain_hash", res.Fingerprints.ChainHash)
+	if res.Fingerprints.ChainHash != "" {
+		b = appendField(b, "chain_scope", stream.ScopeDigest(res.ScopeKey()))
+	}
 	b = appendField(b, "decision", f.Decision)
 	if t, ok := res.IssuedTime(); ok {
 		b = append(b, `,"issued_us":`...)
 		b = strconv.AppendInt(b, t.UnixMicro(), 10)
 	}
 	b = appendField(b, "nonce_key", stream.NonceDigest(res.NonceKey()))
-	b = append(b, `,"raw":"`...)
-	b = jsonenc.AppendChars(b, raw, false)
-	return append(b, "\"}\n"...)
+	if withRaw {
+		b = append(b, `,"raw":"`...)
+		b = jsonenc.AppendChars(b, raw, false)
+		b = append(b, '"')
+	}
+	return append(b, "}\n"...)
+}
+
+// signatureSHA256 is the hex SHA-256 of the signature's text as carried:
+// the verifier's, or computed when it was asked not to.
+func signatureSHA256(f *verify.Fields) string {
+	if f.SignatureSHA256 != "" || f.Signature == "" {
+		return f.SignatureSHA256
+	}
+	sum := sha256.Sum256([]byte(f.Signature))
+	return hex.EncodeToString(sum[:])
 }
 
 // receiptColumns is the read_ndjson column list of the receipts spool.
-const receiptColumns = `{line: 'BIGINT', format: 'VARCHAR', verdict: 'VARCHAR', reasons: 'VARCHAR[]',
+const receiptColumns = `{line: 'BIGINT', byte_offset: 'BIGINT', byte_length: 'BIGINT', line_sha256: 'VARCHAR', format: 'VARCHAR', verdict: 'VARCHAR', reasons: 'VARCHAR[]',
 	action_id: 'VARCHAR', agent_id: 'VARCHAR', issuer_id: 'VARCHAR', org_id: 'VARCHAR',
 	session_id: 'VARCHAR', step: 'BIGINT', action_type: 'VARCHAR', tool_name: 'VARCHAR',
 	tool_fingerprint: 'VARCHAR', tool_match: 'VARCHAR', tool_servers: 'VARCHAR[]', nonce: 'VARCHAR',
-	call_signature: 'VARCHAR', signature: 'VARCHAR', previous_hash: 'VARCHAR', chain_hash: 'VARCHAR',
-	decision: 'VARCHAR', issued_us: 'BIGINT', nonce_key: 'VARCHAR', raw: 'VARCHAR'}`
+	call_signature: 'VARCHAR', signature_sha256: 'VARCHAR', previous_hash: 'VARCHAR', chain_hash: 'VARCHAR',
+	chain_scope: 'VARCHAR', decision: 'VARCHAR', issued_us: 'BIGINT', nonce_key: 'VARCHAR', raw: 'VARCHAR'}`
 
 // receiptInsert turns spool rows into receipts rows, columns named so that
 // a database whose later columns were added by ALTER TABLE takes them
@@ -117,13 +149,14 @@ const receiptColumns = `{line: 'BIGINT', format: 'VARCHAR', verdict: 'VARCHAR', 
 // A receipt without a readable issued_at (UndoLog rows and Overturn
 // entries carry none) gets the day of its load, so that some daily report
 // covers it.
-const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, format, verdict, reasons, action_id, agent_id,
+const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, byte_offset, byte_length, line_sha256,
+	format, verdict, reasons, action_id, agent_id,
 	issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint, tool_match,
-	tool_servers, nonce, call_signature, signature, previous_hash, chain_hash, decision,
+	tool_servers, nonce, call_signature, signature_sha256, previous_hash, chain_hash, chain_scope, decision,
 	issued_at, day, raw, nonce_key, trust_sha256)
-	SELECT $1, $2, line, format, verdict, reasons, action_id, agent_id,
+	SELECT $1, $2, line, byte_offset, byte_length, line_sha256, format, verdict, reasons, action_id, agent_id,
 	issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint, tool_match,
-	tool_servers, nonce, call_signature, signature, previous_hash, chain_hash, decision,
+	tool_servers, nonce, call_signature, signature_sha256, previous_hash, chain_hash, chain_scope, decision,
 	make_timestamp(issued_us), COALESCE(CAST(make_timestamp(issued_us) AS DATE), CAST($3 AS DATE)), raw,
 	nonce_key, $4 FROM `
 

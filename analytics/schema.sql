@@ -8,6 +8,11 @@
 -- receipts has no primary key: (file_sha256, line) is unique by
 -- construction (a file's lines are loaded once, in one transaction), and the index
 -- would cost about a fifth of the load rate.
+-- The archive files are the evidence: every receipts row says where its
+-- line is (byte_offset and byte_length in the file's content, line_sha256
+-- of its bytes), and raw holds the line itself only for the receipts an
+-- auditor needs at hand (RawPolicy in rawpolicy.go: by default those not
+-- PASS and those of a replay; every one with --store-raw all).
 -- receipts.raw is FSST-compressed by declaration. DuckDB picks FSST for
 -- these kilobyte JSON lines anyway, but only after also trying dictionary
 -- compression on every row group, which hashes every line and was about a
@@ -37,6 +42,9 @@ CREATE TABLE IF NOT EXISTS receipts (
     file_sha256      VARCHAR NOT NULL,
     source           VARCHAR NOT NULL,
     line             BIGINT  NOT NULL,
+    byte_offset      BIGINT,            -- where the line starts in the file's content (a gzip file's decompressed bytes)
+    byte_length      BIGINT,            -- its length in bytes, without the line end
+    line_sha256      VARCHAR,           -- hex SHA-256 of those bytes
     format           VARCHAR NOT NULL,
     verdict          VARCHAR NOT NULL,  -- PASS, FAIL, INCOMPLETE
     reasons          VARCHAR[] NOT NULL, -- reason codes, in the verifier's order, [] for none
@@ -53,13 +61,14 @@ CREATE TABLE IF NOT EXISTS receipts (
     tool_servers     VARCHAR[],         -- expected servers whose schema matches; NULL for none
     nonce            VARCHAR,
     call_signature   VARCHAR,           -- UndoLog rows
-    signature        VARCHAR,           -- the encoded signature as carried
+    signature_sha256 VARCHAR,           -- hex SHA-256 of the encoded signature as carried
     previous_hash    VARCHAR,
     chain_hash       VARCHAR,
+    chain_scope      VARCHAR,           -- stream.ScopeDigest of the receipt's chain scope, with chain_hash: how later loads judge a link to it
     decision         VARCHAR,
     issued_at        TIMESTAMP,         -- UTC
     day              DATE,              -- UTC day of issued_at; without one, of loaded_at
-    raw              VARCHAR USING COMPRESSION fsst NOT NULL, -- the receipt line exactly as read
+    raw              VARCHAR USING COMPRESSION fsst, -- the receipt line exactly as read; NULL when it is left in the archive
     nonce_key        VARCHAR,           -- stream.NonceDigest of (issuer, nonce): how later loads find replays of it
     trust_sha256     VARCHAR            -- the trust material its verdict came from (trust table)
 );
@@ -113,3 +122,8 @@ ALTER TABLE files ADD COLUMN IF NOT EXISTS unterminated BOOLEAN;
 ALTER TABLE files ADD COLUMN IF NOT EXISTS trust_sha256 VARCHAR;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS nonce_key VARCHAR;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS trust_sha256 VARCHAR;
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS byte_offset BIGINT;
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS byte_length BIGINT;
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS line_sha256 VARCHAR;
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS signature_sha256 VARCHAR;
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS chain_scope VARCHAR;

@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io"
 	"time"
 
 	"github.com/receiptverify/verify/verify"
@@ -97,8 +99,11 @@ func recordTrust(ctx context.Context, conn *sql.Conn, t Trust) (string, error) {
 // v, in one transaction: each receipt is verified
 // again on its own and keeps the chain and nonce judgments it had, which
 // depend on hashes and nonces only (stream.Rejudge); its row is replaced,
-// pointing to this load's trust material, as are its files rows.
-func (l *loader) reverify(v *verify.Verifier, files []*FileSummary, rowsOf [][]storedFile) error {
+// pointing to this load's trust material, as are its files rows. A
+// receipt stored without its line is read from ins[i], the input that holds
+// that content (its lines stored before are the same bytes at the same
+// offsets).
+func (l *loader) reverify(v *verify.Verifier, files []*FileSummary, rowsOf [][]storedFile, ins []Input) error {
 	ctx := l.ctx
 	fail := func(op string, err error) error { return dbErr(ctx, op, l.db.path, err) }
 	tx, err := l.conn.BeginTx(ctx, nil)
@@ -113,7 +118,7 @@ func (l *loader) reverify(v *verify.Verifier, files []*FileSummary, rowsOf [][]s
 				continue
 			}
 			done[r.sha] = true
-			if err := l.reverifyRow(tx, v, r.sha); err != nil {
+			if err := l.reverifyRow(tx, v, r.sha, ins[i]); err != nil {
 				return err
 			}
 		}
@@ -131,8 +136,8 @@ func (l *loader) reverify(v *verify.Verifier, files []*FileSummary, rowsOf [][]s
 }
 
 // reverifyRow replaces the receipts of one files row by their verification
-// with v.
-func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string) error {
+// with v, reading the lines not stored from in.
+func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Input) error {
 	ctx := l.ctx
 	fail := func(op string, err error) error { return dbErr(ctx, op, sha, err) }
 	var source string
@@ -145,22 +150,51 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string) error {
 		return &IOError{Op: "spool", Path: sha, Err: err}
 	}
 	defer sp.remove()
-	rows, err := tx.QueryContext(ctx, "SELECT source, line, reasons, raw FROM receipts WHERE file_sha256 = $1 ORDER BY line", sha)
+	rows, err := tx.QueryContext(ctx, `SELECT source, line, reasons, raw, byte_offset, byte_length, line_sha256
+		FROM receipts WHERE file_sha256 = $1 ORDER BY line`, sha)
 	if err != nil {
 		return fail("reverify", err)
 	}
+	var archive *contentReader
+	defer func() {
+		if archive != nil {
+			archive.r.(io.Closer).Close()
+		}
+	}()
 	for rows.Next() {
-		var src, raw string
-		var line int64
+		var src string
 		var reasons reasonList
-		if err := rows.Scan(&src, &line, &reasons, &raw); err != nil {
+		var raw, lineSHA sql.NullString
+		var line int64
+		var off, n sql.NullInt64
+		if err := rows.Scan(&src, &line, &reasons, &raw, &off, &n, &lineSHA); err != nil {
 			rows.Close()
 			return fail("reverify", err)
 		}
-		res, _ := v.VerifyWith([]byte(raw), verify.VerifyOptions{OmitSignatureHash: true})
+		b := []byte(raw.String)
+		if !raw.Valid {
+			if archive == nil {
+				rc, err := in.Open()
+				if err != nil {
+					rows.Close()
+					return &IOError{Op: "reverify", Path: in.Name, Err: err}
+				}
+				archive = newContentReader(rc)
+			}
+			if b, err = archive.read(lineLoc{line, off.Int64, n.Int64, lineSHA.String}); err != nil {
+				rows.Close()
+				return &IOError{Op: "reverify", Path: in.Name, Err: fmt.Errorf("line %d: %w", line, err)}
+			}
+		}
+		res, _ := v.VerifyWith(b, verify.VerifyOptions{OmitSignatureHash: true})
 		stream.Rejudge(res, reasons)
 		res.Source, res.Line = src, int(line)
-		if err := sp.add(func(b []byte) []byte { return appendReceiptRow(b, res, []byte(raw)) }); err != nil {
+		offset := off.Int64
+		if !off.Valid { // stored before rows said where their lines are
+			offset = -1
+		}
+		withRaw := raw.Valid || res.Verdict != verify.Pass
+		if err := sp.add(func(dst []byte) []byte { return appendReceiptRow(dst, res, b, offset, withRaw) }); err != nil {
 			rows.Close()
 			return err
 		}

@@ -2,7 +2,7 @@
 -- more than one receipt, its kind in `kind`:
 --   action_id       the same action_id
 --   nonce           the same nonce from the same issuer_id
---   signature       the same signature (as carried)
+--   signature       the same signature (as carried; value is its SHA-256)
 --   call_signature  the same UndoLog call signature
 -- The first occurrence (by issued_at, then source, file, line) is the
 -- original; every later one is a finding, reported on its own UTC day, so
@@ -48,11 +48,11 @@ repeated AS (
     HAVING COUNT(*) > 1
        AND (p.day IS NULL OR MAX(CASE WHEN r.day = p.day THEN 1 ELSE 0 END) = 1)
     UNION ALL
-    SELECT 'signature' AS kind, r.signature AS value
+    SELECT 'signature' AS kind, r.signature_sha256 AS value
     FROM receipts r
     CROSS JOIN params p
-    WHERE r.signature IS NOT NULL AND r.signature <> ''
-    GROUP BY r.signature, p.day
+    WHERE r.signature_sha256 IS NOT NULL AND r.signature_sha256 <> ''
+    GROUP BY r.signature_sha256, p.day
     HAVING COUNT(*) > 1
        AND (p.day IS NULL OR MAX(CASE WHEN r.day = p.day THEN 1 ELSE 0 END) = 1)
     UNION ALL
@@ -81,7 +81,7 @@ occurrences AS (
     SELECT x.kind AS kind, '' AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
            r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict
     FROM repeated x
-    JOIN receipts r ON r.signature = x.value
+    JOIN receipts r ON r.signature_sha256 = x.value
     WHERE x.kind = 'signature'
     UNION ALL
     SELECT x.kind AS kind, '' AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,

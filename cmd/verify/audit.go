@@ -37,6 +37,7 @@ func newAuditCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Value: "report", Usage: "reports go to `DIR`/YYYY-MM-DD/"},
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			reverifyFlag,
+			storeRawFlag,
 		}, findingFlags()),
 		Action: auditAction,
 	}

@@ -11,6 +11,8 @@ package main
 //	3     report and audit: no receipt at all on the day (or in the input) and no finding:
 //	      nothing to judge, which a scheduled job must not take for a clean day
 //	64    usage error: unknown command or flag, unknown dialect, wrong argument count
+//	65    show and explain --db: the archive file has changed since it was loaded (the bytes
+//	      at a receipt's recorded place are not those loaded)
 //	66    input unreadable: missing file, a directory, a read or gzip error
 //	74    I/O error on the audit database or on files written (load, report, export, audit),
 //	      on the temporary spool, or on stdout (any command: the output stops short)
@@ -22,6 +24,7 @@ const (
 	exitIncomplete = 2
 	exitEmpty      = 3
 	exitUsage      = 64  // EX_USAGE from sysexits.h
+	exitChanged    = 65  // EX_DATAERR from sysexits.h
 	exitNoInput    = 66  // EX_NOINPUT from sysexits.h
 	exitIOErr      = 74  // EX_IOERR from sysexits.h
 	exitInterrupt  = 130 // 128 + SIGINT, as shells report an interrupted command

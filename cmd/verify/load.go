@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
@@ -43,6 +44,7 @@ func newLoadCommand() *cli.Command {
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (created if missing)"},
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			reverifyFlag,
+			storeRawFlag,
 		),
 		Action: loadAction,
 	}
@@ -72,6 +74,10 @@ func loadAction(ctx *cli.Context) error {
 
 // reverifyFlag is --reverify, for load and audit.
 var reverifyFlag = &cli.BoolFlag{Name: "reverify", Usage: "verify the stored receipts of inputs already loaded with other trust material again, with this material"}
+
+// storeRawFlag is --store-raw, for load and audit.
+var storeRawFlag = &cli.StringFlag{Name: "store-raw", Value: "flagged",
+	Usage: "which receipts' lines the database stores: `flagged` (not PASS, or sharing an action_id, nonce or signature with another: the rows reports flag) or all (a database that needs no archive); the others are read from their archive file by offset and SHA-256 (verify show)"}
 
 // fileLine is the per-file line on stderr.
 func fileLine(f analytics.FileSummary) string {
@@ -117,7 +123,7 @@ func loadInputs(ctx context.Context, paths []string, stdin io.Reader, stderr io.
 	}
 	inputs := make([]analytics.Input, len(srcs))
 	for i, s := range srcs {
-		inputs[i] = analytics.Input{Source: s}
+		inputs[i] = analytics.Input{Source: s, NoArchive: !onDisk(s.Name, paths)}
 		if strings.HasSuffix(s.Name, ".gz") { // a file path; stdin is never gunzipped
 			path := s.Name
 			inputs[i].Stored = func() (io.ReadCloser, error) {
@@ -132,6 +138,16 @@ func loadInputs(ctx context.Context, paths []string, stdin io.Reader, stderr io.
 	return inputs, cleanup, nil
 }
 
+// onDisk says whether the input named name is a regular file that stays
+// where the name says: not standard input, nor a pipe, which are read once.
+func onDisk(name string, paths []string) bool {
+	if name == "stdin" && slices.Contains(paths, "-") {
+		return false
+	}
+	fi, err := os.Stat(name)
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // verifyAndLoad is the part `load` and `audit` share: build the verifier
 // from the flags, verify the PATH arguments and load them into db, one line
 // per file on stderr, a progress line on terminals. SIGINT (Ctrl-C) or
@@ -141,6 +157,10 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	workers, err := workersFlag(ctx)
 	if err != nil {
 		return analytics.LoadSummary{}, err
+	}
+	raw, err := analytics.ParseRawPolicy(ctx.String("store-raw"))
+	if err != nil {
+		return analytics.LoadSummary{}, usagef(ctx, "--store-raw: %v", err)
 	}
 	v, m, err := verifierFromFlags(ctx)
 	if err != nil {
@@ -169,6 +189,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		At:       m.at,
 		Trust:    m.trust,
 		Reverify: ctx.Bool("reverify"),
+		Raw:      raw,
 		Progress: bar.update,
 		OnFile: func(f analytics.FileSummary) {
 			bar.clear()

@@ -41,7 +41,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			"each line prefixed \"verify:\".\n\n" +
 			"Exit codes: 0 all input accepted (a clean day), 1 some input rejected (findings),\n" +
 			"2 some receipt INCOMPLETE and none FAIL, 3 no receipt at all on the day reported,\n" +
-			"64 usage error, 66 input unreadable,\n" +
+			"64 usage error, 65 an archive file changed since it was loaded, 66 input unreadable,\n" +
 			"74 database or output I/O error (stdout included), 130 interrupted. Each command's\n" +
 			"help says which it uses.",
 		Version:              versionLine(),
@@ -57,6 +57,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			newExportCommand(),
 			newAuditCommand(),
 			newExplainCommand(),
+			newShowCommand(),
 			newVersionCommand(),
 			newCompletionCommand(),
 			newManCommand(),
@@ -209,6 +210,9 @@ func exitCode(err error) int {
 		ioErr       *ioError
 		dbErr       *analytics.IOError
 	)
+	if code, ok := archiveExit(err); ok {
+		return code
+	}
 	switch {
 	case err == nil:
 		return exitOK

@@ -77,6 +77,12 @@ func FuzzStream(f *testing.F) {
 			if opts.Render != nil && len(r.Rendered) == 0 {
 				t.Errorf("line %d: nothing rendered", r.Line)
 			}
+			if opts.KeepRaw && r.Raw != nil {
+				// Raw is the input's bytes at Offset, exactly.
+				if end := r.Offset + int64(len(r.Raw)); r.Offset < 0 || end > int64(len(data)) || !bytes.Equal(data[r.Offset:end], r.Raw) {
+					t.Errorf("line %d: Raw is not the input's bytes at offset %d", r.Line, r.Offset)
+				}
+			}
 			results = append(results, r.Result)
 			return nil
 		})

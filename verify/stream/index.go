@@ -318,6 +318,9 @@ func (x *index) askPrior(ctx context.Context, p Prior, groups []*linkGroup) erro
 		}
 		if pl.Found && !g.owned {
 			g.owned, g.ownerScope = true, hashKey(pl.Scope)
+			if d, err := hex.DecodeString(pl.ScopeDigest); err == nil && len(d) == len(g.ownerScope) {
+				g.ownerScope = key128(d)
+			}
 		}
 		if pl.Named {
 			if err := x.judgeLinks(g, true); err != nil {

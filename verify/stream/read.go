@@ -104,8 +104,10 @@ func readSource(ctx context.Context, src Source, maxLines int, bytesRead *atomic
 		}
 		return add(&record{kind: recordLine, source: src.Name, line: 1, raw: data})
 	}
-	br := bufio.NewReaderSize(counted, 1<<16)
+	pos := &offsetReader{r: counted}
+	br := bufio.NewReaderSize(pos, 1<<16)
 	for line := 1; ; line++ {
+		offset := pos.n - int64(br.Buffered()) // where this line starts
 		if line > maxLines {
 			return add(&record{kind: recordFileError, source: src.Name, line: line, err: fmt.Errorf("more than %d lines in one file: refused", maxLines)})
 		}
@@ -119,7 +121,7 @@ func readSource(ctx context.Context, src Source, maxLines int, bytesRead *atomic
 			return add(&record{kind: recordFileError, source: src.Name, line: line, err: fmt.Errorf("read error %s: %w", where, err)})
 		}
 		if len(raw) > 0 || tooLong || err == nil {
-			r := &record{kind: recordLine, source: src.Name, line: line, raw: raw}
+			r := &record{kind: recordLine, source: src.Name, line: line, offset: offset, raw: raw}
 			switch {
 			case tooLong:
 				r.kind, r.raw, r.err = recordLineError, nil, errLineTooLong
@@ -159,5 +161,18 @@ type countingReader struct {
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
+	return n, err
+}
+
+// offsetReader counts the bytes read from one source, so that each line's
+// offset is known: what was read less what bufio still holds.
+type offsetReader struct {
+	r io.Reader
+	n int64
+}
+
+func (o *offsetReader) Read(p []byte) (int, error) {
+	n, err := o.r.Read(p)
+	o.n += int64(n)
 	return n, err
 }

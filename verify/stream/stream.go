@@ -59,7 +59,8 @@ type Options struct {
 	// the one that calls emit. Rendered is valid until emit returns; its
 	// memory is then reused for a later result.
 	Render func(dst []byte, r *verify.Result) []byte
-	// KeepRaw keeps each record's bytes in Record.Raw and the signature
+	// KeepRaw keeps each record's bytes in Record.Raw, and where they are
+	// in the source in Record.Offset, and the signature
 	// text in Fields.Signature (for loading into analytics): the second
 	// pass then reads the input again, and fails with ErrInputChanged if
 	// it is not what was verified. Off by default, when results carry only
@@ -107,11 +108,22 @@ func NonceDigest(nonceKey string) string {
 	return hex.EncodeToString(k[:])
 }
 
+// ScopeDigest is how an archive keeps a receipt's chain scope
+// (verify.Result.ScopeKey) for PriorLink, without the receipt: the first 32
+// hex characters (128 bits) of its SHA-256, as the stream compares scopes.
+func ScopeDigest(scope string) string {
+	k := hashKey(scope)
+	return hex.EncodeToString(k[:])
+}
+
 // PriorLink is what an earlier archive knows of one chain hash.
 type PriorLink struct {
 	Found bool   // a receipt with this chain hash is archived
 	Scope string // its chain scope (verify.ChainScope), when Found
-	Named bool   // an archived receipt already names it as predecessor
+	// ScopeDigest is the scope's ScopeDigest, which an archive may keep
+	// instead of the receipt; when set, Scope is not read.
+	ScopeDigest string
+	Named       bool // an archived receipt already names it as predecessor
 }
 
 // Progress is how far a run has come.
@@ -128,6 +140,11 @@ type Record struct {
 	// Raw is the record exactly as read, with Options.KeepRaw (for an
 	// archive that stores it); nil without. Valid until emit returns.
 	Raw []byte
+	// Offset is where Raw starts in its source, in bytes from the start of
+	// the stream read (a gzip file's decompressed bytes), with
+	// Options.KeepRaw; Raw is that many bytes on, without the line end. An
+	// archive records it to find the receipt again.
+	Offset int64
 	// Rendered is what Options.Render appended for the Result, when set.
 	// Valid until emit returns.
 	Rendered []byte
@@ -320,13 +337,13 @@ func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error
 		sum.Unreadable++
 		res = unreadable(r, r.err)
 		if opts.KeepRaw {
-			rec.Raw = r.raw
+			rec.Raw, rec.Offset = r.raw, r.offset
 		}
 	default:
 		if r.err != nil {
 			return r.err
 		}
-		res, rec.Raw = r.result, r.raw
+		res, rec.Raw, rec.Offset = r.result, r.raw, r.offset
 	}
 	rec.Result = res
 	if rec.Rendered == nil && opts.Render != nil {
@@ -380,6 +397,7 @@ type record struct {
 	seq    uint64 // ordinal over the whole run, the same in both passes
 	source string
 	line   int
+	offset int64 // of the line in its source, in bytes (Record.Offset)
 	raw    []byte
 	err    error
 	entry  hook.IndexEntry

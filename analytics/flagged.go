@@ -1,0 +1,99 @@
+package analytics
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/receiptverify/verify/internal/jsonenc"
+)
+
+// flaggedWithoutRaw are the receipts of one file ($1) stored without their
+// line that RawFlagged keeps it for although they PASS: those sharing a
+// value the replays finding compares (queries/replays.sql: action_id,
+// nonce within its issuer, signature, call signature) with another
+// receipt of the database. Each value is grouped over the whole table,
+// which costs one aggregate per kind, as the replays query does.
+const flaggedWithoutRaw = `WITH mine AS (
+    SELECT line, byte_offset, byte_length, line_sha256, action_id, COALESCE(issuer_id, '') AS scope, nonce,
+           signature_sha256, call_signature
+    FROM receipts WHERE file_sha256 = $1 AND raw IS NULL AND byte_offset IS NOT NULL
+)
+SELECT line, byte_offset, byte_length, line_sha256 FROM mine
+WHERE action_id IN (SELECT action_id FROM receipts WHERE action_id <> '' GROUP BY action_id HAVING count(*) > 1)
+   OR (scope, nonce) IN (SELECT (COALESCE(issuer_id, ''), nonce) FROM receipts WHERE nonce <> '' GROUP BY COALESCE(issuer_id, ''), nonce HAVING count(*) > 1)
+   OR signature_sha256 IN (SELECT signature_sha256 FROM receipts WHERE signature_sha256 <> '' GROUP BY signature_sha256 HAVING count(*) > 1)
+   OR call_signature IN (SELECT call_signature FROM receipts WHERE call_signature <> '' GROUP BY call_signature HAVING count(*) > 1)
+ORDER BY line`
+
+// dropUnflaggedRaw drops the stored line of one receipt ($1 file_sha256,
+// $2 line) that RawFlagged does not keep it for: PASS, its place in the
+// archive recorded, and no value shared as in flaggedWithoutRaw.
+const dropUnflaggedRaw = `UPDATE receipts SET raw = NULL
+WHERE file_sha256 = $1 AND line = $2 AND verdict = 'PASS' AND byte_offset IS NOT NULL AND line_sha256 IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM receipts o WHERE o.action_id = receipts.action_id AND o.action_id <> ''
+                  AND (o.file_sha256 <> receipts.file_sha256 OR o.line <> receipts.line))
+  AND NOT EXISTS (SELECT 1 FROM receipts o WHERE o.nonce = receipts.nonce AND o.nonce <> ''
+                  AND COALESCE(o.issuer_id, '') = COALESCE(receipts.issuer_id, '')
+                  AND (o.file_sha256 <> receipts.file_sha256 OR o.line <> receipts.line))
+  AND NOT EXISTS (SELECT 1 FROM receipts o WHERE o.signature_sha256 = receipts.signature_sha256 AND o.signature_sha256 <> ''
+                  AND (o.file_sha256 <> receipts.file_sha256 OR o.line <> receipts.line))
+  AND NOT EXISTS (SELECT 1 FROM receipts o WHERE o.call_signature = receipts.call_signature AND o.call_signature <> ''
+                  AND (o.file_sha256 <> receipts.file_sha256 OR o.line <> receipts.line))`
+
+// fillFlagged stores, in the file's open transaction, the lines RawFlagged
+// keeps of the file's PASS receipts (flaggedWithoutRaw), read again from
+// the input by offset and checked against their SHA-256. rowsSHA is the
+// file_sha256 its rows were inserted under.
+func (f *fileLoad) fillFlagged(rowsSHA string) error {
+	rows, err := f.tx.QueryContext(f.ctx, flaggedWithoutRaw, rowsSHA)
+	if err != nil {
+		return err
+	}
+	var locs []lineLoc
+	for rows.Next() {
+		var l lineLoc
+		if err := rows.Scan(&l.line, &l.offset, &l.length, &l.sha256); err != nil {
+			rows.Close()
+			return err
+		}
+		locs = append(locs, l)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if len(locs) == 0 {
+		return nil
+	}
+	rc, err := f.in.Open()
+	if err != nil {
+		return &IOError{Op: "load", Path: f.in.Name, Err: err}
+	}
+	defer rc.Close()
+	sp, err := newSpool(f.tempDir)
+	if err != nil {
+		return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+	}
+	defer sp.remove()
+	cr := newContentReader(rc)
+	for _, l := range locs {
+		line, err := cr.read(l)
+		if err != nil {
+			return &IOError{Op: "load", Path: f.in.Name, Err: fmt.Errorf("line %d: reading it again: %w", l.line, err)}
+		}
+		if err := sp.add(func(b []byte) []byte {
+			b = append(b, `{"line":`...)
+			b = strconv.AppendInt(b, l.line, 10)
+			b = append(b, `,"raw":"`...)
+			b = jsonenc.AppendChars(b, line, false)
+			return append(b, "\"}\n"...)
+		}); err != nil {
+			return err
+		}
+	}
+	if err := sp.close(); err != nil {
+		return &IOError{Op: "spool", Path: sp.path, Err: err}
+	}
+	_, err = f.tx.ExecContext(f.ctx, `UPDATE receipts SET raw = s.raw FROM `+sp.read(`{line: 'BIGINT', raw: 'VARCHAR'}`)+
+		` s WHERE receipts.file_sha256 = $1 AND receipts.line = s.line`, rowsSHA)
+	return err
+}

@@ -1,0 +1,156 @@
+package analytics
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/receiptverify/verify/internal/ctxio"
+	"github.com/receiptverify/verify/internal/gunzip"
+)
+
+// StoredReceipt is one receipts row: where its line is, and the line
+// itself when the database holds it.
+type StoredReceipt struct {
+	Source     string // the file's path as loaded
+	FileSHA256 string
+	Line       int64
+	Offset     int64 // in the file's content (a gzip file's decompressed bytes); -1 when not recorded
+	Length     int64
+	LineSHA256 string // hex; empty when not recorded
+	ActionID   string
+	Verdict    string
+	Reasons    string
+	Day        string // YYYY-MM-DD
+	Raw        []byte // nil when the line was left in the archive (RawPolicy)
+}
+
+// storedReceiptSQL selects StoredReceipt's columns; a WHERE follows.
+const storedReceiptSQL = `SELECT source, file_sha256, line, COALESCE(byte_offset, -1), COALESCE(byte_length, -1),
+	COALESCE(line_sha256, ''), COALESCE(action_id, ''), verdict, array_to_string(reasons, ',') AS reasons, day, raw FROM receipts `
+
+// ReceiptsAt returns the receipts loaded from source (as loaded, or the
+// same path cleaned) at line: one per time that file's content was
+// loaded under that name, usually one.
+func ReceiptsAt(ctx context.Context, q Querier, source string, line int64) ([]StoredReceipt, error) {
+	return storedReceipts(ctx, q, "WHERE (source = ? OR source = ?) AND line = ? ORDER BY source, file_sha256",
+		source, filepath.Clean(source), line)
+}
+
+// ReceiptsByActionID returns the receipts whose action_id is id, by day,
+// source and line (a replayed action has several).
+func ReceiptsByActionID(ctx context.Context, q Querier, id string) ([]StoredReceipt, error) {
+	return storedReceipts(ctx, q, "WHERE action_id = ? ORDER BY day, source, line", id)
+}
+
+func storedReceipts(ctx context.Context, q Querier, where string, args ...any) ([]StoredReceipt, error) {
+	rows, err := q.QueryContext(ctx, storedReceiptSQL+where, args...)
+	if err != nil {
+		return nil, &IOError{Op: "query receipts", Err: err}
+	}
+	defer rows.Close()
+	var out []StoredReceipt
+	for rows.Next() {
+		var r StoredReceipt
+		var day sql.NullTime
+		var raw sql.NullString
+		if err := rows.Scan(&r.Source, &r.FileSHA256, &r.Line, &r.Offset, &r.Length, &r.LineSHA256, &r.ActionID,
+			&r.Verdict, &r.Reasons, &day, &raw); err != nil {
+			return nil, &IOError{Op: "query receipts", Err: err}
+		}
+		if day.Valid {
+			r.Day = day.Time.UTC().Format(time.DateOnly)
+		}
+		if raw.Valid {
+			r.Raw = []byte(raw.String)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, &IOError{Op: "query receipts", Err: err}
+	}
+	return out, nil
+}
+
+// ArchiveError is a receipt whose line the database does not hold and
+// its archive file cannot give: the file is not where it was loaded from
+// (Moved), or it is but holds other bytes at the line's place than those
+// loaded (Changed, the line's SHA-256 differs).
+type ArchiveError struct {
+	Path    string // the archive file, as looked for
+	Line    int64
+	Changed bool // false: moved, deleted or unreadable
+	Err     error
+}
+
+func (e *ArchiveError) Error() string {
+	if e.Changed {
+		return fmt.Sprintf("%s: the archive file has changed since it was loaded: line %d is not the receipt loaded (%v)", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: the archive file cannot be read (moved or deleted since it was loaded?): %v", e.Path, e.Err)
+}
+
+func (e *ArchiveError) Unwrap() error { return e.Err }
+
+// ArchivePath is where the archive file of r is looked for: its path as
+// loaded, a relative one taken from root when root is not empty.
+func (r *StoredReceipt) ArchivePath(root string) string {
+	if root != "" && !filepath.IsAbs(r.Source) {
+		return filepath.Join(root, r.Source)
+	}
+	return r.Source
+}
+
+// ReadArchive reads r's line from its archive file (ArchivePath) by its
+// offset and checks it against the SHA-256 recorded at load. A gzip file
+// (a path ending in .gz, read through gzip at load too) is decompressed up
+// to the line: its offset is in the decompressed bytes. The error is an
+// *ArchiveError.
+func (r *StoredReceipt) ReadArchive(ctx context.Context, root string) ([]byte, error) {
+	path := r.ArchivePath(root)
+	if r.Offset < 0 || r.LineSHA256 == "" {
+		return nil, &ArchiveError{Path: path, Line: r.Line, Err: errors.New("the database was written before rows recorded where their lines are")}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &ArchiveError{Path: path, Line: r.Line, Err: err}
+	}
+	defer f.Close()
+	var src io.Reader = f
+	if strings.HasSuffix(r.Source, ".gz") {
+		zr, err := gunzip.Open(f)
+		if err != nil {
+			return nil, &ArchiveError{Path: path, Line: r.Line, Changed: true, Err: fmt.Errorf("gzip: %w", err)}
+		}
+		defer zr.Close()
+		src = ctxio.Reader(ctx, zr)
+	}
+	b, err := newContentReader(src).read(lineLoc{r.Line, r.Offset, r.Length, r.LineSHA256})
+	switch {
+	case err == nil:
+		return b, nil
+	case errors.Is(err, fs.ErrPermission):
+		return nil, &ArchiveError{Path: path, Line: r.Line, Err: err}
+	case errors.Is(err, context.Canceled):
+		return nil, err
+	}
+	return nil, &ArchiveError{Path: path, Line: r.Line, Changed: true, Err: err}
+}
+
+// Bytes is r's line exactly as loaded: from the database when it holds
+// it (and fromArchive is false), else from the archive file (ReadArchive).
+// fromDB says which.
+func (r *StoredReceipt) Bytes(ctx context.Context, root string, fromArchive bool) (b []byte, fromDB bool, err error) {
+	if r.Raw != nil && !fromArchive {
+		return r.Raw, true, nil
+	}
+	b, err = r.ReadArchive(ctx, root)
+	return b, false, err
+}
