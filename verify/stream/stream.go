@@ -316,6 +316,19 @@ func (sum *Summary) add(r *record, opts Options, emit func(*verify.Result) error
 	if res.Rendered == nil && opts.Render != nil {
 		res.Rendered = opts.Render(renderBufs.Get(), res)
 	}
+	if res.Verdict == verify.Unreadable && r.kind == recordLine {
+		sum.Unreadable++
+	}
+	sum.tally(res)
+	err := emit(res)
+	renderBufs.Put(res.Rendered)
+	res.Rendered = nil
+	return err
+}
+
+// tally counts a result's verdict, but for UNREADABLE (counted by the
+// kind of record), and its reasons.
+func (sum *Summary) tally(res *verify.Result) {
 	switch res.Verdict {
 	case verify.Pass:
 		sum.Pass++
@@ -323,18 +336,10 @@ func (sum *Summary) add(r *record, opts Options, emit func(*verify.Result) error
 		sum.Fail++
 	case verify.Incomplete:
 		sum.Incomplete++
-	default:
-		if r.kind == recordLine {
-			sum.Unreadable++
-		}
 	}
 	for _, reason := range res.Reasons {
 		sum.Reasons[reason]++
 	}
-	err := emit(res)
-	renderBufs.Put(res.Rendered)
-	res.Rendered = nil
-	return err
 }
 
 func unreadable(r *record, err error) *verify.Result {
