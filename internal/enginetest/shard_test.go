@@ -2,6 +2,8 @@ package enginetest
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/receiptgen"
 )
@@ -120,6 +124,105 @@ func TestEnginesSharded(t *testing.T) {
 		clickHouseJudgments(t, filepath.Join(maps, "*", "records-*.parquet"), judgments)
 		same(t, runVerify(t, bin, append([]string{"finalize", "--format", "json", "--judgments", judgments}, reversed...)...))
 	})
+	t.Run("postgres", func(t *testing.T) {
+		if os.Getenv("VERIFY_ENGINES") == "off" {
+			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+		}
+		// Standard SQL: PostgreSQL's rows are DuckDB's, which the
+		// subtest above ties to verify receipts.
+		records := filepath.Join(maps, "*", "records-*.parquet")
+		want := duckDBJudgments(t, records)
+		got, err := queryRows(postgresRecords(t, records), queries.Judgments)
+		if err != nil {
+			t.Fatalf("PostgreSQL: %v", err)
+		}
+		if len(want.rows) == 0 {
+			t.Fatal("no judgments")
+		}
+		if d := compare(want, got); d != "" {
+			t.Errorf("PostgreSQL's judgments differ from DuckDB's:\n%s", d)
+		}
+	})
+}
+
+// judgmentColumns are the columns of shard_records the judgment SQL
+// reads.
+const judgmentColumns = "ord, chain_key, link_key, scope_key, nonce_key"
+
+// duckDBJudgments runs the judgment SQL on DuckDB over the records the
+// glob names.
+func duckDBJudgments(t *testing.T, records string) result {
+	t.Helper()
+	duck, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer duck.Close()
+	duck.SetMaxOpenConns(1)
+	for _, s := range []string{
+		"CREATE VIEW shard_records AS SELECT " + judgmentColumns + " FROM read_parquet('" + filepath.ToSlash(records) + "')",
+		"CREATE TABLE history_records (ord BIGINT, chain_key VARCHAR, link_key VARCHAR, scope_key VARCHAR, nonce_key VARCHAR)",
+	} {
+		if _, err := duck.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := queryRows(duck, queries.Judgments)
+	if err != nil {
+		t.Fatalf("DuckDB: %v", err)
+	}
+	return res
+}
+
+// postgresRecords starts PostgreSQL and loads the records the glob names
+// (the columns the judgment SQL reads), read with DuckDB, and an empty
+// history.
+func postgresRecords(t *testing.T, records string) *sql.DB {
+	t.Helper()
+	cfg := startPostgres(t)
+	ctx := context.Background()
+	pg, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close(ctx)
+	for _, table := range []string{"shard_records", "history_records"} {
+		if _, err := pg.Exec(ctx, "CREATE TABLE "+table+" (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	duck, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer duck.Close()
+	rows, err := duck.Query("SELECT " + judgmentColumns + " FROM read_parquet('" + filepath.ToSlash(records) + "')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data [][]any
+	for rows.Next() {
+		var ord int64
+		var keys [4]*string
+		if err := rows.Scan(&ord, &keys[0], &keys[1], &keys[2], &keys[3]); err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, []any{ord, keys[0], keys[1], keys[2], keys[3]})
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	cols := strings.Split(strings.ReplaceAll(judgmentColumns, " ", ""), ",")
+	if n, err := pg.CopyFrom(ctx, pgx.Identifier{"shard_records"}, cols, pgx.CopyFromRows(data)); err != nil || n != int64(len(data)) {
+		t.Fatalf("copy: %d of %d rows: %v", n, len(data), err)
+	}
+	if _, err := pg.Exec(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // clickHouseJudgments runs queries/shard/judgments.sql on chDB over the
