@@ -151,7 +151,7 @@ func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 
 // ParquetViews are the statements that make an in-memory DuckDB read an
 // export directory as the tables the queries expect, for tests and the
-// README's scale-out recipe.
+// DuckDB recipe in docs/engines.md.
 func ParquetViews(dir string) []string {
 	glob := filepath.ToSlash(filepath.Join(dir, "day=*", "*.parquet"))
 	return []string{

@@ -16,7 +16,7 @@ import (
 const chdbRunner = "testdata/chdb/run.mjs"
 
 // ClickHouseSettings are the session settings the queries need on
-// ClickHouse; the README says why each is needed.
+// ClickHouse; docs/engines.md says why each is needed.
 var ClickHouseSettings = []string{
 	// Timestamps are shown, and DATE casts of them taken, in UTC.
 	"SET session_timezone = 'UTC'",
