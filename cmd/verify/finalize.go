@@ -66,6 +66,9 @@ func finalizeAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if ctx.IsSet("judgments") && ctx.IsSet("history") {
+		return usagef(ctx, "--history does not go with --judgments: the engine that ran the judgments reads the history")
+	}
 	sigCtx, stop := untilSignal()
 	defer stop()
 	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
