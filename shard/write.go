@@ -19,7 +19,7 @@ import (
 // partRows is how many records one Parquet part holds: the rows wait in
 // an in-memory table until then, so memory stays bounded (a few hundred
 // MB at most) however large the shard.
-const partRows = 1 << 18
+const partRows = 1 << 16
 
 // recordsTable is the columns of records-NNNNN.parquet (see the package
 // documentation).
@@ -130,7 +130,7 @@ func (w *Writer) flush() error {
 	w.app = nil
 	name := fmt.Sprintf("records-%05d.parquet", len(w.parts))
 	ctx := context.Background()
-	stmt := fmt.Sprintf("COPY (SELECT * FROM records ORDER BY ord) TO %s (FORMAT parquet, COMPRESSION zstd)", sqlString(filepath.Join(w.dir, name)))
+	stmt := fmt.Sprintf("COPY records TO %s (FORMAT parquet, COMPRESSION zstd)", sqlString(filepath.Join(w.dir, name)))
 	if _, err := w.conn.ExecContext(ctx, stmt); err != nil {
 		return err
 	}
