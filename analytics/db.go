@@ -91,6 +91,10 @@ func Open(path string) (*DB, error) {
 		db.Close()
 		return nil, &IOError{Op: "create schema", Path: path, Err: err}
 	}
+	if err := db.convertTextLists(); err != nil {
+		db.Close()
+		return nil, &IOError{Op: "convert reasons and tool_servers to lists", Path: path, Err: err}
+	}
 	if _, err := db.sql.Exec(undatedDaySQL); err != nil {
 		db.Close()
 		return nil, &IOError{Op: "date undated receipts", Path: path, Err: err}
@@ -114,7 +118,80 @@ func OpenReadOnly(path string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if cols, err := db.textLists(); err != nil || len(cols) > 0 {
+		db.Close()
+		if err == nil {
+			err = &OldSchemaError{Columns: cols}
+		}
+		return nil, &IOError{Op: "open", Path: path, Err: err}
+	}
 	return db, nil
+}
+
+// listColumns are the receipts columns that are lists (VARCHAR[]), with
+// the conversion of the comma-joined text that databases written before
+// held: empty text was no reasons, and tool_servers was NULL for none.
+var listColumns = []struct{ name, from string }{
+	{"reasons", "CASE WHEN reasons = '' THEN CAST([] AS VARCHAR[]) ELSE string_split(reasons, ',') END"},
+	{"tool_servers", "CASE WHEN tool_servers = '' THEN NULL ELSE string_split(tool_servers, ',') END"},
+}
+
+// OldSchemaError is a database opened read-only whose list columns are
+// still comma-joined text, as verify wrote them before they were lists.
+// A read-only open cannot convert them; opening it for loading does, in
+// place.
+type OldSchemaError struct{ Columns []string }
+
+func (e *OldSchemaError) Error() string {
+	what := "receipts." + strings.Join(e.Columns, " and receipts.")
+	if len(e.Columns) == 1 {
+		what += " is comma-joined text, not a list"
+	} else {
+		what += " are comma-joined text, not lists"
+	}
+	return "written by an earlier verify (" + what + "); opening it for loading converts it in place: verify load --db FILE /dev/null adds nothing and does"
+}
+
+// textLists lists the columns of listColumns that are text in the database.
+func (db *DB) textLists() ([]string, error) {
+	rows, err := db.sql.Query(`SELECT column_name FROM information_schema.columns
+		WHERE table_schema = 'main' AND table_catalog = current_database() AND table_name = 'receipts'
+		AND data_type = 'VARCHAR' AND column_name IN ('reasons', 'tool_servers') ORDER BY column_name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// convertTextLists converts the list columns a database written before
+// they were lists holds as text, in one transaction.
+func (db *DB) convertTextLists() error {
+	cols, err := db.textLists()
+	if err != nil || len(cols) == 0 {
+		return err
+	}
+	tx, err := db.sql.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, c := range listColumns {
+		if slices.Contains(cols, c.name) {
+			if _, err := tx.Exec("ALTER TABLE receipts ALTER COLUMN " + c.name + " SET DATA TYPE VARCHAR[] USING " + c.from); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.Commit()
 }
 
 func open(path string, readOnly bool) (*DB, error) {

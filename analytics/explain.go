@@ -14,7 +14,7 @@ type LoadedReceipt struct {
 	Source  string
 	Line    int64
 	Verdict string
-	Reasons string
+	Reasons string // comma-separated
 	Day     string // YYYY-MM-DD
 	Raw     []byte // the line exactly as read
 }
@@ -22,7 +22,7 @@ type LoadedReceipt struct {
 // receiptsByAction is the lookup of ReceiptsByAction. It takes an
 // action_id rather than a day, so it is not one of queries/*.sql, which
 // bind the day as their one parameter.
-const receiptsByAction = `SELECT source, line, verdict, reasons, day, raw
+const receiptsByAction = `SELECT source, line, verdict, array_to_string(reasons, ',') AS reasons, day, raw
 FROM receipts WHERE action_id = ? ORDER BY day, source, line`
 
 // ReceiptsByAction returns the loaded receipts whose action_id is id, by

@@ -2,48 +2,84 @@ package analytics
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 )
 
-// Parquet export layout under the export directory:
+// Parquet export layout under the export directory, one directory per
+// table, so that a table a lake engine defines over a directory reads
+// that table alone:
 //
-//	day=YYYY-MM-DD/receipts.parquet   the receipts of one UTC day, every column but day
-//	expected_tools.parquet            the expected tool schemas
-//	files.parquet                     the files loaded, with their counts
-//	rejects.parquet                   the lines that could not be read
-//	trust.parquet                     the trust material verdicts came from
+//	receipts/day=YYYY-MM-DD/part-N.parquet  the receipts of one UTC day, every column but day
+//	files/part-N.parquet                    the files loaded, with their counts
+//	rejects/part-N.parquet                  the lines that could not be read
+//	expected_tools/part-N.parquet           the expected tool schemas
+//	trust/part-N.parquet                    the trust material verdicts came from
 //
 // day is a Hive-style partition: DuckDB's read_parquet(...,
 // hive_partitioning = true), Spark, Trino's Hive connector and ClickHouse
-// (use_hive_partitioning) read it back as a column.
+// (use_hive_partitioning) read it back as a column. Timestamps are UTC
+// instants (TIMESTAMP WITH TIME ZONE, isAdjustedToUTC) and reasons and
+// tool_servers LISTs of text. A directory's files are part-0.parquet,
+// part-1.parquet, ..., each cut at about ExportOptions.MaxFileBytes.
 const (
-	ParquetReceipts      = "receipts.parquet"
-	ParquetExpectedTools = "expected_tools.parquet"
-	ParquetFiles         = "files.parquet"
-	ParquetRejects       = "rejects.parquet"
-	ParquetTrust         = "trust.parquet"
+	ParquetReceipts      = "receipts"
+	ParquetFiles         = "files"
+	ParquetRejects       = "rejects"
+	ParquetExpectedTools = "expected_tools"
+	ParquetTrust         = "trust"
 )
+
+// DefaultMaxFileBytes is the size at which an export starts a table's next
+// part file: large enough that a lake engine reads few files, small enough
+// that a day of tens of millions of receipts is hundreds of files an engine
+// reads in parallel, not one.
+const DefaultMaxFileBytes = 256 << 20
+
+// ExportOptions tune an export.
+type ExportOptions struct {
+	// MaxFileBytes is the size past which a part file is closed and the
+	// next begun (DuckDB's FILE_SIZE_BYTES): a file ends at the first row
+	// group boundary at or past it, so it is at most about an eighth
+	// larger (row groups are sized to an eighth of it, but hold at least
+	// 2048 rows). 0 is DefaultMaxFileBytes.
+	MaxFileBytes int64
+}
 
 // ExportSummary is what an export wrote.
 type ExportSummary struct {
-	Dir           string
-	Days          []ExportedDay
-	Undated       int64 // receipts without a day, not exported: none since Open gives undated receipts their load's day
-	ExpectedTools int64
-	Files         int64
-	Rejects       int64
-	Trust         int64
+	Dir    string
+	Days   []ExportedDay
+	Tables []ExportedTable // files, rejects, expected_tools, trust
+	// Undated is the receipts without a day, not exported: none since
+	// Open gives undated receipts their load's day.
+	Undated int64
+	// Stale are files of the layout of earlier versions in Dir
+	// (day=*/receipts.parquet, *.parquet), which the export no longer
+	// writes or replaces and a reader of the new layout does not read.
+	Stale []string
 }
 
-// ExportedDay is one day's partition.
+// ExportedDay is one day's partition of receipts.
 type ExportedDay struct {
-	Day  string
-	Rows int64
-	Path string
+	Day   string
+	Rows  int64
+	Path  string // the day's directory
+	Parts int    // its part files
+}
+
+// ExportedTable is one side table's directory.
+type ExportedTable struct {
+	Table string
+	Rows  int64
+	Path  string
+	Parts int
 }
 
 // Rows is the number of receipts exported.
@@ -55,110 +91,247 @@ func (s *ExportSummary) Rows() int64 {
 	return n
 }
 
-// ExportParquet writes the receipts of db as Parquet partitioned by UTC
-// day under dir, one COPY per day so memory stays bounded by a day, plus
-// expected_tools, files, rejects and trust. Each file is written under a temporary name in
-// its final directory and renamed over the old one, so a re-run replaces
-// each day's file atomically and a reader never sees half a file.
-// Partitions of days no longer in the database are left alone. Rows are in
-// (issued_at, source, file, line) order. A database error (COPY included)
-// is an *IOError, a directory or file that cannot be made a *WriteError.
-func ExportParquet(ctx context.Context, db *DB, dir string) (*ExportSummary, error) {
+// sideTables are the tables exported besides receipts: their order, and
+// an estimate of a row's bytes for sizing row groups.
+var sideTables = []struct{ table, order, width string }{
+	{ParquetFiles, "path, file_sha256", "256"},
+	{ParquetRejects, "source, file_sha256, line", "strlen(error) + COALESCE(strlen(raw), 0) + 128"},
+	{ParquetExpectedTools, "server, tool_name, fingerprint", "strlen(server) + strlen(tool_name) + strlen(fingerprint)"},
+	{ParquetTrust, "trust_sha256", "strlen(key_files) + strlen(schema_files) + strlen(material) + 128"},
+}
+
+// receiptWidth estimates a receipts row's bytes: the raw line and about
+// 512 bytes of the other columns.
+const receiptWidth = "strlen(raw) + 512"
+
+// ExportParquet writes the database as Parquet under dir in the layout
+// above: the receipts one COPY per UTC day, so memory stays bounded by a
+// day, and each side table one COPY. Each directory is written under a
+// hidden temporary name beside it and then put in place of the old one
+// (swapped atomically where the system can, renamed over otherwise), so a
+// re-run replaces a day's files as a whole and a reader never sees half
+// of them or two generations mixed. Partitions of days no longer in the
+// database are left alone. Rows are in (issued_at, source, file, line)
+// order across a day's parts: DuckDB writes rotating files in order only
+// with one thread, so the export runs with one. A database error (COPY
+// included) is an *IOError, a directory that cannot be made a
+// *WriteError.
+func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) (*ExportSummary, error) {
+	bound := opts.MaxFileBytes
+	if bound <= 0 {
+		bound = DefaultMaxFileBytes
+	}
 	sum := &ExportSummary{Dir: dir}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, ParquetReceipts), 0o755); err != nil {
 		return nil, &WriteError{Path: dir, Err: err}
 	}
+	sum.Stale = staleLayout(dir)
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		return nil, &IOError{Op: "export", Path: db.path, Err: err}
 	}
 	defer conn.Close()
+	dbErr := func(err error) error { return &IOError{Op: "export", Path: db.path, Err: err} }
 
-	rows, err := conn.QueryContext(ctx, `SELECT day, COUNT(*) FROM receipts GROUP BY day ORDER BY day NULLS LAST`)
-	if err != nil {
-		return nil, &IOError{Op: "export", Path: db.path, Err: err}
+	// threads is a setting of the database, not of the connection: put
+	// back what it was.
+	var threads int64
+	if err := conn.QueryRowContext(ctx, "SELECT CAST(current_setting('threads') AS BIGINT)").Scan(&threads); err != nil {
+		return nil, dbErr(err)
 	}
+	if _, err := conn.ExecContext(ctx, "SET threads = 1"); err != nil {
+		return nil, dbErr(err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("SET threads = %d", threads))
+
+	rows, err := conn.QueryContext(ctx, `SELECT day, COUNT(*), SUM(`+receiptWidth+`) FROM receipts GROUP BY day ORDER BY day NULLS LAST`)
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	var widths []int64
 	for rows.Next() {
 		var day *time.Time
-		var n int64
-		if err := rows.Scan(&day, &n); err != nil {
+		var n, width int64
+		if err := rows.Scan(&day, &n, &width); err != nil {
 			rows.Close()
-			return nil, &IOError{Op: "export", Path: db.path, Err: err}
+			return nil, dbErr(err)
 		}
 		if day == nil {
 			sum.Undated = n
 			continue
 		}
 		sum.Days = append(sum.Days, ExportedDay{Day: day.UTC().Format(time.DateOnly), Rows: n})
+		widths = append(widths, width)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, &IOError{Op: "export", Path: db.path, Err: err}
+		return nil, dbErr(err)
 	}
 
-	copyTo := func(query, final string) error {
-		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-			return &WriteError{Path: final, Err: err}
-		}
-		// The temporary name does not end in .parquet, so a glob over the
-		// layout never picks it up.
-		tmp := filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".tmp")
-		os.Remove(tmp)
-		stmt := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd)", query, sqlString(tmp))
-		if _, err := conn.ExecContext(ctx, stmt); err != nil {
-			os.Remove(tmp)
-			return &IOError{Op: "export", Path: final, Err: err}
-		}
-		if err := os.Rename(tmp, final); err != nil {
-			os.Remove(tmp)
-			return &WriteError{Path: final, Err: err}
-		}
-		return nil
+	receiptCols, err := exportColumns(ctx, conn, "receipts", "day")
+	if err != nil {
+		return nil, dbErr(err)
 	}
 	for i := range sum.Days {
 		d := &sum.Days[i]
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		d.Path = filepath.Join(dir, "day="+d.Day, ParquetReceipts)
+		d.Path = filepath.Join(dir, ParquetReceipts, "day="+d.Day)
 		// d.Day was formatted from a DATE, so it is safe as a literal.
-		q := fmt.Sprintf(`SELECT * EXCLUDE (day) FROM receipts WHERE day = DATE '%s' ORDER BY issued_at NULLS LAST, source, file_sha256, line`, d.Day)
-		if err := copyTo(q, d.Path); err != nil {
+		q := fmt.Sprintf(`SELECT %s FROM receipts WHERE day = DATE '%s' ORDER BY issued_at NULLS LAST, source, file_sha256, line`,
+			receiptCols, d.Day)
+		if d.Parts, err = copyParts(ctx, conn, q, d.Path, bound, rowGroupRows(bound, widths[i], d.Rows)); err != nil {
 			return sum, err
 		}
 	}
-	for _, t := range []struct {
-		table, file, order string
-		n                  *int64
-	}{
-		{"expected_tools", ParquetExpectedTools, "server, tool_name, fingerprint", &sum.ExpectedTools},
-		{"files", ParquetFiles, "path, file_sha256", &sum.Files},
-		{"rejects", ParquetRejects, "source, file_sha256, line", &sum.Rejects},
-		{"trust", ParquetTrust, "trust_sha256", &sum.Trust},
-	} {
-		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+t.table).Scan(t.n); err != nil {
-			return sum, &IOError{Op: "export", Path: db.path, Err: err}
-		}
-		if err := copyTo("SELECT * FROM "+t.table+" ORDER BY "+t.order, filepath.Join(dir, t.file)); err != nil {
+	for _, t := range sideTables {
+		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
+		e := ExportedTable{Table: t.table, Path: filepath.Join(dir, t.table)}
+		var width sql.NullInt64
+		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*), SUM("+t.width+") FROM "+t.table).Scan(&e.Rows, &width); err != nil {
+			return sum, dbErr(err)
+		}
+		cols, err := exportColumns(ctx, conn, t.table, "")
+		if err != nil {
+			return sum, dbErr(err)
+		}
+		q := "SELECT " + cols + " FROM " + t.table + " ORDER BY " + t.order
+		if e.Parts, err = copyParts(ctx, conn, q, e.Path, bound, rowGroupRows(bound, width.Int64, e.Rows)); err != nil {
+			return sum, err
+		}
+		sum.Tables = append(sum.Tables, e)
 	}
 	return sum, nil
+}
+
+// exportColumns is the select list that exports table: every column but
+// except, in table order, a TIMESTAMP (the database keeps UTC wall
+// times, as every connection's time zone is UTC) as the TIMESTAMP WITH
+// TIME ZONE of the same instant, which Parquet marks isAdjustedToUTC.
+func exportColumns(ctx context.Context, conn *sql.Conn, table, except string) (string, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT column_name, data_type FROM information_schema.columns
+		WHERE table_schema = 'main' AND table_catalog = current_database() AND table_name = $1 ORDER BY ordinal_position`, table)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return "", err
+		}
+		q := `"` + name + `"`
+		switch {
+		case name == except:
+		case typ == "TIMESTAMP":
+			cols = append(cols, "CAST("+q+" AS TIMESTAMPTZ) AS "+q)
+		default:
+			cols = append(cols, q)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	if len(cols) == 0 {
+		return "", fmt.Errorf("no table %s", table)
+	}
+	return strings.Join(cols, ", "), nil
+}
+
+// rowGroupRows is the rows per row group that keeps a row group near an
+// eighth of bound, for a table of rows rows of about width bytes in all:
+// a multiple of 2048 (DuckDB's vector, the least it writes) up to
+// DuckDB's default of 122880.
+func rowGroupRows(bound, width, rows int64) int64 {
+	const vector, most = 2048, 122880
+	if rows <= 0 || width <= 0 {
+		return most
+	}
+	perRow := max(width/rows, 1)
+	n := bound / 8 / perRow / vector * vector
+	return min(max(n, vector), most)
+}
+
+// copyParts writes the rows of query into final as part-N.parquet files
+// of about bound bytes and returns how many it wrote. They are written
+// into a hidden directory beside final, then put in its place.
+func copyParts(ctx context.Context, conn *sql.Conn, query, final string, bound, groupRows int64) (int, error) {
+	parent, base := filepath.Dir(final), filepath.Base(final)
+	tmp := filepath.Join(parent, "."+base+".tmp")
+	if err := os.RemoveAll(tmp); err != nil {
+		return 0, &WriteError{Path: tmp, Err: err}
+	}
+	stmt := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd, FILE_SIZE_BYTES %d, ROW_GROUP_SIZE %d, FILENAME_PATTERN 'part-{i}')",
+		query, sqlString(tmp), bound, groupRows)
+	if _, err := conn.ExecContext(ctx, stmt); err != nil {
+		os.RemoveAll(tmp)
+		return 0, &IOError{Op: "export", Path: final, Err: err}
+	}
+	parts, err := filepath.Glob(filepath.Join(tmp, "part-*.parquet"))
+	if err == nil {
+		err = replaceDir(tmp, final)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return 0, &WriteError{Path: final, Err: err}
+	}
+	return len(parts), nil
+}
+
+// replaceDir puts the directory tmp in the place of final: exchanged with
+// it in one step where the system can (the old one then removed), else
+// the old one renamed aside first.
+func replaceDir(tmp, final string) error {
+	if _, err := os.Lstat(final); errors.Is(err, fs.ErrNotExist) {
+		return os.Rename(tmp, final)
+	}
+	if exchange(tmp, final) == nil {
+		return os.RemoveAll(tmp) // now the old one
+	}
+	old := filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".old")
+	if err := os.RemoveAll(old); err != nil {
+		return err
+	}
+	if err := os.Rename(final, old); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		os.Rename(old, final)
+		return err
+	}
+	return os.RemoveAll(old)
+}
+
+// staleLayout lists the files of the earlier layout in dir: a receipts
+// file per day directory and one file per side table.
+func staleLayout(dir string) []string {
+	days, _ := filepath.Glob(filepath.Join(dir, "day=*", "receipts.parquet"))
+	top, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	return append(days, top...)
 }
 
 // sqlString quotes s as an SQL string literal.
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
+// ParquetGlob is the glob of a table's files under an export directory.
+func ParquetGlob(dir, table string) string {
+	if table == ParquetReceipts {
+		return filepath.ToSlash(filepath.Join(dir, table, "day=*", "*.parquet"))
+	}
+	return filepath.ToSlash(filepath.Join(dir, table, "*.parquet"))
+}
+
 // ParquetViews are the statements that make an in-memory DuckDB read an
 // export directory as the tables the queries expect, for tests and the
 // DuckDB recipe in docs/engines.md.
 func ParquetViews(dir string) []string {
-	glob := filepath.ToSlash(filepath.Join(dir, "day=*", "*.parquet"))
-	return []string{
-		fmt.Sprintf("CREATE VIEW receipts AS SELECT * FROM read_parquet(%s, hive_partitioning = true)", sqlString(glob)),
-		fmt.Sprintf("CREATE VIEW expected_tools AS SELECT * FROM read_parquet(%s)", sqlString(filepath.ToSlash(filepath.Join(dir, ParquetExpectedTools)))),
-		fmt.Sprintf("CREATE VIEW files AS SELECT * FROM read_parquet(%s)", sqlString(filepath.ToSlash(filepath.Join(dir, ParquetFiles)))),
-		fmt.Sprintf("CREATE VIEW rejects AS SELECT * FROM read_parquet(%s)", sqlString(filepath.ToSlash(filepath.Join(dir, ParquetRejects)))),
-		fmt.Sprintf("CREATE VIEW trust AS SELECT * FROM read_parquet(%s)", sqlString(filepath.ToSlash(filepath.Join(dir, ParquetTrust)))),
+	out := []string{fmt.Sprintf("CREATE VIEW receipts AS SELECT * FROM read_parquet(%s, hive_partitioning = true)", sqlString(ParquetGlob(dir, ParquetReceipts)))}
+	for _, t := range sideTables {
+		out = append(out, fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet(%s)", t.table, sqlString(ParquetGlob(dir, t.table))))
 	}
+	return out
 }

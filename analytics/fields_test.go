@@ -49,7 +49,7 @@ var columnOnly = map[string]string{
 	"tool_match":   "the tool_fingerprint axis, as match, drift, unknown, absent or not_run",
 	"signature":    "Fields.Signature, the signature as carried, not in the JSON output",
 	"day":          "the UTC date of issued_at, or of the load",
-	"raw":          "Result.Raw, the receipt line exactly as read",
+	"raw":          "stream.Record.Raw, the receipt line exactly as read",
 	"nonce_key":    "stream.NonceDigest of the issuer and the nonce",
 	"trust_sha256": "the trust material the verdict came from (trust table)",
 }
@@ -116,7 +116,7 @@ func TestResultFieldsAgree(t *testing.T) {
 
 	// The row encoder: what appendReceiptRow writes is what receiptColumns
 	// reads, and receiptInsert fills every column.
-	row := appendReceiptRow(nil, res)
+	row := appendReceiptRow(nil, res, []byte(`{"r":1}`))
 	var spooled map[string]any
 	if err := json.Unmarshal(row, &spooled); err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestResultFieldsAgree(t *testing.T) {
 func fullResult(t *testing.T) *verify.Result {
 	res := &verify.Result{
 		Version: 1, Source: "in.jsonl", Line: 7, Format: "asqav", Verdict: verify.Fail,
-		Reasons: []verify.Reason{verify.ReasonToolDrift}, Error: "e", Raw: []byte(`{"r":1}`),
+		Reasons: []verify.Reason{verify.ReasonToolDrift}, Error: "e",
 	}
 	res.Axes.Set(verify.AxisToolFingerprint, verify.Axis{Status: verify.StatusFail, Reason: verify.ReasonToolDrift, Note: "n"})
 	fill(t, reflect.ValueOf(&res.Fields).Elem())
@@ -324,7 +324,7 @@ func TestRowIssuedAtEveryForm(t *testing.T) {
 		var row struct {
 			IssuedUS *int64 `json:"issued_us"`
 		}
-		if err := json.Unmarshal(appendReceiptRow(nil, res), &row); err != nil {
+		if err := json.Unmarshal(appendReceiptRow(nil, res, nil), &row); err != nil {
 			t.Fatal(err)
 		}
 		if row.IssuedUS == nil {
@@ -337,7 +337,7 @@ func TestRowIssuedAtEveryForm(t *testing.T) {
 	}
 	// A date alone is midnight UTC.
 	res := &verify.Result{Fields: verify.Fields{IssuedAt: "2026-11-01"}}
-	if !strings.Contains(string(appendReceiptRow(nil, res)), `"issued_us":1793491200000000`) {
-		t.Errorf("issued_at 2026-11-01: row %s", appendReceiptRow(nil, res))
+	if !strings.Contains(string(appendReceiptRow(nil, res, nil)), `"issued_us":1793491200000000`) {
+		t.Errorf("issued_at 2026-11-01: row %s", appendReceiptRow(nil, res, nil))
 	}
 }

@@ -399,14 +399,14 @@ func (f *fileLoad) source() stream.Source {
 }
 
 // emit routes one result to its file.
-func (l *loader) emit(res *verify.Result) error {
-	for l.pending[l.cur].key != res.Source {
+func (l *loader) emit(rec *stream.Record) error {
+	for l.pending[l.cur].key != rec.Source {
 		if err := l.pending[l.cur].finish(l.opts.OnFile); err != nil {
 			return err
 		}
 		l.cur++
 	}
-	return l.pending[l.cur].add(res)
+	return l.pending[l.cur].add(rec.Result, rec.Raw)
 }
 
 // finishRest commits the files after the last one that had records.
@@ -425,9 +425,9 @@ func (l *loader) report(s *FileSummary) {
 	}
 }
 
-// add spools one result: a receipts row, or a rejects row for an
-// unreadable line.
-func (f *fileLoad) add(res *verify.Result) error {
+// add spools one result and the line it was verified from: a receipts row,
+// or a rejects row for an unreadable line.
+func (f *fileLoad) add(res *verify.Result, raw []byte) error {
 	res.Source = f.in.Name
 	if res.Line > 0 {
 		res.Line += int(f.plan.firstLine - 1)
@@ -452,7 +452,7 @@ func (f *fileLoad) add(res *verify.Result) error {
 			}
 			f.rejects = sp
 		}
-		return f.rejects.add(func(b []byte) []byte { return appendRejectRow(b, res) })
+		return f.rejects.add(func(b []byte) []byte { return appendRejectRow(b, res, raw) })
 	}
 	f.sum.Accepted++
 	if f.rows == nil {
@@ -465,7 +465,7 @@ func (f *fileLoad) add(res *verify.Result) error {
 		}
 		f.rows = sp
 	}
-	if err := f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res) }); err != nil {
+	if err := f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res, raw) }); err != nil {
 		return err
 	}
 	if f.rows.size >= f.chunk {

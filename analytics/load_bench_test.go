@@ -17,6 +17,7 @@ package analytics
 // generated once (Ed25519 only, seed 1) into os.TempDir()/verify-analytics-bench/.
 
 import (
+	"bytes"
 	"context"
 	"database/sql/driver"
 	"flag"
@@ -61,18 +62,18 @@ func benchCorpus(b *testing.B, n int) *corpus {
 // verified verifies the corpus once (signatures checked) and keeps the
 // results, trimmed to what a row needs, so the timed part is ingestion
 // alone.
-func verified(b *testing.B, c *corpus) ([]*verify.Result, time.Duration) {
+func verified(b *testing.B, c *corpus) ([]*stream.Record, time.Duration) {
 	b.Helper()
 	in := fileInput(c.receipts)
-	var out []*verify.Result
+	var out []*stream.Record
 	start := time.Now()
-	_, err := stream.Run(context.Background(), c.v, []stream.Source{in.Source}, stream.Options{KeepRaw: true}, func(r *verify.Result) error {
+	_, err := stream.Run(context.Background(), c.v, []stream.Source{in.Source}, stream.Options{KeepRaw: true}, func(r *stream.Record) error {
 		tool, ok := r.Axes.Get(verify.AxisToolFingerprint)
 		r.Axes = verify.Axes{}
 		if ok {
 			r.Axes.Set(verify.AxisToolFingerprint, tool)
 		}
-		out = append(out, r)
+		out = append(out, &stream.Record{Result: r.Result, Raw: bytes.Clone(r.Raw)})
 		return nil
 	})
 	if err != nil {
@@ -82,11 +83,11 @@ func verified(b *testing.B, c *corpus) ([]*verify.Result, time.Duration) {
 }
 
 // ingestNDJSON is the kept path: Load's own loader, fed the results.
-func ingestNDJSON(b *testing.B, db *DB, results []*verify.Result, name string) {
+func ingestNDJSON(b *testing.B, db *DB, results []*stream.Record, name string) {
 	ingestNDJSONChunks(b, db, results, name, 0)
 }
 
-func ingestNDJSONChunks(b *testing.B, db *DB, results []*verify.Result, name string, chunk int64) {
+func ingestNDJSONChunks(b *testing.B, db *DB, results []*stream.Record, name string, chunk int64) {
 	b.Helper()
 	ctx := context.Background()
 	conn, err := db.SQL().Conn(ctx)
@@ -109,7 +110,7 @@ func ingestNDJSONChunks(b *testing.B, db *DB, results []*verify.Result, name str
 }
 
 // ingestAppender is the alternative: the Go Appender, one transaction.
-func ingestAppender(b *testing.B, db *DB, results []*verify.Result, name string) {
+func ingestAppender(b *testing.B, db *DB, results []*stream.Record, name string) {
 	b.Helper()
 	ctx := context.Background()
 	conn, err := db.SQL().Conn(ctx)
@@ -173,9 +174,12 @@ func nilIfEmpty(s string) driver.Value {
 }
 
 // appenderRow fills vals with one receipts row in table column order.
-func appenderRow(vals []driver.Value, sha, source string, r *verify.Result) {
+func appenderRow(vals []driver.Value, sha, source string, r *stream.Record) {
 	f := &r.Fields
-	var step, issued, day driver.Value
+	var step, issued, day, servers driver.Value
+	if len(f.ToolServers) > 0 {
+		servers = f.ToolServers
+	}
 	if f.Step != nil {
 		step = *f.Step
 	}
@@ -186,10 +190,10 @@ func appenderRow(vals []driver.Value, sha, source string, r *verify.Result) {
 	}
 	day = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	copy(vals, []driver.Value{
-		sha, source, int64(r.Line), r.Format, string(r.Verdict), joinReasons(r.Reasons),
+		sha, source, int64(r.Line), r.Format, string(r.Verdict), reasonStrings(r.Reasons),
 		nilIfEmpty(f.ActionID), nilIfEmpty(f.AgentID), nilIfEmpty(f.IssuerID), nilIfEmpty(f.OrgID),
 		nilIfEmpty(f.SessionID), step, nilIfEmpty(f.ActionType), nilIfEmpty(f.ToolName),
-		nilIfEmpty(f.ToolFingerprint), toolMatch(r), nilIfEmpty(strings.Join(f.ToolServers, ",")),
+		nilIfEmpty(f.ToolFingerprint), toolMatch(r.Result), servers,
 		nilIfEmpty(f.Nonce), nilIfEmpty(r.Fingerprints.CallSignature), nilIfEmpty(f.Signature),
 		nilIfEmpty(f.PreviousHash), nilIfEmpty(r.Fingerprints.ChainHash), nilIfEmpty(f.Decision),
 		issued, day, string(r.Raw), nilIfEmpty(stream.NonceDigest(r.NonceKey())), nil,
@@ -200,7 +204,7 @@ func appenderRow(vals []driver.Value, sha, source string, r *verify.Result) {
 // receipts spool written before the round (BenchmarkLoad1M writes it into
 // os.TempDir() once), in one transaction. Its time is what the load costs
 // the engine for this table, whatever the Go side does.
-func insertSpooled(path string) func(*testing.B, *DB, []*verify.Result, string) {
+func insertSpooled(path string) func(*testing.B, *DB, []*stream.Record, string) {
 	sp := &spool{path: path}
 	return inOneTransaction(
 		stmt{receiptInsert + sp.read(receiptColumns), []any{"bench", "bench", "2026-12-01", "bench"}})
@@ -210,7 +214,7 @@ func insertSpooled(path string) func(*testing.B, *DB, []*verify.Result, string) 
 // nothing but the raw receipt text from the same spool into a table of one
 // column, in one transaction. The load must store that text for every
 // receipt, so no way of loading these rows into DuckDB costs less.
-func insertRawOnly(path string) func(*testing.B, *DB, []*verify.Result, string) {
+func insertRawOnly(path string) func(*testing.B, *DB, []*stream.Record, string) {
 	sp := &spool{path: path}
 	return inOneTransaction(
 		stmt{"CREATE TABLE raw_only (raw VARCHAR NOT NULL)", nil},
@@ -224,8 +228,8 @@ type stmt struct {
 }
 
 // inOneTransaction is an ingestion path that runs stmts in one transaction.
-func inOneTransaction(stmts ...stmt) func(*testing.B, *DB, []*verify.Result, string) {
-	return func(b *testing.B, db *DB, _ []*verify.Result, _ string) {
+func inOneTransaction(stmts ...stmt) func(*testing.B, *DB, []*stream.Record, string) {
+	return func(b *testing.B, db *DB, _ []*stream.Record, _ string) {
 		b.Helper()
 		tx, err := db.SQL().Begin()
 		if err != nil {
@@ -243,14 +247,14 @@ func inOneTransaction(stmts ...stmt) func(*testing.B, *DB, []*verify.Result, str
 }
 
 // writeSpool writes the receipts spool of results to a temporary file.
-func writeSpool(b *testing.B, results []*verify.Result) string {
+func writeSpool(b *testing.B, results []*stream.Record) string {
 	b.Helper()
 	sp, err := newSpool("")
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, r := range results {
-		if err := sp.add(func(buf []byte) []byte { return appendReceiptRow(buf, r) }); err != nil {
+		if err := sp.add(func(buf []byte) []byte { return appendReceiptRow(buf, r.Result, r.Raw) }); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -265,7 +269,7 @@ func writeSpool(b *testing.B, results []*verify.Result) string {
 type ingestPath struct {
 	name   string
 	table  string // the table it fills
-	ingest func(*testing.B, *DB, []*verify.Result, string)
+	ingest func(*testing.B, *DB, []*stream.Record, string)
 }
 
 var (
@@ -283,7 +287,7 @@ type pathStats struct {
 // rounds runs every path b.N times, in turn within each round, so drift in
 // the load of a shared machine hits all of them alike; each run gets a
 // fresh database file.
-func rounds(b *testing.B, results []*verify.Result, source string, paths []ingestPath) []pathStats {
+func rounds(b *testing.B, results []*stream.Record, source string, paths []ingestPath) []pathStats {
 	b.Helper()
 	stats := make([]pathStats, len(paths))
 	for i := 0; i < b.N; i++ {
@@ -334,7 +338,7 @@ func BenchmarkIngest(b *testing.B) {
 	b.Logf("verified %d receipts (signatures checked) in %s: %.0f receipts/s", len(results), took.Round(time.Millisecond), float64(len(results))/took.Seconds())
 	b.ResetTimer()
 	if *chunkMB > 0 {
-		pathNDJSON.ingest = func(b *testing.B, db *DB, results []*verify.Result, name string) {
+		pathNDJSON.ingest = func(b *testing.B, db *DB, results []*stream.Record, name string) {
 			ingestNDJSONChunks(b, db, results, name, *chunkMB<<20)
 		}
 	}
@@ -345,7 +349,7 @@ func BenchmarkIngest(b *testing.B) {
 
 // readNDJSONPlain is the yardstick: DuckDB's own read_ndjson of the
 // receipts file into a plain table (columns detected by DuckDB).
-func readNDJSONPlain(b *testing.B, db *DB, _ []*verify.Result, path string) {
+func readNDJSONPlain(b *testing.B, db *DB, _ []*stream.Record, path string) {
 	b.Helper()
 	if _, err := db.SQL().Exec("CREATE TABLE plain AS SELECT * FROM read_ndjson('" + strings.ReplaceAll(path, "'", "''") + "')"); err != nil {
 		b.Fatal(err)

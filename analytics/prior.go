@@ -141,21 +141,23 @@ func (f *fileLoad) relink() error {
 		FROM receipts r
 		JOIN receipts p ON p.file_sha256 = $1 AND lower(r.previous_hash) = p.chain_hash
 		JOIN files f ON f.file_sha256 = r.file_sha256
-		WHERE r.file_sha256 <> $1 AND r.reasons LIKE '%chain_absent%'
+		WHERE r.file_sha256 <> $1 AND list_contains(r.reasons, 'chain_absent')
 		ORDER BY p.chain_hash, f.loaded_at, r.source, r.line`, f.sum.SHA256)
 	if err != nil {
 		return err
 	}
 	type fix struct {
-		sha              string
-		line             int64
-		verdict, reasons string
+		sha     string
+		line    int64
+		verdict string
+		reasons []string
 	}
 	var fixes []fix
 	var lastHash string
 	for rows.Next() {
-		var sha, raw, reasons, trust, hash, praw string
+		var sha, raw, trust, hash, praw string
 		var line int64
+		var reasons reasonList
 		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &praw); err != nil {
 			rows.Close()
 			return err
@@ -172,7 +174,7 @@ func (f *fileLoad) relink() error {
 			judged = verify.ReasonChainFork
 		}
 		var kept []verify.Reason
-		for _, r := range splitReasons(reasons) {
+		for _, r := range reasons {
 			switch {
 			case r == verify.ReasonChainAbsent && judged != "":
 				kept = append(kept, judged)
@@ -183,9 +185,9 @@ func (f *fileLoad) relink() error {
 		switch {
 		case trust == f.trust:
 			stream.Rejudge(res, kept)
-			fixes = append(fixes, fix{sha, line, string(res.Verdict), joinReasons(res.Reasons)})
+			fixes = append(fixes, fix{sha, line, string(res.Verdict), reasonStrings(res.Reasons)})
 		case len(kept) > 0:
-			fixes = append(fixes, fix{sha, line, string(verify.Fail), joinReasons(kept)})
+			fixes = append(fixes, fix{sha, line, string(verify.Fail), reasonStrings(kept)})
 		}
 	}
 	if err := rows.Close(); err != nil {

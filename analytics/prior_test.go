@@ -37,7 +37,7 @@ func TestChainsAcrossLoads(t *testing.T) {
 	mustLoad(t, parts, c.v, c.schemas, first)
 	mustLoad(t, parts, c.v, c.schemas, second)
 
-	q := `SELECT source, line, verdict, reasons FROM receipts ORDER BY source, line`
+	q := `SELECT source, line, verdict, array_to_string(reasons, ',') FROM receipts ORDER BY source, line`
 	a, err := whole.SQL().Query(q)
 	if err != nil {
 		t.Fatal(err)
@@ -50,10 +50,10 @@ func TestChainsAcrossLoads(t *testing.T) {
 	if wantText != gotText {
 		t.Fatalf("two loads judge chains differently from one:\n--- one load\n%s\n--- two loads\n%s", wantText, gotText)
 	}
-	if n := queryInt(t, parts, `SELECT count(*) FROM receipts WHERE source LIKE '%part2.jsonl' AND reasons LIKE '%chain_%'`); n == 0 {
+	if n := queryInt(t, parts, `SELECT count(*) FROM receipts WHERE source LIKE '%part2.jsonl' AND array_to_string(reasons, ',') LIKE '%chain_%'`); n == 0 {
 		t.Fatal("no chain finding in the second part: the corpus does not exercise the cut")
 	}
-	if n := queryInt(t, parts, `SELECT count(*) FROM receipts r WHERE source LIKE '%part2.jsonl' AND reasons LIKE '%nonce_replay%'
+	if n := queryInt(t, parts, `SELECT count(*) FROM receipts r WHERE source LIKE '%part2.jsonl' AND list_contains(reasons, 'nonce_replay')
 		AND EXISTS (SELECT 1 FROM receipts o WHERE o.nonce_key = r.nonce_key AND o.source LIKE '%part1.jsonl')`); n == 0 {
 		t.Fatal("no nonce replayed across the cut: the corpus does not exercise it")
 	}

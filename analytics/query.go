@@ -102,7 +102,8 @@ func ParseDay(s string) (time.Time, error) {
 
 // Table is a query's result: column names and rows of normalized values.
 // A value is nil (SQL NULL), string, int64, float64, bool, Date (a DATE
-// column) or time.Time (a TIMESTAMP, in UTC).
+// column), time.Time (a TIMESTAMP, in UTC) or []string (a LIST, such as
+// failures' reasons).
 type Table struct {
 	Name    string
 	Columns []string
@@ -211,6 +212,12 @@ func normalize(v any, dbType string) any {
 			return Date(x.UTC().Format(time.DateOnly))
 		}
 		return x.UTC()
+	case []any:
+		list := make([]string, len(x))
+		for i, e := range x {
+			list[i] = Text(normalize(e, ""))
+		}
+		return list
 	}
 	return fmt.Sprint(v)
 }
@@ -223,7 +230,7 @@ func (t *Table) Col(name string) int { return slices.Index(t.Columns, name) }
 const timeLayout = "2006-01-02T15:04:05.000000Z"
 
 // Text is a value as CSV and the table format write it: "" for NULL,
-// timestamps in RFC 3339 UTC.
+// timestamps in RFC 3339 UTC, a list's items joined by commas.
 func Text(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -240,6 +247,8 @@ func Text(v any) string {
 		return strconv.FormatBool(x)
 	case time.Time:
 		return x.UTC().Format(timeLayout)
+	case []string:
+		return strings.Join(x, ",")
 	}
 	return fmt.Sprint(v)
 }
@@ -285,7 +294,8 @@ func (t *Table) WriteCSV(w io.Writer) error {
 		for i, v := range row {
 			fields[i] = termtext.Escape(Text(v)) // a leading tab or CR is now "\t", "\r"
 			if f := fields[i]; f != "" && strings.ContainsRune("=+-@", rune(f[0])) {
-				if _, text := v.(string); text {
+				switch v.(type) {
+				case string, []string:
 					fields[i] = "'" + f
 				}
 			}
@@ -298,7 +308,8 @@ func (t *Table) WriteCSV(w io.Writer) error {
 }
 
 // WriteJSONL writes one JSON object per row, members in column order:
-// NULL as null, numbers as numbers, timestamps as RFC 3339 UTC strings.
+// NULL as null, numbers as numbers, timestamps as RFC 3339 UTC strings,
+// lists as arrays of strings.
 func (t *Table) WriteJSONL(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	var line []byte
@@ -335,6 +346,15 @@ func jsonValue(v any) []byte {
 			return jsonString(Text(x))
 		}
 		return b
+	case []string:
+		b := []byte{'['}
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, jsonString(e)...)
+		}
+		return append(b, ']')
 	}
 	return jsonString(Text(v))
 }

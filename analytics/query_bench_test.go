@@ -31,7 +31,7 @@ var syntheticSQL = []string{
 	        i % 200000 + 1 AS line,
 	        'asqav-native' AS format,
 	        CASE WHEN i % 97 = 0 THEN 'FAIL' ELSE 'PASS' END AS verdict,
-	        CASE WHEN i % 97 = 0 THEN 'bad_signature' ELSE '' END AS reasons,
+	        CASE WHEN i % 97 = 0 THEN ['bad_signature'] ELSE [] END AS reasons,
 	        'act_' || substr(md5('a' || i), 1, 20) AS action_id,
 	        'agent-' || ((i // 25) % 50) AS agent_id,
 	        'org_' || ((i // 25) % 50 % 2) AS issuer_id,
@@ -42,7 +42,7 @@ var syntheticSQL = []string{
 	        'tool' || (hash(i) % 20) AS tool_name,
 	        substr(md5('tool' || (hash(i) % 20) || ':' ||
 	              CASE WHEN i % 10000 = 7 THEN 9 WHEN hash(i) % 20 < 3 THEN hash(i, 1) % 2 ELSE 0 END), 1, 32) AS tool_fingerprint,
-	        'match' AS tool_match, NULL AS tool_servers,
+	        'match' AS tool_match, CAST(NULL AS VARCHAR[]) AS tool_servers,
 	        md5('n' || CASE WHEN i % 5000 = 4999 THEN i - 1 ELSE i END) AS nonce,
 	        NULL AS call_signature,
 	        md5('s' || i) || md5('t' || i) || md5('u' || i) AS signature,

@@ -64,7 +64,7 @@ func fixtureDB(t *testing.T, rows []fixRow, expected ...string) *DB {
 			action_id, agent_id, issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint,
 			tool_match, tool_servers, nonce, call_signature, signature, previous_hash, chain_hash, decision,
 			issued_at, day, raw)
-			VALUES (?, ?, ?, 'asqav-native', ?, ?, ?, ?, ?, ?, ?, ?, 'mcp:tool_call', ?, ?, NULL, NULL, ?, ?, ?, NULL, NULL, 'allow', ?, ?, '{}')`,
+			VALUES (?, ?, ?, 'asqav-native', ?, COALESCE(string_split(NULLIF(?, ''), ','), []), ?, ?, ?, ?, ?, ?, 'mcp:tool_call', ?, ?, NULL, NULL, ?, ?, ?, NULL, NULL, 'allow', ?, ?, '{}')`,
 			file, source, r.line, verdict, r.reasons, nullable(r.actionID), nullable(r.agent), nullable(r.issuer), nullable(r.issuer),
 			nullable(r.session), r.step, nullable(r.tool), nullable(r.fp), nullable(r.nonce), nullable(r.callSig), nullable(r.sig),
 			issued.UTC(), issued.UTC().Format(time.DateOnly))

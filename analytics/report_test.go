@@ -404,7 +404,7 @@ func TestParquetSameRows(t *testing.T) {
 	_, db, days := reportCorpus(t)
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "parquet")
-	sum, err := ExportParquet(ctx, db, dir)
+	sum, err := ExportParquet(ctx, db, dir, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,10 +412,12 @@ func TestParquetSameRows(t *testing.T) {
 		t.Fatalf("exported %d days, %d rows", len(sum.Days), sum.Rows())
 	}
 	// Re-runnable: a second export replaces the files in place.
-	if _, err := ExportParquet(ctx, db, dir); err != nil {
+	if _, err := ExportParquet(ctx, db, dir, ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(dir, "day=*", ".*"))
+	leftovers, _ := filepath.Glob(filepath.Join(dir, "*", ".*"))
+	top, _ := filepath.Glob(filepath.Join(dir, ".*"))
+	leftovers = append(leftovers, top...)
 	if len(leftovers) > 0 {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
@@ -647,8 +649,8 @@ func TestOpenDatesUndated(t *testing.T) {
 	for _, q := range []string{
 		`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) VALUES ('h1', 'f1.jsonl', 10, 2, 2, 0, TIMESTAMP '2026-11-05 23:59:59')`,
 		`INSERT INTO receipts (file_sha256, source, line, format, verdict, reasons, issued_at, day, raw) VALUES
-			('h1', 'f1.jsonl', 1, 'undolog', 'PASS', '', NULL, NULL, '{}'),
-			('h1', 'f1.jsonl', 2, 'asqav-native', 'PASS', '', TIMESTAMP '2026-11-01 10:00:00', DATE '2026-11-01', '{}')`,
+			('h1', 'f1.jsonl', 1, 'undolog', 'PASS', [], NULL, NULL, '{}'),
+			('h1', 'f1.jsonl', 2, 'asqav-native', 'PASS', [], TIMESTAMP '2026-11-01 10:00:00', DATE '2026-11-01', '{}')`,
 	} {
 		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatal(err)

@@ -140,7 +140,7 @@ func TestLoadsAgree(t *testing.T) {
 	// The archive exercises the judgments across files: replayed nonces
 	// and chains whose other end is in another day's file.
 	crossReplays := queryInt(t, oneShot, `SELECT count(*) FROM receipts r
-		WHERE r.reasons LIKE '%nonce_replay%'
+		WHERE list_contains(r.reasons, 'nonce_replay')
 		  AND EXISTS (SELECT 1 FROM receipts o WHERE o.nonce_key = r.nonce_key AND o.file_sha256 <> r.file_sha256)`)
 	crossLinks := queryInt(t, oneShot, `SELECT count(*) FROM receipts r JOIN receipts p ON substr(p.chain_hash, 1, 64) = r.previous_hash
 		WHERE p.file_sha256 <> r.file_sha256`)

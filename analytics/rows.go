@@ -45,21 +45,22 @@ func toolMatch(res *verify.Result) string {
 // appendReceiptRow appends one receipts row as a JSON object and a newline:
 // the spool format read back by read_ndjson with receiptColumns. Empty
 // optional fields are left out and so become NULL. file_sha256 and source
-// are the same for every row of a file and are not written.
-func appendReceiptRow(b []byte, res *verify.Result) []byte {
+// are the same for every row of a file and are not written; raw is the
+// receipt exactly as read.
+func appendReceiptRow(b []byte, res *verify.Result, raw []byte) []byte {
 	f := &res.Fields
 	b = append(b, `{"line":`...)
 	b = strconv.AppendInt(b, int64(res.Line), 10)
 	b = appendField(b, "format", res.Format)
 	b = appendField(b, "verdict", string(res.Verdict))
-	b = append(b, `,"reasons":"`...)
+	b = append(b, `,"reasons":[`...)
 	for i, r := range res.Reasons {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonenc.AppendChars(b, string(r), false)
+		b = appendString(b, string(r))
 	}
-	b = append(b, '"')
+	b = append(b, ']')
 	b = appendField(b, "action_id", f.ActionID)
 	b = appendField(b, "agent_id", f.AgentID)
 	b = appendField(b, "issuer_id", f.IssuerID)
@@ -74,14 +75,14 @@ func appendReceiptRow(b []byte, res *verify.Result) []byte {
 	b = appendField(b, "tool_fingerprint", f.ToolFingerprint)
 	b = appendField(b, "tool_match", toolMatch(res))
 	if len(f.ToolServers) > 0 {
-		b = append(b, `,"tool_servers":"`...)
+		b = append(b, `,"tool_servers":[`...)
 		for i, s := range f.ToolServers {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = jsonenc.AppendChars(b, s, false)
+			b = appendString(b, s)
 		}
-		b = append(b, '"')
+		b = append(b, ']')
 	}
 	b = appendField(b, "nonce", f.Nonce)
 	b = appendField(b, "call_signature", res.Fingerprints.CallSignature)
@@ -95,15 +96,15 @@ func appendReceiptRow(b []byte, res *verify.Result) []byte {
 	}
 	b = appendField(b, "nonce_key", stream.NonceDigest(res.NonceKey()))
 	b = append(b, `,"raw":"`...)
-	b = jsonenc.AppendChars(b, res.Raw, false)
+	b = jsonenc.AppendChars(b, raw, false)
 	return append(b, "\"}\n"...)
 }
 
 // receiptColumns is the read_ndjson column list of the receipts spool.
-const receiptColumns = `{line: 'BIGINT', format: 'VARCHAR', verdict: 'VARCHAR', reasons: 'VARCHAR',
+const receiptColumns = `{line: 'BIGINT', format: 'VARCHAR', verdict: 'VARCHAR', reasons: 'VARCHAR[]',
 	action_id: 'VARCHAR', agent_id: 'VARCHAR', issuer_id: 'VARCHAR', org_id: 'VARCHAR',
 	session_id: 'VARCHAR', step: 'BIGINT', action_type: 'VARCHAR', tool_name: 'VARCHAR',
-	tool_fingerprint: 'VARCHAR', tool_match: 'VARCHAR', tool_servers: 'VARCHAR', nonce: 'VARCHAR',
+	tool_fingerprint: 'VARCHAR', tool_match: 'VARCHAR', tool_servers: 'VARCHAR[]', nonce: 'VARCHAR',
 	call_signature: 'VARCHAR', signature: 'VARCHAR', previous_hash: 'VARCHAR', chain_hash: 'VARCHAR',
 	decision: 'VARCHAR', issued_us: 'BIGINT', nonce_key: 'VARCHAR', raw: 'VARCHAR'}`
 
@@ -129,7 +130,7 @@ const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, format, 
 // appendRejectRow appends one rejects row (see appendReceiptRow). raw is
 // left out (NULL) when the line was too long to keep or is not valid UTF-8,
 // which a VARCHAR cannot hold exactly.
-func appendRejectRow(b []byte, res *verify.Result) []byte {
+func appendRejectRow(b []byte, res *verify.Result, raw []byte) []byte {
 	b = append(b, `{"line":`...)
 	b = strconv.AppendInt(b, int64(res.Line), 10)
 	msg := res.Error
@@ -139,9 +140,9 @@ func appendRejectRow(b []byte, res *verify.Result) []byte {
 	b = append(b, `,"error":"`...)
 	b = jsonenc.AppendChars(b, strings.ToValidUTF8(msg, "\uFFFD"), false)
 	b = append(b, '"')
-	if res.Raw != nil && utf8.Valid(res.Raw) && bytes.IndexByte(res.Raw, 0) < 0 {
+	if raw != nil && utf8.Valid(raw) && bytes.IndexByte(raw, 0) < 0 {
 		b = append(b, `,"raw":"`...)
-		b = jsonenc.AppendChars(b, res.Raw, false)
+		b = jsonenc.AppendChars(b, raw, false)
 		b = append(b, '"')
 	}
 	return append(b, "}\n"...)
@@ -161,6 +162,13 @@ func joinReasons(rs []verify.Reason) string {
 		b.WriteString(string(r))
 	}
 	return b.String()
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = jsonenc.AppendChars(b, s, false)
+	return append(b, '"')
 }
 
 // appendField appends ,"name":"value" unless value is empty.

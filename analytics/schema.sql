@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS receipts (
     line             BIGINT  NOT NULL,
     format           VARCHAR NOT NULL,
     verdict          VARCHAR NOT NULL,  -- PASS, FAIL, INCOMPLETE
-    reasons          VARCHAR NOT NULL,  -- reason codes, comma-separated, '' for none
+    reasons          VARCHAR[] NOT NULL, -- reason codes, in the verifier's order, [] for none
     action_id        VARCHAR,
     agent_id         VARCHAR,
     issuer_id        VARCHAR,
@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS receipts (
     tool_name        VARCHAR,
     tool_fingerprint VARCHAR,
     tool_match       VARCHAR,           -- match, drift, unknown, absent, not_run
-    tool_servers     VARCHAR,           -- expected servers whose schema matches, comma-separated
+    tool_servers     VARCHAR[],         -- expected servers whose schema matches; NULL for none
     nonce            VARCHAR,
     call_signature   VARCHAR,           -- UndoLog rows
     signature        VARCHAR,           -- the encoded signature as carried

@@ -150,16 +150,17 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string) error {
 		return fail("reverify", err)
 	}
 	for rows.Next() {
-		var src, reasons, raw string
+		var src, raw string
 		var line int64
+		var reasons reasonList
 		if err := rows.Scan(&src, &line, &reasons, &raw); err != nil {
 			rows.Close()
 			return fail("reverify", err)
 		}
 		res, _ := v.VerifyWith([]byte(raw), verify.VerifyOptions{OmitSignatureHash: true})
-		stream.Rejudge(res, splitReasons(reasons))
-		res.Source, res.Line, res.Raw = src, int(line), []byte(raw)
-		if err := sp.add(func(b []byte) []byte { return appendReceiptRow(b, res) }); err != nil {
+		stream.Rejudge(res, reasons)
+		res.Source, res.Line = src, int(line)
+		if err := sp.add(func(b []byte) []byte { return appendReceiptRow(b, res, []byte(raw)) }); err != nil {
 			rows.Close()
 			return err
 		}
@@ -182,17 +183,4 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string) error {
 		return fail("reverify", err)
 	}
 	return nil
-}
-
-func splitReasons(s string) []verify.Reason {
-	var out []verify.Reason
-	for i, start := 0, 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ',' {
-			if i > start {
-				out = append(out, verify.Reason(s[start:i]))
-			}
-			start = i + 1
-		}
-	}
-	return out
 }

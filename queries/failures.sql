@@ -11,8 +11,8 @@
 --
 -- One row per receipt: finding ('failures'), severity, finding_key (the
 -- receipt's file and line; the runner shows its SHA-256 as finding_id),
--- reasons (the reason codes that decided the verdict,
--- comma-separated, as the verifier reports them), verdict, format, the
+-- reasons (the list of reason codes that decided the verdict, in the
+-- verifier's order), verdict, format, the
 -- receipt's identifiers and tool, issued_at, source, line, and event_time
 -- (issued_at, or the day's midnight without one).
 -- Order: day, reasons, verdict, issued_at, source, line.

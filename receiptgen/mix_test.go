@@ -37,7 +37,7 @@ func TestMix(t *testing.T) {
 	planted := truth.ByLine()
 	formats := map[string]int{}
 	mixTampered := 0
-	_, err = stream.Run(context.Background(), v, []stream.Source{src}, stream.Options{}, func(r *verify.Result) error {
+	_, err = stream.Run(context.Background(), v, []stream.Source{src}, stream.Options{}, func(r *stream.Record) error {
 		formats[r.Format]++
 		rec, ok := planted[r.Line]
 		switch {

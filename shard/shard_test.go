@@ -107,7 +107,7 @@ func TestHistory(t *testing.T) {
 	emitDir(later, cur, false)
 
 	var want strings.Builder
-	if _, err := stream.Run(ctx, v, src(later), stream.Options{Prior: prior, Render: stream.RenderJSON}, func(r *verify.Result) error {
+	if _, err := stream.Run(ctx, v, src(later), stream.Options{Prior: prior, Render: stream.RenderJSON}, func(r *stream.Record) error {
 		want.Write(r.Rendered)
 		return nil
 	}); err != nil {

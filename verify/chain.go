@@ -15,8 +15,8 @@ import (
 // against WithPredecessor and the stream's index over a whole input apply
 // the same rule to the same three things.
 
-// GenesisHash is the link of the first receipt of an Asqav chain.
-const GenesisHash = "0000000000000000000000000000000000000000000000000000000000000000"
+// genesisHash is the link of the first receipt of an Asqav chain.
+const genesisHash = "0000000000000000000000000000000000000000000000000000000000000000"
 
 // chainRule is how the receipts of a format chain.
 type chainRule struct {
@@ -97,7 +97,7 @@ func chainRefOf(raw []byte) (*chainRef, error) {
 }
 
 // ChainScope returns the chain scope of a receipt given as its bytes, as
-// IndexEntry.Scope has it: for an archive that stores receipts and must
+// Result.ScopeKey has it: for an archive that stores receipts and must
 // say which chain one it holds belongs to.
 func ChainScope(raw []byte) (string, error) {
 	doc, err := canon.Parse(raw, receiptParse)
@@ -138,9 +138,9 @@ func scopeKey(name string, parts ...string) string {
 	return b.String()
 }
 
-// ChainScopeWhat names what the chains of a format are scoped by, for
+// chainScopeWhat names what the chains of a format are scoped by, for
 // notes: "issuer", "plan_id"; "format" when by the format alone.
-func ChainScopeWhat(formatName string) string {
+func chainScopeWhat(formatName string) string {
 	for i := range formats {
 		if f := &formats[i]; f.name == formatName && f.chain != nil && f.chain.scopeWhat != "" {
 			return f.chain.scopeWhat
@@ -226,7 +226,7 @@ func (c *check) checkChain() {
 		case l.prev != p.hash:
 			c.fail(AxisChain, ReasonChainMismatch, "link "+l.prev+" is not the predecessor's hash "+p.hash)
 		case l.scope != p.scope:
-			c.fail(AxisChain, ReasonChainBreak, "the predecessor belongs to another chain (its "+ChainScopeWhat(c.res.Format)+" differs)")
+			c.fail(AxisChain, ReasonChainBreak, "the predecessor belongs to another chain (its "+chainScopeWhat(c.res.Format)+" differs)")
 		default:
 			c.pass(AxisChain, "links to the given predecessor")
 		}

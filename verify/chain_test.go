@@ -47,8 +47,8 @@ func TestChainScope(t *testing.T) {
 	if ax := judge(other, relinked); ax.Status != StatusFail || ax.Reason != ReasonChainBreak {
 		t.Fatalf("predecessor of another issuer: %+v", ax)
 	}
-	if got := ChainScopeWhat("acta"); got != "issuer" {
-		t.Fatalf("ChainScopeWhat(acta) = %q", got)
+	if got := chainScopeWhat("acta"); got != "issuer" {
+		t.Fatalf("chainScopeWhat(acta) = %q", got)
 	}
 	s1, err := ChainScope([]byte(pred))
 	if err != nil {

@@ -28,11 +28,11 @@ func TestDetachCoversEveryString(t *testing.T) {
 		t.Fatalf("only %d strings set; the fill misses fields", strs)
 	}
 	r.detach(buf)
-	before, _ := r.AppendBinary(nil)
+	before := r.appendBinary(nil)
 	for i := range buf {
 		buf[i] = 'X'
 	}
-	if after, _ := r.AppendBinary(nil); !bytes.Equal(after, before) {
+	if after := r.appendBinary(nil); !bytes.Equal(after, before) {
 		t.Errorf("a string still points into the parsed bytes: give it a copy in detach\n%q\nwas\n%q", after, before)
 	}
 }
@@ -79,16 +79,16 @@ func TestVerifyOptions(t *testing.T) {
 		}
 	}
 
-	// Borrow: the same result, its strings left pointing into raw.
-	borrowed, _ := v.VerifyWith(raw, VerifyOptions{Borrow: true})
-	want, _ := full.AppendBinary(nil)
-	got, _ := borrowed.AppendBinary(nil)
+	// Borrowing: the same result, its strings left pointing into raw.
+	borrowed, _ := v.verifyWith(raw, VerifyOptions{}, true)
+	want := full.appendBinary(nil)
+	got := borrowed.appendBinary(nil)
 	if !bytes.Equal(got, want) {
-		t.Error("Borrow changed the result")
+		t.Error("borrowing changed the result")
 	}
 	sig := uintptr(unsafe.Pointer(unsafe.StringData(borrowed.Fields.Signature)))
 	if lo := uintptr(unsafe.Pointer(&raw[0])); sig < lo || sig >= lo+uintptr(len(raw)) {
-		t.Error("Borrow copied the signature text out of raw")
+		t.Error("borrowing copied the signature text out of raw")
 	}
 }
 

@@ -48,7 +48,7 @@
 // # Streams
 //
 // Chains and nonces are properties of a whole archive, not of one receipt:
-// [Result.IndexEntry] gives what package stream needs to judge them across
-// the input, [Result.AppendBinary] lets it keep a result until then, and
-// [Result.SetAxis] lets it record the outcome.
+// package stream judges them across an input. What it needs of a Result
+// beyond this API (an index entry, a spool codec, recording its judgments)
+// it reaches through an internal package, with no promise to other callers.
 package verify

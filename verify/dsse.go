@@ -29,8 +29,8 @@ func isDSSE(doc *canon.Value) bool {
 	return doc.Get("payloadType") != nil && doc.Get("signatures") != nil && p != nil && p.Kind == canon.String
 }
 
-// PAE is the DSSE v1 pre-authentication encoding.
-func PAE(payloadType string, body []byte) []byte {
+// pae is the DSSE v1 pre-authentication encoding.
+func pae(payloadType string, body []byte) []byte {
 	out := make([]byte, 0, len(payloadType)+len(body)+32)
 	out = append(out, "DSSEv1 "...)
 	out = strconv.AppendInt(out, int64(len(payloadType)), 10)
@@ -65,7 +65,7 @@ func checkDSSE(c *check) {
 	dsseFields(c, body)
 	c.notRun(AxisIssuerBind, "DSSE envelopes name no issuer outside the payload")
 	c.notRun(AxisAnchors, "DSSE envelopes carry no anchors")
-	msg := PAE(typ, body)
+	msg := pae(typ, body)
 	c.signed(msg)
 
 	var (

@@ -55,12 +55,3 @@ func detect(doc *canon.Value) *format {
 	}
 	return nil
 }
-
-// FormatNames lists the formats this package detects, in detection order.
-func FormatNames() []string {
-	names := make([]string, len(formats))
-	for i, f := range formats {
-		names[i] = f.name
-	}
-	return names
-}

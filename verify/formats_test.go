@@ -75,7 +75,8 @@ func TestDetectorsDisjoint(t *testing.T) {
 // store, so two formats never share one.
 func TestFormatNamesUnique(t *testing.T) {
 	seen := map[string]bool{}
-	for _, name := range FormatNames() {
+	for _, f := range formats {
+		name := f.name
 		if seen[name] {
 			t.Errorf("format %q listed twice", name)
 		}

@@ -104,10 +104,10 @@ func FuzzVerify(f *testing.F) {
 		default:
 			t.Fatalf("verdict %q", res.Verdict)
 		}
-		_ = res.IndexEntry()
-		b, _ := res.AppendBinary(nil)
+		_ = res.indexEntry()
+		b := res.appendBinary(nil)
 		var back Result
-		if err := back.UnmarshalBinary(b); err != nil || !bytes.Equal(back.AppendJSON(nil), res.AppendJSON(nil)) {
+		if err := back.unmarshalBinary(b); err != nil || !bytes.Equal(back.AppendJSON(nil), res.AppendJSON(nil)) {
 			t.Fatalf("binary round trip changed the result (%v)", err)
 		}
 	})

@@ -3,26 +3,14 @@ package verify
 import (
 	"crypto/sha256"
 	"encoding/hex"
+
+	"github.com/receiptverify/verify/verify/internal/hook"
 )
 
-// IndexEntry is what a stream needs to know about a receipt to judge the
-// chains and nonces of the whole input: its own chain hash, its link, the
-// chain it belongs to, and its nonce. Nothing in it depends on keys: every
-// format reads its fields and link from the document.
-type IndexEntry struct {
-	OK        bool     // the input is a receipt of a known format
-	ChainHash [32]byte // what a successor names; zero when the format does not chain
-	HasHash   bool
-	Link      [32]byte // the predecessor named; valid when HasLink
-	HasLink   bool     // a non-genesis link
-	Scope     string   // the format and its chain scope (ChainScope): receipts of one chain share it
-	NonceKey  string   // issuer and nonce; empty without a nonce
-}
-
-// IndexEntry returns the receipt's entry for a stream's chain and nonce
-// index, from its verification.
-func (r *Result) IndexEntry() IndexEntry {
-	var e IndexEntry
+// indexEntry returns the receipt's entry for a stream's chain and nonce
+// index (hook.Stream.IndexEntry), from its verification.
+func (r *Result) indexEntry() hook.IndexEntry {
+	var e hook.IndexEntry
 	if r.Verdict == Unreadable || r.Format == "unknown" {
 		return e
 	}

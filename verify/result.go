@@ -237,7 +237,7 @@ type Fields struct {
 }
 
 // texts are the string fields of f, in the order of its binary form, for
-// the code that handles each of them alike (AppendBinary, UnmarshalBinary,
+// the code that handles each of them alike (appendBinary, unmarshalBinary,
 // detach).
 func (f *Fields) texts() [17]*string {
 	return [17]*string{&f.ActionID, &f.AgentID, &f.IssuerID, &f.OrgID, &f.SessionID, &f.ActionType,
@@ -264,13 +264,6 @@ type Result struct {
 	Fields       Fields       `json:"fields"`
 	Fingerprints Fingerprints `json:"fingerprints"`
 
-	// Raw is the receipt exactly as read, kept only when a caller asks
-	// (stream.Options.KeepRaw) so analytics can store it; never output.
-	Raw []byte `json:"-"`
-	// Rendered is the result as the caller's stream.Options.Render encoded
-	// it, on the verifying goroutine, valid until the stream's emit
-	// returns; never output itself.
-	Rendered []byte `json:"-"`
 	// Signed is a copy of the exact bytes the signature was checked over
 	// (the signing input), kept only when a caller asks
 	// (VerifyOptions.KeepSigned); never output.
@@ -289,10 +282,11 @@ func (r *Result) set(name AxisName, st Status, reason Reason, note string) {
 	r.Axes.Set(name, Axis{Status: st, Reason: reason, Note: note})
 }
 
-// SetAxis records an axis outcome from outside the package (the stream
-// checks for chains and nonces) and folds the verdict again.
-func (r *Result) SetAxis(name AxisName, st Status, reason Reason, note string) {
-	r.set(name, st, reason, note)
+// setAxis records an axis outcome from outside the package (the stream
+// checks for chains and nonces, hook.Stream.SetAxis) and folds the verdict
+// again.
+func (r *Result) setAxis(name AxisName, ax Axis) {
+	r.set(name, ax.Status, ax.Reason, ax.Note)
 	r.fold()
 }
 

@@ -5,14 +5,11 @@ import (
 	"errors"
 )
 
-// AppendBinary appends a compact binary form of the result to b, for a
-// stream that verifies each receipt once and judges its chain and nonce
-// later: the result waits in a spool file instead of being verified twice.
-// Everything but Raw and Rendered is kept, unexported state included, so
-// UnmarshalBinary gives back a result that judges and renders the same
-// (TestResultBinaryRoundTrip fills every field to pin that). The form is
-// private to one run: no version, no promise across releases.
-func (r *Result) AppendBinary(b []byte) ([]byte, error) {
+// appendBinary is the stream's spool codec (hook.Stream.AppendBinary): the
+// result waits in a spool file instead of being verified twice. Everything
+// but Signed is kept, unexported state included
+// (TestResultBinaryRoundTrip fills every field to pin that).
+func (r *Result) appendBinary(b []byte) []byte {
 	w := binWriter{b}
 	w.int(int64(r.Version))
 	w.str(r.Source)
@@ -62,14 +59,14 @@ func (r *Result) AppendBinary(b []byte) ([]byte, error) {
 	w.str(r.link.prev)
 	w.str(r.link.scope)
 	w.bool(r.strictTool)
-	return w.b, nil
+	return w.b
 }
 
-// UnmarshalBinary reads what AppendBinary wrote, replacing every field but
-// Raw and Rendered. Strings share one copy of data.
-func (r *Result) UnmarshalBinary(data []byte) error {
+// unmarshalBinary reads what appendBinary wrote, replacing every field.
+// Strings share one copy of data.
+func (r *Result) unmarshalBinary(data []byte) error {
 	rd := binReader{s: string(data)}
-	*r = Result{Raw: r.Raw, Rendered: r.Rendered}
+	*r = Result{}
 	r.Version = int(rd.int())
 	r.Source = rd.str()
 	r.Line = int(rd.int())

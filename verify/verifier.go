@@ -110,10 +110,6 @@ type VerifyOptions struct {
 	// output carries it, and hashing the 4.4 KB text of an ML-DSA-65
 	// signature is about a twentieth of verifying a stream of them.
 	OmitSignatureHash bool
-	// Borrow lets the Result's strings point into raw instead of copying
-	// them: for a caller that is done with the Result before raw is
-	// written again, as the stream is, which encodes each result at once.
-	Borrow bool
 	// KeepSigned keeps in Result.Signed a copy of the bytes the signature
 	// was checked over, for a caller that shows them (verify explain).
 	KeepSigned bool
@@ -124,10 +120,16 @@ type VerifyOptions struct {
 // verdict UNREADABLE. Every other problem is a verdict.
 func (v *Verifier) Verify(raw []byte) (*Result, error) { return v.VerifyWith(raw, VerifyOptions{}) }
 
-// VerifyWith is Verify with options. Unless o.Borrow, the Result never
-// refers to raw's memory, so the caller may reuse raw as soon as it
-// returns.
+// VerifyWith is Verify with options. The Result never refers to raw's
+// memory, so the caller may reuse raw as soon as it returns.
 func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
+	return v.verifyWith(raw, o, false)
+}
+
+// verifyWith is VerifyWith; with borrow, the Result's strings point into
+// raw instead of being copied, for a caller done with the Result before raw
+// is written again, as the stream is, which encodes each result at once.
+func (v *Verifier) verifyWith(raw []byte, o VerifyOptions, borrow bool) (*Result, error) {
 	res, err := v.verify(raw, o.KeepSigned)
 	if sig := res.Fields.Signature; sig != "" && !o.OmitSignatureHash {
 		// Hashed in place, before detach, which would copy the kilobytes.
@@ -141,7 +143,7 @@ func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
 	// The receipt was parsed without a copy: every string of the Result
 	// that still points into raw gets its own, a few hundred bytes against
 	// a copy of the whole line.
-	if !o.Borrow {
+	if !borrow {
 		res.detach(raw)
 	}
 	return res, err

@@ -188,7 +188,7 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 		ex      *explanation
 		entries []chainEntry
 	)
-	emit := func(r *verify.Result) error {
+	emit := func(r *stream.Record) error {
 		prev, _, _ := r.ChainLink()
 		entries = append(entries, chainEntry{
 			neighbour: neighbour{Line: r.Line, Verdict: string(r.Verdict), ActionID: strings.Clone(r.Fields.ActionID)},
@@ -197,16 +197,9 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 		if r.Line != line {
 			return nil
 		}
-		// The result is the stream's until emit returns: keep a copy.
-		bin, err := r.AppendBinary(nil)
-		if err != nil {
-			return err
-		}
-		res := new(verify.Result)
-		if err := res.UnmarshalBinary(bin); err != nil {
-			return err
-		}
-		ex = &explanation{res: res, Result: bytes.TrimSuffix(bytes.Clone(r.Rendered), []byte("\n")), raw: bytes.Clone(r.Raw),
+		// The result is emit's to keep; its bytes are the stream's until
+		// emit returns: keep a copy.
+		ex = &explanation{res: r.Result, Result: bytes.TrimSuffix(bytes.Clone(r.Rendered), []byte("\n")), raw: bytes.Clone(r.Raw),
 			Context: "the whole file " + path}
 		return nil
 	}

@@ -74,7 +74,7 @@ func finalizeAction(ctx *cli.Context) error {
 	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
 	emit := resultEmitter(output, jsonOut, stdout, newProgressBar(io.Discard))
 	opts := shard.FinalizeOptions{Judgments: ctx.String("judgments"), History: ctx.StringSlice("history")}
-	sum, err := shard.Finalize(sigCtx, ctx.Args().Slice(), opts, emit)
+	sum, err := shard.Finalize(sigCtx, ctx.Args().Slice(), opts, func(r *verify.Result) error { return emit(&stream.Record{Result: r}) })
 	if err != nil {
 		jsonOut.Flush()
 		if sigCtx.Err() != nil {

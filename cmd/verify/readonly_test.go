@@ -135,3 +135,46 @@ func TestForeignDatabaseLeftAlone(t *testing.T) {
 		t.Errorf("files written beside it: %v", ents)
 	}
 }
+
+// TestTextListsDatabase: a database written when reasons and tool_servers
+// were comma-joined text is refused by export (read-only, it cannot be
+// converted) with exit 74 and the command that converts it; that command
+// converts it, adding nothing, and export then writes lists.
+func TestTextListsDatabase(t *testing.T) {
+	work := t.TempDir()
+	db := filepath.Join(work, "old.duckdb")
+	schema, err := os.ReadFile("../../analytics/testdata/schema-text-lists.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("duckdb", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{string(schema),
+		`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) VALUES ('f1', 'in.jsonl', 10, 1, 1, 0, TIMESTAMP '2026-11-02 08:00:00')`,
+		`INSERT INTO receipts (file_sha256, source, line, format, verdict, reasons, tool_match, tool_servers, issued_at, day, raw) VALUES
+			('f1', 'in.jsonl', 1, 'asqav', 'FAIL', 'bad_signature,chain_fork', 'match', 'srv-a', TIMESTAMP '2026-11-02 07:00:00', DATE '2026-11-02', '{}')`,
+	} {
+		if _, err := raw.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+
+	pq := filepath.Join(work, "pq")
+	code, _, stderr := runVerify(t, "export", "--db", db, "--parquet", pq)
+	if code != exitIOErr || !strings.Contains(stderr, "receipts.reasons and receipts.tool_servers are comma-joined text") || !strings.Contains(stderr, "verify load --db FILE /dev/null") {
+		t.Fatalf("export of a database with text lists: exit %d, want %d with how to convert it\n%s", code, exitIOErr, stderr)
+	}
+	if code, _, stderr := runVerify(t, "load", "--db", db, os.DevNull); code != exitOK {
+		t.Fatalf("load %s: exit %d\n%s", os.DevNull, code, stderr)
+	}
+	code, stdout, stderr := runVerify(t, "query", "--db", db, "failures", "-f", "jsonl")
+	if code != exitOK || !strings.Contains(stdout, `"reasons":["bad_signature","chain_fork"]`) {
+		t.Errorf("failures after conversion: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runVerify(t, "export", "--db", db, "--parquet", pq); code != exitOK {
+		t.Errorf("export after conversion: exit %d\n%s", code, stderr)
+	}
+}

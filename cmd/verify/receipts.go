@@ -135,12 +135,12 @@ func runOutcome(sum stream.Summary) error {
 // resultEmitter writes each result as the output format wants: JSON
 // Lines to jsonOut (its Rendered, or encoded here when not rendered), text
 // lines for the receipts that are not PASS to stdout.
-func resultEmitter(output string, jsonOut io.Writer, stdout io.Writer, bar *progressBar) func(*verify.Result) error {
+func resultEmitter(output string, jsonOut io.Writer, stdout io.Writer, bar *progressBar) func(*stream.Record) error {
 	var buf []byte
-	return func(r *verify.Result) error {
+	return func(r *stream.Record) error {
 		if output == "jsonl" {
 			if r.Rendered == nil {
-				buf = stream.RenderJSON(buf[:0], r)
+				buf = stream.RenderJSON(buf[:0], r.Result)
 				_, err := jsonOut.Write(buf)
 				return err
 			}
@@ -151,7 +151,7 @@ func resultEmitter(output string, jsonOut io.Writer, stdout io.Writer, bar *prog
 			return nil
 		}
 		bar.clear()
-		_, err := fmt.Fprintln(stdout, textLine(r))
+		_, err := fmt.Fprintln(stdout, textLine(r.Result))
 		return err
 	}
 }

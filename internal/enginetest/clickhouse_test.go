@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/receiptverify/verify/analytics"
 )
 
 // chdbRunner is the Node script that runs statements on chDB.
@@ -34,13 +36,11 @@ var ClickHouseSettings = []string{
 // tables the queries read.
 func clickHouseViews(dir string) []string {
 	q := func(s string) string { return "'" + strings.ReplaceAll(filepath.ToSlash(s), "'", "\\'") + "'" }
-	return []string{
-		"CREATE VIEW receipts AS SELECT * FROM file(" + q(filepath.Join(dir, "day=*", "*.parquet")) + ", Parquet)",
-		"CREATE VIEW expected_tools AS SELECT * FROM file(" + q(filepath.Join(dir, "expected_tools.parquet")) + ", Parquet)",
-		"CREATE VIEW files AS SELECT * FROM file(" + q(filepath.Join(dir, "files.parquet")) + ", Parquet)",
-		"CREATE VIEW rejects AS SELECT * FROM file(" + q(filepath.Join(dir, "rejects.parquet")) + ", Parquet)",
-		"CREATE VIEW trust AS SELECT * FROM file(" + q(filepath.Join(dir, "trust.parquet")) + ", Parquet)",
+	var out []string
+	for _, t := range []string{analytics.ParquetReceipts, analytics.ParquetFiles, analytics.ParquetRejects, analytics.ParquetExpectedTools, analytics.ParquetTrust} {
+		out = append(out, "CREATE VIEW "+t+" AS SELECT * FROM file("+q(analytics.ParquetGlob(dir, t))+", Parquet)")
 	}
+	return out
 }
 
 type chQuery struct {

@@ -75,7 +75,7 @@ func BenchmarkMLDSA65(b *testing.B) {
 		// As `verify receipts -o json` does: encode on the verifying
 		// goroutines, write in order.
 		out := bufio.NewWriterSize(io.Discard, 1<<16)
-		sum, err := Run(context.Background(), v, []Source{fileSource(path)}, Options{Render: RenderJSON}, func(r *verify.Result) error {
+		sum, err := Run(context.Background(), v, []Source{fileSource(path)}, Options{Render: RenderJSON}, func(r *Record) error {
 			_, err := out.Write(r.Rendered)
 			return err
 		})
@@ -86,7 +86,7 @@ func BenchmarkMLDSA65(b *testing.B) {
 	text := func(b *testing.B) {
 		// As `verify receipts` does: no signature hash, no JSON, and
 		// every receipt here is PASS, so nothing is written.
-		sum, err := Run(context.Background(), v, []Source{fileSource(path)}, Options{OmitSignatureHash: true}, func(r *verify.Result) error {
+		sum, err := Run(context.Background(), v, []Source{fileSource(path)}, Options{OmitSignatureHash: true}, func(r *Record) error {
 			if r.Verdict != verify.Pass {
 				return fmt.Errorf("%s:%d: %s", r.Source, r.Line, r.Verdict)
 			}
@@ -120,7 +120,7 @@ func BenchmarkMLDSA65(b *testing.B) {
 	}
 	verifier := func(b *testing.B) {
 		onAllCores(b, func(in *bareInput, _ []byte) bool {
-			res, _ := v.VerifyWith(in.line, verify.VerifyOptions{DropSignature: true, Borrow: true})
+			res := hooks.VerifyBorrowed(v, in.line, true, false)
 			return res.Verdict == verify.Pass
 		})
 	}
@@ -165,7 +165,7 @@ func BenchmarkMLDSA65(b *testing.B) {
 				if p.Pass == 2 && t1.IsZero() {
 					t1, c1 = time.Now(), processCPU()
 				}
-			}}, func(*verify.Result) error { return nil })
+			}}, func(*Record) error { return nil })
 			if err != nil || sum.Pass != n || t1.IsZero() {
 				b.Fatalf("%+v %v", sum, err)
 			}

@@ -22,8 +22,8 @@ func TestMaxLinesPerFile(t *testing.T) {
 		memSource("blank.jsonl", bytes.Repeat([]byte("\n"), 1000), true),
 		memSource("next.jsonl", []byte("{}\n"), true),
 	}
-	sum, err := Run(context.Background(), v, srcs, Options{Workers: 2, maxLines: 100}, func(r *verify.Result) error {
-		out = append(out, r)
+	sum, err := Run(context.Background(), v, srcs, Options{Workers: 2, maxLines: 100}, func(r *Record) error {
+		out = append(out, r.Result)
 		return nil
 	})
 	if err != nil {
@@ -55,7 +55,7 @@ func TestCancelStopsEndlessLine(t *testing.T) {
 	src := Source{Name: "zero", Lines: true, Open: func() (io.ReadCloser, error) { return io.NopCloser(endless{}), nil }}
 	done := make(chan error, 1)
 	go func() {
-		_, err := Run(ctx, v, []Source{src}, Options{Workers: 1}, func(*verify.Result) error { return nil })
+		_, err := Run(ctx, v, []Source{src}, Options{Workers: 1}, func(*Record) error { return nil })
 		done <- err
 	}()
 	time.Sleep(50 * time.Millisecond)

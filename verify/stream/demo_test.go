@@ -31,7 +31,7 @@ func TestDemoMixesFormats(t *testing.T) {
 	t.Parallel()
 	dir := "../../testdata/demo"
 	passing := map[string]int{}
-	_, err := Run(context.Background(), corpusVerifier(t, dir), []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, Options{}, func(r *verify.Result) error {
+	_, err := Run(context.Background(), corpusVerifier(t, dir), []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, Options{}, func(r *Record) error {
 		if r.Verdict == verify.Pass {
 			passing[r.Format]++
 		}
@@ -110,7 +110,7 @@ func checkGroundTruth(t *testing.T, dir string, receipts int64, opts Options) {
 		t.Fatal("no planted anomalies in truth.jsonl")
 	}
 	got := map[int][]string{}
-	sum, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, opts, func(r *verify.Result) error {
+	sum, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, opts, func(r *Record) error {
 		for _, name := range verify.AxisOrder {
 			if ax := r.Axes.Of(name); ax.Status == verify.StatusFail && name != verify.AxisExpiry {
 				got[r.Line] = append(got[r.Line], string(ax.Reason))
@@ -179,7 +179,7 @@ func TestIndexBoundsGiveSameResults(t *testing.T) {
 	render := func(opts Options) string {
 		var out strings.Builder
 		opts.Render = RenderJSON
-		_, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, opts, func(r *verify.Result) error {
+		_, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, opts, func(r *Record) error {
 			out.Write(r.Rendered)
 			return nil
 		})
@@ -209,7 +209,7 @@ func TestPriorNonces(t *testing.T) {
 	v := corpusVerifier(t, dir)
 	run := func(opts Options) map[string][]verify.Reason {
 		got := map[string][]verify.Reason{}
-		_, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, opts, func(r *verify.Result) error {
+		_, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, opts, func(r *Record) error {
 			got[NonceDigest(r.NonceKey())+"/"+r.Fields.ActionID] = slices.Clone(r.Reasons)
 			return nil
 		})

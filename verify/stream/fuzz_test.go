@@ -73,11 +73,11 @@ func FuzzStream(f *testing.F) {
 			want = []inputLine{{text: data}}
 		}
 		var results []*verify.Result
-		sum, err := Run(context.Background(), v, []Source{memSource("fuzz.jsonl", data, jsonLines)}, opts, func(r *verify.Result) error {
+		sum, err := Run(context.Background(), v, []Source{memSource("fuzz.jsonl", data, jsonLines)}, opts, func(r *Record) error {
 			if opts.Render != nil && len(r.Rendered) == 0 {
 				t.Errorf("line %d: nothing rendered", r.Line)
 			}
-			results = append(results, r)
+			results = append(results, r.Result)
 			return nil
 		})
 		if err != nil {

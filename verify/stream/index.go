@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/internal/hook"
 )
 
 // index is the first pass's knowledge of the whole input, kept in bounded
@@ -111,7 +112,7 @@ func (x *index) addEntry(space byte, key key128, role byte, seq uint64, scope ke
 
 // add records one receipt, in input order; receipts given as predecessors
 // (seq at or after predecessorSeq) only own their chain hash.
-func (x *index) add(seq uint64, e verify.IndexEntry) error {
+func (x *index) add(seq uint64, e hook.IndexEntry) error {
 	if !e.OK {
 		return nil
 	}
@@ -407,21 +408,21 @@ func judge(res *verify.Result, js []judgment) {
 	for _, j := range js {
 		switch j.outcome {
 		case chainAbsent:
-			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainAbsent, "predecessor "+prev+" is not in the input")
+			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainAbsent, "predecessor "+prev+" is not in the input")
 		case chainBreak:
-			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (its "+verify.ChainScopeWhat(res.Format)+" differs)")
+			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (its "+hooks.ChainScopeWhat(res.Format)+" differs)")
 		case chainForkPrior:
-			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, "predecessor "+prev+" is already named by a receipt loaded earlier")
+			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, "predecessor "+prev+" is already named by a receipt loaded earlier")
 		case chainFork:
-			res.SetAxis(verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, fmt.Sprintf("predecessor %s is already named by an earlier receipt (record %d)", prev, j.first+1))
+			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, fmt.Sprintf("predecessor %s is already named by an earlier receipt (record %d)", prev, j.first+1))
 		case chainLinked:
-			res.SetAxis(verify.AxisChain, verify.StatusPass, "", "links to a receipt in the input or the archive")
+			setAxis(res, verify.AxisChain, verify.StatusPass, "", "links to a receipt in the input or the archive")
 		case nonceReplay:
-			res.SetAxis(verify.AxisNonce, verify.StatusFail, verify.ReasonNonceReplay, fmt.Sprintf("nonce already used by an earlier receipt of this issuer (record %d)", j.first+1))
+			setAxis(res, verify.AxisNonce, verify.StatusFail, verify.ReasonNonceReplay, fmt.Sprintf("nonce already used by an earlier receipt of this issuer (record %d)", j.first+1))
 		case noncePriorReplay:
-			res.SetAxis(verify.AxisNonce, verify.StatusFail, verify.ReasonNonceReplay, "nonce already used by a receipt of this issuer loaded earlier")
+			setAxis(res, verify.AxisNonce, verify.StatusFail, verify.ReasonNonceReplay, "nonce already used by a receipt of this issuer loaded earlier")
 		case nonceUnique:
-			res.SetAxis(verify.AxisNonce, verify.StatusPass, "", "unique in this run")
+			setAxis(res, verify.AxisNonce, verify.StatusPass, "", "unique in this run")
 		}
 	}
 }
@@ -432,7 +433,7 @@ func judge(res *verify.Result, js []judgment) {
 // links, scopes and nonces, which no key, schema or clock changes, so they
 // still hold; the notes name no record, as the run is not at hand.
 func Rejudge(res *verify.Result, earlier []verify.Reason) {
-	e := res.IndexEntry()
+	e := hooks.IndexEntry(res)
 	if !e.OK {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/internal/hook"
 )
 
 // A sharded run splits Run in two, so that the first half runs on many
@@ -30,7 +31,7 @@ type Keys struct {
 }
 
 // keysOf is the index's view of e (index.add), in hex.
-func keysOf(e verify.IndexEntry) Keys {
+func keysOf(e hook.IndexEntry) Keys {
 	if !e.OK {
 		return Keys{}
 	}
@@ -99,7 +100,7 @@ func Map(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 				return
 			}
 			r.result = res
-			r.spooled, _ = res.AppendBinary(nil)
+			r.spooled = hooks.AppendBinary(res, nil)
 		},
 		func(r *record) error {
 			records = r.seq + 1
@@ -117,7 +118,7 @@ func Map(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 					sum.Unreadable++
 				}
 			}
-			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(r.result.IndexEntry()), State: r.spooled}
+			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(hooks.IndexEntry(r.result)), State: r.spooled}
 			r.result, r.spooled = nil, nil
 			return emit(m)
 		})
@@ -172,7 +173,7 @@ func NewFolder(shards ...MapSummary) *Folder {
 // summary to be Run's, though each fold stands alone.
 func (f *Folder) Fold(state []byte, js []Judgment) (*verify.Result, error) {
 	res := new(verify.Result)
-	if err := res.UnmarshalBinary(state); err != nil {
+	if err := hooks.UnmarshalBinary(res, state); err != nil {
 		return nil, err
 	}
 	if res.Verdict != verify.Unreadable {

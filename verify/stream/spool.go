@@ -25,7 +25,7 @@ import (
 // A frame is the length of the rest (uvarint), the record's kind (1 byte),
 // line (uvarint) and source (uvarint length, bytes); then, for a line, its
 // length and a seeded hash of its bytes (8 bytes each; the hash is 0 when
-// the input will not be read again) and verify.Result.AppendBinary; for an
+// the input will not be read again) and hooks.AppendBinary; for an
 // unreadable line or file, the error text; for a blank line, nothing.
 // Reading the input again checks kind, source, line, length and hash, so
 // an input that changed between the passes is an error, never a result
@@ -78,7 +78,7 @@ func (s *spool) encode(r *record, res *verify.Result) []byte {
 		}
 		b = binary.LittleEndian.AppendUint64(b, uint64(len(r.raw)))
 		b = binary.LittleEndian.AppendUint64(b, sum)
-		b, _ = res.AppendBinary(b)
+		b = hooks.AppendBinary(res, b)
 	case recordLineError, recordFileError:
 		b = appendString(b, r.err.Error())
 	}
@@ -218,7 +218,7 @@ func (s *spool) decode(rest, raw []byte) (*verify.Result, error) {
 		return nil, ErrInputChanged
 	}
 	res := new(verify.Result)
-	if err := res.UnmarshalBinary(rest[16:]); err != nil { // copies what it keeps
+	if err := hooks.UnmarshalBinary(res, rest[16:]); err != nil { // copies what it keeps
 		return nil, fmt.Errorf("%w: %w", ErrSpool, err)
 	}
 	return res, nil

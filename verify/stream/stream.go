@@ -32,6 +32,7 @@ import (
 	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/internal/hook"
 )
 
 // Source is one input: a name for messages and a way to open it. A source
@@ -54,11 +55,11 @@ type Options struct {
 	Prior Prior
 	// Render, if set, is called on each result on the verifying goroutines
 	// to append its encoding to dst, and what it returns is kept in
-	// Result.Rendered: output encoding then runs on all cores instead of on
+	// Record.Rendered: output encoding then runs on all cores instead of on
 	// the one that calls emit. Rendered is valid until emit returns; its
 	// memory is then reused for a later result.
 	Render func(dst []byte, r *verify.Result) []byte
-	// KeepRaw keeps each record's bytes in Result.Raw and the signature
+	// KeepRaw keeps each record's bytes in Record.Raw and the signature
 	// text in Fields.Signature (for loading into analytics): the second
 	// pass then reads the input again, and fails with ErrInputChanged if
 	// it is not what was verified. Off by default, when results carry only
@@ -120,6 +121,18 @@ type Progress struct {
 	Bytes   int64
 }
 
+// Record is one record of the input as Run emits it: its verification
+// and the bytes that go with it.
+type Record struct {
+	*verify.Result
+	// Raw is the record exactly as read, with Options.KeepRaw (for an
+	// archive that stores it); nil without. Valid until emit returns.
+	Raw []byte
+	// Rendered is what Options.Render appended for the Result, when set.
+	// Valid until emit returns.
+	Rendered []byte
+}
+
 // Summary counts every record of the run: each line read ends in exactly
 // one of Blank, Unreadable, Pass, Fail or Incomplete.
 type Summary struct {
@@ -136,10 +149,12 @@ type Summary struct {
 }
 
 // Run verifies every source and calls emit once per record that is not a
-// blank line, in input order, from a single goroutine. A source that cannot
+// blank line, in input order, from a single goroutine. emit may keep the
+// Record's Result; its Raw and Rendered bytes are the stream's, valid only
+// until emit returns. A source that cannot
 // be opened or read is reported through emit as an UNREADABLE result with
 // line 0 and counted in FilesFailed; the run goes on.
-func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, emit func(*verify.Result) error) (Summary, error) {
+func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, emit func(*Record) error) (Summary, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -147,7 +162,7 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 	defer idx.close()
 	for i, raw := range opts.Predecessors {
 		res, _ := v.Verify(raw)
-		if err := idx.add(predecessorSeq+uint64(i), res.IndexEntry()); err != nil {
+		if err := idx.add(predecessorSeq+uint64(i), hooks.IndexEntry(res)); err != nil {
 			return Summary{}, err
 		}
 	}
@@ -190,9 +205,9 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			// Without KeepRaw the signature text is kilobytes the spool
 			// need not carry. The result is encoded into its frame before
 			// the line is released, so it may borrow the line's bytes.
-			res, _ := rn.v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: !rn.opts.KeepRaw, OmitSignatureHash: rn.opts.OmitSignatureHash, Borrow: true})
+			res := hooks.VerifyBorrowed(rn.v, r.raw, !rn.opts.KeepRaw, rn.opts.OmitSignatureHash)
 			res.Source, res.Line = r.source, r.line
-			r.entry = res.IndexEntry()
+			r.entry = hooks.IndexEntry(res)
 			r.spooled = rn.sp.encode(r, res)
 		},
 		func(r *record) error {
@@ -217,7 +232,7 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 // writePass gives each receipt the judgments of its chain link and nonce
 // and emits it, reading the spool alone or, when the records' bytes are
 // wanted, the input again beside the spool.
-func (rn *runner) writePass(ctx context.Context, emit func(*verify.Result) error) (Summary, error) {
+func (rn *runner) writePass(ctx context.Context, emit func(*Record) error) (Summary, error) {
 	judgments, err := rn.idx.judgmentReader()
 	if err != nil {
 		return Summary{}, err
@@ -245,12 +260,11 @@ func (rn *runner) writePass(ctx context.Context, emit func(*verify.Result) error
 				r.err = fmt.Errorf("%s line %d: %w", r.source, r.line, err)
 				return
 			}
-			res.Raw = r.raw
 			if res.Verdict != verify.Unreadable {
 				judge(res, r.judgments)
 			}
 			if rn.opts.Render != nil {
-				res.Rendered = rn.opts.Render(renderBufs.Get(), res)
+				r.rendered = rn.opts.Render(renderBufs.Get(), res)
 			}
 			r.result = res
 		},
@@ -291,9 +305,10 @@ func (rn *runner) attachReread(judgments *judgmentReader) func(r *record) error 
 var renderBufs bufpool.Pool
 
 // add counts one record of the second pass and emits its result.
-func (sum *Summary) add(r *record, opts Options, emit func(*verify.Result) error) error {
+func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error {
 	sum.Lines += int64(r.lineCount())
 	var res *verify.Result
+	rec := Record{Rendered: r.rendered}
 	switch r.kind {
 	case recordBlank:
 		sum.Blank++
@@ -305,24 +320,25 @@ func (sum *Summary) add(r *record, opts Options, emit func(*verify.Result) error
 		sum.Unreadable++
 		res = unreadable(r, r.err)
 		if opts.KeepRaw {
-			res.Raw = r.raw
+			rec.Raw = r.raw
 		}
 	default:
 		if r.err != nil {
 			return r.err
 		}
-		res = r.result
+		res, rec.Raw = r.result, r.raw
 	}
-	if res.Rendered == nil && opts.Render != nil {
-		res.Rendered = opts.Render(renderBufs.Get(), res)
+	rec.Result = res
+	if rec.Rendered == nil && opts.Render != nil {
+		rec.Rendered = opts.Render(renderBufs.Get(), res)
 	}
 	if res.Verdict == verify.Unreadable && r.kind == recordLine {
 		sum.Unreadable++
 	}
 	sum.tally(res)
-	err := emit(res)
-	renderBufs.Put(res.Rendered)
-	res.Rendered = nil
+	err := emit(&rec)
+	renderBufs.Put(rec.Rendered)
+	r.rendered = nil
 	return err
 }
 
@@ -371,13 +387,14 @@ type record struct {
 	line   int
 	raw    []byte
 	err    error
-	entry  verify.IndexEntry
+	entry  hook.IndexEntry
 	// spooled is the record's verified result between the passes; frame,
 	// in the second pass, the framePool buffer it lies in.
 	spooled   []byte
 	frame     []byte
 	judgments []judgment // of its chain link and nonce, in pass 2
 	result    *verify.Result
+	rendered  []byte // Options.Render's encoding of result, in pass 2
 }
 
 func (r *record) lineCount() int {

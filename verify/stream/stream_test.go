@@ -55,8 +55,8 @@ func chainVerifier(t *testing.T) *verify.Verifier {
 func run(t *testing.T, v *verify.Verifier, srcs ...Source) (Summary, []*verify.Result) {
 	t.Helper()
 	var out []*verify.Result
-	sum, err := Run(context.Background(), v, srcs, Options{Workers: 2}, func(r *verify.Result) error {
-		out = append(out, r)
+	sum, err := Run(context.Background(), v, srcs, Options{Workers: 2}, func(r *Record) error {
+		out = append(out, r.Result)
 		return nil
 	})
 	if err != nil {
@@ -151,8 +151,8 @@ func TestStreamInputChanged(t *testing.T) {
 					return io.NopCloser(bytes.NewReader(data)), nil
 				}}
 				var out []*verify.Result
-				sum, err := Run(context.Background(), v, []Source{src}, Options{Workers: 2, KeepRaw: keepRaw}, func(r *verify.Result) error {
-					out = append(out, r)
+				sum, err := Run(context.Background(), v, []Source{src}, Options{Workers: 2, KeepRaw: keepRaw}, func(r *Record) error {
+					out = append(out, r.Result)
 					return nil
 				})
 				if keepRaw {
@@ -207,8 +207,8 @@ func TestStreamReadError(t *testing.T) {
 					return io.NopCloser(&failingReader{data: []byte(tt.data), err: errCut}), nil
 				}}
 				var out []*verify.Result
-				sum, err := Run(context.Background(), v, []Source{src}, Options{Workers: 2, KeepRaw: keepRaw}, func(r *verify.Result) error {
-					out = append(out, r)
+				sum, err := Run(context.Background(), v, []Source{src}, Options{Workers: 2, KeepRaw: keepRaw}, func(r *Record) error {
+					out = append(out, r.Result)
 					return nil
 				})
 				if err != nil {
@@ -289,7 +289,7 @@ func TestRunStopsWhenCancelledOrEmitFails(t *testing.T) {
 			}
 		}
 		go func() {
-			_, err := Run(ctx, v, []Source{memSource("a.jsonl", in, true)}, opts, func(*verify.Result) error {
+			_, err := Run(ctx, v, []Source{memSource("a.jsonl", in, true)}, opts, func(*Record) error {
 				emitted++
 				switch {
 				case i%3 == 0 && emitted == stopAt:

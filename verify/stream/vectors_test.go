@@ -34,8 +34,8 @@ func TestVectors(t *testing.T) {
 				opts.Predecessors = [][]byte{readVector(t, filepath.Join(c.Dir, c.Predecessor))}
 			}
 			var got []*verify.Result
-			_, err := Run(context.Background(), v, srcs, opts, func(r *verify.Result) error {
-				got = append(got, r)
+			_, err := Run(context.Background(), v, srcs, opts, func(r *Record) error {
+				got = append(got, r.Result)
 				return nil
 			})
 			if err != nil {

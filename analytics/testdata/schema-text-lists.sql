@@ -1,0 +1,115 @@
+-- The audit database. One row per receipt line loaded, one per line that
+-- could not be read, one per file loaded. Timestamps are UTC; day is the
+-- UTC day of issued_at, or, for a receipt without a readable issued_at
+-- (UndoLog rows and Overturn entries carry none), the UTC day of its load
+-- (its file's loaded_at), so that every receipt is in some daily report.
+-- Columns are plain SQL types so that the same
+-- queries run over the Parquet export in Trino, Spark SQL or ClickHouse.
+-- receipts has no primary key: (file_sha256, line) is unique by
+-- construction (a file's lines are loaded once, in one transaction), and the index
+-- would cost about a fifth of the load rate.
+-- receipts.raw is FSST-compressed by declaration. DuckDB picks FSST for
+-- these kilobyte JSON lines anyway, but only after also trying dictionary
+-- compression on every row group, which hashes every line and was about a
+-- tenth of the load's CPU time; the file is the same size either way.
+
+CREATE TABLE IF NOT EXISTS files (
+    file_sha256   VARCHAR PRIMARY KEY,  -- hex SHA-256 of the file's content (decompressed), from its first byte to the end of this row's lines
+    path          VARCHAR NOT NULL,     -- as given on the command line
+    size_bytes    BIGINT  NOT NULL,     -- the file's size as stored (gzip included)
+    lines         BIGINT  NOT NULL,     -- lines this row added (first_line on), blank ones included
+    accepted      BIGINT  NOT NULL,     -- rows in receipts
+    rejected      BIGINT  NOT NULL,     -- rows in rejects
+    loaded_at     TIMESTAMP NOT NULL,   -- UTC, when the file's transaction began (--at when given)
+    -- Content identity, so that a file loaded again under another name,
+    -- recompressed, or grown since adds only its new lines. A grown file
+    -- gets a row of its own for the lines it added, pointing at the row
+    -- of the content it extends.
+    content_bytes BIGINT,               -- bytes of content file_sha256 covers
+    first_line    BIGINT,               -- the first line this row added: 1, or one past the content it extends
+    base_sha256   VARCHAR,              -- file_sha256 of the content this row extends; NULL for a whole file
+    head_sha256   VARCHAR,              -- hex SHA-256 of the first line (without its newline), to find the content a grown file extends
+    unterminated  BOOLEAN,              -- the content's last line has no newline
+    trust_sha256  VARCHAR               -- the trust material its receipts were verified with (trust table)
+);
+
+CREATE TABLE IF NOT EXISTS receipts (
+    file_sha256      VARCHAR NOT NULL,
+    source           VARCHAR NOT NULL,
+    line             BIGINT  NOT NULL,
+    format           VARCHAR NOT NULL,
+    verdict          VARCHAR NOT NULL,  -- PASS, FAIL, INCOMPLETE
+    reasons          VARCHAR NOT NULL,  -- reason codes, comma-separated, '' for none
+    action_id        VARCHAR,
+    agent_id         VARCHAR,
+    issuer_id        VARCHAR,
+    org_id           VARCHAR,
+    session_id       VARCHAR,
+    step             BIGINT,
+    action_type      VARCHAR,
+    tool_name        VARCHAR,
+    tool_fingerprint VARCHAR,
+    tool_match       VARCHAR,           -- match, drift, unknown, absent, not_run
+    tool_servers     VARCHAR,           -- expected servers whose schema matches, comma-separated
+    nonce            VARCHAR,
+    call_signature   VARCHAR,           -- UndoLog rows
+    signature        VARCHAR,           -- the encoded signature as carried
+    previous_hash    VARCHAR,
+    chain_hash       VARCHAR,
+    decision         VARCHAR,
+    issued_at        TIMESTAMP,         -- UTC
+    day              DATE,              -- UTC day of issued_at; without one, of loaded_at
+    raw              VARCHAR USING COMPRESSION fsst NOT NULL, -- the receipt line exactly as read
+    nonce_key        VARCHAR,           -- stream.NonceDigest of (issuer, nonce): how later loads find replays of it
+    trust_sha256     VARCHAR            -- the trust material its verdict came from (trust table)
+);
+
+CREATE TABLE IF NOT EXISTS rejects (
+    file_sha256 VARCHAR NOT NULL,
+    source      VARCHAR NOT NULL,
+    line        BIGINT  NOT NULL,       -- 1-based; a file that cannot be read to its end is not recorded at all (the load reports it, exit 66)
+    error       VARCHAR NOT NULL,
+    raw         VARCHAR,                -- the line as read, when it was not too long
+    PRIMARY KEY (file_sha256, line)
+);
+
+-- The expected tool schemas given with --schemas, so reports can say
+-- which server's schema a fingerprint matches.
+CREATE TABLE IF NOT EXISTS expected_tools (
+    server      VARCHAR NOT NULL,
+    tool_name   VARCHAR NOT NULL,
+    fingerprint VARCHAR NOT NULL,
+    PRIMARY KEY (server, tool_name, fingerprint)
+);
+
+-- The expected tool sets already added to expected_tools, by the SHA-256
+-- of their sorted (server, tool_name, fingerprint) rows, so that a load
+-- given the same --schemas as before does not add them again.
+CREATE TABLE IF NOT EXISTS expected_tool_sets (
+    set_sha256 VARCHAR PRIMARY KEY,
+    tools      BIGINT  NOT NULL
+);
+
+-- The trust material verdicts came from: one row per distinct set of key
+-- files, schema files, judging time and strictness, with the tool version
+-- that judged. trust_sha256 is the SHA-256 of the canonical JSON in
+-- material; files and receipts rows point to it.
+CREATE TABLE IF NOT EXISTS trust (
+    trust_sha256   VARCHAR PRIMARY KEY,
+    key_files      VARCHAR NOT NULL,    -- JSON array of {path, sha256}, in the order given
+    schema_files   VARCHAR NOT NULL,    -- JSON array of {path, sha256}, in name order
+    judged_at      TIMESTAMP,           -- --at, UTC; NULL when the clock of the load judged
+    strict_schemas BOOLEAN NOT NULL,
+    tool_version   VARCHAR NOT NULL,
+    material       VARCHAR NOT NULL     -- what trust_sha256 covers (paths excluded: the same bytes are the same material)
+);
+
+-- Databases written before these columns existed get them, empty.
+ALTER TABLE files ADD COLUMN IF NOT EXISTS content_bytes BIGINT;
+ALTER TABLE files ADD COLUMN IF NOT EXISTS first_line BIGINT;
+ALTER TABLE files ADD COLUMN IF NOT EXISTS base_sha256 VARCHAR;
+ALTER TABLE files ADD COLUMN IF NOT EXISTS head_sha256 VARCHAR;
+ALTER TABLE files ADD COLUMN IF NOT EXISTS unterminated BOOLEAN;
+ALTER TABLE files ADD COLUMN IF NOT EXISTS trust_sha256 VARCHAR;
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS nonce_key VARCHAR;
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS trust_sha256 VARCHAR;
