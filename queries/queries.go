@@ -36,3 +36,9 @@ import "embed"
 //
 //go:embed *.sql
 var FS embed.FS
+
+// Judgments is shard/judgments.sql, the cross-file judgments of a sharded
+// verification: not a report query (it takes no day), so not in FS.
+//
+//go:embed shard/judgments.sql
+var Judgments string

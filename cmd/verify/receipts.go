@@ -29,6 +29,8 @@ func newReceiptsCommand() *cli.Command {
 		Flags: append(trustFlags(withPredecessor, schemasUsage),
 			formatFlag("text", "jsonl"),
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
+			&cli.StringFlag{Name: "emit", Usage: "the map step of a sharded run: write each receipt verified alone, its chain link and nonce as Parquet into `DIR` (empty or new), for verify finalize; nothing on stdout"},
+			&cli.Int64Flag{Name: "shard", Usage: "with --emit: this shard's place `N` in the whole input (0, 1, ...: finalize orders the shards by it)"},
 		),
 		Action: receiptsAction,
 	}
@@ -53,6 +55,16 @@ func receiptsAction(ctx *cli.Context) error {
 	}
 	var sopts stream.Options
 	sopts.Workers = workers
+	emitDir := ctx.String("emit")
+	if ctx.IsSet("shard") && emitDir == "" {
+		return usagef(ctx, "--shard goes with --emit")
+	}
+	if emitDir != "" && ctx.String("predecessor") != "" {
+		return usagef(ctx, "--predecessor does not go with --emit: give the predecessor's file as a shard of its own")
+	}
+	if emitDir != "" && ctx.IsSet("format") {
+		return usagef(ctx, "--format does not go with --emit: verify finalize writes the output")
+	}
 	if p := ctx.String("predecessor"); p != "" {
 		raw, err := readSmallFile(p)
 		if err != nil {
@@ -73,6 +85,9 @@ func receiptsAction(ctx *cli.Context) error {
 	defer bar.done()
 	defer onInterrupt(ctx, bar, "removing the temporary files (the output stops short)")()
 	sopts.Progress = bar.update
+	if emitDir != "" {
+		return emitShard(sigCtx, v, srcs, sopts, emitDir, ctx.Int64("shard"), bar, stderr)
+	}
 
 	// JSON output is one object per receipt: buffer it, or every receipt
 	// costs a write system call. Text output stays unbuffered so its lines
@@ -83,18 +98,7 @@ func receiptsAction(ctx *cli.Context) error {
 	} else {
 		sopts.OmitSignatureHash = true // only the JSON output shows it
 	}
-	emit := func(r *stream.Record) error {
-		if output == "jsonl" {
-			_, err := jsonOut.Write(r.Rendered)
-			return err
-		}
-		if r.Verdict == verify.Pass && r.Axes.Of(verify.AxisToolFingerprint).Status != verify.StatusFail {
-			return nil
-		}
-		bar.clear()
-		_, err := fmt.Fprintln(stdout, textLine(r.Result))
-		return err
-	}
+	emit := resultEmitter(output, jsonOut, stdout, bar)
 	sum, err := stream.Run(sigCtx, v, srcs, sopts, emit)
 	bar.done()
 	if err != nil && sigCtx.Err() != nil {
@@ -112,6 +116,11 @@ func receiptsAction(ctx *cli.Context) error {
 		summaryOut = stderr
 	}
 	writeSummary(summaryOut, sum)
+	return runOutcome(sum)
+}
+
+// runOutcome is the exit status of a run that summarized as sum.
+func runOutcome(sum stream.Summary) error {
 	switch {
 	case sum.FilesFailed > 0:
 		return &inputError{fmt.Errorf("%d input file(s) could not be read", sum.FilesFailed)}
@@ -121,6 +130,30 @@ func receiptsAction(ctx *cli.Context) error {
 		return &incompleteError{fmt.Errorf("%d receipt(s) could not be fully checked", sum.Incomplete)}
 	}
 	return nil
+}
+
+// resultEmitter writes each result as the output format wants: JSON
+// Lines to jsonOut (its Rendered, or encoded here when not rendered), text
+// lines for the receipts that are not PASS to stdout.
+func resultEmitter(output string, jsonOut io.Writer, stdout io.Writer, bar *progressBar) func(*stream.Record) error {
+	var buf []byte
+	return func(r *stream.Record) error {
+		if output == "jsonl" {
+			if r.Rendered == nil {
+				buf = stream.RenderJSON(buf[:0], r.Result)
+				_, err := jsonOut.Write(buf)
+				return err
+			}
+			_, err := jsonOut.Write(r.Rendered)
+			return err
+		}
+		if r.Verdict == verify.Pass && r.Axes.Of(verify.AxisToolFingerprint).Status != verify.StatusFail {
+			return nil
+		}
+		bar.clear()
+		_, err := fmt.Fprintln(stdout, textLine(r.Result))
+		return err
+	}
 }
 
 // textLine is the one-line report of a receipt that is not PASS:

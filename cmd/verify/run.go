@@ -51,6 +51,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			newCanonCommand(),
 			newFingerprintCommand(),
 			newReceiptsCommand(),
+			newFinalizeCommand(),
 			newLoadCommand(),
 			newQueryCommand(),
 			newReportCommand(),

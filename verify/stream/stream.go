@@ -349,6 +349,19 @@ func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error
 	if rec.Rendered == nil && opts.Render != nil {
 		rec.Rendered = opts.Render(renderBufs.Get(), res)
 	}
+	if res.Verdict == verify.Unreadable && r.kind == recordLine {
+		sum.Unreadable++
+	}
+	sum.tally(res)
+	err := emit(&rec)
+	renderBufs.Put(rec.Rendered)
+	r.rendered = nil
+	return err
+}
+
+// tally counts a result's verdict, but for UNREADABLE (counted by the
+// kind of record), and its reasons.
+func (sum *Summary) tally(res *verify.Result) {
 	switch res.Verdict {
 	case verify.Pass:
 		sum.Pass++
@@ -356,18 +369,10 @@ func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error
 		sum.Fail++
 	case verify.Incomplete:
 		sum.Incomplete++
-	default:
-		if r.kind == recordLine {
-			sum.Unreadable++
-		}
 	}
 	for _, reason := range res.Reasons {
 		sum.Reasons[reason]++
 	}
-	err := emit(&rec)
-	renderBufs.Put(rec.Rendered)
-	r.rendered = nil
-	return err
 }
 
 func unreadable(r *record, err error) *verify.Result {

@@ -1,0 +1,336 @@
+package enginetest
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/receiptverify/verify/queries"
+	"github.com/receiptverify/verify/receiptgen"
+)
+
+// TestEnginesSharded: a generated archive with planted anomalies (breaks,
+// forks, absent links, replayed nonces, crossing the shards, and a
+// receipt repeated in another shard), split into 4 files, verified by 4
+// map steps (`verify receipts --emit`, each its own process) and
+// finalized, gives byte for byte the output of one `verify receipts
+// --format json` over the 4 files: with the judgment SQL run by
+// `verify finalize` on DuckDB, and run on ClickHouse (chDB) and handed to
+// finalize as Parquet.
+func TestEnginesSharded(t *testing.T) {
+	bin := buildVerify(t)
+	dir := t.TempDir()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	cfg := receiptgen.Config{Seed: 20261203, N: 3000, Rate: 0.1, Days: 3, Start: start, Algs: receiptgen.Ed25519Only,
+		Mix: receiptgen.Mix{Hash: 100, DSSE: 100, AgentReceipts: 100}}
+	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	lines = lines[:len(lines)-1] // after the last newline
+	// Four line-aligned parts; the last also repeats receipts of the
+	// first (a replay and a fork across shards), and blank and unreadable
+	// lines shift the record numbers the notes name.
+	var parts []string
+	q := len(lines) / 4
+	for i := range 4 {
+		var body string
+		switch i {
+		case 3:
+			body = strings.Join(lines[3*q:], "") + strings.Join(lines[5:8], "")
+		default:
+			body = strings.Join(lines[i*q:(i+1)*q], "")
+		}
+		if i == 1 {
+			body = "\n" + body + "not json\n   \n" + `{"unknown":"shape"}` + "\n"
+		}
+		p := filepath.Join(dir, fmt.Sprintf("part-%d.jsonl", i))
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	trust := []string{"--keys", filepath.Join(dir, "keys", "jwks.json"), "--schemas", filepath.Join(dir, "schemas"), "--at", start.AddDate(0, 0, 30).Format(time.RFC3339)}
+
+	want := runVerify(t, bin, append(append([]string{"receipts", "--format", "json"}, trust...), parts...)...)
+	if want.code != 1 {
+		t.Fatalf("verify receipts: exit %d, want 1 (planted failures)\n%s", want.code, want.stderr)
+	}
+	for _, reason := range []string{"chain_break", "chain_fork", "chain_absent", "nonce_replay", "malformed"} {
+		if !strings.Contains(want.summary(), "summary: "+reason+": ") {
+			t.Fatalf("verify receipts found no %s: the archive plants none\n%s", reason, want.summary())
+		}
+	}
+
+	// The map steps, at once, each its own process.
+	maps := filepath.Join(dir, "maps")
+	var shards []string
+	var wg sync.WaitGroup
+	outs := make([]verifyRun, len(parts))
+	for i, p := range parts {
+		out := filepath.Join(maps, fmt.Sprintf("shard-%d", i))
+		shards = append(shards, out)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = runVerify(t, bin, append(append([]string{"receipts", "--emit", out, "--shard", fmt.Sprint(i)}, trust...), p)...)
+		}()
+	}
+	wg.Wait()
+	for i, o := range outs {
+		if o.code != 0 {
+			t.Fatalf("map step %d: exit %d\n%s", i, o.code, o.stderr)
+		}
+	}
+	// Finalize takes the shards in any order: their numbers order them.
+	reversed := []string{shards[3], shards[1], shards[2], shards[0]}
+
+	same := func(t *testing.T, got verifyRun) {
+		t.Helper()
+		if got.code != want.code {
+			t.Errorf("exit %d, verify receipts %d\n%s", got.code, want.code, got.stderr)
+		}
+		if !bytes.Equal(got.stdout, want.stdout) {
+			t.Errorf("output differs from verify receipts --format json:\n%s", firstDiff(want.stdout, got.stdout))
+		}
+		if got.summary() != want.summary() {
+			t.Errorf("summary:\n%s\nverify receipts:\n%s", got.summary(), want.summary())
+		}
+	}
+	t.Run("duckdb", func(t *testing.T) {
+		same(t, runVerify(t, bin, append([]string{"finalize", "--format", "json"}, reversed...)...))
+	})
+	t.Run("clickhouse", func(t *testing.T) {
+		if os.Getenv("VERIFY_ENGINES") == "off" {
+			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+		}
+		judgments := filepath.Join(dir, "judgments.parquet")
+		clickHouseJudgments(t, filepath.Join(maps, "*", "records-*.parquet"), judgments)
+		same(t, runVerify(t, bin, append([]string{"finalize", "--format", "json", "--judgments", judgments}, reversed...)...))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		if os.Getenv("VERIFY_ENGINES") == "off" {
+			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+		}
+		// Standard SQL: PostgreSQL's rows are DuckDB's, which the
+		// subtest above ties to verify receipts.
+		records := filepath.Join(maps, "*", "records-*.parquet")
+		want := duckDBJudgments(t, records)
+		got, err := queryRows(postgresRecords(t, records), queries.Judgments)
+		if err != nil {
+			t.Fatalf("PostgreSQL: %v", err)
+		}
+		if len(want.rows) == 0 {
+			t.Fatal("no judgments")
+		}
+		if d := compare(want, got); d != "" {
+			t.Errorf("PostgreSQL's judgments differ from DuckDB's:\n%s", d)
+		}
+	})
+}
+
+// judgmentColumns are the columns of shard_records the judgment SQL
+// reads.
+const judgmentColumns = "ord, chain_key, link_key, scope_key, nonce_key"
+
+// duckDBJudgments runs the judgment SQL on DuckDB over the records the
+// glob names.
+func duckDBJudgments(t *testing.T, records string) result {
+	t.Helper()
+	duck, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer duck.Close()
+	duck.SetMaxOpenConns(1)
+	for _, s := range []string{
+		"CREATE VIEW shard_records AS SELECT " + judgmentColumns + " FROM read_parquet('" + filepath.ToSlash(records) + "')",
+		"CREATE TABLE history_records (ord BIGINT, chain_key VARCHAR, link_key VARCHAR, scope_key VARCHAR, nonce_key VARCHAR)",
+	} {
+		if _, err := duck.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := queryRows(duck, queries.Judgments)
+	if err != nil {
+		t.Fatalf("DuckDB: %v", err)
+	}
+	return res
+}
+
+// postgresRecords starts PostgreSQL and loads the records the glob names
+// (the columns the judgment SQL reads), read with DuckDB, and an empty
+// history.
+func postgresRecords(t *testing.T, records string) *sql.DB {
+	t.Helper()
+	cfg := startPostgres(t)
+	ctx := context.Background()
+	pg, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close(ctx)
+	for _, table := range []string{"shard_records", "history_records"} {
+		if _, err := pg.Exec(ctx, "CREATE TABLE "+table+" (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	duck, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer duck.Close()
+	rows, err := duck.Query("SELECT " + judgmentColumns + " FROM read_parquet('" + filepath.ToSlash(records) + "')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data [][]any
+	for rows.Next() {
+		var ord int64
+		var keys [4]*string
+		if err := rows.Scan(&ord, &keys[0], &keys[1], &keys[2], &keys[3]); err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, []any{ord, keys[0], keys[1], keys[2], keys[3]})
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	cols := strings.Split(strings.ReplaceAll(judgmentColumns, " ", ""), ",")
+	if n, err := pg.CopyFrom(ctx, pgx.Identifier{"shard_records"}, cols, pgx.CopyFromRows(data)); err != nil || n != int64(len(data)) {
+		t.Fatalf("copy: %d of %d rows: %v", n, len(data), err)
+	}
+	if _, err := pg.Exec(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// clickHouseJudgments runs queries/shard/judgments.sql on chDB over the
+// records the glob names and writes its rows as Parquet to out.
+func clickHouseJudgments(t *testing.T, records, out string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		absent(t, "ClickHouse: node is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(chdbRunner), "node_modules", "chdb")); err != nil {
+		absent(t, "ClickHouse: chDB is not installed in %s (npm install)", filepath.Dir(chdbRunner))
+	}
+	q := func(s string) string { return "'" + strings.ReplaceAll(filepath.ToSlash(s), "'", "\\'") + "'" }
+	req := struct {
+		Setup   []string  `json:"setup"`
+		Queries []chQuery `json:"queries"`
+	}{
+		Setup: append(append([]string{}, ClickHouseSettings...),
+			"CREATE VIEW shard_records AS SELECT * FROM file("+q(records)+", Parquet)",
+			"CREATE TABLE history_records (ord Int64, chain_key Nullable(String), link_key Nullable(String), scope_key Nullable(String), nonce_key Nullable(String)) ENGINE = Memory",
+			"INSERT INTO FUNCTION file("+q(out)+", Parquet) SELECT * FROM ("+queries.Judgments+")",
+		),
+		Queries: []chQuery{{ID: "rows", SQL: "SELECT count() FROM file(" + q(out) + ", Parquet)"}},
+	}
+	in, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, chdbRunner)
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chDB runner: %v\n%s", err, stderr.Bytes())
+	}
+	var a chAnswer
+	if err := json.Unmarshal(stdout, &a); err != nil || a.Error != "" || a.Result == nil || len(a.Result.Data) != 1 {
+		t.Fatalf("chDB: judgments not written: %v %s\n%s", err, a.Error, stdout)
+	}
+	t.Logf("chDB: %v judgments", a.Result.Data[0][0])
+}
+
+// buildVerify builds the verify command into a temporary directory.
+func buildVerify(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH: cannot build the verify command")
+	}
+	bin := filepath.Join(t.TempDir(), "verify")
+	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/receiptverify/verify/cmd/verify")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// verifyRun is one run of the verify command.
+type verifyRun struct {
+	code           int
+	stdout, stderr []byte
+}
+
+// summary is the run's summary lines (stderr with --format json).
+func (r verifyRun) summary() string {
+	var b strings.Builder
+	for line := range strings.SplitAfterSeq(string(r.stderr), "\n") {
+		if strings.HasPrefix(line, "summary: ") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+func runVerify(t *testing.T, bin string, args ...string) verifyRun {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	code := 0
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("verify %s: %v", strings.Join(args, " "), err)
+	}
+	return verifyRun{code: code, stdout: stdout.Bytes(), stderr: stderr.Bytes()}
+}
+
+// firstDiff shows the first line where got differs from want.
+func firstDiff(want, got []byte) string {
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d (of %d, verify receipts %d):\n  got  %s\n  want %s", i+1, len(g), len(w), gl, wl)
+		}
+	}
+	return "(same lines)"
+}

@@ -1,0 +1,104 @@
+-- judgments: the cross-file judgments of a sharded verification, the
+-- second implementation of the chain and nonce rule of verify/stream (the
+-- test that compares a sharded run with one `verify receipts` ties the
+-- two). `verify finalize` runs it on DuckDB and folds its rows into the
+-- final verdicts; on a distributed engine, run it over every shard's
+-- records and give finalize its rows (--judgments).
+--
+-- Parameter: none. Tables:
+--   shard_records    every shard's records.parquet (`verify receipts
+--                    --emit DIR`): ord, the record's place in the whole
+--                    run (shard * 2^40 + its ordinal in the shard), and
+--                    the hex keys of its chain hash (chain_key), the
+--                    predecessor it names (link_key), its chain scope
+--                    (scope_key) and its issuer and nonce (nonce_key),
+--                    NULL where it has none;
+--   history_records  the same of runs finalized before (their records
+--                    count as earlier), or an empty table.
+--
+-- Rule: a receipt naming a predecessor links to it when some receipt has
+-- that chain hash (the earliest of the input, else the earliest of the
+-- history) and both share a chain scope; otherwise the link is absent
+-- (no such receipt) or a break (another chain). Of the receipts naming
+-- one predecessor, the first links and every later one is a fork; all are
+-- forks (fork_prior) when a receipt of the history names it already. The
+-- first receipt to use an issuer's nonce is unique, or prior_replay when
+-- the history used it; every later one is a replay.
+--
+-- One row per judgment: ord, kind (chain or nonce), outcome, first_ord
+-- (the first receipt of the input to name the predecessor or use the
+-- nonce).
+-- Order: ord, kind.
+WITH owners AS (
+    SELECT r.chain_key AS k, MIN(r.ord) AS owner_ord
+    FROM shard_records r
+    WHERE r.chain_key IS NOT NULL
+    GROUP BY r.chain_key
+),
+owner_scopes AS (
+    SELECT o.k AS k, r.scope_key AS scope_key
+    FROM owners o
+    JOIN shard_records r ON r.chain_key = o.k AND r.ord = o.owner_ord
+),
+history_owners AS (
+    SELECT h.chain_key AS k, MIN(h.ord) AS owner_ord
+    FROM history_records h
+    WHERE h.chain_key IS NOT NULL
+    GROUP BY h.chain_key
+),
+history_scopes AS (
+    SELECT o.k AS k, h.scope_key AS scope_key
+    FROM history_owners o
+    JOIN history_records h ON h.chain_key = o.k AND h.ord = o.owner_ord
+),
+history_named AS (
+    SELECT DISTINCT h.link_key AS k
+    FROM history_records h
+    WHERE h.link_key IS NOT NULL
+),
+first_namers AS (
+    SELECT r.link_key AS k, MIN(r.ord) AS first_ord
+    FROM shard_records r
+    WHERE r.link_key IS NOT NULL
+    GROUP BY r.link_key
+),
+first_users AS (
+    SELECT r.nonce_key AS k, MIN(r.ord) AS first_ord
+    FROM shard_records r
+    WHERE r.nonce_key IS NOT NULL
+    GROUP BY r.nonce_key
+),
+history_nonces AS (
+    SELECT DISTINCT h.nonce_key AS k
+    FROM history_records h
+    WHERE h.nonce_key IS NOT NULL
+)
+SELECT j.ord AS ord, j.kind AS kind, j.outcome AS outcome, j.first_ord AS first_ord
+FROM (
+SELECT n.ord AS ord, 'chain' AS kind,
+    CASE
+        WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN 'absent'
+        WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
+        WHEN hn.k IS NOT NULL THEN 'fork_prior'
+        WHEN n.ord <> f.first_ord THEN 'fork'
+        ELSE 'linked'
+    END AS outcome,
+    f.first_ord AS first_ord
+FROM shard_records n
+JOIN first_namers f ON f.k = n.link_key
+LEFT JOIN owner_scopes os ON os.k = n.link_key
+LEFT JOIN history_scopes hs ON hs.k = n.link_key
+LEFT JOIN history_named hn ON hn.k = n.link_key
+UNION ALL
+SELECT u.ord AS ord, 'nonce' AS kind,
+    CASE
+        WHEN u.ord <> f.first_ord THEN 'replay'
+        WHEN hn.k IS NOT NULL THEN 'prior_replay'
+        ELSE 'unique'
+    END AS outcome,
+    f.first_ord AS first_ord
+FROM shard_records u
+JOIN first_users f ON f.k = u.nonce_key
+LEFT JOIN history_nonces hn ON hn.k = u.nonce_key
+) j
+ORDER BY ord, kind

@@ -1,0 +1,138 @@
+package shard
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/stream"
+)
+
+// mapsPrior is an earlier archive known by its map step's records: the
+// stream's own way (Prior) of judging against history, beside which the
+// judgment SQL's history_records is checked.
+type mapsPrior struct{ recs []*stream.Mapped }
+
+func (p mapsPrior) Links(_ context.Context, prefixes []string) (map[string]stream.PriorLink, error) {
+	out := map[string]stream.PriorLink{}
+	for _, k := range prefixes {
+		var pl stream.PriorLink
+		for _, m := range p.recs {
+			if m.Keys.Chain == k && !pl.Found {
+				pl.Found, pl.Scope = true, m.Result.ScopeKey()
+			}
+			if m.Keys.Link == k {
+				pl.Named = true
+			}
+		}
+		if pl.Found || pl.Named {
+			out[k] = pl
+		}
+	}
+	return out, nil
+}
+
+func (p mapsPrior) Nonces(_ context.Context, digests []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, d := range digests {
+		for _, m := range p.recs {
+			if m.Keys.Nonce == d {
+				out[d] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// TestHistory: finalizing the later half of an archive with the earlier
+// half's map directory as history gives what stream.Run gives the later
+// half with the earlier half as its Prior: chains resolve into the
+// history, forks and replays of it are found.
+func TestHistory(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	cfg := receiptgen.Config{Seed: 7, N: 1200, Rate: 0.1, Days: 2, Start: start, Algs: receiptgen.Ed25519Only}
+	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := receiptgen.LoadVerifier(dir, start.AddDate(0, 0, 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	half := len(lines) / 2
+	earlier, later := filepath.Join(dir, "earlier.jsonl"), filepath.Join(dir, "later.jsonl")
+	// The later half repeats a few earlier receipts: forks and replays
+	// of the history.
+	for p, body := range map[string]string{earlier: strings.Join(lines[:half], ""), later: strings.Join(lines[half:], "") + strings.Join(lines[10:14], "")} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := func(p string) []stream.Source {
+		return []stream.Source{{Name: p, Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(p) }}}
+	}
+	ctx := context.Background()
+	var prior mapsPrior
+	emitDir := func(p, out string, keep bool) {
+		w, err := Create(out, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := stream.Map(ctx, v, src(p), stream.Options{}, func(m *stream.Mapped) error {
+			if keep {
+				prior.recs = append(prior.recs, m)
+			}
+			return w.Add(m)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(sum); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hist, cur := filepath.Join(dir, "hist"), filepath.Join(dir, "cur")
+	emitDir(earlier, hist, true)
+	emitDir(later, cur, false)
+
+	var want strings.Builder
+	if _, err := stream.Run(ctx, v, src(later), stream.Options{Prior: prior, Render: stream.RenderJSON}, func(r *stream.Record) error {
+		want.Write(r.Rendered)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	finalize := func(history ...string) string {
+		var got strings.Builder
+		if _, err := Finalize(ctx, []string{cur}, FinalizeOptions{History: history}, func(r *verify.Result) error {
+			got.Write(stream.RenderJSON(nil, r))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got.String()
+	}
+	got := finalize(hist)
+	if got != want.String() {
+		t.Errorf("finalize with history differs from stream.Run with the earlier half as Prior:\n got %.2000s\nwant %.2000s", got, want.String())
+	}
+	for _, note := range []string{"already named by a receipt loaded earlier", "nonce already used by a receipt of this issuer loaded earlier"} {
+		if !strings.Contains(got, note) {
+			t.Errorf("no receipt judged %q", note)
+		}
+	}
+	if got == finalize() {
+		t.Error("the history changed no verdict")
+	}
+}
