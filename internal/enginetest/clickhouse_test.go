@@ -87,18 +87,7 @@ func runClickHouse(t *testing.T, dir string, runs []run) (map[string]result, map
 		}
 		req.Queries = append(req.Queries, q)
 	}
-	in, err := json.Marshal(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, chdbRunner)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chDB runner: %v\n%s", err, stderr.Bytes())
-	}
+	out, stderr := runNode(t, node, chdbRunner, req)
 	got, errs := map[string]result{}, map[string]string{}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.UseNumber()
@@ -125,7 +114,7 @@ func runClickHouse(t *testing.T, dir string, runs []run) (map[string]result, map
 		got[a.ID] = res
 	}
 	if len(got)+len(errs) != len(runs) {
-		t.Fatalf("chDB runner answered %d of %d queries\n%s", len(got)+len(errs), len(runs), stderr.Bytes())
+		t.Fatalf("chDB runner answered %d of %d queries\n%s", len(got)+len(errs), len(runs), stderr)
 	}
 	return got, errs
 }
@@ -180,4 +169,24 @@ func unwrap(typ, wrapper string) string {
 		return typ[len(wrapper) : len(typ)-1]
 	}
 	return typ
+}
+
+// runNode runs a Node.js script of testdata with req as JSON on its stdin
+// and returns its stdout and stderr; a script that fails fails the test,
+// with its stderr.
+func runNode(t *testing.T, node, script string, req any) (stdout, stderr []byte) {
+	t.Helper()
+	in, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, script)
+	cmd.Stdin = bytes.NewReader(in)
+	var errBuf bytes.Buffer
+	cmd.Stderr = &errBuf
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", filepath.Base(script), err, errBuf.Bytes())
+	}
+	return out, errBuf.Bytes()
 }

@@ -56,18 +56,7 @@ func readHyparquet(t *testing.T, files []string) map[string]hyFile {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(hyparquetReader), "node_modules", "hyparquet")); err != nil {
 		absent(t, "hyparquet: not installed in %s (npm install)", filepath.Dir(hyparquetReader))
 	}
-	in, err := json.Marshal(map[string][]string{"files": files})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, hyparquetReader)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("hyparquet reader: %v\n%s", err, stderr.Bytes())
-	}
+	out, stderr := runNode(t, node, hyparquetReader, map[string][]string{"files": files})
 	got := map[string]hyFile{}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.UseNumber()
@@ -79,7 +68,7 @@ func readHyparquet(t *testing.T, files []string) map[string]hyFile {
 		got[f.File] = f
 	}
 	if len(got) != len(files) {
-		t.Fatalf("hyparquet read %d of %d files\n%s", len(got), len(files), stderr.Bytes())
+		t.Fatalf("hyparquet read %d of %d files\n%s", len(got), len(files), stderr)
 	}
 	return got
 }

@@ -248,18 +248,7 @@ func clickHouseJudgments(t *testing.T, records, out string) {
 		),
 		Queries: []chQuery{{ID: "rows", SQL: "SELECT count() FROM file(" + q(out) + ", Parquet)"}},
 	}
-	in, err := json.Marshal(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, chdbRunner)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chDB runner: %v\n%s", err, stderr.Bytes())
-	}
+	stdout, _ := runNode(t, node, chdbRunner, req)
 	var a chAnswer
 	if err := json.Unmarshal(stdout, &a); err != nil || a.Error != "" || a.Result == nil || len(a.Result.Data) != 1 {
 		t.Fatalf("chDB: judgments not written: %v %s\n%s", err, a.Error, stdout)
