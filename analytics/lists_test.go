@@ -71,7 +71,7 @@ func TestOpenConvertsTextLists(t *testing.T) {
 	}
 	var rs []string
 	for _, r := range tab.Rows {
-		rs = append(rs, string(jsonValue(r[tab.Col("reasons")])))
+		rs = append(rs, string(appendJSONValue(nil, r[tab.Col("reasons")])))
 	}
 	if got, want := strings.Join(rs, " "), `["bad_signature","chain_fork"] ["unknown_key"]`; got != want {
 		t.Errorf("failures' reasons after conversion: %s, want %s", got, want)

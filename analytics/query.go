@@ -20,6 +20,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/receiptverify/verify/internal/jsonenc"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/queries"
 )
@@ -327,45 +328,39 @@ func (t *Table) appendRowJSON(b []byte, row []any) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, jsonString(t.Columns[i])...)
+		b = jsonenc.AppendString(b, t.Columns[i], false)
 		b = append(b, ':')
-		b = append(b, jsonValue(v)...)
+		b = appendJSONValue(b, v)
 	}
 	return append(b, '}')
 }
 
-func jsonValue(v any) []byte {
+// appendJSONValue appends v as encoding/json writes it without HTML
+// escaping; strings are escaped by jsonenc, which a finding table's many
+// rows made worth the while over json.Encoder.
+func appendJSONValue(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:
-		return []byte("null")
+		return append(b, "null"...)
 	case int64, bool:
-		return []byte(Text(x))
+		return append(b, Text(x)...)
 	case float64:
-		b, err := json.Marshal(x)
+		j, err := json.Marshal(x)
 		if err != nil { // NaN, Inf
-			return jsonString(Text(x))
+			return jsonenc.AppendString(b, Text(x), false)
 		}
-		return b
+		return append(b, j...)
 	case []string:
-		b := []byte{'['}
+		b = append(b, '[')
 		for i, e := range x {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, jsonString(e)...)
+			b = jsonenc.AppendString(b, e, false)
 		}
 		return append(b, ']')
 	}
-	return jsonString(Text(v))
-}
-
-// jsonString encodes s as a JSON string without HTML escaping.
-func jsonString(s string) []byte {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s) // a string always encodes
-	return []byte(strings.TrimSuffix(b.String(), "\n"))
+	return jsonenc.AppendString(b, Text(v), false)
 }
 
 // WriteTable writes the table as aligned text columns for a terminal:

@@ -3,6 +3,7 @@ package analytics
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"slices"
 	"strings"
@@ -263,5 +264,22 @@ func TestWriteCSVDefusesFormulas(t *testing.T) {
 		`evil\x1b[2J\u202e\x00\xff,` + "\r\n"
 	if b.String() != want {
 		t.Errorf("csv:\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+// TestJSONValueAsEncodingJSON: the JSON Lines writer's values are what
+// encoding/json writes without HTML escaping.
+func TestJSONValueAsEncodingJSON(t *testing.T) {
+	for _, v := range []any{nil, int64(-7), true, 1.5, 1e21, "plain", `"q" \ <a&b>`, "\x00\x1f\t\n\r\b\f",
+		"\u2028\u2029", "bad \xff utf-8", "émoji 🎉", []string{"a", "<b>", ""}} {
+		var want strings.Builder
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(appendJSONValue(nil, v)); got != strings.TrimSuffix(want.String(), "\n") {
+			t.Errorf("%q: %s, want %s", v, got, want.String())
+		}
 	}
 }

@@ -33,6 +33,9 @@ type ReportOptions struct {
 	// OCSF also writes OCSFFile: every finding row as an OCSF Detection
 	// Finding event.
 	OCSF bool
+	// Shared, if not nil, holds finding rows run once for several days
+	// (ShareFindings): the day's are taken from it.
+	Shared *SharedFindings
 }
 
 // Report file names in the output directory, besides <finding>.csv and
@@ -163,9 +166,11 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 		if err != nil {
 			return nil, err
 		}
-		t, err := runText(ctx, q, name, query.Text, opts.Day)
-		if err != nil {
-			return nil, err
+		t, ok := opts.Shared.take(name, opts.Day)
+		if !ok {
+			if t, err = runText(ctx, q, name, query.Text, opts.Day); err != nil {
+				return nil, err
+			}
 		}
 		man.Queries = append(man.Queries, ManifestQuery{Name: name, File: query.File, SHA256: query.SHA256, Rows: len(t.Rows)})
 		return t, nil

@@ -85,6 +85,12 @@ func auditAction(ctx *cli.Context) error {
 	warned := map[int]bool{}
 	bar := newProgress(ctx, nil)
 	defer bar.done()
+	if len(days) > 1 {
+		bar.setPhase(fmt.Sprintf("finding queries over %d days", len(days)))
+	}
+	if opts.Shared, err = analytics.ShareFindings(bg, db.SQL(), days); err != nil {
+		return outputErr(err)
+	}
 	for i, d := range days {
 		bar.setPhase(fmt.Sprintf("reporting day %d of %d (%s)", i+1, len(days), d))
 		opts.Day, opts.Dir = d, filepath.Join(out, d)

@@ -1,0 +1,50 @@
+package analytics
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+)
+
+// TestSharedFindingsAgree: the reports of every day of a corpus with
+// planted findings are the same bytes whether each day runs its own
+// finding queries or takes its rows from one run over all days; and a
+// report of some days only runs its own.
+func TestSharedFindingsAgree(t *testing.T) {
+	_, db, days := reportCorpus(t)
+	ctx := context.Background()
+	shared, err := ShareFindings(ctx, db.SQL(), days)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shared == nil {
+		t.Fatal("ShareFindings over every day of the database: nil")
+	}
+	own, one := t.TempDir(), t.TempDir()
+	for _, day := range days {
+		a, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: filepath.Join(own, day), ToolVersion: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: filepath.Join(one, day), ToolVersion: "test", Shared: shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Total() != b.Total() || a.Total() == 0 {
+			t.Errorf("%s: %d finding rows from its own queries, %d shared", day, a.Total(), b.Total())
+		}
+		want, got := readDir(t, filepath.Join(own, day)), readDir(t, filepath.Join(one, day))
+		if len(got) != len(want) {
+			t.Errorf("%s: %d files shared, want %d", day, len(got), len(want))
+		}
+		for name, w := range want {
+			if !bytes.Equal(got[name], w) {
+				t.Errorf("%s/%s differs when the rows are shared:\n%s\nwant:\n%s", day, name, got[name], w)
+			}
+		}
+	}
+	if s, err := ShareFindings(ctx, db.SQL(), days[1:]); err != nil || s != nil {
+		t.Errorf("ShareFindings over some of the days = %v, %v; want nil: each day runs its own queries", s, err)
+	}
+}
