@@ -150,29 +150,57 @@ func runText(ctx context.Context, q Querier, name, text, day string) (*Table, er
 }
 
 func scanTable(name string, rows *sql.Rows) (*Table, error) {
+	sc, err := newRowScanner(name, rows)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Name: name, Columns: sc.columns}
+	for {
+		r, err := sc.next()
+		if r == nil {
+			return t, err
+		}
+		t.Rows = append(t.Rows, r)
+	}
+}
+
+// rowScanner reads a query's rows one at a time as a Table holds them.
+type rowScanner struct {
+	rows    *sql.Rows
+	types   []string
+	columns []string
+}
+
+func newRowScanner(name string, rows *sql.Rows) (*rowScanner, error) {
 	cols, err := rows.ColumnTypes()
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Name: name}
+	sc := &rowScanner{rows: rows}
 	for _, c := range cols {
-		t.Columns = append(t.Columns, c.Name())
+		sc.columns = append(sc.columns, c.Name())
+		sc.types = append(sc.types, c.DatabaseTypeName())
 	}
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		for i, v := range vals {
-			vals[i] = normalize(v, cols[i].DatabaseTypeName())
-		}
-		t.Rows = append(t.Rows, vals)
+	return sc, nil
+}
+
+// next is the next row, or nil at the end or on an error.
+func (sc *rowScanner) next() ([]any, error) {
+	if !sc.rows.Next() {
+		return nil, sc.rows.Err()
 	}
-	return t, rows.Err()
+	vals := make([]any, len(sc.types))
+	ptrs := make([]any, len(sc.types))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := sc.rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	for i, v := range vals {
+		vals[i] = normalize(v, sc.types[i])
+	}
+	return vals, nil
 }
 
 // normalize maps driver values onto the few types Table documents.

@@ -33,8 +33,9 @@ type ReportOptions struct {
 	// OCSF also writes OCSFFile: every finding row as an OCSF Detection
 	// Finding event.
 	OCSF bool
-	// Shared, if not nil, holds finding rows run once for several days
-	// (ShareFindings): the day's are taken from it.
+	// Shared, if not nil, holds finding queries run once for several
+	// days (ShareFindings): the day's rows are read from them, so the
+	// days must be reported in ascending order.
 	Shared *SharedFindings
 }
 
@@ -166,7 +167,10 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 		if err != nil {
 			return nil, err
 		}
-		t, ok := opts.Shared.take(name, opts.Day)
+		t, ok, err := opts.Shared.take(name, opts.Day)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			if t, err = runText(ctx, q, name, query.Text, opts.Day); err != nil {
 				return nil, err

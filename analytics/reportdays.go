@@ -9,82 +9,108 @@ import (
 // come ordered by it first. Most of their cost is aggregates over the whole
 // receipts table (the history a replay or a first-seen pair is judged
 // against), the same for one day as for all, so a report of many days runs
-// each of them once and splits the rows by day (SharedFindings).
+// each of them once and reads its rows day by day (SharedFindings).
 var byDay = []string{"collisions", "drift", "replays", "failures"}
 
-// SharedFindings are the byDay finding tables of a report of several days,
-// run once with the NULL day and split by their day column. Report takes a
-// day's rows from it (ReportOptions.Shared) instead of running the queries
-// again: the same rows, in the same order (TestSharedFindingsAgree).
+// SharedFindings are the byDay finding queries of a report of several
+// days, each run once with the NULL day and read one day at a time, in
+// order: Report takes a day's rows from them (ReportOptions.Shared)
+// instead of running the queries again, the same rows in the same order
+// (TestSharedFindingsAgree). Only the day being reported is held in
+// memory; the engine holds the rest of each result. Close releases them.
 type SharedFindings struct {
-	tables  map[string]map[string]*Table // query name, then day
-	columns map[string][]string          // query name
+	cursors map[string]*dayCursor
+}
+
+// dayCursor reads one byDay query's rows a day at a time.
+type dayCursor struct {
+	sc     *rowScanner
+	day    int // the day column
+	findID int // the finding_id column, -1 if none
+	peeked []any
+	err    error
 }
 
 // ShareFindings runs the byDay queries once for days, when they are every
 // day the database holds receipts on: the NULL day's rows are then exactly
 // theirs. Otherwise (a report of some days of a longer history) it returns
 // nil, and each day runs its own queries, which read only that day's rows
-// besides the aggregates.
+// besides the aggregates. Days must then be reported in ascending order.
 func ShareFindings(ctx context.Context, q Querier, days []string) (*SharedFindings, error) {
-	if len(days) < 2 {
+	if len(days) < 2 || !slices.IsSorted(days) {
 		return nil, nil
 	}
 	all, err := RunQuery(ctx, q, "days", "")
 	if err != nil {
 		return nil, err
 	}
-	want := map[string]bool{}
-	for _, d := range days {
-		want[d] = true
-	}
 	for _, r := range all.Rows {
-		if !want[Text(r[all.Col("day")])] {
+		if _, found := slices.BinarySearch(days, Text(r[all.Col("day")])); !found {
 			return nil, nil
 		}
 	}
-	s := &SharedFindings{tables: map[string]map[string]*Table{}, columns: map[string][]string{}}
+	s := &SharedFindings{cursors: map[string]*dayCursor{}}
 	for _, name := range byDay {
-		t, err := RunQuery(ctx, q, name, "")
+		query, err := LookupQuery(name)
 		if err != nil {
+			s.Close()
 			return nil, err
 		}
-		s.tables[name], s.columns[name] = tablesByDay(t), t.Columns
+		rows, err := q.QueryContext(ctx, query.Text, nil)
+		if err != nil {
+			s.Close()
+			return nil, &IOError{Op: "query " + name, Err: err}
+		}
+		sc, err := newRowScanner(name, rows)
+		if err != nil {
+			rows.Close()
+			s.Close()
+			return nil, &IOError{Op: "query " + name, Err: err}
+		}
+		s.cursors[name] = &dayCursor{sc: sc, day: slices.Index(sc.columns, "day"), findID: findingIDColumn(sc.columns)}
 	}
 	return s, nil
 }
 
-// tablesByDay cuts a table ordered by its day column into one table per day.
-func tablesByDay(t *Table) map[string]*Table {
-	out := map[string]*Table{}
-	col := t.Col("day")
-	for _, r := range t.Rows {
-		d := Text(r[col])
-		dt := out[d]
-		if dt == nil {
-			dt = &Table{Name: t.Name, Columns: slices.Clip(slices.Clone(t.Columns))}
-			out[d] = dt
-		}
-		dt.Rows = append(dt.Rows, r)
+// Close releases the queries' results.
+func (s *SharedFindings) Close() {
+	if s == nil {
+		return
 	}
-	return out
+	for _, c := range s.cursors {
+		c.sc.rows.Close()
+	}
 }
 
-// take hands over query name's rows on day, and says whether s holds that
-// query. A day's rows are handed over once: the report then owns them (a
-// baseline adds its columns to them).
-func (s *SharedFindings) take(name, day string) (*Table, bool) {
+// take reads query name's rows on day, and says whether s holds that
+// query. Rows of earlier days not taken are passed over.
+func (s *SharedFindings) take(name, day string) (*Table, bool, error) {
 	if s == nil {
-		return nil, false
+		return nil, false, nil
 	}
-	days, ok := s.tables[name]
+	c, ok := s.cursors[name]
 	if !ok {
-		return nil, false
+		return nil, false, nil
 	}
-	t := days[day]
-	delete(days, day)
-	if t == nil { // no row on the day
-		t = &Table{Name: name, Columns: slices.Clip(slices.Clone(s.columns[name]))}
+	t := &Table{Name: name, Columns: slices.Clone(c.sc.columns)}
+	for {
+		if c.peeked == nil && c.err == nil {
+			if c.peeked, c.err = c.sc.next(); c.peeked != nil {
+				toFindingID(c.peeked, c.findID)
+			}
+		}
+		if c.err != nil {
+			return nil, true, &IOError{Op: "query " + name, Err: c.err}
+		}
+		if c.peeked == nil { // the end
+			return t, true, nil
+		}
+		switch d := Text(c.peeked[c.day]); {
+		case d > day:
+			return t, true, nil
+		case d == day:
+			t.Rows = append(t.Rows, c.peeked)
+		}
+		c.peeked = nil
 	}
-	return t, true
 }

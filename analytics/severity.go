@@ -63,15 +63,29 @@ func FindingID(key string) string {
 
 // withFindingIDs replaces a finding_key column by finding_id, in place.
 func withFindingIDs(t *Table) {
-	i := t.Col(FindingKeyColumn)
+	i := findingIDColumn(t.Columns)
+	for _, r := range t.Rows {
+		toFindingID(r, i)
+	}
+}
+
+// findingIDColumn renames the finding_key column of columns finding_id and
+// returns its index, -1 when there is none.
+func findingIDColumn(columns []string) int {
+	i := slices.Index(columns, FindingKeyColumn)
+	if i >= 0 {
+		columns[i] = FindingIDColumn
+	}
+	return i
+}
+
+// toFindingID replaces row's finding key (at i, if i >= 0) by its FindingID.
+func toFindingID(row []any, i int) {
 	if i < 0 {
 		return
 	}
-	t.Columns[i] = FindingIDColumn
-	for _, r := range t.Rows {
-		if k, ok := r[i].(string); ok {
-			r[i] = FindingID(k)
-		}
+	if k, ok := row[i].(string); ok {
+		row[i] = FindingID(k)
 	}
 }
 

@@ -91,6 +91,7 @@ func auditAction(ctx *cli.Context) error {
 	if opts.Shared, err = analytics.ShareFindings(bg, db.SQL(), days); err != nil {
 		return outputErr(err)
 	}
+	defer opts.Shared.Close()
 	for i, d := range days {
 		bar.setPhase(fmt.Sprintf("reporting day %d of %d (%s)", i+1, len(days), d))
 		opts.Day, opts.Dir = d, filepath.Join(out, d)
