@@ -55,12 +55,14 @@ import (
 var schemaSQL string
 
 // openConfig is the DuckDB configuration every database is opened with:
-// extensions are never downloaded or loaded behind our back. It is given
+// extensions are never downloaded or loaded behind our back, and DuckDB
+// keeps to DefaultMemoryLimit until SetLimits says otherwise. It is given
 // at open, not per connection, as opening a file may already need an
 // extension (DuckDB reads a SQLite file through one).
 var openConfig = url.Values{
 	"autoinstall_known_extensions": {"false"},
 	"autoload_known_extensions":    {"false"},
+	"memory_limit":                 {DefaultMemoryLimit}, // see Limits
 }
 
 // connSettings run on every new connection.

@@ -38,7 +38,7 @@ func newAuditCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			reverifyFlag,
 			storeRawFlag,
-		}, findingFlags()),
+		}, findingFlags(), dbLimitFlags()),
 		Action: auditAction,
 	}
 }
@@ -63,7 +63,7 @@ func auditAction(ctx *cli.Context) error {
 		return err
 	}
 	dbPath := ctx.String("db")
-	db, err := analytics.Open(dbPath)
+	db, err := openDB(ctx, dbPath)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func baselineAction(ctx *cli.Context) error {
 	if ctx.Int("valid") < 1 {
 		return usagef(ctx, "--valid must be at least 1 day")
 	}
-	db, err := openExistingDB(ctx.String("db"))
+	db, err := openExistingDB(ctx, ctx.String("db"))
 	if err != nil {
 		return err
 	}

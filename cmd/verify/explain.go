@@ -416,7 +416,7 @@ type findingRow struct {
 // otherwise (its chain then judged only as the load judged it: the
 // verdict as loaded is shown beside).
 func explainFromDB(ctx *cli.Context, dbPath, actionID string) (*explanation, error) {
-	db, err := openExistingDB(dbPath)
+	db, err := openExistingDB(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}

@@ -24,11 +24,11 @@ func newExportCommand() *cli.Command {
 			"SQL, ClickHouse); docs/export.md describes the layout. stdout gets one line per directory.\n\n" +
 			"Exit codes: 0 exported, 64 usage, 66 the database file does not exist,\n" +
 			"74 the database could not be read or DIR written.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE`"},
 			&cli.StringFlag{Name: "parquet", Usage: "export `DIR` (created if missing)"},
 			&cli.StringFlag{Name: "max-file-size", Value: "256MiB", Usage: "`SIZE` at which a part file is closed: bytes, or with KiB, MiB or GiB"},
-		},
+		}, dbLimitFlags()...),
 		Action: exportAction,
 	}
 }
@@ -44,7 +44,7 @@ func exportAction(ctx *cli.Context) error {
 	if err != nil {
 		return usagef(ctx, "--max-file-size: %v", err)
 	}
-	db, err := openExistingDB(ctx.String("db"))
+	db, err := openExistingDB(ctx, ctx.String("db"))
 	if err != nil {
 		return err
 	}

@@ -40,12 +40,12 @@ func newLoadCommand() *cli.Command {
 			"it starts; a file that fails while read or was changed is not recorded and the others are\n" +
 			"loaded), 74 the database could not be opened or written,\n" +
 			"130 interrupted (SIGINT or SIGTERM; the file being loaded is rolled back).",
-		Flags: append(trustFlags(noPredecessor, schemasLoadUsage),
+		Flags: append(append(trustFlags(noPredecessor, schemasLoadUsage),
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (created if missing)"},
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			reverifyFlag,
 			storeRawFlag,
-		),
+		), dbLimitFlags()...),
 		Action: loadAction,
 	}
 }
@@ -57,7 +57,7 @@ func loadAction(ctx *cli.Context) error {
 	if ctx.String("db") == "" {
 		return usagef(ctx, "--db FILE is required")
 	}
-	db, err := analytics.Open(ctx.String("db"))
+	db, err := openDB(ctx, ctx.String("db"))
 	if err != nil {
 		return err
 	}

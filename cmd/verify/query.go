@@ -27,11 +27,11 @@ func newQueryCommand() *cli.Command {
 			"on every run over the same data) and event_time.\n\n" +
 			"Exit codes: 0 the query ran (with or without rows), 64 usage or unknown NAME,\n" +
 			"66 the database file does not exist, 74 the database could not be read.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (made by verify load or verify audit)"},
 			&cli.StringFlag{Name: "day", Usage: "UTC `DAY` (YYYY-MM-DD)", DefaultText: "every day"},
 			formatFlag("table", "csv", "jsonl", "ocsf"),
-		},
+		}, dbLimitFlags()...),
 		Action: queryAction,
 	}
 }
@@ -61,7 +61,7 @@ func queryAction(ctx *cli.Context) error {
 			return usagef(ctx, "--day: %v", err)
 		}
 	}
-	db, err := openExistingDB(ctx.String("db"))
+	db, err := openExistingDB(ctx, ctx.String("db"))
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,11 @@ func queryAction(ctx *cli.Context) error {
 // only: query, report and export read one, so any number of them run
 // beside each other, and none creates, changes or sets up a file (another
 // tool's database included).
-func openExistingDB(path string) (*analytics.DB, error) {
+func openExistingDB(ctx *cli.Context, path string) (*analytics.DB, error) {
+	l, err := dbLimits(ctx)
+	if err != nil {
+		return nil, err
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
@@ -101,6 +105,10 @@ func openExistingDB(path string) (*analytics.DB, error) {
 			return nil, err
 		}
 		return nil, &inputError{err}
+	}
+	if err := db.SetLimits(l); err != nil {
+		db.Close()
+		return nil, err
 	}
 	return db, nil
 }

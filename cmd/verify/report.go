@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
@@ -34,7 +35,7 @@ func newReportCommand() *cli.Command {
 			&cli.StringFlag{Name: "day", Usage: "UTC `DAY` to report (YYYY-MM-DD)"},
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (created if missing)"},
 			&cli.StringFlag{Name: "at", Usage: "judge the baseline's expiry dates at `TIME` (RFC 3339)", DefaultText: "now"},
-		}, findingFlags()...),
+		}, slices.Concat(findingFlags(), dbLimitFlags())...),
 		Action: reportAction,
 	}
 }
@@ -59,7 +60,7 @@ func reportAction(ctx *cli.Context) error {
 		return err
 	}
 	opts.Day, opts.Dir = day, ctx.String("out")
-	db, err := openExistingDB(ctx.String("db"))
+	db, err := openExistingDB(ctx, ctx.String("db"))
 	if err != nil {
 		return err
 	}

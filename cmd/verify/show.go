@@ -42,7 +42,7 @@ func showAction(ctx *cli.Context) error {
 	if ctx.String("db") == "" {
 		return usagef(ctx, "--db is required")
 	}
-	db, err := openExistingDB(ctx.String("db"))
+	db, err := openExistingDB(ctx, ctx.String("db"))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"github.com/receiptverify/verify/analytics"
+	"github.com/urfave/cli/v2"
+)
+
+// dbLimitFlags bound the DuckDB engine of the commands that load or query
+// an audit database (analytics.Limits).
+func dbLimitFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "memory-limit", Value: analytics.DefaultMemoryLimit,
+			Usage: "DuckDB's memory `SIZE` (as 512MB or 2GiB): past it, its joins, aggregates and sorts spill to DB.tmp"},
+		&cli.IntFlag{Name: "db-threads", Usage: "DuckDB's `THREADS` (0: one per core)"},
+	}
+}
+
+// dbLimits reads dbLimitFlags; a command without them gets the defaults.
+func dbLimits(ctx *cli.Context) (analytics.Limits, error) {
+	l := analytics.Limits{Memory: ctx.String("memory-limit"), Threads: ctx.Int("db-threads")}
+	if err := analytics.CheckLimits(l); err != nil {
+		return l, usagef(ctx, "%v", err)
+	}
+	return l, nil
+}
+
+// openDB opens the audit database at path for loading, with dbLimits.
+func openDB(ctx *cli.Context, path string) (*analytics.DB, error) {
+	l, err := dbLimits(ctx)
+	if err != nil {
+		return nil, err
+	}
+	db, err := analytics.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.SetLimits(l); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
