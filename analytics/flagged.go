@@ -11,18 +11,21 @@ import (
 // line that RawFlagged keeps it for although they PASS: those sharing a
 // value the replays finding compares (queries/replays.sql: action_id,
 // nonce within its issuer, signature, call signature) with another
-// receipt of the database. Each value is grouped over the whole table,
-// which costs one aggregate per kind, as the replays query does.
+// receipt of the database. Each kind is grouped over the whole table by
+// the value's 64-bit hash, which DuckDB groups about twice as fast as the
+// text (0.6 s against 1.0-2.8 s at 1M rows): two values that share a hash
+// keep their lines too, so nothing the replays finding lists loses its
+// line, and a collision only keeps a line more.
 const flaggedWithoutRaw = `WITH mine AS (
     SELECT line, byte_offset, byte_length, line_sha256, action_id, COALESCE(issuer_id, '') AS scope, nonce,
            signature_sha256, call_signature
     FROM receipts WHERE file_sha256 = $1 AND raw IS NULL AND byte_offset IS NOT NULL
 )
 SELECT line, byte_offset, byte_length, line_sha256 FROM mine
-WHERE action_id IN (SELECT action_id FROM receipts WHERE action_id <> '' GROUP BY action_id HAVING count(*) > 1)
-   OR (scope, nonce) IN (SELECT (COALESCE(issuer_id, ''), nonce) FROM receipts WHERE nonce <> '' GROUP BY COALESCE(issuer_id, ''), nonce HAVING count(*) > 1)
-   OR signature_sha256 IN (SELECT signature_sha256 FROM receipts WHERE signature_sha256 <> '' GROUP BY signature_sha256 HAVING count(*) > 1)
-   OR call_signature IN (SELECT call_signature FROM receipts WHERE call_signature <> '' GROUP BY call_signature HAVING count(*) > 1)
+WHERE hash(action_id) IN (SELECT hash(action_id) FROM receipts WHERE action_id <> '' GROUP BY 1 HAVING count(*) > 1)
+   OR hash(scope, nonce) IN (SELECT hash(COALESCE(issuer_id, ''), nonce) FROM receipts WHERE nonce <> '' GROUP BY 1 HAVING count(*) > 1)
+   OR hash(signature_sha256) IN (SELECT hash(signature_sha256) FROM receipts WHERE signature_sha256 <> '' GROUP BY 1 HAVING count(*) > 1)
+   OR hash(call_signature) IN (SELECT hash(call_signature) FROM receipts WHERE call_signature <> '' GROUP BY 1 HAVING count(*) > 1)
 ORDER BY line`
 
 // dropUnflaggedRaw drops the stored line of one receipt ($1 file_sha256,
