@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,6 +26,9 @@ func TestMain(m *testing.M) {
 //	gzip FILE   writes FILE.gz, FILE gzipped
 //	chomp FILE  drops one trailing newline from FILE (txtar always ends a
 //	            file with one; canon output never does)
+//	exits CODE PROG [ARGS...]
+//	            runs PROG as exec does and fails unless it exits with CODE
+//	            (! exec tells only that it failed, not which failure)
 func TestScripts(t *testing.T) {
 	t.Parallel()
 	testscript.Run(t, testscript.Params{
@@ -33,6 +38,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"gzip":  cmdGzip,
 			"chomp": cmdChomp,
+			"exits": cmdExits,
 		},
 	})
 }
@@ -55,6 +61,25 @@ func cmdChomp(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	s := strings.TrimSuffix(ts.ReadFile(args[0]), "\n")
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(s), 0o644))
+}
+
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	var exit *exec.ExitError
+	switch err := ts.Exec(args[1], args[2:]...); {
+	case errors.As(err, &exit):
+		got = exit.ExitCode()
+	case err != nil:
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
 }
 
 // TestExitCodes pins the exit code of each kind of outcome; the scripts

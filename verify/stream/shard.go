@@ -104,19 +104,8 @@ func Map(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 		},
 		func(r *record) error {
 			records = r.seq + 1
-			sum.Lines += int64(r.lineCount())
-			switch r.kind {
-			case recordBlank:
-				sum.Blank++
+			if blank := sum.count(r); blank {
 				return nil
-			case recordFileError:
-				sum.FilesFailed++
-			case recordLineError:
-				sum.Unreadable++
-			default:
-				if r.result.Verdict == verify.Unreadable {
-					sum.Unreadable++
-				}
 			}
 			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(hooks.IndexEntry(r.result)), State: r.spooled}
 			r.result, r.spooled = nil, nil

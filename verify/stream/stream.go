@@ -323,18 +323,15 @@ var renderBufs bufpool.Pool
 
 // add counts one record of the second pass and emits its result.
 func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error {
-	sum.Lines += int64(r.lineCount())
+	if blank := sum.count(r); blank {
+		return nil
+	}
 	var res *verify.Result
 	rec := Record{Rendered: r.rendered}
 	switch r.kind {
-	case recordBlank:
-		sum.Blank++
-		return nil
 	case recordFileError:
-		sum.FilesFailed++
 		res = unreadable(r, r.err)
 	case recordLineError:
-		sum.Unreadable++
 		res = unreadable(r, r.err)
 		if opts.KeepRaw {
 			rec.Raw, rec.Offset = r.raw, r.offset
@@ -349,14 +346,34 @@ func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error
 	if rec.Rendered == nil && opts.Render != nil {
 		rec.Rendered = opts.Render(renderBufs.Get(), res)
 	}
-	if res.Verdict == verify.Unreadable && r.kind == recordLine {
-		sum.Unreadable++
-	}
 	sum.tally(res)
 	err := emit(&rec)
 	renderBufs.Put(rec.Rendered)
 	r.rendered = nil
 	return err
+}
+
+// count counts one record by its kind, as Run and Map both do: its line
+// (a failed file has none), and whether it is blank, a file that failed,
+// or unreadable (a line that could not be read, or a document whose
+// result is UNREADABLE). A line whose result was lost (r.err, the run's
+// error) is counted as a line only. blank: nothing more to count or emit.
+func (sum *Summary) count(r *record) (blank bool) {
+	sum.Lines += int64(r.lineCount())
+	switch r.kind {
+	case recordBlank:
+		sum.Blank++
+		return true
+	case recordFileError:
+		sum.FilesFailed++
+	case recordLineError:
+		sum.Unreadable++
+	default:
+		if r.err == nil && r.result.Verdict == verify.Unreadable {
+			sum.Unreadable++
+		}
+	}
+	return false
 }
 
 // tally counts a result's verdict, but for UNREADABLE (counted by the
