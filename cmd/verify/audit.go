@@ -36,8 +36,8 @@ func newAuditCommand() *cli.Command {
 			&cli.StringFlag{Name: "day", Usage: "report only this UTC `DAY` (YYYY-MM-DD)", DefaultText: "every day in the input"},
 			&cli.StringFlag{Name: "out", Value: "report", Usage: "reports go to `DIR`/YYYY-MM-DD/"},
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
-			reverifyFlag,
-			storeRawFlag,
+			reverifyFlag(),
+			storeRawFlag(),
 		}, findingFlags(), dbLimitFlags()),
 		Action: auditAction,
 	}

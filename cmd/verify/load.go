@@ -43,8 +43,8 @@ func newLoadCommand() *cli.Command {
 		Flags: append(append(trustFlags(noPredecessor, schemasLoadUsage),
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (created if missing)"},
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
-			reverifyFlag,
-			storeRawFlag,
+			reverifyFlag(),
+			storeRawFlag(),
 		), dbLimitFlags()...),
 		Action: loadAction,
 	}
@@ -72,12 +72,18 @@ func loadAction(ctx *cli.Context) error {
 	return nil
 }
 
-// reverifyFlag is --reverify, for load and audit.
-var reverifyFlag = &cli.BoolFlag{Name: "reverify", Usage: "verify the stored receipts of inputs already loaded with other trust material again, with this material"}
+// reverifyFlag is --reverify, for load and audit. It and storeRawFlag are
+// made anew for each command: a command writes its flags as it parses
+// them, and the tests run commands in parallel.
+func reverifyFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "reverify", Usage: "verify the stored receipts of inputs already loaded with other trust material again, with this material"}
+}
 
 // storeRawFlag is --store-raw, for load and audit.
-var storeRawFlag = &cli.StringFlag{Name: "store-raw", Value: "flagged",
-	Usage: "which receipts' lines the database stores: `flagged` (not PASS, or sharing an action_id, nonce or signature with another: the rows reports flag) or all (a database that needs no archive); the others are read from their archive file by offset and SHA-256 (verify show)"}
+func storeRawFlag() cli.Flag {
+	return &cli.StringFlag{Name: "store-raw", Value: "flagged",
+		Usage: "which receipts' lines the database stores: `flagged` (not PASS, or sharing an action_id, nonce or signature with another: the rows reports flag) or all (a database that needs no archive); the others are read from their archive file by offset and SHA-256 (verify show)"}
+}
 
 // fileLine is the per-file line on stderr.
 func fileLine(f analytics.FileSummary) string {
