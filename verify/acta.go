@@ -10,8 +10,8 @@ import (
 
 // An ACTA receipt (draft-farley-acta-signed-receipts, the draft Asqav
 // profiles) is {payload, signature: {alg, kid, sig}}: Ed25519 over the
-// canonical bytes of payload, signed directly, the signature in lowercase
-// hex. Keys come from a JWK set, by kid.
+// canonical bytes of payload, signed directly, the signature in hex
+// (lowercase as issued). Keys come from a JWK set, by kid.
 //
 // The canonical form is RFC 8785 (JCS), as the issuer (ScopeBlind's
 // a2a-trust-header generator, over agent-passport-system's
@@ -22,9 +22,15 @@ import (
 // Unicode-normalized: the issuer signs the text as given.
 //
 // Detection: payload and signature objects, no anchors member (the
-// Asqav-native envelope marker) and a signature.sig of lowercase hex.
-// Asqav-native signatures are base64, which always carries characters hex
-// does not, so the two shapes are disjoint.
+// Asqav-native envelope marker) and a signature.sig of hex: lowercase, as
+// the issuer writes it, or, since APS verify decodes hex of any case, any
+// case when it is 128 characters, an Ed25519 signature, the only kind
+// ACTA signs. Asqav-native signatures are base64, which always carries
+// characters lowercase hex does not, and no Asqav algorithm makes a
+// 96-byte signature, which is what 128 base64 characters would be: so the
+// shapes stay disjoint and the case of the hex never moves a receipt to
+// another format. A sig that mixes the cases is ACTA still, and fails its
+// signature axis as an encoding this tool refuses (sigalg.DecodeHex).
 //
 // Chain: payload.previousReceiptHash is the hex SHA-256 of the canonical
 // bytes of the full predecessor receipt, signature included. A genesis
@@ -50,16 +56,22 @@ func isACTA(doc *canon.Value) bool {
 		return false
 	}
 	sig := s.Get("sig")
-	return sig != nil && sig.Kind == canon.String && isLowerHex(sig.Text)
+	return sig != nil && sig.Kind == canon.String && isACTASigText(sig.Text)
 }
 
-// isLowerHex reports whether s is non-empty, even-length lowercase hex.
-func isLowerHex(s string) bool {
+// actaSigHexLen is the length of an Ed25519 signature in hex.
+const actaSigHexLen = 2 * 64
+
+// isACTASigText reports whether s is an ACTA signature's text: non-empty,
+// even-length lowercase hex, or hex of any case at actaSigHexLen.
+func isACTASigText(s string) bool {
 	if s == "" || len(s)%2 != 0 {
 		return false
 	}
+	anyCase := len(s) == actaSigHexLen
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (!anyCase || c < 'A' || c > 'F') {
 			return false
 		}
 	}

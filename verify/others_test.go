@@ -225,6 +225,12 @@ func TestOthersDetectDisjoint(t *testing.T) {
 		{`{"payload":{},"signature":{"sig":"abcd"}}`, true},
 		{`{"payload":{},"signature":{"sig":"abcd"},"anchors":[]}`, false},
 		{`{"payload":{},"signature":{"sig":"ABCD"}}`, false},
+		// APS verify reads hex of any case: an Ed25519 signature's 128
+		// characters are ACTA whatever the case (mixed fails decoding).
+		{`{"payload":{},"signature":{"sig":"` + strings.Repeat("AB", 64) + `"}}`, true},
+		{`{"payload":{},"signature":{"sig":"` + strings.Repeat("aB", 64) + `"}}`, true},
+		{`{"payload":{},"signature":{"sig":"` + strings.Repeat("AB", 65) + `"}}`, false},
+		{`{"payload":{},"signature":{"sig":"` + strings.Repeat("AG", 64) + `"}}`, false},
 		{`{"payload":{},"signature":{"sig":"WidJSxXAYyzn6WxgYV2CkMwf=="}}`, false},
 		{`{"payload":{},"signature":{"sig":"abc"}}`, false},
 		{`{"payload":[],"signature":{"sig":"abcd"}}`, false},

@@ -124,4 +124,23 @@ write('tampered-wrong-signer', t4, 'FAIL', ['issuer_mismatch', 'bad_signature'],
   policy: 'the reference verifier checks against the embedded signature.pubkey, which here is the forger\'s, and accepts; this tool checks the kid\'s key from --keys and fails it',
 })
 
+// Hex in upper case: APS verify decodes either case (hexToBytes), so the
+// same signature written upper-case is the same receipt to the producer.
+const upper = clone(genesis)
+upper.signature.sig = upper.signature.sig.toUpperCase()
+upper.signature.pubkey = upper.signature.pubkey.toUpperCase()
+write('upper-case-hex', upper, 'PASS', [], 'the attestation with signature.sig and signature.pubkey in upper-case hex')
+
+const t5 = clone(upper); t5.payload.trust_level = 'revoked'
+write('upper-case-hex-tampered-payload', t5, 'FAIL', ['bad_signature'], 'the upper-case attestation with trust_level changed after signing')
+
+const t6 = clone(upper); t6.signature.sig = (t6.signature.sig[0] === '0' ? '1' : '0') + t6.signature.sig.slice(1)
+write('upper-case-hex-tampered-signature', t6, 'FAIL', ['bad_signature'], 'the upper-case signature with its first nibble changed')
+
+const mixed = clone(genesis)
+mixed.signature.sig = mixed.signature.sig.slice(0, 64) + mixed.signature.sig.slice(64).toUpperCase()
+write('mixed-case-hex', mixed, 'FAIL', ['bad_encoding'], 'signature.sig with its first half in lower case and its second in upper case', {
+  policy: 'APS verify decodes hex of mixed case; this tool refuses a hex value that mixes the cases (one signature, one spelling), so it fails the encoding, never passes',
+})
+
 console.log(log.join('\n'))
