@@ -26,13 +26,16 @@ import (
 //
 // Chain (payload mode only): payload.previousReceiptHash is the hex SHA-256
 // of the predecessor's canonical payload, all zeros on the first receipt.
+// It is a required member, as in both SDK verifiers (REQUIRED_FIELDS):
+// absent fails the structure axis; null names no predecessor, and the
+// chain is not checked (the SDKs skip it and pass).
 // A chain is one agent session's: the SDKs' replay (replay.py
 // _build_timeline, replay.ts verifyChain) walks the receipts of one
 // agent_id and session_id, seeded per chain; the reference verifiers check
 // the hash alone, and a predecessor of another format fails there too.
 var asqavNativeFormat = format{name: "asqav-native", detect: isAsqavPayload, check: checkAsqavPayload, chain: &chainRule{
 	hash: asqavChainHash,
-	link: linkRule{path: []string{"payload", "previousReceiptHash"}, absent: linkNone, null: linkBad,
+	link: linkRule{path: []string{"payload", "previousReceiptHash"}, absent: linkBad, null: linkUnnamed,
 		genesis: []string{genesisHash}, seedIsLink: true},
 	scope: func(name string, doc *canon.Value) string {
 		p := doc.Get("payload")
@@ -44,8 +47,8 @@ var asqavNativeFormat = format{name: "asqav-native", detect: isAsqavPayload, che
 var asqavHashFormat = format{name: "asqav-hash", detect: isAsqavHash, check: checkAsqavHash}
 
 // isAsqavPayload claims the Asqav envelopes but not the ACTA shape, which
-// is also {payload, signature: {sig}}: an ACTA signature is lowercase hex
-// and carries no anchors, where an Asqav one is base64.
+// is also {payload, signature: {sig}}: an ACTA signature is hex and
+// carries no anchors, where an Asqav one is base64 (isACTASigText).
 func isAsqavPayload(doc *canon.Value) bool {
 	return asqavShapeOf(doc) != asqavNoEnvelope && !isACTA(doc)
 }

@@ -60,6 +60,7 @@ const (
 	linkGenesis                    // the first receipt of a chain
 	linkMissing                    // malformed: the member is required
 	linkBad                        // malformed: the value is not allowed
+	linkUnnamed                    // no predecessor named: the chain axis is not run, and the note says why
 )
 
 // chainLink is what a receipt says about its predecessor and its chain.
@@ -197,6 +198,8 @@ func (c *check) readLink() {
 	switch meaning {
 	case linkGenesis:
 		c.link = chainLink{present: true, genesis: true}
+	case linkUnnamed:
+		c.unlinked = rule.where() + " is null: no predecessor named, the chain is not checked"
 	case linkMissing:
 		c.fail(AxisStructure, ReasonMissingField, rule.where()+" is missing: the first receipt of a chain has it null, never omitted")
 	case linkBad:
@@ -217,6 +220,8 @@ func (c *check) checkChain() {
 	}
 	l := c.link
 	switch {
+	case !l.present && c.unlinked != "":
+		c.notRun(AxisChain, c.unlinked)
 	case !l.present:
 		c.notRun(AxisChain, "no chain link")
 	case l.genesis:

@@ -129,6 +129,11 @@ func encode(t *testing.T, v *canon.Value) []byte {
 // asqavEnvelope is {payload, signature: {alg, kid, sig: "AAAA"}} plus the
 // extra members given, as the table builds its receipts.
 func asqavEnvelope(payload canon.Value, extra ...canon.Member) canon.Value {
+	// previousReceiptHash is required; the cases judge other axes.
+	if payload.Kind == canon.Object && payload.Get("previousReceiptHash") == nil {
+		payload.Members = append(append([]canon.Member(nil), payload.Members...),
+			canon.Member{Name: "previousReceiptHash", Value: canon.StringValue(genesisHash)})
+	}
 	sig := canon.ObjectValue(
 		canon.Member{Name: "alg", Value: canon.StringValue("ML-DSA-65")},
 		canon.Member{Name: "kid", Value: canon.StringValue("k1")},

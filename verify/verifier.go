@@ -213,6 +213,9 @@ type check struct {
 	doc  *canon.Value
 	res  *Result
 	link chainLink
+	// unlinked says why a receipt names no predecessor, for the chain
+	// axis's note, when its format's rule has one to say (linkUnnamed).
+	unlinked string
 	// canonBuf and sigBuf are where the canonical payload and the decoded
 	// signature are written: bytes Verify drops before it returns, so
 	// nothing a Result keeps may point into them. Once payloadIn is set,
