@@ -296,23 +296,57 @@ func (c *check) asqavTimes(p *canon.Value) (issued, expires string) {
 //
 // claimedIssuer is what the receipt says its issuer is: the payload's
 // issuer_id, or a hash-mode record's org_id.
+//
+// When the agent bind selects several keys (an agent's old and new key
+// after a rotation, both under the org id as kid), the receipt is judged
+// with the first whose signature verifies, key status included; when none
+// does, with the first, as a single key would be.
 func (c *check) asqavSignature(kid, agentID, issuerID, orgID string, claimedIssuer *canon.Value, alg string, msg []byte, sigText string) {
-	key, err := c.v.keys.ResolveAsqav(kid, agentID, issuerID, orgID)
+	cands, err := c.v.keys.ResolveAsqavCandidates(kid, agentID, issuerID, orgID)
 	if err != nil {
 		c.resolveFailed(err)
 		return
 	}
-	c.pass(AxisIssuerKey, key.Label())
+	sig, sigErr := sigalg.AppendBase64Any(c.sigBuf, sigText)
+	if sigErr == nil {
+		c.sigBuf = sig
+	}
+	key, note := cands[0], cands[0].Label()
+	if len(cands) > 1 && sigErr == nil {
+		if k := firstVerifying(cands, alg, msg, sig); k != nil {
+			key = k
+			note = k.Label() + ", of the " + itoa(len(cands)) + " keys bound to agent " + quoteShort(agentID) + " the one whose signature verifies"
+		}
+	}
+	c.pass(AxisIssuerKey, note)
 	c.res.Fields.KeyID = key.KID
 	c.issuerBind(key, claimedIssuer)
 	c.keyStatus(key)
-	sig, err := sigalg.AppendBase64Any(c.sigBuf, sigText)
-	if err != nil {
-		c.fail(AxisSignature, ReasonBadEncoding, "signature is not base64: "+err.Error())
+	if sigErr != nil {
+		c.fail(AxisSignature, ReasonBadEncoding, "signature is not base64: "+sigErr.Error())
 		return
 	}
-	c.sigBuf = sig
 	c.verifySignature(key, alg, msg, sig)
+}
+
+// firstVerifying returns the first of keys whose algorithm is the one the
+// receipt claims (any, when it claims none) and whose signature over msg
+// verifies, or nil.
+func firstVerifying(ks []*keys.Key, claimed string, msg, sig []byte) *keys.Key {
+	var want sigalg.Alg
+	if claimed != "" {
+		a, err := sigalg.ParseAlg(claimed)
+		if err != nil {
+			return nil
+		}
+		want = a
+	}
+	for _, k := range ks {
+		if k.Public != nil && (claimed == "" || k.Alg == want) && k.Verify(msg, sig) == nil {
+			return k
+		}
+	}
+	return nil
 }
 
 // asqavDigests recomputes payload_digest (from ctx, the payload's context,

@@ -36,6 +36,8 @@ import (
 //	{"format", "verdict", "reasons", "producer_verdict", "policy"}
 //
 // with optional "at" (the judging instant, RFC 3339; default InteropAt),
+// "genuine" (why a receipt the producer fails may pass: it is genuine and
+// the producer misjudges it; only with a policy),
 // "keys" (the key files, when their names do not say so) and "lines" (one
 // {"verdict", "reasons"} per line of receipts.jsonl, when they differ; the
 // format is the top-level one unless a line names its own). Other members
@@ -165,6 +167,7 @@ func interopCase(tb testing.TB, dir string) Case {
 		Want
 		ProducerVerdict string   `json:"producer_verdict"`
 		Policy          string   `json:"policy"`
+		Genuine         string   `json:"genuine"`
 		At              string   `json:"at"`
 		Keys            []string `json:"keys"`
 		Lines           []Want   `json:"lines"`
@@ -202,13 +205,19 @@ func interopCase(tb testing.TB, dir string) Case {
 		}
 	}
 	// A verdict other than the producer's is a policy, and says why; and
-	// none that the producer fails may pass.
+	// none that the producer fails may pass, unless the case says why the
+	// receipt is genuine all the same (genuine: a receipt the producer's
+	// verifier misjudges, such as one signed by a key it never tries),
+	// under a policy.
 	pv := producerVerdict(exp.ProducerVerdict)
 	if pv != "" && exp.Policy == "" && len(exp.Lines) == 0 && exp.Verdict != pv {
 		tb.Fatalf("%s: verdict %s differs from the producer's %s without a policy", c.Name, exp.Verdict, exp.ProducerVerdict)
 	}
+	if exp.Genuine != "" && (exp.Policy == "" || pv != "FAIL") {
+		tb.Fatalf("%s: genuine is only for a receipt the producer fails, under a policy", c.Name)
+	}
 	for _, w := range c.Lines {
-		if pv == "FAIL" && w.Verdict == "PASS" {
+		if pv == "FAIL" && w.Verdict == "PASS" && exp.Genuine == "" {
 			tb.Fatalf("%s: the producer fails this vector; it must not pass", c.Name)
 		}
 	}

@@ -11,7 +11,9 @@ import (
 // mergeGroup): two that give it different keys or ids are an error, and
 // differing statuses combine to the strictest. Where several keys still
 // match a receipt (the Asqav agent and issuer binds), the earliest wins, as
-// it does in the reference verifiers that walk a key list.
+// it does in the reference verifiers that walk a key list, except that the
+// keys an Asqav agent bind selects are all candidates
+// (ResolveAsqavCandidates).
 type Directory struct {
 	snaps    []*Snapshot
 	keys     []*Key
@@ -89,27 +91,46 @@ func (d *Directory) Len() int { return len(d.keys) }
 // often the org id, which every sibling key of the org shares as issuer_id;
 // only the agent bind singles out the signer (vector asqav-10). Empty
 // arguments never match. Each step takes the first match in Directory
-// order.
+// order; ResolveAsqavCandidates gives every key of the deciding step.
 func (d *Directory) ResolveAsqav(kid, agentID, issuerID, orgID string) (*Key, error) {
+	ks, err := d.ResolveAsqavCandidates(kid, agentID, issuerID, orgID)
+	if err != nil {
+		return nil, err
+	}
+	return ks[0], nil
+}
+
+// ResolveAsqavCandidates returns the keys that may have signed an Asqav
+// receipt, in Directory order, the first being ResolveAsqav's answer: the
+// one exact kid match (step 1); else every key the agent bind selects
+// (step 2), since after a rotation an agent has an old and a new key under
+// one org and either may have signed; else the first loose match (step 3)
+// alone, since a kid that is an org id names every key of the org, for any
+// agent, and trying them all would accept a sibling's signature.
+func (d *Directory) ResolveAsqavCandidates(kid, agentID, issuerID, orgID string) ([]*Key, error) {
 	if kid != "" {
 		for _, k := range d.keys {
 			if k.KID == kid {
-				return k, nil
+				return []*Key{k}, nil
 			}
 		}
 	}
+	var bound []*Key
 	if agentID != "" {
 		for _, k := range d.keys {
 			if k.AgentID == agentID &&
 				((issuerID != "" && k.IssuerID == issuerID) || (orgID != "" && k.OrgID == orgID)) {
-				return k, nil
+				bound = append(bound, k)
 			}
 		}
+	}
+	if len(bound) > 0 {
+		return bound, nil
 	}
 	if kid != "" {
 		for _, k := range d.keys {
 			if k.IssuerID == kid || k.KID == kid {
-				return k, nil
+				return []*Key{k}, nil
 			}
 		}
 	}

@@ -233,6 +233,46 @@ func TestResolveAsqavOrder(t *testing.T) {
 	}
 }
 
+// After a rotation an agent has an old and a new key under one org: the
+// agent bind selects both, in directory order; an exact kid selects one,
+// and the loose org-id match only its first key, never every org key.
+func TestResolveAsqavCandidates(t *testing.T) {
+	t.Parallel()
+	pk := func(b byte) string { return jsonB64(ed25519Pub(b)) }
+	data := fmt.Sprintf(`{"keys":[
+		{"kid":"old","agent_id":"a1","issuer_id":"org","org_id":"org","alg":"Ed25519","public_key":%s,"status":"revoked"},
+		{"kid":"other","agent_id":"a2","issuer_id":"org","org_id":"org","alg":"Ed25519","public_key":%s},
+		{"kid":"new","agent_id":"a1","issuer_id":"org","org_id":"org","alg":"Ed25519","public_key":%s}
+	]}`, pk(1), pk(2), pk(3))
+	s, err := keys.Load("rotation.json", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dir(t, s)
+	for _, c := range []struct {
+		kid, agent, issuer, org string
+		want                    string
+	}{
+		{"org", "a1", "org", "org", "old new"}, // the agent bind: both of a1's keys
+		{"org", "a1", "", "org", "old new"},    // by org_id alone
+		{"new", "a1", "org", "org", "new"},     // an exact kid names one key
+		{"org", "a9", "org", "org", "old"},     // no bind: the first loose match only
+		{"org", "", "", "", "old"},
+	} {
+		ks, err := d.ResolveAsqavCandidates(c.kid, c.agent, c.issuer, c.org)
+		var got []string
+		for _, k := range ks {
+			got = append(got, k.KID)
+		}
+		if err != nil || strings.Join(got, " ") != c.want {
+			t.Errorf("ResolveAsqavCandidates(%q,%q,%q,%q) = %v, %v; want %s", c.kid, c.agent, c.issuer, c.org, got, err, c.want)
+		}
+		if k, err := d.ResolveAsqav(c.kid, c.agent, c.issuer, c.org); err != nil || k != ks[0] {
+			t.Errorf("ResolveAsqav(%q,%q,%q,%q) = %v, %v; want the first candidate", c.kid, c.agent, c.issuer, c.org, k, err)
+		}
+	}
+}
+
 // Entries whose key material is unusable are recorded in Skipped with
 // their reason and position; those whose ids loaded stay resolvable as keys
 // with Err set, so a receipt naming one is judged (and fails) rather than
