@@ -12,7 +12,9 @@ import (
 // An agent-receipts AgentReceipt is a W3C Verifiable Credential whose
 // proof (type Ed25519Signature2020) signs the RFC 8785 bytes of the
 // receipt minus proof, directly, with no Unicode normalization (the SDKs
-// never normalize). Optional members written as null are dropped first:
+// never normalize). An integer beyond 2^53, which RFC 8785 cannot carry,
+// is checked as the Python SDK signs it, verbatim (canon.AgentReceiptsPy),
+// and the signature's note says so. Optional members written as null are dropped first:
 // the SDKs' WAL and HTTP emitters write every absent optional member as
 // null, but sign without them, and spec v0.5.0 §7.1.1 has a verifier drop
 // them, as the Python SDK's verify_receipt and hash_receipt do: every null
@@ -60,13 +62,26 @@ func hasString(v *canon.Value, s string) bool {
 	return false
 }
 
-// agentReceiptSigningInput returns the signed value and its bytes.
-func agentReceiptSigningInput(doc *canon.Value) (canon.Value, []byte, error) {
+// agentReceiptSigningInput returns the signed value, its bytes and the
+// dialect that wrote them: RFC 8785, or, when RFC 8785 refuses an integer
+// beyond 2^53, the Python SDK's form, which writes integers verbatim
+// (canon.AgentReceiptsPy; identical wherever RFC 8785 accepts). The SDK
+// signs and hashes such receipts, and its verifier passes them; no other
+// refusal is relaxed.
+func agentReceiptSigningInput(doc *canon.Value) (canon.Value, []byte, *canon.Dialect, error) {
 	s := withoutMembers(doc, "proof")
 	s = withoutOptionalNulls(&s, 0)
 	b, err := canon.RFC8785.Append(nil, &s)
-	return s, b, err
+	if err == nil || !errors.Is(err, &canon.Error{Reason: canon.ReasonUnsafeInteger}) {
+		return s, b, canon.RFC8785, err
+	}
+	b, err = canon.AgentReceiptsPy.Append(nil, &s)
+	return s, b, canon.AgentReceiptsPy, err
 }
+
+// agentReceiptsPyNote names the form a receipt was checked in when RFC
+// 8785 could not carry its integers.
+const agentReceiptsPyNote = "signed bytes in the Python SDK's form: integers beyond 2^53, which RFC 8785 cannot carry, written verbatim as obsigna's canonicalize writes them"
 
 // withoutOptionalNulls returns v without its null object members, at any
 // depth, but for credentialSubject.chain.previous_receipt_hash; depth is
@@ -133,7 +148,7 @@ func sameValue(a, b *canon.Value) bool {
 }
 
 func agentReceiptChainHash(doc *canon.Value) (string, error) {
-	_, b, err := agentReceiptSigningInput(doc)
+	_, b, _, err := agentReceiptSigningInput(doc)
 	if err != nil {
 		return "", err
 	}
@@ -178,7 +193,7 @@ func checkAgentReceipt(c *check) {
 	f.Decision = str(subject.Get("outcome"), "status")
 	c.agentReceiptChain(subject)
 
-	signed, msg, err := agentReceiptSigningInput(doc)
+	signed, msg, dialect, err := agentReceiptSigningInput(doc)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "receipt cannot be canonicalized: "+err.Error())
 		return
@@ -225,7 +240,11 @@ func checkAgentReceipt(c *check) {
 		return
 	}
 	c.verifySignature(key, string(sigalg.Ed25519), msg, sig)
-	c.hintNormalization(key, canon.RFC8785, &signed, sig)
+	c.hintNormalization(key, dialect, &signed, sig)
+	if dialect == canon.AgentReceiptsPy {
+		c.noteSignature(agentReceiptsPyNote)
+		c.noteFailure(agentReceiptsPyNote)
+	}
 	if c.res.Fields.KeySelfAsserted {
 		c.noteSignature("key self-asserted by did:key (proves possession, not identity)")
 	}

@@ -18,7 +18,7 @@ func TestAgentReceiptOptionalNulls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, got, err := agentReceiptSigningInput(&doc)
+	_, got, _, err := agentReceiptSigningInput(&doc)
 	if err != nil || string(got) != want {
 		t.Fatalf("got %s, %v; want %s", got, err, want)
 	}
@@ -65,5 +65,30 @@ func TestAgentReceiptHashVectors(t *testing.T) {
 	}
 	if n < 7 {
 		t.Fatalf("only %d hash vectors", n)
+	}
+}
+
+// An integer beyond 2^53 is written verbatim, as obsigna's canonicalize
+// writes it, only when RFC 8785 refuses it; every other refusal stands.
+func TestAgentReceiptBigIntegerForm(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		dialect  *canon.Dialect
+		fails    bool
+	}{
+		{`{"n":9007199254740993,"f":1.0}`, `{"f":1,"n":9007199254740993}`, canon.AgentReceiptsPy, false},
+		{`{"n":-340282366920938463463374607431768211457}`, `{"n":-340282366920938463463374607431768211457}`, canon.AgentReceiptsPy, false},
+		{`{"n":9007199254740992,"f":1e21}`, `{"f":1e+21,"n":9007199254740992}`, canon.RFC8785, false},
+		{`{"n":9007199254740993,"s":"\ud800"}`, "", canon.AgentReceiptsPy, true}, // a lone surrogate stays refused
+		{`{"n":1e400}`, "", canon.RFC8785, true},
+	} {
+		doc, err := canon.Parse([]byte(c.in), canon.ParseOptions{AllowLoneSurrogates: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got, d, err := agentReceiptSigningInput(&doc)
+		if (err != nil) != c.fails || d != c.dialect || (!c.fails && string(got) != c.want) {
+			t.Errorf("%s: got %s in %s, %v; want %s in %s", c.in, got, d.Name(), err, c.want, c.dialect.Name())
+		}
 	}
 }

@@ -14,7 +14,7 @@
 //	verify/sigalg  MaxEncodedLen              64 KiB   a base64 or hex signature or key
 //	verify/sigalg  MaxBase58Len               8192     a base58btc (multibase) string
 //	verify/canon   undologSerdeMaxDepth       127      nesting, UndoLog Rust dialects (serde_json's)
-//	verify/canon   undologPythonMaxIntDigits  4300     digits of an integer, UndoLog Python dialects (CPython's)
+//	verify/canon   undologPythonMaxIntDigits  4300     digits of an integer, UndoLog Python dialects and agentreceipts-py (CPython's)
 //	cmd/verify     maxTrustFile               64 MiB   a key, schema or predecessor file, read whole
 //
 // A test fails when a limit named Max… is defined elsewhere without a line
