@@ -31,7 +31,7 @@ func TestParseAlg(t *testing.T) {
 		"ML-DSA-65": sigalg.MLDSA65, "ml-dsa-65": sigalg.MLDSA65, "mldsa65": sigalg.MLDSA65, "ML_DSA_65": sigalg.MLDSA65,
 		"ML-DSA-87": sigalg.MLDSA87, "ml-dsa-87": sigalg.MLDSA87,
 		"Ed25519": sigalg.Ed25519, "ed25519": sigalg.Ed25519, "EdDSA": sigalg.Ed25519, "EDDSA": sigalg.Ed25519,
-		"ES256": sigalg.ES256, "es256": sigalg.ES256,
+		"ES256": sigalg.ES256, "es256": sigalg.ES256, "ES384": sigalg.ES384, "es512": sigalg.ES512, "PS256": sigalg.PS256,
 	}
 	for in, want := range ok {
 		got, err := sigalg.ParseAlg(in)
@@ -39,7 +39,7 @@ func TestParseAlg(t *testing.T) {
 			t.Errorf("ParseAlg(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "Dilithium3", "dilithium2", "Ed448", "RS256", "ES384", " Ed25519", "Ed25519Signature2020", "ML-DSA-65\x00"} {
+	for _, in := range []string{"", "Dilithium3", "dilithium2", "Ed448", "RS256", "PS384", "ES256K", " Ed25519", "Ed25519Signature2020", "ML-DSA-65\x00"} {
 		_, err := sigalg.ParseAlg(in)
 		if !errors.Is(err, sigalg.ErrUnsupportedAlg) {
 			t.Errorf("ParseAlg(%q) error = %v; want unsupported_alg", in, err)
@@ -330,7 +330,7 @@ func TestPublicKeyFromJWK(t *testing.T) {
 	for _, c := range [][4]string{
 		{"OKP", "Ed448", "AA", ""},
 		{"RSA", "", "", ""},
-		{"EC", "P-384", "AA", "AA"},
+		{"EC", "secp256k1", "AA", "AA"},
 	} {
 		if _, err := sigalg.PublicKeyFromJWK(c[0], c[1], c[2], c[3]); !errors.Is(err, sigalg.ErrUnsupportedAlg) {
 			t.Errorf("%v: %v", c, err)
