@@ -146,7 +146,6 @@ func sslibPublic(f fields, k *Key, idHint string) (Reason, string, error) {
 	return "", "", nil
 }
 
-
 func sha256Hex(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
