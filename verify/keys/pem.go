@@ -2,6 +2,9 @@ package keys
 
 import (
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
@@ -79,35 +82,42 @@ func pemKey(file string, i int, block *pem.Block) (*Key, *Error) {
 	if err != nil {
 		return fail(ReasonMalformedKey, "PEM block "+quote(block.Type), err)
 	}
+	keyType, scheme, public, err := loadKeyForm(pub)
+	if err != nil {
+		return fail(ReasonUnsupportedAlg, "PEM block "+quote(block.Type), err)
+	}
+	key := &Key{
+		KID:    sslibKeyID(keyType, scheme, public, defaultKeyIDHashAlgorithms),
+		Status: StatusActive, Source: Source{File: file, Index: i, Format: FormatPEM},
+	}
 	k, err := sigalg.PublicKeyFromCrypto(pub)
 	if err != nil {
-		return fail(reasonOf(err), "PEM block "+quote(block.Type), err)
+		// Kept under its kid (a P-224 or 1024-bit RSA key, say), so that a
+		// signature by it is unsupported_alg, not unknown_key.
+		return key, &Error{Reason: reasonOf(err), File: file, Index: i, ID: key.KID, Detail: "PEM block " + quote(block.Type), Err: err}
 	}
-	keyType, scheme, public, err := loadKeyForm(pub, k)
-	if err != nil {
-		return fail(ReasonMalformedKey, "", err)
-	}
-	return &Key{
-		KID: sslibKeyID(keyType, scheme, public, defaultKeyIDHashAlgorithms), Alg: k.Alg(),
-		Status: StatusActive, Public: k, Source: Source{File: file, Index: i, Format: FormatPEM},
-	}, nil
+	key.Public, key.Alg = k, k.Alg()
+	return key, nil
 }
 
 // loadKeyForm is the keytype, scheme and keyval.public go-securesystemslib's
 // LoadKey writes for a key: the public key as a trimmed SubjectPublicKeyInfo
 // PEM (hex for Ed25519), and, for every ECDSA curve, the scheme
 // ecdsa-sha2-nistp256.
-func loadKeyForm(pub crypto.PublicKey, k *sigalg.PublicKey) (keyType, scheme, public string, err error) {
-	if k.Alg() == sigalg.Ed25519 {
-		return "ed25519", "ed25519", hex.EncodeToString(k.Bytes()), nil
+func loadKeyForm(pub crypto.PublicKey) (keyType, scheme, public string, err error) {
+	if ed, ok := pub.(ed25519.PublicKey); ok {
+		return "ed25519", "ed25519", hex.EncodeToString(ed), nil
 	}
 	der, err := x509.MarshalPKIXPublicKey(pub)
 	if err != nil {
 		return "", "", "", err
 	}
 	public = strings.TrimSpace(string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})))
-	if k.Alg() == sigalg.PS256 {
+	switch pub.(type) {
+	case *rsa.PublicKey:
 		return "rsa", "rsassa-pss-sha256", public, nil
+	case *ecdsa.PublicKey:
+		return "ecdsa", "ecdsa-sha2-nistp256", public, nil
 	}
-	return "ecdsa", "ecdsa-sha2-nistp256", public, nil
+	return "", "", "", errors.New("key type LoadKey does not load")
 }

@@ -131,6 +131,18 @@ func TestUnsupportedKeysKeepTheirID(t *testing.T) {
 			t.Errorf("%s: kid %q public %v err %v, want k1 unsupported_alg", name, k.KID, k.Public, k.Err)
 		}
 	}
+	// A PEM key of a curve LoadKey loads and this tool does not verify
+	// keeps LoadKey's keyid.
+	p224, _ := ecdsa.GenerateKey(elliptic.P224(), rand.Reader)
+	der224, _ := x509.MarshalPKIXPublicKey(&p224.PublicKey)
+	pem224 := pemOf(t, "PUBLIC KEY", der224)
+	ref, err := signerverifier.LoadKey(pem224)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := keys.Load("key.pem", pem224); err != nil || s.Keys[0].KID != ref.KeyID || !errors.Is(s.Keys[0].Err, keys.ErrUnsupportedAlg) {
+		t.Errorf("P-224 PEM: %v %+v", err, s)
+	}
 	// A keytype that does not match its PEM is malformed, not unsupported.
 	s, err := keys.Load("key.json", []byte(`{"keytype":"ecdsa","scheme":"ecdsa-sha2-nistp256","keyid":"k1","keyval":{"public":`+public+`}}`))
 	if err != nil || !errors.Is(s.Keys[0].Err, keys.ErrMalformedKey) {
