@@ -59,6 +59,9 @@ func TestSizes(t *testing.T) {
 		{sigalg.MLDSA87, mldsa87.PublicKeySize, mldsa87.SignatureSize},
 		{sigalg.Ed25519, ed25519.PublicKeySize, ed25519.SignatureSize},
 		{sigalg.ES256, 65, 64},
+		{sigalg.ES384, 97, 96},
+		{sigalg.ES512, 133, 132},
+		{sigalg.PS256, 0, 0}, // by the key: PublicKey.SignatureSize
 	} {
 		if c.alg.PublicKeySize() != c.pk || c.alg.SignatureSize() != c.sig {
 			t.Errorf("%s: sizes %d/%d, want %d/%d", c.alg, c.alg.PublicKeySize(), c.alg.SignatureSize(), c.pk, c.sig)
@@ -69,6 +72,13 @@ func TestSizes(t *testing.T) {
 	}
 	if sigalg.Alg("RS256").Valid() {
 		t.Error("RS256 is Valid")
+	}
+	for n, want := range map[int]sigalg.Alg{65: sigalg.ES256, 97: sigalg.ES384, 133: sigalg.ES512} {
+		raw := make([]byte, n)
+		raw[0] = 0x04
+		if got, ok := sigalg.AlgForKeySize(raw); !ok || got != want {
+			t.Errorf("AlgForKeySize(%d bytes) = %s, want %s", n, got, want)
+		}
 	}
 }
 
