@@ -85,15 +85,18 @@ func sslibPublic(f fields, k *Key, idHint string) (Reason, string, error) {
 			hashAlgs = []string{}
 		}
 	}
-	var keyval struct {
-		Public *string `json:"public"`
-	}
-	if v, ok := f["keyval"]; !ok || kind(v) != '{' {
+	v, ok := f["keyval"]
+	if !ok || kind(v) != '{' {
 		return ReasonMalformedKey, "keyval is not an object", nil
-	} else if err := json.Unmarshal(v, &keyval); err != nil || keyval.Public == nil {
+	}
+	ms, err := objectMembers(v) // refuses a duplicate public, as elsewhere
+	if err != nil {
+		return ReasonMalformedKey, "keyval", err
+	}
+	public, ok, err := toFields(ms).str("public")
+	if err != nil || !ok {
 		return ReasonMalformedKey, "keyval.public is not a string", err
 	}
-	public := *keyval.Public
 	switch {
 	case k.KID != "" && keyID != "" && k.KID != keyID:
 		return ReasonMalformedKey, "kid and keyid differ", nil

@@ -148,6 +148,11 @@ func TestUnsupportedKeysKeepTheirID(t *testing.T) {
 	if err != nil || !errors.Is(s.Keys[0].Err, keys.ErrMalformedKey) {
 		t.Errorf("ecdsa keytype on an RSA key: %v %v", err, s.Keys[0].Err)
 	}
+	// Two publics in one keyval say two things about one key.
+	s, err = keys.Load("key.json", []byte(`{"keytype":"rsa","scheme":"rsassa-pss-sha256","keyid":"k1","keyval":{"public":`+public+`,"public":`+public+`}}`))
+	if err != nil || !errors.Is(s.Keys[0].Err, keys.ErrMalformedKey) {
+		t.Errorf("duplicate keyval.public: %v %v", err, s.Keys[0].Err)
+	}
 }
 
 func quoteJSON(s string) string { b, _ := json.Marshal(s); return string(b) }
