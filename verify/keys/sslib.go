@@ -85,6 +85,20 @@ func sslibPublic(f fields, k *Key, idHint string) (Reason, string, error) {
 			hashAlgs = []string{}
 		}
 	}
+	switch {
+	case k.KID != "" && keyID != "" && k.KID != keyID:
+		return ReasonMalformedKey, "kid and keyid differ", nil
+	case keyID != "" && idHint != "" && keyID != idHint:
+		return ReasonMalformedKey, "keyid differs from the member name " + quote(idHint), nil
+	case k.KID == "" && keyID != "":
+		k.KID = keyID
+	case k.KID == "" && idHint != "":
+		k.KID = idHint
+	}
+	if len(k.KID) > MaxIDBytes {
+		k.KID = ""
+		return ReasonLimit, "keyid too long", nil
+	}
 	v, ok := f["keyval"]
 	if !ok || kind(v) != '{' {
 		return ReasonMalformedKey, "keyval is not an object", nil
@@ -97,20 +111,8 @@ func sslibPublic(f fields, k *Key, idHint string) (Reason, string, error) {
 	if err != nil || !ok {
 		return ReasonMalformedKey, "keyval.public is not a string", err
 	}
-	switch {
-	case k.KID != "" && keyID != "" && k.KID != keyID:
-		return ReasonMalformedKey, "kid and keyid differ", nil
-	case keyID != "" && idHint != "" && keyID != idHint:
-		return ReasonMalformedKey, "keyid differs from the member name " + quote(idHint), nil
-	case k.KID == "" && keyID != "":
-		k.KID = keyID
-	case k.KID == "" && idHint != "":
-		k.KID = idHint
-	case k.KID == "":
+	if k.KID == "" {
 		k.KID = sslibKeyID(keyType, scheme, public, hashAlgs)
-	}
-	if len(k.KID) > MaxIDBytes {
-		return ReasonLimit, "keyid too long", nil
 	}
 	schemes, ok := sslibSchemes[keyType]
 	if !ok {
