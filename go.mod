@@ -50,6 +50,7 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
-// Used only by the interop vector generators (internal/interopgen), to
-// sign and verify with the producers' own code.
+// Used only by tests: the interop vector generators (internal/interopgen),
+// to sign and verify with the producer's own code, and the keys package's
+// check of its keyids against the producer's loaders.
 require github.com/secure-systems-lab/go-securesystemslib v0.11.1

@@ -108,7 +108,7 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	total := 0
 	for _, a := range c.Algs {
-		if !a.Alg.Valid() || a.Alg == sigalg.ES256 {
+		if !a.Alg.Valid() || a.Alg.IsECDSA() || a.Alg == sigalg.PS256 {
 			return c, fmt.Errorf("receiptgen: algorithm %q cannot sign Asqav receipts", a.Alg)
 		}
 		if a.Weight < 0 {

@@ -57,7 +57,9 @@ func checkDSSE(c *check) {
 		c.fail(AxisStructure, ReasonBadField, "signatures holds "+itoa(len(sigs.Items))+" entries, more than the limit of "+itoa(limits.MaxDSSESignatures))
 		return
 	}
-	body, err := sigalg.DecodeBase64Any(payload)
+	// The payload is the attested document (an SBOM or provenance runs to
+	// megabytes): bounded by the line, not by the key and signature limit.
+	body, err := sigalg.DecodeBase64AnyUpTo(payload, limits.MaxLineBytes)
 	if err != nil {
 		c.fail(AxisStructure, ReasonBadEncoding, "payload is not base64: "+err.Error())
 		return
@@ -133,6 +135,8 @@ func checkDSSE(c *check) {
 			if accepted == nil || o.standing < accepted.standing {
 				accepted = o
 			}
+		case len(cands) == 1 && cands[0].Public == nil && errors.Is(cands[0].Err, keys.ErrUnsupportedAlg):
+			notes = append(notes, where+": key "+cands[0].Label()+" is of an algorithm this tool does not check, skipped")
 		case len(cands) == 1 && cands[0].Public == nil:
 			notes = append(notes, where+": key "+cands[0].Label()+" is unusable, skipped")
 		case len(cands) == 1:
@@ -155,6 +159,11 @@ func checkDSSE(c *check) {
 	case rejected != nil:
 		c.dsseKey(rejected)
 		c.fail(AxisSignature, ReasonBadSignature, "no signature verifies: "+note)
+	case unusable != nil && errors.Is(unusable.key.Err, keys.ErrUnsupportedAlg):
+		// A key of an algorithm this tool does not check proves nothing
+		// either way: the signature is not checked, not failed.
+		c.dsseKey(unusable)
+		c.skip(AxisSignature, ReasonUnsupportedAlg, "no signature verifies: "+note+": "+unusable.key.Err.Error())
 	case unusable != nil:
 		c.dsseKey(unusable)
 		c.fail(AxisSignature, ReasonMalformedKey, "no signature verifies: "+note+": "+unusable.key.Err.Error())
@@ -166,12 +175,17 @@ func checkDSSE(c *check) {
 
 // dsseKeysFor lists the keys a signature without a keyid may be by, as the
 // reference verifier tries every trusted key on one: those of an algorithm
-// whose signatures have its length (an ES256 one in either form).
+// whose signatures have its length (an ECDSA one in either form).
 func dsseKeysFor(dir *keys.Directory, sig []byte) []*keys.Key {
 	var out []*keys.Key
 	for _, k := range dir.Keys() {
 		n := k.Alg.SignatureSize()
-		if n == len(sig) || (k.Alg == sigalg.ES256 && len(sig) > 0 && sig[0] == 0x30 && len(sig) <= 72) {
+		if k.Public != nil {
+			n = k.Public.SignatureSize()
+		}
+		// DER adds at most 9 bytes to r||s: the SEQUENCE's tag and length,
+		// each INTEGER's tag, length and a leading zero.
+		if n == len(sig) || (k.Alg.IsECDSA() && len(sig) > 0 && sig[0] == 0x30 && len(sig) <= n+9) {
 			out = append(out, k)
 		}
 	}
@@ -210,22 +224,23 @@ func (c *check) dsseKey(o *dsseOutcome) {
 // dsseVerify checks one DSSE signature and names the form that verified.
 // DSSE leaves the signature's encoding to the scheme, and ECDSA signers
 // differ: go-securesystemslib, in-toto and sigstore write ASN.1 DER, JOSE
-// style signers raw r||s. Either spells one (r, s), so both are accepted; a
-// 64-byte value, which can be either, is tried raw first, then as DER.
+// style signers raw r||s. Either spells one (r, s), so both are accepted, on
+// every curve; a value of the raw length, which can be either, is tried raw
+// first, then as DER. RSA (PS256) and Ed25519 have one form.
 func dsseVerify(key *keys.Key, msg, sig []byte) (string, error) {
-	if key.Alg != sigalg.ES256 {
+	if !key.Alg.IsECDSA() {
 		return string(key.Alg), key.Verify(msg, sig)
 	}
 	rawErr := error(nil)
-	if len(sig) == key.Alg.SignatureSize() {
+	if len(sig) == key.Public.SignatureSize() {
 		if rawErr = key.Verify(msg, sig); rawErr == nil {
-			return "ES256 (raw r||s)", nil
+			return string(key.Alg) + " (raw r||s)", nil
 		}
 	}
 	if len(sig) > 0 && sig[0] == 0x30 {
-		derErr := key.Public.VerifyES256DER(msg, sig)
+		derErr := key.Public.VerifyECDSADER(msg, sig)
 		if derErr == nil {
-			return "ES256 (ASN.1 DER)", nil
+			return string(key.Alg) + " (ASN.1 DER)", nil
 		}
 		if rawErr == nil {
 			return "", derErr

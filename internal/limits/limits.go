@@ -13,6 +13,7 @@
 //	verify/keys    MaxIDBytes                 1024     a kid, agent, issuer or org id, or DID
 //	verify/sigalg  MaxEncodedLen              64 KiB   a base64 or hex signature or key
 //	verify/sigalg  MaxBase58Len               8192     a base58btc (multibase) string
+//	verify/sigalg  MaxRSABits                 16384    an RSA key's modulus (MinRSABits 2048 the least)
 //	verify/canon   undologSerdeMaxDepth       127      nesting, UndoLog Rust dialects (serde_json's)
 //	verify/canon   undologPythonMaxIntDigits  4300     digits of an integer, UndoLog Python dialects and agentreceipts-py (CPython's)
 //	cmd/verify     maxTrustFile               64 MiB   a key, schema or predecessor file, read whole

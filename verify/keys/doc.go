@@ -15,6 +15,18 @@
 //   - Hex key map ([FormatHexMap]): {"key_id": "hex"}, AERF and pipelock.
 //   - DID map ([FormatDIDMap]): {"did:...": "hex"}, agentreceipts.
 //   - did:key ([FormatDIDKey]): a JSON string or text lines of did:key ids.
+//   - securesystemslib keys ([FormatSSLib]): {"keytype", "scheme", "keyval":
+//     {"public"}, "keyid"}, alone, in a "keys" list, or as {"keys": {keyid:
+//     key}}; the kid is keyid, or the member name, or as go-securesystemslib
+//     computes it (SHA-256 of the canonical JSON of the key). A scheme this
+//     package does not verify keeps the key's id with unsupported_alg.
+//   - PEM ([FormatPEM]): SubjectPublicKeyInfo blocks (or private keys, of
+//     which the public half is read, as go-securesystemslib's LoadKey
+//     reads them); each key's kid is the keyid LoadKey computes.
+//
+// JWKs may also be kty "EC" on P-384 or P-521, and kty "RSA" with alg
+// "PS256" (the only RSA scheme verified; another alg, or none, is
+// unsupported_alg).
 //
 // In maps the algorithm follows from the key length (32 bytes Ed25519,
 // 1312/1952/2592 ML-DSA-44/65/87, 65 bytes starting 0x04 ES256); a value may

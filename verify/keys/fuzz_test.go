@@ -16,6 +16,15 @@ func FuzzLoad(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// The DSSE vectors' PEM, securesystemslib and TUF-map key files.
+	for _, pat := range []string{"*/key.pem", "*/key.json", "*/root-keys.json"} {
+		m, _ := filepath.Glob(filepath.Join("../../testdata/interop/dsse-sslib", pat))
+		for _, p := range m {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+	}
 	f.Add([]byte(`did:key:z6MktwupdmLXVVqTzCw4i46r4uGyosGXRnR3XjN4Zq7oMMsw`))
 	f.Add([]byte(`{"keys":[{"kid":"a","public_key":1},{"kty":"EC","crv":"P-256","x":"","y":""}]}`))
 	f.Add([]byte(`{"kty":"OKP","crv":"Ed25519","x":"PM0kHP_Js2GARLl9A22GFFk9iwF8NA8d7odzOFUXZUs"}`))

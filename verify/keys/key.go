@@ -28,6 +28,13 @@ const (
 	// FormatDIDKey is a self-certifying did:key identifier; the key is the
 	// identifier itself.
 	FormatDIDKey Format = "did-key"
+	// FormatSSLib is a securesystemslib key, {keytype, scheme, keyval:
+	// {public}, keyid}, alone, in a keys list, or in {"keys": {keyid: key}}
+	// as TUF and in-toto layouts hold them.
+	FormatSSLib Format = "securesystemslib"
+	// FormatPEM is PEM text: SubjectPublicKeyInfo blocks (or private keys,
+	// of which only the public half is read), as go-securesystemslib loads.
+	FormatPEM Format = "pem"
 )
 
 // Status is a key's lifecycle state as written in the key file.

@@ -62,6 +62,8 @@ func Load(name string, data []byte) (*Snapshot, error) {
 		}
 		s.Format = FormatDIDKey
 		s.addDIDKey(0, did)
+	case bytes.HasPrefix(text, []byte("-----BEGIN ")):
+		s.loadPEM(text)
 	case bytes.HasPrefix(text, []byte(didKeyPrefix)):
 		s.Format = FormatDIDKey
 		lines := strings.Split(string(text), "\n")
@@ -74,7 +76,7 @@ func Load(name string, data []byte) (*Snapshot, error) {
 			}
 		}
 	default:
-		return nil, fileErr(ReasonMalformedFile, "neither a JSON object, a JSON string nor did:key lines", nil)
+		return nil, fileErr(ReasonMalformedFile, "neither a JSON object, a JSON string, PEM nor did:key lines", nil)
 	}
 	if len(s.Keys) == 0 {
 		errs := make([]error, len(s.Skipped))
@@ -93,12 +95,21 @@ func (s *Snapshot) loadObject(ms []member) error {
 	if v, ok := f["keys"]; ok && kind(v) == '[' {
 		return s.loadKeySet(v)
 	}
+	if v, ok := f["keys"]; ok && kind(v) == '{' {
+		return s.loadSSLibMap(v)
+	}
 	if v, ok := f["kty"]; ok && kind(v) == '"' {
 		s.Format = FormatJWK
-		k, err := parseEntry(s.Name, 0, f)
+		k, err := parseEntry(s.Name, 0, f, "")
 		if k != nil {
 			k.Source.Format = FormatJWK
 		}
+		s.add(0, k, err)
+		return nil
+	}
+	if v, ok := f["keytype"]; ok && kind(v) == '"' {
+		s.Format = FormatSSLib
+		k, err := parseEntry(s.Name, 0, f, "")
 		s.add(0, k, err)
 		return nil
 	}
@@ -143,15 +154,16 @@ func (s *Snapshot) loadKeySet(v json.RawMessage) error {
 		if _, ok := f["public_key"]; ok {
 			s.Format = FormatAsqavJWKS
 		}
-		k, kerr := parseEntry(s.Name, i, f)
+		k, kerr := parseEntry(s.Name, i, f, "")
 		s.add(i, k, kerr)
 	}
 	return nil
 }
 
-// parseEntry reads an Asqav JWKS entry (it has public_key) or a JWK (it has
-// kty). Both may carry the Asqav metadata members.
-func parseEntry(file string, i int, f fields) (*Key, *Error) {
+// parseEntry reads an Asqav JWKS entry (it has public_key), a JWK (it has
+// kty) or a securesystemslib key (it has keytype; idHint is its member name
+// in a {keyid: key} map, or ""). All may carry the Asqav metadata members.
+func parseEntry(file string, i int, f fields, idHint string) (*Key, *Error) {
 	k := &Key{Source: Source{File: file, Index: i}}
 	fail := func(r Reason, detail string, err error) (*Key, *Error) {
 		return nil, &Error{Reason: r, File: file, Index: i, ID: k.KID, Detail: detail, Err: err}
@@ -224,15 +236,29 @@ func parseEntry(file string, i int, f fields) (*Key, *Error) {
 		if k.Public, err = sigalg.NewPublicKey(a, raw); err != nil {
 			return badKey(reasonOf(err), "", err)
 		}
+	} else if _, ok := f["keytype"]; ok {
+		k.Source.Format = FormatSSLib
+		if r, detail, err := sslibPublic(f, k, idHint); r != "" || err != nil {
+			return badKey(r, detail, err)
+		}
 	} else if _, ok := f["kty"]; ok {
 		k.Source.Format = FormatJWKSet
-		var jwk [4]string
-		for j, name := range []string{"kty", "crv", "x", "y"} {
+		var jwk [6]string
+		for j, name := range []string{"kty", "crv", "x", "y", "n", "e"} {
 			if jwk[j], _, err = f.str(name); err != nil {
 				return badKey(ReasonMalformedKey, "", err)
 			}
 		}
-		if k.Public, err = sigalg.PublicKeyFromJWK(jwk[0], jwk[1], jwk[2], jwk[3]); err != nil {
+		if jwk[0] == "RSA" {
+			// An RSA key does not say PSS or PKCS #1 v1.5; only PS256 is verified.
+			if alg != string(sigalg.PS256) {
+				return badKey(ReasonUnsupportedAlg, "RSA JWK with alg "+quote(alg)+": only PS256 is verified", nil)
+			}
+			k.Public, err = sigalg.PublicKeyFromRSAJWK(jwk[4], jwk[5])
+		} else {
+			k.Public, err = sigalg.PublicKeyFromJWK(jwk[0], jwk[1], jwk[2], jwk[3])
+		}
+		if err != nil {
 			return badKey(reasonOf(err), "", err)
 		}
 		if hasAlg {
@@ -280,6 +306,9 @@ func parseMapEntry(file string, i int, format Format, m member) (*Key, *Error) {
 	}
 	if len(m.name) > MaxIDBytes {
 		return fail(ReasonLimit, "key id too long", nil)
+	}
+	if kind(m.value) == '{' {
+		return sslibMapEntry(file, i, m)
 	}
 	if kind(m.value) != '"' {
 		return fail(ReasonMalformedKey, "value is not a string", nil)
@@ -343,7 +372,7 @@ func ParseJWK(name string, data []byte) (*Key, error) {
 	if _, ok := f["kty"]; !ok {
 		return nil, &Error{Reason: ReasonMalformedKey, File: name, Index: -1, Detail: "JWK has no kty"}
 	}
-	k, kerr := parseEntry(name, 0, f)
+	k, kerr := parseEntry(name, 0, f, "")
 	if kerr != nil {
 		return nil, kerr
 	}

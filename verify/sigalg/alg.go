@@ -12,6 +12,12 @@ const (
 	MLDSA87 Alg = "ML-DSA-87"
 	Ed25519 Alg = "Ed25519"
 	ES256   Alg = "ES256"
+	ES384   Alg = "ES384" // ECDSA P-384 with SHA-384
+	ES512   Alg = "ES512" // ECDSA P-521 with SHA-512
+	// PS256 is RSASSA-PSS with SHA-256, MGF1 with SHA-256 and a salt of 32
+	// bytes: JOSE's PS256, and go-securesystemslib's rsassa-pss-sha256,
+	// whose signer and verifier both fix the salt at the hash's size.
+	PS256 Alg = "PS256"
 )
 
 // spellings maps lowercased input to the algorithm. They are the spellings
@@ -22,14 +28,15 @@ var spellings = map[string]Alg{
 	"ml-dsa-65": MLDSA65, "mldsa65": MLDSA65, "ml_dsa_65": MLDSA65,
 	"ml-dsa-87": MLDSA87, "mldsa87": MLDSA87, "ml_dsa_87": MLDSA87,
 	"ed25519": Ed25519, "eddsa": Ed25519,
-	"es256": ES256,
+	"es256": ES256, "es384": ES384, "es512": ES512,
+	"ps256": PS256,
 }
 
 // ParseAlg maps a wire spelling to an Alg, ignoring ASCII case.
 //
 // Accepted: ML-DSA-44/65/87 (also "mldsa65", "ml_dsa_65"), "Ed25519",
-// "EdDSA" (JOSE; Ed448 is not supported so EdDSA can only mean Ed25519) and
-// "ES256". Round-3 "Dilithium2/3/5" names are refused on purpose: FIPS 204
+// "EdDSA" (JOSE; Ed448 is not supported so EdDSA can only mean Ed25519),
+// "ES256", "ES384", "ES512" and "PS256". Round-3 "Dilithium2/3/5" names are refused on purpose: FIPS 204
 // changed the hashing, so a Dilithium3 signature does not verify as
 // ML-DSA-65 and accepting the name would only produce confusing failures.
 // Proof-suite names such as "Ed25519Signature2020" are not algorithms; the
@@ -45,11 +52,12 @@ func ParseAlg(s string) (Alg, error) {
 func (a Alg) String() string { return string(a) }
 
 // Valid reports whether a is one of the supported constants.
-func (a Alg) Valid() bool { return a.PublicKeySize() != 0 }
+func (a Alg) Valid() bool { return a.PublicKeySize() != 0 || a == PS256 }
 
 // PublicKeySize is the length of the raw public key encoding: the packed
 // ML-DSA key, the 32-byte Ed25519 key, or the 65-byte uncompressed P-256
-// point. It is 0 for an unknown Alg.
+// point (97 bytes for P-384, 133 for P-521). It is 0 for an unknown Alg
+// and for PS256, whose keys vary in size.
 func (a Alg) PublicKeySize() int {
 	switch a {
 	case MLDSA44:
@@ -62,12 +70,17 @@ func (a Alg) PublicKeySize() int {
 		return 32
 	case ES256:
 		return 65
+	case ES384:
+		return 97
+	case ES512:
+		return 133
 	}
 	return 0
 }
 
 // SignatureSize is the length of a signature in its raw form (r||s for
-// ES256). It is 0 for an unknown Alg.
+// ECDSA). It is 0 for an unknown Alg and for PS256, whose signatures are
+// as long as the key's modulus: see PublicKey.SignatureSize.
 func (a Alg) SignatureSize() int {
 	switch a {
 	case MLDSA44:
@@ -80,13 +93,18 @@ func (a Alg) SignatureSize() int {
 		return 64
 	case ES256:
 		return 64
+	case ES384:
+		return 96
+	case ES512:
+		return 132
 	}
 	return 0
 }
 
 // AlgForKeySize guesses the algorithm of a bare key from its length, for
-// key files that carry no alg (hex key maps). A 65-byte key counts as ES256
-// only if it starts with 0x04, the uncompressed-point tag.
+// key files that carry no alg (hex key maps). A 65-, 97- or 133-byte key
+// counts as ES256, ES384 or ES512 only if it starts with 0x04, the
+// uncompressed-point tag.
 func AlgForKeySize(raw []byte) (Alg, bool) {
 	switch len(raw) {
 	case 32:
@@ -97,10 +115,14 @@ func AlgForKeySize(raw []byte) (Alg, bool) {
 		return MLDSA65, true
 	case 2592:
 		return MLDSA87, true
-	case 65:
+	case 65, 97, 133:
 		if raw[0] == 0x04 {
-			return ES256, true
+			return map[int]Alg{65: ES256, 97: ES384, 133: ES512}[len(raw)], true
 		}
 	}
 	return "", false
 }
+
+// IsECDSA reports whether a is one of the ECDSA algorithms, whose
+// signatures have a raw r||s and an ASN.1 DER form.
+func (a Alg) IsECDSA() bool { return a == ES256 || a == ES384 || a == ES512 }

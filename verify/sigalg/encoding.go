@@ -130,7 +130,16 @@ func DecodeBase64Any(s string) ([]byte, error) { return AppendBase64Any(nil, s) 
 // AppendBase64Any is DecodeBase64Any appending the bytes to dst, so that a
 // caller decoding one signature per receipt can reuse one buffer.
 func AppendBase64Any(dst []byte, s string) ([]byte, error) {
-	if len(s) > MaxEncodedLen {
+	return appendBase64Any(dst, s, MaxEncodedLen)
+}
+
+// DecodeBase64AnyUpTo is DecodeBase64Any for a value that is not a key or
+// a signature, such as a DSSE payload, bounded by max characters instead of
+// MaxEncodedLen.
+func DecodeBase64AnyUpTo(s string, max int) ([]byte, error) { return appendBase64Any(nil, s, max) }
+
+func appendBase64Any(dst []byte, s string, max int) ([]byte, error) {
+	if len(s) > max {
 		return nil, encodingErr("base64 value too long", nil)
 	}
 	// Fast path for the common case, unpadded base64url (every Asqav

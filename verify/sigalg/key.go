@@ -2,10 +2,7 @@ package sigalg
 
 import (
 	"bytes"
-	"crypto/ecdsa"
 	"crypto/ed25519"
-	"crypto/elliptic"
-	"crypto/sha256"
 	"encoding/asn1"
 	"fmt"
 	"math/big"
@@ -19,8 +16,9 @@ import (
 // PublicKey is a parsed, immutable verification key. Its methods are safe
 // for concurrent use.
 type PublicKey struct {
-	alg Alg
-	raw []byte
+	alg     Alg
+	raw     []byte
+	sigSize int // the raw signature's length: the Alg's, or an RSA key's modulus
 	// expand makes the verifying function. For ML-DSA that derives the
 	// key's matrix (about 40 KB, and about twice a verify's time): it runs
 	// once, on the key's first use, so that a key directory of thousands
@@ -35,9 +33,14 @@ type verifyFunc func(msg, sig []byte) bool
 
 // NewPublicKey parses raw, the key's native encoding for alg: the packed
 // ML-DSA public key, the 32-byte Ed25519 key, or the 65-byte uncompressed
-// P-256 point 0x04||X||Y. A P-256 point is checked here; an ML-DSA key of
-// the right size is valid whatever its bytes, and is expanded on first use.
+// point 0x04||X||Y of the ECDSA algorithm's curve, or for PS256 the
+// PKCS #1 DER RSAPublicKey. A point or RSA key is checked here; an ML-DSA
+// key of the right size is valid whatever its bytes, and is expanded on
+// first use.
 func NewPublicKey(alg Alg, raw []byte) (*PublicKey, error) {
+	if alg == PS256 {
+		return newRSAPublicKey(raw)
+	}
 	want := alg.PublicKeySize()
 	if want == 0 {
 		return nil, &Error{Reason: ReasonUnsupportedAlg, Detail: "algorithm " + quote(string(alg))}
@@ -46,7 +49,7 @@ func NewPublicKey(alg Alg, raw []byte) (*PublicKey, error) {
 		return nil, &Error{Reason: ReasonMalformedKey, Alg: alg,
 			Err: &SizeError{What: "public key", Alg: alg, Got: len(raw), Want: want}}
 	}
-	k := &PublicKey{alg: alg, raw: bytes.Clone(raw)}
+	k := &PublicKey{alg: alg, raw: bytes.Clone(raw), sigSize: alg.SignatureSize()}
 	switch alg {
 	case MLDSA44:
 		k.expand = func() (verifyFunc, error) {
@@ -71,52 +74,49 @@ func NewPublicKey(alg Alg, raw []byte) (*PublicKey, error) {
 		k.expand = func() (verifyFunc, error) {
 			return func(msg, sig []byte) bool { return ed25519.Verify(pk, msg, sig) }, nil
 		}
-	case ES256:
-		pk, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), k.raw)
-		if err != nil {
-			return nil, &Error{Reason: ReasonMalformedKey, Alg: alg, Detail: "not a P-256 point", Err: err}
-		}
-		k.expand = func() (verifyFunc, error) {
-			return func(msg, sig []byte) bool {
-				h := sha256.Sum256(msg)
-				r := new(big.Int).SetBytes(sig[:32])
-				s := new(big.Int).SetBytes(sig[32:])
-				return ecdsa.Verify(pk, h[:], r, s)
-			}, nil
+	case ES256, ES384, ES512:
+		if err := k.setECDSA(); err != nil {
+			return nil, err
 		}
 	}
 	return k, nil
 }
 
 // PublicKeyFromJWK builds a key from the members of a JWK: kty "OKP" with
-// crv "Ed25519" and x, or kty "EC" with crv "P-256", x and y. x and y are
+// crv "Ed25519" and x, or kty "EC" with crv "P-256", "P-384" or "P-521", x
+// and y (an RSA JWK goes through PublicKeyFromRSAJWK). x and y are
 // base64url without padding, as RFC 7518 requires; padded or standard
 // alphabet values are accepted too, since key files are written by hand.
 func PublicKeyFromJWK(kty, crv, x, y string) (*PublicKey, error) {
-	switch {
-	case kty == "OKP" && crv == "Ed25519":
+	if kty == "OKP" && crv == "Ed25519" {
 		xb, err := DecodeBase64Any(x)
 		if err != nil {
 			return nil, &Error{Reason: ReasonMalformedKey, Alg: Ed25519, Detail: "jwk x", Err: err}
 		}
 		return NewPublicKey(Ed25519, xb)
-	case kty == "EC" && crv == "P-256":
-		xb, err := DecodeBase64Any(x)
-		if err != nil {
-			return nil, &Error{Reason: ReasonMalformedKey, Alg: ES256, Detail: "jwk x", Err: err}
-		}
-		yb, err := DecodeBase64Any(y)
-		if err != nil {
-			return nil, &Error{Reason: ReasonMalformedKey, Alg: ES256, Detail: "jwk y", Err: err}
-		}
-		if len(xb) != 32 || len(yb) != 32 {
-			return nil, &Error{Reason: ReasonMalformedKey, Alg: ES256, Detail: "jwk x and y must be 32 bytes each"}
-		}
-		return NewPublicKey(ES256, append(append([]byte{0x04}, xb...), yb...))
 	}
-	return nil, &Error{Reason: ReasonUnsupportedAlg,
-		Detail: "jwk kty " + quote(kty) + " crv " + quote(crv) + " (supported: OKP/Ed25519, EC/P-256)"}
+	alg, ok := jwkCurves[crv]
+	if kty != "EC" || !ok {
+		return nil, &Error{Reason: ReasonUnsupportedAlg,
+			Detail: "jwk kty " + quote(kty) + " crv " + quote(crv) + " (supported: OKP/Ed25519, EC/P-256, EC/P-384, EC/P-521, RSA with alg PS256)"}
+	}
+	xb, err := DecodeBase64Any(x)
+	if err != nil {
+		return nil, &Error{Reason: ReasonMalformedKey, Alg: alg, Detail: "jwk x", Err: err}
+	}
+	yb, err := DecodeBase64Any(y)
+	if err != nil {
+		return nil, &Error{Reason: ReasonMalformedKey, Alg: alg, Detail: "jwk y", Err: err}
+	}
+	n := alg.SignatureSize() / 2 // a coordinate's length
+	if len(xb) != n || len(yb) != n {
+		return nil, &Error{Reason: ReasonMalformedKey, Alg: alg, Detail: "jwk x and y must be " + itoa(n) + " bytes each"}
+	}
+	return NewPublicKey(alg, append(append([]byte{0x04}, xb...), yb...))
 }
+
+// jwkCurves maps a JWK EC crv to its algorithm (RFC 7518 section 3.4).
+var jwkCurves = map[string]Alg{"P-256": ES256, "P-384": ES384, "P-521": ES512}
 
 // Alg returns the key's algorithm.
 func (k *PublicKey) Alg() Alg { return k.alg }
@@ -134,7 +134,7 @@ func (k *PublicKey) Equal(o *PublicKey) bool {
 // otherwise. msg is the exact signing input; nothing is hashed or wrapped
 // here except what the algorithm itself defines (SHA-256 for ES256).
 func (k *PublicKey) Verify(msg, sig []byte) error {
-	if want := k.alg.SignatureSize(); len(sig) != want {
+	if want := k.sigSize; len(sig) != want {
 		return &Error{Reason: ReasonMalformedSignature, Alg: k.alg,
 			Err: &SizeError{What: "signature", Alg: k.alg, Got: len(sig), Want: want}}
 	}
@@ -148,26 +148,35 @@ func (k *PublicKey) Verify(msg, sig []byte) error {
 	return nil
 }
 
-// VerifyES256DER checks an ES256 signature given in ASN.1 DER
-// (SEQUENCE { r INTEGER, s INTEGER }). It exists for producers that emit
-// X.509-style signatures; the JOSE/raw form goes through Verify. Trailing
-// bytes and non-minimal encodings are refused.
-func (k *PublicKey) VerifyES256DER(msg, der []byte) error {
-	if k.alg != ES256 {
-		return &Error{Reason: ReasonUnsupportedAlg, Alg: k.alg, Detail: "DER signatures exist only for ES256"}
+// SignatureSize is the length of the key's signatures in their raw form:
+// r||s for ECDSA, the modulus's length for RSA.
+func (k *PublicKey) SignatureSize() int { return k.sigSize }
+
+// VerifyES256DER is VerifyECDSADER, kept for the callers that name P-256.
+func (k *PublicKey) VerifyES256DER(msg, der []byte) error { return k.VerifyECDSADER(msg, der) }
+
+// VerifyECDSADER checks an ECDSA signature (ES256, ES384 or ES512) given
+// in ASN.1 DER (SEQUENCE { r INTEGER, s INTEGER }), the form
+// go-securesystemslib, in-toto and X.509-style signers write; the JOSE raw
+// form goes through Verify. Trailing bytes and non-minimal encodings are
+// refused, as Go's ecdsa.VerifyASN1 refuses them.
+func (k *PublicKey) VerifyECDSADER(msg, der []byte) error {
+	if !k.alg.IsECDSA() {
+		return &Error{Reason: ReasonUnsupportedAlg, Alg: k.alg, Detail: "DER signatures exist only for ECDSA"}
 	}
+	n := k.sigSize / 2
 	var rs struct{ R, S *big.Int }
 	rest, err := asn1.Unmarshal(der, &rs)
 	if err != nil || len(rest) != 0 || rs.R.Sign() <= 0 || rs.S.Sign() <= 0 ||
-		rs.R.BitLen() > 256 || rs.S.BitLen() > 256 {
+		rs.R.BitLen() > 8*n || rs.S.BitLen() > 8*n {
 		return &Error{Reason: ReasonMalformedSignature, Alg: k.alg, Detail: "not a DER ECDSA signature"}
 	}
 	if re, err := asn1.Marshal(rs); err != nil || !bytes.Equal(re, der) {
 		return &Error{Reason: ReasonMalformedSignature, Alg: k.alg, Detail: "non-canonical DER"}
 	}
-	raw := make([]byte, 64)
-	rs.R.FillBytes(raw[:32])
-	rs.S.FillBytes(raw[32:])
+	raw := make([]byte, 2*n)
+	rs.R.FillBytes(raw[:n])
+	rs.S.FillBytes(raw[n:])
 	return k.Verify(msg, raw)
 }
 

@@ -12,3 +12,12 @@ const (
 	// multibase ML-DSA-87 key (about 3.6 kB encoded).
 	MaxBase58Len = 8192
 )
+
+// RSA key sizes PS256 keys may have. Below MinRSABits a key is too weak to
+// count as evidence; above MaxRSABits a verification costs more than any
+// real key's (a 16384-bit one about a millisecond). A key outside is an
+// algorithm this tool does not check: unsupported_alg.
+const (
+	MinRSABits = 2048
+	MaxRSABits = 16384
+)

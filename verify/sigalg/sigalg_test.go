@@ -31,7 +31,7 @@ func TestParseAlg(t *testing.T) {
 		"ML-DSA-65": sigalg.MLDSA65, "ml-dsa-65": sigalg.MLDSA65, "mldsa65": sigalg.MLDSA65, "ML_DSA_65": sigalg.MLDSA65,
 		"ML-DSA-87": sigalg.MLDSA87, "ml-dsa-87": sigalg.MLDSA87,
 		"Ed25519": sigalg.Ed25519, "ed25519": sigalg.Ed25519, "EdDSA": sigalg.Ed25519, "EDDSA": sigalg.Ed25519,
-		"ES256": sigalg.ES256, "es256": sigalg.ES256,
+		"ES256": sigalg.ES256, "es256": sigalg.ES256, "ES384": sigalg.ES384, "es512": sigalg.ES512, "PS256": sigalg.PS256,
 	}
 	for in, want := range ok {
 		got, err := sigalg.ParseAlg(in)
@@ -39,7 +39,7 @@ func TestParseAlg(t *testing.T) {
 			t.Errorf("ParseAlg(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "Dilithium3", "dilithium2", "Ed448", "RS256", "ES384", " Ed25519", "Ed25519Signature2020", "ML-DSA-65\x00"} {
+	for _, in := range []string{"", "Dilithium3", "dilithium2", "Ed448", "RS256", "PS384", "ES256K", " Ed25519", "Ed25519Signature2020", "ML-DSA-65\x00"} {
 		_, err := sigalg.ParseAlg(in)
 		if !errors.Is(err, sigalg.ErrUnsupportedAlg) {
 			t.Errorf("ParseAlg(%q) error = %v; want unsupported_alg", in, err)
@@ -59,6 +59,9 @@ func TestSizes(t *testing.T) {
 		{sigalg.MLDSA87, mldsa87.PublicKeySize, mldsa87.SignatureSize},
 		{sigalg.Ed25519, ed25519.PublicKeySize, ed25519.SignatureSize},
 		{sigalg.ES256, 65, 64},
+		{sigalg.ES384, 97, 96},
+		{sigalg.ES512, 133, 132},
+		{sigalg.PS256, 0, 0}, // by the key: PublicKey.SignatureSize
 	} {
 		if c.alg.PublicKeySize() != c.pk || c.alg.SignatureSize() != c.sig {
 			t.Errorf("%s: sizes %d/%d, want %d/%d", c.alg, c.alg.PublicKeySize(), c.alg.SignatureSize(), c.pk, c.sig)
@@ -69,6 +72,13 @@ func TestSizes(t *testing.T) {
 	}
 	if sigalg.Alg("RS256").Valid() {
 		t.Error("RS256 is Valid")
+	}
+	for n, want := range map[int]sigalg.Alg{65: sigalg.ES256, 97: sigalg.ES384, 133: sigalg.ES512} {
+		raw := make([]byte, n)
+		raw[0] = 0x04
+		if got, ok := sigalg.AlgForKeySize(raw); !ok || got != want {
+			t.Errorf("AlgForKeySize(%d bytes) = %s, want %s", n, got, want)
+		}
 	}
 }
 
@@ -330,7 +340,7 @@ func TestPublicKeyFromJWK(t *testing.T) {
 	for _, c := range [][4]string{
 		{"OKP", "Ed448", "AA", ""},
 		{"RSA", "", "", ""},
-		{"EC", "P-384", "AA", "AA"},
+		{"EC", "secp256k1", "AA", "AA"},
 	} {
 		if _, err := sigalg.PublicKeyFromJWK(c[0], c[1], c[2], c[3]); !errors.Is(err, sigalg.ErrUnsupportedAlg) {
 			t.Errorf("%v: %v", c, err)
