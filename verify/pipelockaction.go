@@ -148,6 +148,9 @@ func checkPipelockAction(c *check) {
 	if len(dropped) > 0 {
 		c.noteSignature("members the Go reference's structs lack are outside the signed bytes: " + strings.Join(dropped, ", "))
 	}
+	if hasLoneSurrogate(doc) {
+		c.noteSignature("each lone surrogate read as U+FFFD, as Go's decoder reads it, and verified so")
+	}
 	if goEscaped(msg) {
 		c.noteSignature(`signed bytes in the Go reference's form: & < > U+2028 U+2029 escaped as \u0026 \u003c \u003e \u2028 \u2029`)
 	}
