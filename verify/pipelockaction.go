@@ -40,21 +40,46 @@ import (
 // input (chain_absent). A chain is scoped by signer_key: VerifyChain holds
 // every receipt of a chain to the first one's key.
 var pipelockActionFormat = format{name: "pipelock-action-v1", detect: isPipelockAction, check: checkPipelockAction, chain: &chainRule{
-	hash:      pipelockActionChainHash,
-	link:      linkRule{path: []string{"action_record", "chain_prev_hash"}},
-	scope:     func(name string, doc *canon.Value) string { return scopeKey(name, str(doc, "signer_key")) },
+	hash: pipelockActionChainHash,
+	link: linkRule{path: []string{"action_record", "chain_prev_hash"}},
+	scope: func(name string, doc *canon.Value) string {
+		return scopeKey(name, str(pipelockActionReceipt(doc), "signer_key"))
+	},
 	scopeWhat: "signer_key",
 }}
 
 const pipelockGenesis = "genesis"
 
+// The flight recorder writes each receipt as the detail of an entry,
+// {"v": 1, "seq": N, ..., "type": "action_receipt", "detail": {receipt},
+// "prev_hash", "hash"}; the reference's ExtractReceipts takes the receipt
+// out of it, as do the checks here. The entry's own hash chain is the
+// recorder's, not the receipt's, and is not checked.
+const pipelockRecorderEntryType = "action_receipt"
+
 func isPipelockAction(doc *canon.Value) bool {
-	ar := doc.Get("action_record")
-	return ar != nil && ar.Kind == canon.Object
+	return pipelockActionReceipt(doc) != nil
+}
+
+// pipelockActionReceipt returns the receipt of a bare ActionReceipt or of
+// a recorder entry, nil when doc is neither.
+func pipelockActionReceipt(doc *canon.Value) *canon.Value {
+	if ar := doc.Get("action_record"); ar != nil && ar.Kind == canon.Object {
+		return doc
+	}
+	if str(doc, "type") != pipelockRecorderEntryType {
+		return nil
+	}
+	if d := doc.Get("detail"); d != nil && d.Kind == canon.Object {
+		if ar := d.Get("action_record"); ar != nil && ar.Kind == canon.Object {
+			return d
+		}
+	}
+	return nil
 }
 
 func pipelockActionChainHash(doc *canon.Value) (string, error) {
-	r, err := readGoActionReceipt(doc)
+	r, err := readPipelockAction(doc)
 	if err != nil {
 		return "", err
 	}
@@ -65,8 +90,19 @@ func pipelockActionChainHash(doc *canon.Value) (string, error) {
 	return pipelockSeqLink(h, r.ActionRecord.ChainSeq), nil
 }
 
+// readPipelockAction reads the receipt of doc as the reference does: a
+// bare receipt with receipt.Unmarshal, an entry's detail as
+// receiptFromEntry does, through the recorder's decoding of the entry.
+func readPipelockAction(doc *canon.Value) (*goActionReceipt, error) {
+	r := pipelockActionReceipt(doc)
+	if r == doc {
+		return readGoActionReceipt(doc)
+	}
+	return readGoRecorderDetail(r)
+}
+
 func checkPipelockAction(c *check) {
-	doc := c.doc
+	doc := pipelockActionReceipt(c.doc)
 	f := &c.res.Fields
 	rec := doc.Get("action_record")
 	f.ActionID = str(rec, "action_id")
@@ -84,7 +120,7 @@ func checkPipelockAction(c *check) {
 	for _, m := range folded {
 		c.fail(AxisStructure, ReasonBadField, "member "+quoteShort(m)+" differs from a field of the Go reference only in case, and its decoder would read it as that field")
 	}
-	r, err := readGoActionReceipt(doc)
+	r, err := readPipelockAction(c.doc)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "the Go reference cannot read the receipt: "+err.Error())
 		c.fail(AxisSignature, ReasonMalformed, "no signable form: "+err.Error())
@@ -145,6 +181,9 @@ func checkPipelockAction(c *check) {
 		c.noteSignature("under the embedded signer_key, which the key directory does not list")
 	}
 	c.noteSignature("over SHA-256 of the record as Go's json.Marshal writes it")
+	if doc != c.doc {
+		c.noteSignature("the receipt of a flight recorder entry (its detail); the entry's own hash chain is not checked")
+	}
 	if len(dropped) > 0 {
 		c.noteSignature("members the Go reference's structs lack are outside the signed bytes: " + strings.Join(dropped, ", "))
 	}

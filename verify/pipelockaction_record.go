@@ -105,6 +105,26 @@ func readGoActionReceipt(doc *canon.Value) (*goActionReceipt, error) {
 	return &r, nil
 }
 
+// readGoRecorderDetail decodes an entry's detail as the reference's
+// receiptFromEntry does: the recorder reads the entry with Detail an `any`
+// (a map, numbers as float64), receiptFromEntry marshals that map again
+// (member names sorted) and unmarshals the result into the receipt.
+func readGoRecorderDetail(detail *canon.Value) (*goActionReceipt, error) {
+	var m any
+	if err := json.Unmarshal(goDecoderInput(nil, detail), &m); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var r goActionReceipt
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
 // pipelockActionHash is chain.go ReceiptHash: hex SHA-256 of
 // json.Marshal(receipt).
 func pipelockActionHash(r *goActionReceipt) (string, error) {
