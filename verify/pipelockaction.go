@@ -133,6 +133,11 @@ func checkPipelockAction(c *check) {
 	pipelockValidate(c, ar)
 	if h, err := pipelockActionHash(r); err == nil {
 		c.res.Fingerprints.ChainHash = pipelockSeqLink(h, ar.ChainSeq)
+		if !c.has(AxisStructure) {
+			// The chain hashes this tool shows are not the ones pipelock
+			// writes: say which is which.
+			c.pass(AxisStructure, "receipt hash "+h+"; the chain hash and previous hash shown are SHA-256 of a receipt hash, \"/\" and its chain_seq")
+		}
 	}
 	pipelockActionLink(c, ar)
 
