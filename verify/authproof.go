@@ -186,13 +186,20 @@ func arrayIndex(s string) (uint64, bool) {
 	return n, true
 }
 
-// appendJSString quotes s as JSON.stringify does. Receipts are parsed
-// without lone surrogates, so s is valid UTF-8.
+// appendJSString quotes s as JSON.stringify does. s is UTF-8 but for lone
+// surrogates, held in WTF-8 form, which well-formed JSON.stringify (the
+// SDK's signing input) writes as a lowercase \udxxx escape.
 func appendJSString(dst []byte, s string) []byte {
 	const hexDigits = "0123456789abcdef"
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
+		if c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 {
+			r := 0xD000 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+			dst = append(dst, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+			i += 3
+			continue
+		}
 		if c >= utf8.RuneSelf {
 			_, n := utf8.DecodeRuneInString(s[i:])
 			dst = append(dst, s[i:i+n]...)

@@ -30,7 +30,8 @@ type format struct {
 //     own: aerf (type notarised_evidence), overturn-recording
 //     (fingerprint, no payload), agentreceipts (type AgentReceipt),
 //     undolog-effect (call_signature), authproof (delegationId),
-//     pipelock-evidence-v2 (record_type).
+//     pipelock-evidence-v2 (record_type), pipelock-action-v1
+//     (action_record).
 var formats = []format{
 	dsseFormat,
 	actaFormat,
@@ -42,6 +43,7 @@ var formats = []format{
 	undoLogFormat,
 	authproofFormat,
 	pipelockFormat,
+	pipelockActionFormat,
 }
 
 func detect(doc *canon.Value) *format {

@@ -64,15 +64,18 @@ func isPipelock(doc *canon.Value) bool {
 }
 
 func pipelockChainHash(doc *canon.Value) (string, error) {
-	b, _, err := canonicalNFC(canon.Pipelock, doc)
+	b, _, err := canonicalNFC(canon.Pipelock, goDecoded(doc))
 	if err != nil {
 		return "", err
 	}
 	return sha256Hex(b), nil
 }
 
-// pipelockSigningInput is the receipt with its signature object zeroed.
+// pipelockSigningInput is the receipt with its signature object zeroed,
+// as the reference reads it: its decoder turns each lone surrogate into
+// U+FFFD before it normalizes and signs.
 func pipelockSigningInput(doc *canon.Value) ([]byte, bool, error) {
+	doc = goDecoded(doc)
 	zero := canon.Value{Kind: canon.Object}
 	for _, name := range pipelockSignatureFields {
 		zero.Members = append(zero.Members, canon.Member{Name: name, Value: canon.StringValue("")})
@@ -187,6 +190,9 @@ func checkPipelock(c *check) {
 	}
 	c.verifySignature(key, alg, msg, sig)
 	c.noteSignature(nfcNote(changed))
+	if hasLoneSurrogate(doc) {
+		c.noteSignature("each lone surrogate read as U+FFFD, as the Go reference's decoder reads it, and verified so")
+	}
 	if hasGoEscapes(doc) {
 		c.noteSignature(`signed bytes in the Go reference's form: & < > U+2028 U+2029 escaped as \u0026 \u003c \u003e \u2028 \u2029`)
 	}

@@ -93,7 +93,7 @@ func New(dir *keys.Directory, opts ...Option) (*Verifier, error) {
 
 // receiptParse is how every receipt is read: strict, since a receipt with a
 // duplicate member name means different things to different parsers.
-var receiptParse = canon.ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: canon.RejectDuplicates}
+var receiptParse = canon.ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: canon.RejectDuplicates, AllowLoneSurrogates: true}
 
 // parseReceipt parses a receipt without copying it: the Value's strings
 // point into raw (see VerifyWith, which gives the Result copies of its own).
@@ -171,6 +171,7 @@ func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 	res.Format = f.name
 	c.f = f
 	f.check(c)
+	res.resultText()
 	if f.chain != nil {
 		c.link.scope = chainScope(f, &doc)
 	}

@@ -1,8 +1,11 @@
 package keys
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/receiptverify/verify/verify/sigalg"
 )
 
 // Directory is the merged trust material of several key files, in the order
@@ -18,6 +21,7 @@ type Directory struct {
 	snaps    []*Snapshot
 	keys     []*Key
 	byID     map[string]*Key
+	byPublic map[string]*Key // alg and raw public key bytes, for receipts that embed their key
 	combined []Combined
 }
 
@@ -25,7 +29,7 @@ type Directory struct {
 // or with ReasonConflict if two entries give one key id different public
 // keys, agent_id, issuer_id or org_id.
 func NewDirectory(snaps ...*Snapshot) (*Directory, error) {
-	d := &Directory{byID: make(map[string]*Key)}
+	d := &Directory{byID: make(map[string]*Key), byPublic: make(map[string]*Key)}
 	groups := map[string][]*Key{}
 	n := 0
 	for _, s := range snaps {
@@ -62,7 +66,29 @@ func NewDirectory(snaps ...*Snapshot) (*Directory, error) {
 			d.combined = append(d.combined, *c)
 		}
 	}
+	for _, k := range d.keys {
+		if k.Public == nil {
+			continue
+		}
+		if pk := publicKeyIndex(k.Alg, k.Public.Bytes()); d.byPublic[pk] == nil {
+			d.byPublic[pk] = k
+		}
+	}
 	return d, nil
+}
+
+func publicKeyIndex(alg sigalg.Alg, raw []byte) string { return string(alg) + "\x00" + string(raw) }
+
+// ByPublicKey finds the directory's entry for a public key a receipt
+// embeds (pipelock ActionReceipt v1 signer_key): the embedded key is only
+// a claim, and it is trusted only when the directory lists it. The first
+// entry in Directory order wins.
+func (d *Directory) ByPublicKey(alg sigalg.Alg, raw []byte) (*Key, error) {
+	if k, ok := d.byPublic[publicKeyIndex(alg, raw)]; ok {
+		return k, nil
+	}
+	return nil, &Error{Reason: ReasonUnknownKey, Index: -1, ID: hex.EncodeToString(raw),
+		Detail: "the embedded " + string(alg) + " key is not in the key directory"}
 }
 
 // Combined lists the key ids whose entries gave different statuses or
