@@ -40,7 +40,7 @@ func findingOptions(ctx *cli.Context, now time.Time) (analytics.ReportOptions, e
 	}
 	if path := ctx.String("baseline"); path != "" {
 		if opts.Baseline, err = analytics.ReadBaseline(path); err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, analytics.ErrBaselineTooLarge) {
 				return opts, &inputError{err}
 			}
 			return opts, usagef(ctx, "%v", err)
