@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/outfile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -65,7 +65,7 @@ func baselineAction(ctx *cli.Context) error {
 		return err
 	}
 	if path := ctx.String("out"); path != "" {
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		if err := outfile.WriteFile(path, b.Bytes()); err != nil {
 			return &ioError{err}
 		}
 	} else if _, err := ctx.App.Writer.Write(b.Bytes()); err != nil {
