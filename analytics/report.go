@@ -267,6 +267,12 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 		return nil, err
 	}
 
+	// The files are written after every query ran, each atomically, and
+	// not begun once the run is stopped: an interrupted report leaves the
+	// day's directory as it was. Writing them takes milliseconds.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, &WriteError{Path: opts.Dir, Err: err}
 	}

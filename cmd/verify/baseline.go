@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"time"
 
@@ -52,7 +51,7 @@ func baselineAction(ctx *cli.Context) error {
 	}
 	defer db.Close()
 	expires := day.AddDate(0, 0, ctx.Int("valid"))
-	st, err := analytics.StartingBaseline(context.Background(), db.SQL(), ctx.String("day"), expires)
+	st, err := analytics.StartingBaseline(runContext(ctx), db.SQL(), ctx.String("day"), expires)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 
@@ -21,11 +22,16 @@ type outputFile struct {
 
 // redirect sends what is written to s to a temporary file for path
 // from now on. A file that cannot be created is an I/O error (exit 74).
-func (s *stdoutWriter) redirect(path string) error {
+// Opening a FIFO waits for its reader: a signal ends the wait.
+func (s *stdoutWriter) redirect(ctx context.Context, path string) error {
 	if s.file != nil {
 		return nil
 	}
-	out, err := outfile.Create(path)
+	out, err := whileBlocked(ctx, path, func() (*outfile.File, error) { return outfile.Create(path) }, (*outfile.File).Abort)
+	var interrupted *interruptedError
+	if errors.As(err, &interrupted) {
+		return err
+	}
 	if err != nil {
 		return &ioError{fmt.Errorf("-o %s: %w", path, err)}
 	}
