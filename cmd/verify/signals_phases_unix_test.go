@@ -72,6 +72,7 @@ func TestSIGTERMInEveryPhase(t *testing.T) {
 		{"report", "report", []string{"report", "--db", db, "--day", "2026-11-03", "--out", w("report")}, []string{w("report")}, nil},
 		{"query", "query", []string{"query", "--db", db, "-f", "csv", "-o", w("drift.csv"), "drift"}, []string{w("drift.csv")}, nil},
 		{"export", "export", []string{"export", "--db", db, "--parquet", w("parquet")}, []string{w("parquet")}, nil},
+		{"baseline", "baseline", []string{"baseline", "--db", db, "--day", "2026-11-03", "--out", w("baseline.toml")}, []string{w("baseline.toml")}, nil},
 		{"finalize", "finalize", []string{"finalize", "-o", w("final.txt"), w("shard")}, []string{w("final.txt")}, nil},
 	}
 	defer func() { phaseHook = nil }()
