@@ -53,8 +53,8 @@ func Create(path string) (*File, error) {
 		if t, err := filepath.EvalSymlinks(path); err == nil {
 			out.target = t
 		} else {
-			// A dangling link: opening it creates its target.
-			return out.startInPlace()
+			// A dangling link: opening it at Commit creates its target.
+			return out.startInPlace(false)
 		}
 	}
 	fi, err := os.Stat(out.target)
@@ -80,7 +80,7 @@ func Create(path string) (*File, error) {
 	}
 	f, err := createBeside(filepath.Dir(out.target), filepath.Base(out.target), fi.Mode().Perm())
 	if err != nil {
-		return out.startInPlace()
+		return out.startInPlace(true)
 	}
 	// The mode exactly as it was (the umask took bits off at create), and
 	// the owner: one that cannot be kept means writing in place.
@@ -91,22 +91,24 @@ func Create(path string) (*File, error) {
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return out.startInPlace()
+		return out.startInPlace(true)
 	}
 	out.f = f
 	return out, nil
 }
 
 // startInPlace makes out one written in place at Commit, from a
-// temporary file in the system's temporary directory.
-func (out *File) startInPlace() (*File, error) {
-	// The target must be writable now, or the run would end in an error
-	// after all its work.
-	t, err := os.OpenFile(out.target, os.O_WRONLY|os.O_CREATE, 0o666)
-	if err != nil {
-		return nil, err
+// temporary file in the system's temporary directory. An existing
+// target must be writable now, or the run would end in an error after
+// all its work; one that does not exist yet is made only at Commit.
+func (out *File) startInPlace(exists bool) (*File, error) {
+	if exists {
+		t, err := os.OpenFile(out.target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		t.Close()
 	}
-	t.Close()
 	f, err := createTemp(os.TempDir(), "verify-out", 0o600)
 	if err != nil {
 		return nil, err

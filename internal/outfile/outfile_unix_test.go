@@ -249,7 +249,8 @@ func TestAbortLeavesOldOrNothing(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "old")
 	os.WriteFile(p, []byte("old"), 0o644)
-	for _, path := range []string{p, filepath.Join(dir, "new")} {
+	os.Symlink("absent", filepath.Join(dir, "dangling"))
+	for _, path := range []string{p, filepath.Join(dir, "new"), filepath.Join(dir, "dangling")} {
 		f, err := Create(path)
 		if err != nil {
 			t.Fatal(err)
@@ -260,8 +261,10 @@ func TestAbortLeavesOldOrNothing(t *testing.T) {
 	if got := content(t, p); got != "old" {
 		t.Errorf("old file holds %q", got)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "new")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("an aborted new file exists: %v", err)
+	for _, name := range []string{"new", "absent"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("an aborted new file %s exists: %v", name, err)
+		}
 	}
 	noTemps(t, dir)
 }
