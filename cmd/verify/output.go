@@ -58,6 +58,9 @@ func (s *stdoutWriter) finish(err error) error {
 	}
 	if !keep {
 		f.out.Abort()
+		if f.out.Through() {
+			return fmt.Errorf("%w\n%s: the output stops short", err, f.path)
+		}
 		return fmt.Errorf("%w\n%s: not written, as the results are not whole", err, f.path)
 	}
 	werr := f.buf.Flush()

@@ -117,6 +117,11 @@ func (out *File) startInPlace(exists bool) (*File, error) {
 	return out, nil
 }
 
+// Through reports whether the bytes go straight to the target (a
+// device, FIFO or socket), so that an aborted output has reached it in
+// part.
+func (out *File) Through() bool { return out.how == through }
+
 // Name is the path the user named.
 func (out *File) Name() string { return out.path }
 
