@@ -89,7 +89,7 @@ func applyConfig(ctx *cli.Context) error {
 		}
 		return usagef(ctx, "%v", err)
 	}
-	data, err := readSmallFile(path)
+	data, err := whileBlocked(runContext(ctx), path, func() ([]byte, error) { return readSmallFile(path) }, func([]byte) {})
 	if err != nil {
 		return err
 	}

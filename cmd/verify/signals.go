@@ -137,6 +137,7 @@ func runContext(ctx *cli.Context) context.Context {
 // whileBlocked runs open, which may block for ever (a FIFO that no
 // writer or reader opens), on its own, so that a signal ends the wait.
 // What open returns after the run gave up on it is given to discard.
+// (Key and schema files are read without it: a FIFO there still blocks.)
 func whileBlocked[T any](ctx context.Context, name string, open func() (T, error), discard func(T)) (T, error) {
 	type result struct {
 		v   T

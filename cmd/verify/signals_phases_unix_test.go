@@ -145,6 +145,8 @@ func TestSIGTERMWhileFIFOBlocks(t *testing.T) {
 		{"audit", "--db", filepath.Join(work, "a.duckdb"), "--out", filepath.Join(work, "reports"), at, fifo},
 		{"explain", at, fifo + ":1"},
 		{"canon", "-o", outFIFO, doc},
+		{"canon", "--config", fifo, doc},
+		{"audit", "--db", filepath.Join(work, "b.duckdb"), "--out", filepath.Join(work, "reports"), "--baseline", fifo, at, doc},
 	} {
 		t.Run(args[0], func(t *testing.T) {
 			_, stderr, wait := startRun(args...)
