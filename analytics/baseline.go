@@ -116,13 +116,31 @@ func (e BaselineEntry) matches(name string, t *Table, r []any) bool {
 // ReadBaseline reads and checks a baseline file. Keys it does not know
 // (a misspelt "fingerprnt" would otherwise widen an entry) and entries
 // without a reason, an expiry or anything to match are errors.
+// The file is read up to MaxBaselineBytes: a larger one (or a device
+// that never ends) is ErrBaselineTooLarge, not memory exhausted.
 func ReadBaseline(path string) (*Baseline, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxBaselineBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("baseline %s: %w", path, err)
+	}
+	if len(data) > MaxBaselineBytes {
+		return nil, fmt.Errorf("baseline %s: %w", path, ErrBaselineTooLarge)
+	}
 	return ParseBaseline(path, data)
 }
+
+// MaxBaselineBytes bounds a baseline file, read whole like the key and
+// schema files. A baseline is a few lines per accepted tool schema: 8 MiB
+// holds tens of thousands of entries.
+const MaxBaselineBytes = 8 << 20
+
+// ErrBaselineTooLarge is a baseline file past MaxBaselineBytes.
+var ErrBaselineTooLarge = fmt.Errorf("larger than %d bytes", MaxBaselineBytes)
 
 // ParseBaseline is ReadBaseline of data read from path.
 func ParseBaseline(path string, data []byte) (*Baseline, error) {

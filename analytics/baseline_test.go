@@ -3,6 +3,7 @@ package analytics
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,4 +168,21 @@ func readCSVBytes(t *testing.T, b []byte) []map[string]string {
 		t.Fatal(err)
 	}
 	return readCSV(t, path)
+}
+
+// TestReadBaselineBounded checks that a baseline past MaxBaselineBytes,
+// or a device that never ends, is refused instead of read whole.
+func TestReadBaselineBounded(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.toml")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("#"), MaxBaselineBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{big, "/dev/zero"} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if _, err := ReadBaseline(p); !errors.Is(err, ErrBaselineTooLarge) {
+			t.Errorf("ReadBaseline(%s) = %v, want ErrBaselineTooLarge", p, err)
+		}
+	}
 }

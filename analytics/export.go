@@ -116,12 +116,25 @@ const receiptWidth = "strlen(raw) + 512"
 // with one thread, so the export runs with one. A database error (COPY
 // included) is an *IOError, a directory that cannot be made a
 // *WriteError.
-func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) (*ExportSummary, error) {
+//
+// An export stopped by ctx (a signal) removes dir if it made it: a
+// directory that did not exist before the run is not left half-filled.
+func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) (sum *ExportSummary, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if _, serr := os.Lstat(dir); errors.Is(serr, fs.ErrNotExist) {
+		defer func() {
+			if err != nil && ctx.Err() != nil {
+				os.RemoveAll(dir)
+			}
+		}()
+	}
 	bound := opts.MaxFileBytes
 	if bound <= 0 {
 		bound = DefaultMaxFileBytes
 	}
-	sum := &ExportSummary{Dir: dir}
+	sum = &ExportSummary{Dir: dir}
 	if err := os.MkdirAll(filepath.Join(dir, ParquetReceipts), 0o755); err != nil {
 		return nil, &WriteError{Path: dir, Err: err}
 	}

@@ -46,7 +46,7 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 		p("## Failed receipts\n\n| file:line | verdict | reasons | tool | action_id | issued_at |\n|---|---|---|---|---|---|\n")
 		for _, r := range failures.Rows[:min(summaryFailures, len(failures.Rows))] {
 			g := func(c string) string { return Text(r[failures.Col(c)]) }
-			p("| %s | %s | %s | %s | %s | %s |\n", mdText(cellPath(g("source"))+":"+g("line")), g("verdict"), mdText(g("reasons")), mdText(cell(g("tool_name"))), mdText(cell(g("action_id"))), g("issued_at"))
+			p("| %s | %s | %s | %s | %s | %s |\n", mdText(cellPath(g("source"))+":"+g("line")), mdText(g("verdict")), mdText(g("reasons")), mdText(cell(g("tool_name"))), mdText(cell(g("action_id"))), mdText(g("issued_at")))
 		}
 		if n := len(failures.Rows) - summaryFailures; n > 0 {
 			p("\n%d more in [failures.csv](failures.csv).\n", n)
@@ -288,7 +288,7 @@ func findingsTable(b *strings.Builder, rows []findingRow, n int, suppressed bool
 		if suppressed {
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.finding, r.severity, mdText(cell(r.what)), mdText(cell(r.tool)), fp, mdText(r.where), mdText(cell(r.suppressedBy)))
 		} else {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", r.finding, mdText(cell(r.what)), mdText(cell(r.tool)), fp, mdText(r.where), r.when)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", r.finding, mdText(cell(r.what)), mdText(cell(r.tool)), fp, mdText(r.where), mdText(r.when))
 		}
 	}
 	if len(files) > 0 {
@@ -337,7 +337,10 @@ func shortFP(fp string) string {
 	return fp
 }
 
-var mdEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "<", "&lt;", ">", "&gt;", "\r", " ", "\n", " ")
+// mdEscaper escapes what Markdown acts on. & is one: "&#x202E;" in a tool
+// name would become a real right-to-left override in summary.html, and
+// "&lt;script&gt;" would show as <script>.
+var mdEscaper = strings.NewReplacer("&", "&amp;", `\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "<", "&lt;", ">", "&gt;", "\r", " ", "\n", " ")
 
 // mdText escapes s for a Markdown table cell: values come from receipts
 // and are not trusted to be plain. Control and format characters become

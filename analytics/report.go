@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/receiptverify/verify/internal/outfile"
 )
 
 // ReportOptions say which day to report, where, and what fails it.
@@ -265,6 +267,12 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 		return nil, err
 	}
 
+	// The files are written after every query ran, each atomically, and
+	// not begun once the run is stopped: an interrupted report leaves the
+	// day's directory as it was. Writing them takes milliseconds.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, &WriteError{Path: opts.Dir, Err: err}
 	}
@@ -410,29 +418,13 @@ type WriteError struct {
 func (e *WriteError) Error() string { return "write " + e.Path + ": " + e.Err.Error() }
 func (e *WriteError) Unwrap() error { return e.Err }
 
-// writeFileAtomic writes dir/name through a temporary file in dir and a
-// rename, so a reader sees the old file or the new one, never a part.
+// writeFileAtomic writes dir/name as outfile does, so a reader sees the
+// old file or the new one, never a part, and a file the user made keeps
+// its mode and owner.
 func writeFileAtomic(dir, name string, data []byte) error {
 	final := filepath.Join(dir, name)
-	fail := func(err error) error { return &WriteError{Path: final, Err: err} }
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return fail(err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, final)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fail(err)
+	if err := outfile.WriteFile(final, data); err != nil {
+		return &WriteError{Path: final, Err: err}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/receiptverify/verify/internal/outfile"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -156,11 +157,7 @@ func (w *Writer) Close(sum stream.MapSummary) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(w.dir, "."+Manifest+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(w.dir, Manifest))
+	return outfile.WriteFile(filepath.Join(w.dir, Manifest), append(b, '\n'))
 }
 
 // abort releases the writer without finishing the directory.

@@ -72,7 +72,7 @@ func auditAction(ctx *cli.Context) error {
 	if err != nil {
 		return err // an interrupted load writes no report
 	}
-	bg := context.Background()
+	bg := runContext(ctx)
 
 	days := []string{day}
 	if day == "" {
@@ -88,6 +88,7 @@ func auditAction(ctx *cli.Context) error {
 	if len(days) > 1 {
 		bar.setPhase(fmt.Sprintf("finding queries over %d days", len(days)))
 	}
+	phase(bg, "queries")
 	if opts.Shared, err = analytics.ShareFindings(bg, db.SQL(), days); err != nil {
 		return outputErr(err)
 	}
@@ -95,6 +96,7 @@ func auditAction(ctx *cli.Context) error {
 	for i, d := range days {
 		bar.setPhase(fmt.Sprintf("reporting day %d of %d (%s)", i+1, len(days), d))
 		opts.Day, opts.Dir = d, filepath.Join(out, d)
+		phase(bg, "report")
 		sum, err := analytics.Report(bg, db.SQL(), opts)
 		if err != nil {
 			return outputErr(err)

@@ -2,12 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/outfile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -52,7 +51,8 @@ func baselineAction(ctx *cli.Context) error {
 	}
 	defer db.Close()
 	expires := day.AddDate(0, 0, ctx.Int("valid"))
-	st, err := analytics.StartingBaseline(context.Background(), db.SQL(), ctx.String("day"), expires)
+	phase(runContext(ctx), "baseline")
+	st, err := analytics.StartingBaseline(runContext(ctx), db.SQL(), ctx.String("day"), expires)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func baselineAction(ctx *cli.Context) error {
 		return err
 	}
 	if path := ctx.String("out"); path != "" {
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		if err := outfile.WriteFile(path, b.Bytes()); err != nil {
 			return &ioError{err}
 		}
 	} else if _, err := ctx.App.Writer.Write(b.Bytes()); err != nil {

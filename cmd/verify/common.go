@@ -57,7 +57,7 @@ func prepare(c *cli.Command) {
 			if !ok {
 				return fmt.Errorf("-o: stdout is not redirectable")
 			}
-			if err := out.redirect(p); err != nil {
+			if err := out.redirect(runContext(ctx), p); err != nil {
 				return err
 			}
 		}

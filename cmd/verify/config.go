@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
 	"github.com/urfave/cli/v2/altsrc"
 )
@@ -81,7 +82,14 @@ func applyConfig(ctx *cli.Context) error {
 		}
 		path = configFile
 	}
-	data, err := readSmallFile(path)
+	if err := checkConfigTrust(path); err != nil {
+		var input *inputError
+		if errors.As(err, &input) {
+			return err
+		}
+		return usagef(ctx, "%v", err)
+	}
+	data, err := whileBlocked(runContext(ctx), path, func() ([]byte, error) { return readSmallFile(path) }, func([]byte) {})
 	if err != nil {
 		return err
 	}
@@ -112,7 +120,25 @@ func applyConfig(ctx *cli.Context) error {
 		}
 		values[name] = v
 	}
-	return altsrc.ApplyInputSourceValues(ctx, altsrc.NewMapInputSource(path, values), ctx.Command.Flags)
+	var set []string // the flags the file sets: neither command line nor environment did
+	for k := range values {
+		if !ctx.IsSet(k.(string)) {
+			set = append(set, k.(string))
+		}
+	}
+	quiet := ctx.IsSet("quiet") && ctx.Bool("quiet")
+	if err := altsrc.ApplyInputSourceValues(ctx, altsrc.NewMapInputSource(path, values), ctx.Command.Flags); err != nil {
+		return err
+	}
+	// The file in use is named with the flags it set, so that a run's
+	// behaviour can be traced to it. A -q of the command line or the
+	// environment silences this; one that the file sets does not, or a
+	// planted file could hide itself.
+	if len(set) > 0 && !quiet {
+		slices.Sort(set)
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: config %s sets %s\n", termtext.Escape(path), strings.Join(set, ", "))
+	}
+	return nil
 }
 
 // configValue checks v, a value read for flag f, and puts it in the form

@@ -10,14 +10,16 @@ package main
 //	2     receipts only: some receipt INCOMPLETE (could not be fully checked), none FAIL
 //	3     report and audit: no receipt at all on the day (or in the input) and no finding:
 //	      nothing to judge, which a scheduled job must not take for a clean day
-//	64    usage error: unknown command or flag, unknown dialect, wrong argument count
+//	64    usage error: unknown command or flag, unknown dialect, wrong argument count,
+//	      a configuration file refused (others than its owner can write it)
 //	65    show and explain --db: the archive file has changed since it was loaded (the bytes
 //	      at a receipt's recorded place are not those loaded)
 //	66    input unreadable: missing file, a directory, a read or gzip error
 //	74    I/O error on the audit database or on files written (load, report, export, audit),
 //	      on the temporary spool, or on stdout (any command: the output stops short)
-//	130   interrupted (SIGINT or SIGTERM): receipts, load and audit stop, remove their
-//	      temporary files, and load rolls back the file it was loading
+//	130   interrupted (SIGINT or SIGTERM), any command and phase: the run stops,
+//	      removes its temporary files and leaves unfinished outputs unwritten, and
+//	      load rolls back the file it was loading
 const (
 	exitOK         = 0
 	exitRejected   = 1

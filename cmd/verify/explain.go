@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -175,8 +174,7 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, usagef(ctx, "%s is a directory: explain takes one file and a line in it", path)
 	}
-	sigCtx, stop := untilSignal()
-	defer stop()
+	sigCtx := runContext(ctx)
 	srcs, cleanup, err := expandPaths(sigCtx, []string{path}, ctx.App.Reader, ctx.App.ErrWriter)
 	defer cleanup()
 	if err != nil {
@@ -421,7 +419,7 @@ func explainFromDB(ctx *cli.Context, dbPath, actionID string) (*explanation, err
 		return nil, err
 	}
 	defer db.Close()
-	bg := context.Background()
+	bg := runContext(ctx)
 	rows, err := analytics.ReceiptsByAction(bg, db.SQL(), actionID)
 	if err != nil {
 		return nil, err

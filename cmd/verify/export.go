@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -50,7 +49,8 @@ func exportAction(ctx *cli.Context) error {
 	}
 	defer db.Close()
 	dir := ctx.String("parquet")
-	sum, err := analytics.ExportParquet(context.Background(), db, dir, analytics.ExportOptions{MaxFileBytes: bound})
+	phase(runContext(ctx), "export")
+	sum, err := analytics.ExportParquet(runContext(ctx), db, dir, analytics.ExportOptions{MaxFileBytes: bound})
 	if err != nil {
 		return outputErr(err)
 	}

@@ -69,11 +69,11 @@ func finalizeAction(ctx *cli.Context) error {
 	if ctx.IsSet("judgments") && ctx.IsSet("history") {
 		return usagef(ctx, "--history does not go with --judgments: the engine that ran the judgments reads the history")
 	}
-	sigCtx, stop := untilSignal()
-	defer stop()
+	sigCtx := runContext(ctx)
 	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
 	emit := resultEmitter(output, jsonOut, stdout, newProgressBar(io.Discard))
 	opts := shard.FinalizeOptions{Judgments: ctx.String("judgments"), History: ctx.StringSlice("history")}
+	phase(sigCtx, "finalize")
 	sum, err := shard.Finalize(sigCtx, ctx.Args().Slice(), opts, func(r *verify.Result) error { return emit(&stream.Record{Result: r}) })
 	if err != nil {
 		jsonOut.Flush()

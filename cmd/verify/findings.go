@@ -39,8 +39,14 @@ func findingOptions(ctx *cli.Context, now time.Time) (analytics.ReportOptions, e
 		return opts, usagef(ctx, "--format must be ocsf, not %q", ctx.String("format"))
 	}
 	if path := ctx.String("baseline"); path != "" {
-		if opts.Baseline, err = analytics.ReadBaseline(path); err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		// A FIFO with no writer blocks the read: a signal ends the wait.
+		opts.Baseline, err = whileBlocked(runContext(ctx), path, func() (*analytics.Baseline, error) { return analytics.ReadBaseline(path) }, func(*analytics.Baseline) {})
+		var interrupted *interruptedError
+		if errors.As(err, &interrupted) {
+			return opts, err
+		}
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, analytics.ErrBaselineTooLarge) {
 				return opts, &inputError{err}
 			}
 			return opts, usagef(ctx, "%v", err)

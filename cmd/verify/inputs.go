@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -101,7 +102,11 @@ func expandPaths(ctx context.Context, paths []string, stdin io.Reader, stderr io
 			return nil, cleanup, &inputError{err}
 		}
 		if fi.Mode()&fs.ModeNamedPipe != 0 { // the shell's <(command): read once, here
-			f, err := os.Open(p)
+			f, err := openWaiting(ctx, p)
+			var interrupted *interruptedError
+			if errors.As(err, &interrupted) {
+				return nil, cleanup, err
+			}
 			if err != nil {
 				return nil, cleanup, &inputError{err}
 			}
@@ -225,7 +230,7 @@ func failedSource(name string, lines bool, err error) stream.Source {
 // fileSource is the file at path as a source; its reads check ctx.
 func fileSource(ctx context.Context, name, path string, lines bool) stream.Source {
 	return stream.Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) {
-		f, err := os.Open(path)
+		f, err := openWaiting(ctx, path)
 		if err != nil {
 			return nil, err
 		}

@@ -172,8 +172,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	if err != nil {
 		return analytics.LoadSummary{}, err
 	}
-	sigCtx, stop := untilSignal()
-	defer stop()
+	sigCtx := runContext(ctx)
 	inputs, cleanup, err := loadInputs(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr)
 	defer cleanup()
 	if err != nil {
@@ -200,8 +199,10 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		OnFile: func(f analytics.FileSummary) {
 			bar.clear()
 			fmt.Fprintln(stderr, termtext.Escape(fileLine(f)))
+			phase(sigCtx, "commit")
 		},
 	}
+	phase(sigCtx, "load")
 	sum, err := analytics.Load(sigCtx, db, v, inputs, opts)
 	bar.done()
 	if err != nil && sigCtx.Err() != nil {

@@ -2,33 +2,40 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+
+	"github.com/receiptverify/verify/internal/outfile"
 )
 
-// outputFile is -o FILE: the results are written to a temporary file
-// beside FILE, renamed over it when the command ends with its results
-// whole. A scheduled job that reads FILE then never finds half of a run,
-// and a failed run leaves the last good FILE as it was.
+// outputFile is -o FILE: the results are written as outfile writes
+// (into a temporary file beside a regular FILE, renamed over it when the
+// command ends with its results whole; through a device or FIFO). A
+// scheduled job that reads FILE then never finds half of a run, and a
+// failed run leaves the last good FILE as it was.
 type outputFile struct {
 	path string
-	tmp  *os.File
+	out  *outfile.File
 	buf  *bufio.Writer
 }
 
 // redirect sends what is written to s to a temporary file for path
 // from now on. A file that cannot be created is an I/O error (exit 74).
-func (s *stdoutWriter) redirect(path string) error {
+// Opening a FIFO waits for its reader: a signal ends the wait.
+func (s *stdoutWriter) redirect(ctx context.Context, path string) error {
 	if s.file != nil {
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	out, err := whileBlocked(ctx, path, func() (*outfile.File, error) { return outfile.Create(path) }, (*outfile.File).Abort)
+	var interrupted *interruptedError
+	if errors.As(err, &interrupted) {
+		return err
+	}
 	if err != nil {
 		return &ioError{fmt.Errorf("-o %s: %w", path, err)}
 	}
-	s.file = &outputFile{path: path, tmp: tmp, buf: bufio.NewWriterSize(tmp, 1<<16)}
+	s.file = &outputFile{path: path, out: out, buf: bufio.NewWriterSize(out, 1<<16)}
 	s.w = s.file.buf
 	s.name = path
 	return nil
@@ -50,25 +57,19 @@ func (s *stdoutWriter) finish(err error) error {
 		keep = false
 	}
 	if !keep {
-		f.tmp.Close()
-		os.Remove(f.tmp.Name())
+		f.out.Abort()
+		if f.out.Through() {
+			return fmt.Errorf("%w\n%s: the output stops short", err, f.path)
+		}
 		return fmt.Errorf("%w\n%s: not written, as the results are not whole", err, f.path)
 	}
 	werr := f.buf.Flush()
 	if werr == nil {
-		werr = f.tmp.Chmod(0o644)
-	}
-	if werr == nil {
-		werr = f.tmp.Sync()
-	}
-	if cerr := f.tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.tmp.Name(), f.path)
+		werr = f.out.Commit()
+	} else {
+		f.out.Abort()
 	}
 	if werr != nil {
-		os.Remove(f.tmp.Name())
 		return &ioError{errors.Join(fmt.Errorf("-o %s: %w", f.path, werr), err)}
 	}
 	return err

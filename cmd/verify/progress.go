@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/receiptverify/verify/verify/stream"
@@ -227,35 +225,4 @@ func (p *progressBar) done() {
 		p.stop = nil
 	}
 	p.erase()
-}
-
-// onInterrupt says on stderr, as soon as SIGINT or SIGTERM arrives, that
-// it did and what the command does about it (what: "removing temporary
-// files"), as stopping can take a moment. It is said even with -q. stop
-// ends the watch, and waits for a message under way to be written, so that
-// nothing else writes to stderr or the progress line at the same time.
-func onInterrupt(ctx *cli.Context, bar *progressBar, what string) (stop func()) {
-	w := ctx.App.ErrWriter
-	if s, ok := ctx.App.Metadata["stderr"].(io.Writer); ok {
-		w = s
-	}
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	quit, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		select {
-		case s := <-ch:
-			if bar != nil {
-				bar.done()
-			}
-			name := "interrupt"
-			if s == syscall.SIGTERM {
-				name = "SIGTERM"
-			}
-			fmt.Fprintf(w, "verify: %s received: stopping, %s\n", name, what)
-		case <-quit:
-		}
-	}()
-	return func() { signal.Stop(ch); close(quit); <-exited }
 }

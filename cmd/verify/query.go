@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -66,7 +65,8 @@ func queryAction(ctx *cli.Context) error {
 		return err
 	}
 	defer db.Close()
-	t, err := analytics.RunQuery(context.Background(), db.SQL(), name, day)
+	phase(runContext(ctx), "query")
+	t, err := analytics.RunQuery(runContext(ctx), db.SQL(), name, day)
 	if err != nil {
 		return err
 	}

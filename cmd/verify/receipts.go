@@ -74,8 +74,7 @@ func receiptsAction(ctx *cli.Context) error {
 	}
 	// The handler goes in before anything is copied: a signal during the
 	// copy of standard input removes it too.
-	sigCtx, stop := untilSignal()
-	defer stop()
+	sigCtx := runContext(ctx)
 	srcs, cleanup, err := expandPaths(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr)
 	defer cleanup()
 	if err != nil {
@@ -99,6 +98,7 @@ func receiptsAction(ctx *cli.Context) error {
 		sopts.OmitSignatureHash = true // only the JSON output shows it
 	}
 	emit := resultEmitter(output, jsonOut, stdout, bar)
+	phase(sigCtx, "verify")
 	sum, err := stream.Run(sigCtx, v, srcs, sopts, emit)
 	bar.done()
 	if err != nil && sigCtx.Err() != nil {

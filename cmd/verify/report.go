@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -65,7 +64,8 @@ func reportAction(ctx *cli.Context) error {
 		return err
 	}
 	defer db.Close()
-	sum, err := analytics.Report(context.Background(), db.SQL(), opts)
+	phase(runContext(ctx), "report")
+	sum, err := analytics.Report(runContext(ctx), db.SQL(), opts)
 	if err != nil {
 		return outputErr(err)
 	}

@@ -21,10 +21,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f, ok := stdout.(*os.File); ok && f == os.Stdout && stdoutClosedAtStart() {
 		out.closed = true
 	}
+	sig := watchSignals(stderr)
 	app := newApp(stdin, out, stderr)
-	err := app.Run(flagsFirst(app, args))
+	app.Metadata["signals"] = sig
+	err := app.RunContext(sig.ctx, flagsFirst(app, args))
+	err = sig.interrupted(err)
 	err = out.failed(err)
 	err = out.finish(err)
+	sig.stop()
 	if err == nil {
 		return exitOK
 	}

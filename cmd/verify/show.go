@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -47,7 +46,7 @@ func showAction(ctx *cli.Context) error {
 		return err
 	}
 	defer db.Close()
-	bg := context.Background()
+	bg := runContext(ctx)
 	arg := ctx.Args().First()
 	var found []analytics.StoredReceipt
 	if file, line, perr := splitPathLine(arg); perr == nil { // else an action_id
