@@ -172,6 +172,9 @@ func (b *Baseline) apply(tables map[string]*Table, now time.Time) []Suppression 
 	}
 	for _, name := range Findings {
 		t := tables[name]
+		if t == nil {
+			continue
+		}
 		t.Columns = append(t.Columns, "suppressed", "suppressed_by")
 		for j, r := range t.Rows {
 			var by any
@@ -188,6 +191,17 @@ func (b *Baseline) apply(tables map[string]*Table, now time.Time) []Suppression 
 		}
 	}
 	return out
+}
+
+// ApplyTo marks the rows of t, one finding query's table (verify query),
+// as a report marks them: the suppressed and suppressed_by columns, the
+// entries' expiry judged at now. It returns one Suppression per entry. A
+// nil baseline adds the columns, every row not suppressed.
+func (b *Baseline) ApplyTo(t *Table, now time.Time) ([]Suppression, error) {
+	if !slices.Contains(Findings, t.Name) {
+		return nil, fmt.Errorf("--baseline: %s is not a finding query (%s)", t.Name, strings.Join(Findings, ", "))
+	}
+	return b.apply(map[string]*Table{t.Name: t}, now), nil
 }
 
 // isSuppressed is a finding row's suppressed column.

@@ -38,15 +38,25 @@ func findingOptions(ctx *cli.Context, now time.Time) (analytics.ReportOptions, e
 	default:
 		return opts, usagef(ctx, "--format must be ocsf, not %q", ctx.String("format"))
 	}
-	if path := ctx.String("baseline"); path != "" {
-		if opts.Baseline, err = analytics.ReadBaseline(path); err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-				return opts, &inputError{err}
-			}
-			return opts, usagef(ctx, "%v", err)
-		}
+	opts.Baseline, err = baselineFlag(ctx)
+	return opts, err
+}
+
+// baselineFlag reads --baseline: nil without it; a file that cannot be
+// read is an input error (66), a bad one a usage error (64).
+func baselineFlag(ctx *cli.Context) (*analytics.Baseline, error) {
+	path := ctx.String("baseline")
+	if path == "" {
+		return nil, nil
 	}
-	return opts, nil
+	b, err := analytics.ReadBaseline(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return nil, &inputError{err}
+		}
+		return nil, usagef(ctx, "%v", err)
+	}
+	return b, nil
 }
 
 // atFlag is --at as an instant, now without it.
