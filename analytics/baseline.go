@@ -222,9 +222,10 @@ func sha256Hex(b []byte) string {
 // Starting is what StartingBaseline accepted, and what it could not.
 type Starting struct {
 	Baseline *Baseline
-	Rows     int // collisions and drift rows above info that the entries accept
-	High     int // of them high: read those entries before adopting the file
-	Left     int // failures, replays and rejects of the day: no baseline accepts them
+	Rows     int   // collisions and drift rows above info that the entries accept
+	High     int   // of them high: read those entries before adopting the file
+	Left     int   // failures, replays and rejects of the day: no baseline accepts them
+	Receipts int64 // the day's receipts: none is a day that cannot be known-good
 }
 
 // StartingBaseline writes a team's first baseline from a day it declares
@@ -237,6 +238,19 @@ func StartingBaseline(ctx context.Context, q Querier, day string, expires time.T
 		return nil, err
 	}
 	st := &Starting{Baseline: &Baseline{Entries: []BaselineEntry{}}}
+	rows, err := q.QueryContext(ctx, "SELECT count(*) FROM receipts WHERE day = CAST($1 AS DATE)", day)
+	if err != nil {
+		return nil, &IOError{Op: "count receipts", Err: err}
+	}
+	for rows.Next() {
+		if err := rows.Scan(&st.Receipts); err != nil {
+			rows.Close()
+			return nil, &IOError{Op: "count receipts", Err: err}
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return nil, &IOError{Op: "count receipts", Err: err}
+	}
 	type pair struct{ tool, fp string }
 	var order []pair
 	kinds := map[pair][]string{}
