@@ -494,6 +494,9 @@ func explainFromDB(ctx *cli.Context, dbPath, arg string) (*explanation, error) {
 	if err != nil {
 		return nil, err
 	}
+	if judgedWith == "" {
+		judgedWith = givenTrustNote(ctx, db, row)
+	}
 	loaded := &loadedRow{Source: row.Source, Line: int(row.Line), Verdict: row.Verdict, Reasons: row.Reasons, Day: row.Day}
 	for _, r := range rows[1:] {
 		loaded.Also = append(loaded.Also, fmt.Sprintf("%s:%d", r.Source, r.Line))

@@ -90,3 +90,49 @@ func useRecordedTrust(ctx *cli.Context, db *analytics.DB, row analytics.LoadedRe
 	}
 	return what, nil
 }
+
+// givenTrustNote says, when trust flags were given, whether they are the
+// material the receipt's load recorded: the same key and schema bytes,
+// --at and strictness give the verdict as loaded, others may not.
+func givenTrustNote(ctx *cli.Context, db *analytics.DB, row analytics.LoadedReceipt) string {
+	t, err := analytics.TrustOf(context.Background(), db.SQL(), row.Trust, row.File)
+	if err != nil {
+		return ""
+	}
+	_, keyFiles, err := loadKeys(ctx.StringSlice("keys"))
+	if err != nil {
+		return ""
+	}
+	var schemaFiles []analytics.TrustFile
+	if paths := ctx.StringSlice("schemas"); len(paths) > 0 {
+		if _, schemaFiles, err = loadSchemas(paths); err != nil {
+			return ""
+		}
+	}
+	var at time.Time
+	if s := ctx.String("at"); s != "" {
+		if at, err = time.Parse(time.RFC3339Nano, s); err != nil {
+			return ""
+		}
+	}
+	same := sameHashes(keyFiles, t.Keys) && sameHashes(schemaFiles, t.Schemas) &&
+		at.Equal(t.At) && ctx.Bool("strict-schemas") == t.StrictSchemas
+	if same {
+		return "the trust flags given, the same material as its load's"
+	}
+	return "the trust flags given, which are not its load's material (without --keys, --schemas, --at and --strict-schemas, explain --db uses the load's)"
+}
+
+// sameHashes says whether two lists of trust files hold the same bytes in
+// the same order, whatever their paths.
+func sameHashes(a, b []analytics.TrustFile) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].SHA256 != b[i].SHA256 {
+			return false
+		}
+	}
+	return true
+}

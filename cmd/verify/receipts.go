@@ -111,11 +111,15 @@ func receiptsAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	summaryOut := stdout
-	if output == "jsonl" {
-		summaryOut = stderr
+	if output == "jsonl" { // stdout is JSON Lines: the summary is a diagnostic
+		var b strings.Builder
+		writeSummary(&b, sum)
+		for l := range strings.Lines(b.String()) {
+			io.WriteString(stderr, "verify: "+l)
+		}
+	} else {
+		writeSummary(stdout, sum)
 	}
-	writeSummary(summaryOut, sum)
 	return runOutcome(sum)
 }
 
