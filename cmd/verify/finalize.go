@@ -85,10 +85,6 @@ func finalizeAction(ctx *cli.Context) error {
 	if err := jsonOut.Flush(); err != nil {
 		return &ioError{err}
 	}
-	summaryOut := stdout
-	if output == "jsonl" {
-		summaryOut = stderr
-	}
-	writeSummary(summaryOut, sum)
+	placeSummary(stdout, stderr, output, sum)
 	return runOutcome(sum)
 }
