@@ -190,6 +190,9 @@ func (b *Baseline) apply(tables map[string]*Table, now time.Time) []Suppression 
 	}
 	for _, name := range Findings {
 		t := tables[name]
+		if t == nil {
+			continue
+		}
 		t.Columns = append(t.Columns, "suppressed", "suppressed_by")
 		for j, r := range t.Rows {
 			var by any
@@ -206,6 +209,17 @@ func (b *Baseline) apply(tables map[string]*Table, now time.Time) []Suppression 
 		}
 	}
 	return out
+}
+
+// ApplyTo marks the rows of t, one finding query's table (verify query),
+// as a report marks them: the suppressed and suppressed_by columns, the
+// entries' expiry judged at now. It returns one Suppression per entry. A
+// nil baseline adds the columns, every row not suppressed.
+func (b *Baseline) ApplyTo(t *Table, now time.Time) ([]Suppression, error) {
+	if !slices.Contains(Findings, t.Name) {
+		return nil, fmt.Errorf("--baseline: %s is not a finding query (%s)", t.Name, strings.Join(Findings, ", "))
+	}
+	return b.apply(map[string]*Table{t.Name: t}, now), nil
 }
 
 // isSuppressed is a finding row's suppressed column.
@@ -226,9 +240,10 @@ func sha256Hex(b []byte) string {
 // Starting is what StartingBaseline accepted, and what it could not.
 type Starting struct {
 	Baseline *Baseline
-	Rows     int // collisions and drift rows above info that the entries accept
-	High     int // of them high: read those entries before adopting the file
-	Left     int // failures, replays and rejects of the day: no baseline accepts them
+	Rows     int   // collisions and drift rows above info that the entries accept
+	High     int   // of them high: read those entries before adopting the file
+	Left     int   // failures, replays and rejects of the day: no baseline accepts them
+	Receipts int64 // the day's receipts: none is a day that cannot be known-good
 }
 
 // StartingBaseline writes a team's first baseline from a day it declares
@@ -241,6 +256,19 @@ func StartingBaseline(ctx context.Context, q Querier, day string, expires time.T
 		return nil, err
 	}
 	st := &Starting{Baseline: &Baseline{Entries: []BaselineEntry{}}}
+	rows, err := q.QueryContext(ctx, "SELECT count(*) FROM receipts WHERE day = CAST($1 AS DATE)", day)
+	if err != nil {
+		return nil, &IOError{Op: "count receipts", Err: err}
+	}
+	for rows.Next() {
+		if err := rows.Scan(&st.Receipts); err != nil {
+			rows.Close()
+			return nil, &IOError{Op: "count receipts", Err: err}
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return nil, &IOError{Op: "count receipts", Err: err}
+	}
 	type pair struct{ tool, fp string }
 	var order []pair
 	kinds := map[pair][]string{}

@@ -89,6 +89,10 @@ func Open(path string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := checkSchemaVersion(db.sql); err != nil {
+		db.Close()
+		return nil, &IOError{Op: "open", Path: path, Err: err}
+	}
 	if _, err := db.sql.Exec(schemaSQL); err != nil {
 		db.Close()
 		return nil, &IOError{Op: "create schema", Path: path, Err: err}
@@ -104,6 +108,10 @@ func Open(path string) (*DB, error) {
 	if _, err := db.sql.Exec(undatedDaySQL); err != nil {
 		db.Close()
 		return nil, &IOError{Op: "date undated receipts", Path: path, Err: err}
+	}
+	if err := recordSchemaVersion(db.sql); err != nil {
+		db.Close()
+		return nil, &IOError{Op: "record schema version", Path: path, Err: err}
 	}
 	return db, nil
 }
@@ -123,6 +131,10 @@ func OpenReadOnly(path string) (*DB, error) {
 	if err := db.checkOurs(true); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if err := checkSchemaVersion(db.sql); err != nil {
+		db.Close()
+		return nil, &IOError{Op: "open", Path: path, Err: err}
 	}
 	if cols, err := db.textLists(); err != nil || len(cols) > 0 {
 		db.Close()

@@ -3,18 +3,25 @@ package analytics
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 )
 
 // LoadedReceipt is one receipt row of an audit database, as verify
 // explain --db shows it.
 type LoadedReceipt struct {
-	Source  string
-	Line    int64
-	Verdict string
-	Reasons string // comma-separated
-	Day     string // YYYY-MM-DD
-	Raw     []byte // the line exactly as read
+	Source   string
+	Line     int64
+	Verdict  string
+	Reasons  string // comma-separated
+	Day      string // YYYY-MM-DD
+	Raw      []byte // the line exactly as read
+	ActionID string
+	Trust    string // trust_sha256: the material its verdict came from
+	File     string // file_sha256: the content it was loaded from
 }
 
 // ReceiptsByAction returns the loaded receipts whose action_id is id, by
@@ -27,13 +34,28 @@ func ReceiptsByAction(ctx context.Context, q Querier, id string) ([]LoadedReceip
 	if err != nil {
 		return nil, err
 	}
+	return loadedReceipts(ctx, rs)
+}
+
+// LoadedReceiptsAt returns the receipts loaded from source at line (see
+// ReceiptsAt), each with its line, as ReceiptsByAction.
+func LoadedReceiptsAt(ctx context.Context, q Querier, source string, line int64) ([]LoadedReceipt, error) {
+	rs, err := ReceiptsAt(ctx, q, source, line)
+	if err != nil {
+		return nil, err
+	}
+	return loadedReceipts(ctx, rs)
+}
+
+func loadedReceipts(ctx context.Context, rs []StoredReceipt) ([]LoadedReceipt, error) {
 	out := make([]LoadedReceipt, len(rs))
 	for i, r := range rs {
 		raw, _, err := r.Bytes(ctx, "", false)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = LoadedReceipt{Source: r.Source, Line: r.Line, Verdict: r.Verdict, Reasons: r.Reasons, Day: r.Day, Raw: raw}
+		out[i] = LoadedReceipt{Source: r.Source, Line: r.Line, Verdict: r.Verdict, Reasons: r.Reasons, Day: r.Day, Raw: raw,
+			ActionID: r.ActionID, Trust: r.TrustSHA256, File: r.FileSHA256}
 	}
 	return out, nil
 }
@@ -77,11 +99,15 @@ type ChainRow struct {
 	Line     int64
 	Verdict  string
 	ActionID string
+	// The fields an Asqav chain is scoped by, to say which one a link
+	// across chains crossed.
+	IssuerID, OrgID, AgentID, SessionID string
 }
 
 // chainNeighbours finds the receipts whose chain hash is a given link
 // (predecessors) or that link to a given hash (successors).
-const chainNeighbours = `SELECT source, line, verdict, coalesce(action_id, '')
+const chainNeighbours = `SELECT source, line, verdict, coalesce(action_id, ''),
+	coalesce(issuer_id, ''), coalesce(org_id, ''), coalesce(agent_id, ''), coalesce(session_id, '')
 FROM receipts WHERE %s = ? ORDER BY day, source, line`
 
 // ChainNeighbours returns the loaded receipts whose chain_hash is prev
@@ -101,7 +127,7 @@ func ChainNeighbours(ctx context.Context, q Querier, prev, hash string) (preds, 
 		var out []ChainRow
 		for rows.Next() {
 			var r ChainRow
-			if err := rows.Scan(&r.Source, &r.Line, &r.Verdict, &r.ActionID); err != nil {
+			if err := rows.Scan(&r.Source, &r.Line, &r.Verdict, &r.ActionID, &r.IssuerID, &r.OrgID, &r.AgentID, &r.SessionID); err != nil {
 				return nil, &IOError{Op: "query chain neighbours", Err: err}
 			}
 			out = append(out, r)
@@ -116,4 +142,56 @@ func ChainNeighbours(ctx context.Context, q Querier, prev, hash string) (preds, 
 	}
 	succs, err = find("previous_hash", hash)
 	return preds, succs, err
+}
+
+// RecordedTrust is the trust material a load recorded, and the time that
+// load judged by.
+type RecordedTrust struct {
+	Trust
+	// JudgedAt is At, or when the load judged by its clock, the time the
+	// file was loaded: the closest instant to the one the load used.
+	JudgedAt time.Time
+}
+
+// ErrNoTrust is a receipt loaded before the trust material was recorded.
+var ErrNoTrust = errors.New("the database records no trust material for this receipt")
+
+// TrustOf returns the trust material recorded under trustSHA, with the
+// judging time of the load of fileSHA when the material has none.
+func TrustOf(ctx context.Context, q Querier, trustSHA, fileSHA string) (*RecordedTrust, error) {
+	if trustSHA == "" {
+		return nil, ErrNoTrust
+	}
+	rows, err := q.QueryContext(ctx, `SELECT t.key_files, t.schema_files, t.judged_at, t.strict_schemas, t.tool_version,
+		(SELECT max(loaded_at) FROM files WHERE file_sha256 = $2)
+		FROM trust t WHERE t.trust_sha256 = $1`, trustSHA, fileSHA)
+	if err != nil {
+		return nil, &IOError{Op: "query trust", Err: err}
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, &IOError{Op: "query trust", Err: err}
+		}
+		return nil, ErrNoTrust
+	}
+	var keyFiles, schemaFiles string
+	var at, loadedAt sql.NullTime
+	var rt RecordedTrust
+	if err := rows.Scan(&keyFiles, &schemaFiles, &at, &rt.StrictSchemas, &rt.ToolVersion, &loadedAt); err != nil {
+		return nil, &IOError{Op: "query trust", Err: err}
+	}
+	if err := json.Unmarshal([]byte(keyFiles), &rt.Keys); err != nil {
+		return nil, &IOError{Op: "query trust", Err: fmt.Errorf("key_files: %w", err)}
+	}
+	if err := json.Unmarshal([]byte(schemaFiles), &rt.Schemas); err != nil {
+		return nil, &IOError{Op: "query trust", Err: fmt.Errorf("schema_files: %w", err)}
+	}
+	if at.Valid {
+		rt.At = at.Time.UTC()
+		rt.JudgedAt = rt.At
+	} else if loadedAt.Valid {
+		rt.JudgedAt = loadedAt.Time.UTC()
+	}
+	return &rt, rows.Err()
 }

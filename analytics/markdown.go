@@ -91,7 +91,7 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 				continue
 			}
 			p("### %s (%d)\n\n", sev, len(rows))
-			findingsTable(&b, rows, summaryPerSeverity, false)
+			findingsTable(&b, summaryRows(rows), summaryPerSeverity, false)
 			if sev == SeverityHigh && sum.Severities[sev] > len(rows) {
 				p("The other %d high row(s) are the failed receipts above.\n\n", sum.Severities[sev]-len(rows))
 			}
@@ -100,7 +100,7 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 	if sum.Suppressed > 0 {
 		rows := findingRows(tables, func(_ string, t *Table, r []any) bool { return isSuppressed(t, r) })
 		p("## Suppressed by the baseline (%d)\n\n", len(rows))
-		findingsTable(&b, rows, summaryPerSeverity, true)
+		findingsTable(&b, summaryRows(rows), summaryPerSeverity, true)
 	}
 
 	p("## Fingerprints per tool\n\n![Distinct tool fingerprints per tool per day](%s)\n\n", ChartFile)
@@ -205,6 +205,11 @@ func trustMaterialLine(servers []ServerTools) string {
 // findingRow is one finding row as summary.md lists it.
 type findingRow struct {
 	finding, severity, what, tool, fingerprint, where, when, suppressedBy string
+	// Of collisions and drift: the kind, and what the schemas say of the
+	// fingerprint, for a summary row (summaryRows).
+	kind, expected string
+	rows           map[string]int // the rows it stands for, by finding
+	summary        bool           // a summary row: its what, a list of kinds, is not cut
 }
 
 // findingRows picks the rows of every finding table that keep says to, in
@@ -224,7 +229,11 @@ func findingRows(tables map[string]*Table, keep func(name string, t *Table, r []
 				return ""
 			}
 			f := findingRow{finding: name, severity: g("severity"), what: describe(name, t, r), tool: g("tool_name"),
-				fingerprint: g("tool_fingerprint"), when: g("event_time"), suppressedBy: g("suppressed_by")}
+				fingerprint: g("tool_fingerprint"), when: g("event_time"), suppressedBy: g("suppressed_by"),
+				kind: g("kind"), expected: expectedOf(g("expected"), g("expected_server")), rows: map[string]int{name: 1}}
+			if name == "collisions" {
+				f.kind = "collision (" + g("fingerprints") + " fingerprints)"
+			}
 			if g("line") != "" {
 				f.where = cellPath(g("source")) + ":" + g("line")
 			}
@@ -275,20 +284,27 @@ func findingsTable(b *strings.Builder, rows []findingRow, n int, suppressed bool
 	} else {
 		b.WriteString("| finding | what | tool | fingerprint | where | time |\n|---|---|---|---|---|---|\n")
 	}
-	files := map[string]int{}
+	files, left := map[string]int{}, 0
 	for i, r := range rows {
 		if i >= n {
-			files[r.finding]++
+			for name, k := range r.rows {
+				files[name] += k
+				left += k
+			}
 			continue
 		}
 		fp := ""
 		if r.fingerprint != "" {
 			fp = "`" + mdCode(shortFP(r.fingerprint)) + "`"
 		}
+		what := cell(r.what)
+		if r.summary {
+			what = r.what
+		}
 		if suppressed {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.finding, r.severity, mdText(cell(r.what)), mdText(cell(r.tool)), fp, mdText(r.where), mdText(cell(r.suppressedBy)))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.finding, r.severity, mdText(what), mdText(cell(r.tool)), fp, mdText(r.where), mdText(cell(r.suppressedBy)))
 		} else {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", r.finding, mdText(cell(r.what)), mdText(cell(r.tool)), fp, mdText(r.where), mdText(r.when))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", r.finding, mdText(what), mdText(cell(r.tool)), fp, mdText(r.where), mdText(r.when))
 		}
 	}
 	if len(files) > 0 {
@@ -301,7 +317,7 @@ func findingsTable(b *strings.Builder, rows []findingRow, n int, suppressed bool
 		if len(more) == 1 {
 			fmt.Fprintf(b, "\n%s more.\n", more[0])
 		} else {
-			fmt.Fprintf(b, "\n%d more: %s.\n", len(rows)-n, strings.Join(more, ", "))
+			fmt.Fprintf(b, "\n%d more: %s.\n", left, strings.Join(more, ", "))
 		}
 	}
 	b.WriteString("\n")

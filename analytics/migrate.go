@@ -1,6 +1,9 @@
 package analytics
 
-import "database/sql"
+import (
+	"database/sql"
+	"fmt"
+)
 
 // migrateEvidence brings a database written before rows recorded where
 // their lines are to the present schema, in one transaction: receipts.raw
@@ -35,6 +38,59 @@ func migrateEvidence(db *sql.DB) error {
 			"ALTER TABLE receipts DROP COLUMN signature")
 	}
 	for _, s := range stmts {
+		if _, err := tx.Exec(s); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// SchemaVersion is the version of the audit database's layout this verify
+// writes and reads. A database records the version that last wrote it
+// (schema_version table), so that an older verify refuses a database a
+// newer one changed instead of misreading it. Raise it with a change an
+// older verify would misread.
+const SchemaVersion = 1
+
+// NewerSchemaError is a database written by a newer verify.
+type NewerSchemaError struct{ Found, Known int64 }
+
+func (e *NewerSchemaError) Error() string {
+	return fmt.Sprintf("written by a newer verify (database schema version %d; this verify knows versions up to %d): "+
+		"use that verify or a later one, this one would misread it", e.Found, e.Known)
+}
+
+// checkSchemaVersion refuses a database whose recorded version is newer
+// than SchemaVersion; one without the record was written before it was
+// kept, and is older.
+func checkSchemaVersion(db *sql.DB) error {
+	var exists bool
+	if err := db.QueryRow(`SELECT count(*) > 0 FROM information_schema.tables
+		WHERE table_schema = 'main' AND table_catalog = current_database() AND table_name = 'schema_version'`).Scan(&exists); err != nil || !exists {
+		return err
+	}
+	var found sql.NullInt64
+	if err := db.QueryRow("SELECT max(version) FROM schema_version").Scan(&found); err != nil {
+		return err
+	}
+	if found.Valid && found.Int64 > SchemaVersion {
+		return &NewerSchemaError{Found: found.Int64, Known: SchemaVersion}
+	}
+	return nil
+}
+
+// recordSchemaVersion records SchemaVersion as the database's version.
+func recordSchemaVersion(db *sql.DB) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, s := range []string{
+		"CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)",
+		"DELETE FROM schema_version",
+		fmt.Sprintf("INSERT INTO schema_version VALUES (%d)", SchemaVersion),
+	} {
 		if _, err := tx.Exec(s); err != nil {
 			return err
 		}

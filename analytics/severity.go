@@ -98,3 +98,13 @@ func rowSeverity(t *Table, r []any) Severity {
 	s, _ := ParseSeverity(Text(r[i]))
 	return s
 }
+
+// KeepAtLeast drops the rows of t, a finding query's table, below min:
+// what verify query --min-severity shows.
+func (t *Table) KeepAtLeast(min Severity) error {
+	if t.Col("severity") < 0 {
+		return fmt.Errorf("--min-severity: %s is not a finding query (no severity column)", t.Name)
+	}
+	t.Rows = slices.DeleteFunc(t.Rows, func(r []any) bool { return rowSeverity(t, r) < min })
+	return nil
+}

@@ -260,3 +260,23 @@ func TestFindingIDStable(t *testing.T) {
 		t.Errorf("two rows share a finding_id: %v", a)
 	}
 }
+
+// TestKeepAtLeast: verify query --min-severity keeps the rows at the
+// severity or above, and refuses a table without a severity column.
+func TestKeepAtLeast(t *testing.T) {
+	tab := &Table{Name: "drift", Columns: []string{"finding", "severity"},
+		Rows: [][]any{{"drift", "info"}, {"drift", "high"}, {"drift", "low"}, {"drift", "medium"}}}
+	if err := tab.KeepAtLeast(SeverityLow); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range tab.Rows {
+		got = append(got, Text(r[1]))
+	}
+	if strings.Join(got, ",") != "high,low,medium" {
+		t.Errorf("kept %v, want high, low, medium in their order", got)
+	}
+	if err := (&Table{Name: "days", Columns: []string{"day"}}).KeepAtLeast(SeverityHigh); err == nil {
+		t.Error("a table without severity: no error")
+	}
+}

@@ -30,11 +30,14 @@ type StoredReceipt struct {
 	Reasons    string
 	Day        string // YYYY-MM-DD
 	Raw        []byte // nil when the line was left in the archive (RawPolicy)
+	// TrustSHA256 names the trust material the verdict came from (the
+	// trust table); empty for rows written before it was recorded.
+	TrustSHA256 string
 }
 
 // storedReceiptSQL selects StoredReceipt's columns; a WHERE follows.
 const storedReceiptSQL = `SELECT source, file_sha256, line, COALESCE(byte_offset, -1), COALESCE(byte_length, -1),
-	COALESCE(line_sha256, ''), COALESCE(action_id, ''), verdict, array_to_string(reasons, ',') AS reasons, day, raw FROM receipts `
+	COALESCE(line_sha256, ''), COALESCE(action_id, ''), verdict, array_to_string(reasons, ',') AS reasons, day, raw, COALESCE(trust_sha256, '') FROM receipts `
 
 // ReceiptsAt returns the receipts loaded from source (as loaded, or the
 // same path cleaned) at line: one per time that file's content was
@@ -62,7 +65,7 @@ func storedReceipts(ctx context.Context, q Querier, where string, args ...any) (
 		var day sql.NullTime
 		var raw sql.NullString
 		if err := rows.Scan(&r.Source, &r.FileSHA256, &r.Line, &r.Offset, &r.Length, &r.LineSHA256, &r.ActionID,
-			&r.Verdict, &r.Reasons, &day, &raw); err != nil {
+			&r.Verdict, &r.Reasons, &day, &raw, &r.TrustSHA256); err != nil {
 			return nil, &IOError{Op: "query receipts", Err: err}
 		}
 		if day.Valid {

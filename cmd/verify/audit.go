@@ -196,17 +196,25 @@ func writeAuditSummary(w io.Writer, dbPath string, lsum analytics.LoadSummary, r
 		return err
 	}
 	fmt.Fprintln(w)
-	head := append([]string{"day", "receipts"}, analytics.Findings...)
+	// Each finding column counts the rows that fail the day (at --fail-on
+	// or above, not suppressed), so a clean day reads clean; the rest are
+	// one column.
+	head := append(append([]string{"day", "receipts"}, analytics.Findings...), belowFailOn)
 	table := [][]string{head}
 	totals := make([]int64, len(head)-1)
 	with := 0
 	for _, r := range reports {
 		cells := []string{r.Day, fmt.Sprint(r.Receipts.Receipts)}
 		totals[0] += r.Receipts.Receipts
+		below := r.Total()
 		for i, f := range r.Findings {
-			cells = append(cells, fmt.Sprint(f.Rows))
-			totals[i+1] += int64(f.Rows)
+			n := f.Severities.AtLeast(r.FailOn)
+			below -= n
+			cells = append(cells, fmt.Sprint(n))
+			totals[i+1] += int64(n)
 		}
+		cells = append(cells, fmt.Sprint(below))
+		totals[len(totals)-1] += int64(below)
 		if r.Total() > 0 {
 			with++
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/internal/outfile"
 	"github.com/urfave/cli/v2"
 )
@@ -19,12 +20,13 @@ func newBaselineCommand() *cli.Command {
 			"accepts, expiring after --valid days. Read it, edit the reasons, and pass it to verify\n" +
 			"report or audit as --baseline. Failures, replays and rejects are never accepted; stderr\n" +
 			"counts those of the day, and the entries that accept high rows.\n\n" +
-			"Exit codes: 0 written, 64 usage, 66 the database file does not exist, 74 the database\n" +
-			"could not be read or FILE written.",
+			"Exit codes: 0 written, 3 the day has no receipts and no findings (nothing written), 64\n" +
+			"usage, 66 the database file does not exist, 74 the database could not be read or FILE\n" +
+			"written.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE`"},
 			&cli.StringFlag{Name: "day", Usage: "the known-good UTC `DAY` (YYYY-MM-DD)"},
-			&cli.IntFlag{Name: "valid", Value: 90, Usage: "entries expire `N` days after DAY"},
+			&cli.IntFlag{Name: "valid", Value: 90, Usage: "entries expire `N` days after DAY (at most 3650)"},
 			&cli.StringFlag{Name: "out", Usage: "write the baseline to `FILE`", DefaultText: "stdout"},
 		},
 		Action: baselineAction,
@@ -42,8 +44,8 @@ func baselineAction(ctx *cli.Context) error {
 	if err != nil {
 		return usagef(ctx, "--day: %v", err)
 	}
-	if ctx.Int("valid") < 1 {
-		return usagef(ctx, "--valid must be at least 1 day")
+	if n := ctx.Int("valid"); n < 1 || n > limits.MaxBaselineValidDays {
+		return usagef(ctx, "--valid must be 1 to %d days (a baseline is meant to expire), not %d", limits.MaxBaselineValidDays, n)
 	}
 	db, err := openExistingDB(ctx, ctx.String("db"))
 	if err != nil {
@@ -55,6 +57,9 @@ func baselineAction(ctx *cli.Context) error {
 	st, err := analytics.StartingBaseline(runContext(ctx), db.SQL(), ctx.String("day"), expires)
 	if err != nil {
 		return err
+	}
+	if st.Receipts == 0 && st.Rows == 0 && st.Left == 0 {
+		return &emptyError{fmt.Errorf("baseline: %s has no receipts and no findings in %s: nothing to accept, no file written (is the day right?)", ctx.String("day"), ctx.String("db"))}
 	}
 	var b bytes.Buffer
 	header := fmt.Sprintf("verify baseline: the tool-schema findings of %s, accepted as known-good.\n"+

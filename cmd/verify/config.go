@@ -36,6 +36,8 @@ var configKeys = map[string]bool{
 	"quiet":          false,
 	"fail-on":        false,
 	"baseline":       true,
+	"memory-limit":   false,
+	"db-threads":     false,
 }
 
 // envVar is the environment variable for flag name: VERIFY_STRICT_SCHEMAS.

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+
 	"github.com/receiptverify/verify/analytics"
 	"github.com/urfave/cli/v2"
 )
@@ -30,6 +34,9 @@ func openDB(ctx *cli.Context, path string) (*analytics.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := makeParentDir(path); err != nil {
+		return nil, err
+	}
 	db, err := analytics.Open(path)
 	if err != nil {
 		return nil, err
@@ -39,4 +46,20 @@ func openDB(ctx *cli.Context, path string) (*analytics.DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// makeParentDir creates the missing directories of a database path about
+// to be created, as a nightly job's first run needs (/var/lib/verify).
+func makeParentDir(path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return &ioError{fmt.Errorf("--db: %w", err)}
+	}
+	return nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )
@@ -24,16 +23,20 @@ func newExplainCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "explain",
 		Usage:     "explain the verdict of one receipt, judged with its whole file (or database) as context",
-		ArgsUsage: "PATH:LINE | --db FILE ACTION_ID",
+		ArgsUsage: "PATH:LINE | --db FILE PATH:LINE|ACTION_ID",
 		Description: "PATH:LINE is a receipt file and the line of the receipt in it (1 for a .json file).\n" +
 			"The whole file is verified, as verify receipts does, so that the chain and nonce\n" +
 			"judgments are those of the file; the page then shows that receipt: its format and\n" +
 			"verdict, every axis with its status, reason and note, the key that was used and where\n" +
 			"it was loaded from, the exact bytes the signature covers, its chain neighbours (the\n" +
 			"lines it links to and that link to it) and its normalized fields.\n\n" +
-			"With --db, ACTION_ID is looked up in an audit database (verify load, verify audit):\n" +
-			"the receipt is judged again from the line stored there, its verdict as loaded is\n" +
-			"shown beside, and so are the finding rows of its day that name it.\n\n" +
+			"With --db, FILE:LINE (the path as loaded, as verify show takes it) or ACTION_ID is\n" +
+			"looked up in an audit database (verify load, verify audit): the receipt is judged\n" +
+			"again from the line stored there, with the key and schema files and the --at its load\n" +
+			"recorded (each file's SHA-256 checked; a warning when one changed or is gone) unless\n" +
+			"trust flags are given; its verdict as loaded is shown beside, and so are the finding\n" +
+			"rows of its day that name it and the line a replay repeats. A FILE:LINE the database\n" +
+			"does not hold is judged from the file (so a db set in verify.toml does not hide it).\n\n" +
 			"Exit codes: 0 the receipt is PASS, 1 FAIL or unreadable, 2 INCOMPLETE, 64 usage or\n" +
 			"no such line or action_id, 66 the file, a key or schema file or the database could\n" +
 			"not be read, 74 the temporary spool or stdout failed.",
@@ -51,9 +54,11 @@ type explanation struct {
 	Signed   *signedBytes    `json:"signed,omitempty"`
 	Key      *keyOrigin      `json:"key,omitempty"`
 	Chain    *chainContext   `json:"chain,omitempty"`
-	Loaded   *loadedRow      `json:"loaded,omitempty"`   // --db: the row as loaded
-	Context  string          `json:"context"`            // what the chain and nonce judgments were made against
-	Findings []findingRow    `json:"findings,omitempty"` // --db: finding rows that name the receipt
+	Loaded   *loadedRow      `json:"loaded,omitempty"`    // --db: the row as loaded
+	Context  string          `json:"context"`             // what the chain and nonce judgments were made against
+	Findings []findingRow    `json:"findings,omitempty"`  // --db: finding rows that name the receipt
+	Tool     *toolContext    `json:"tool,omitempty"`      // a drifted or unknown tool
+	Replays  []replayOf      `json:"replay_of,omitempty"` // --db: the receipts it repeats
 
 	res *verify.Result
 	raw []byte
@@ -82,9 +87,10 @@ type chainContext struct {
 	Hash        string      `json:"hash,omitempty"`     // what a successor names
 	Previous    string      `json:"previous,omitempty"` // what it names
 	Genesis     bool        `json:"genesis,omitempty"`
-	Predecessor []neighbour `json:"predecessors"` // lines whose hash it names
-	Successors  []neighbour `json:"successors"`   // lines that name its hash
-	InDB        bool        `json:"-"`            // the neighbours are the database's
+	Predecessor []neighbour `json:"predecessors"`        // lines whose hash it names
+	Successors  []neighbour `json:"successors"`          // lines that name its hash
+	BrokenBy    []fieldDiff `json:"broken_by,omitempty"` // chain_break: the scope fields that differ from the predecessor's
+	InDB        bool        `json:"-"`                   // the neighbours are the database's
 }
 
 type neighbour struct {
@@ -98,6 +104,7 @@ type neighbour struct {
 type chainEntry struct {
 	neighbour
 	hash, prev string
+	scope      scopeFields
 }
 
 func explainAction(ctx *cli.Context) error {
@@ -191,6 +198,8 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 		entries = append(entries, chainEntry{
 			neighbour: neighbour{Line: r.Line, Verdict: string(r.Verdict), ActionID: strings.Clone(r.Fields.ActionID)},
 			hash:      strings.Clone(r.Fingerprints.ChainHash), prev: strings.Clone(prev),
+			scope: scopeFields{Issuer: strings.Clone(r.Fields.IssuerID), Org: strings.Clone(r.Fields.OrgID),
+				Agent: strings.Clone(r.Fields.AgentID), Session: strings.Clone(r.Fields.SessionID)},
 		})
 		if r.Line != line {
 			return nil
@@ -214,14 +223,29 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 	if ex == nil {
 		return nil, usagef(ctx, "%s has no receipt on line %d (%d lines read, %d blank)", path, line, sum.Lines, sum.Blank)
 	}
-	ex.fill(v, m.keys, ex.raw)
+	lines := make(map[int]bool, len(entries))
+	for _, e := range entries {
+		lines[e.Line] = true
+	}
+	notesWithLines(ex.res, path, lines)
+	ex.Result = ex.res.AppendJSON(nil)
+	ex.fill(v, m, ex.raw)
 	ex.Chain = chainOf(ex.res, entries)
+	if ex.Chain != nil && hasReason(ex.res, verify.ReasonChainBreak) {
+		for _, e := range entries {
+			if e.Line != line && e.hash != "" && e.hash == ex.Chain.Previous {
+				ex.Chain.BrokenBy = append(ex.Chain.BrokenBy, scopeDiffs(scopeOf(ex.res.Fields), e.scope, fmt.Sprintf("%s:%d", path, e.Line))...)
+			}
+		}
+	}
 	return ex, nil
 }
 
 // fill adds what the stream's result does not carry: the signed bytes
 // (the receipt verified again, alone, keeping them) and the key's origin.
-func (ex *explanation) fill(v *verify.Verifier, dir *keys.Directory, raw []byte) {
+func (ex *explanation) fill(v *verify.Verifier, m *material, raw []byte) {
+	dir := m.keys
+	ex.Tool = toolContextOf(ex.res, m.schemas)
 	if raw != nil {
 		if again, _ := v.VerifyWith(raw, verify.VerifyOptions{KeepSigned: true}); again != nil && again.Signed != nil {
 			sum := sha256.Sum256(again.Signed)
@@ -350,6 +374,25 @@ func writeExplanation(w io.Writer, ex *explanation) error {
 			p("  predecessor %s\n", neighbours(c.Predecessor, "not in this "+where))
 		}
 		p("  successors  %s\n", neighbours(c.Successors, "none in this "+where))
+		for _, d := range c.BrokenBy {
+			p("  broken by   %s: %q here, %q in the predecessor %s\n", d.Field, esc(d.Receipt), esc(d.Predecessor), esc(d.At))
+		}
+	}
+	for _, r := range ex.Replays {
+		p("\nreplay\n  repeats     %s (%s", esc(r.At), esc(r.Kind))
+		if r.ActionID != "" {
+			p(", %s", esc(r.ActionID))
+		}
+		p(")\n")
+	}
+	if t := ex.Tool; t != nil {
+		p("\ntool\n  name        %s\n  fingerprint %s\n", esc(t.Name), esc(t.Fingerprint))
+		if len(t.Expected) > 0 {
+			p("  expected    %s\n", esc(joinTools(t.Expected)))
+		} else {
+			p("  expected    no expected server exposes %s\n", esc(t.Name))
+		}
+		p("  next        %s\n", esc(t.Next))
 	}
 	if len(ex.Findings) > 0 {
 		p("\nfindings\n")
@@ -408,26 +451,50 @@ type findingRow struct {
 	Row     json.RawMessage `json:"row"`
 }
 
-// explainFromDB is explain --db: ACTION_ID's row in the database, judged
-// again with its whole file when the file is still where it was loaded
+// explainFromDB is explain --db: the receipt at FILE:LINE (as loaded, as
+// verify show takes it) or with ACTION_ID in the database, judged again
+// with the trust material recorded for its load (unless trust flags are
+// given), with its whole file when the file is still where it was loaded
 // from and holds the same line there, from the stored line alone
 // otherwise (its chain then judged only as the load judged it: the
-// verdict as loaded is shown beside).
-func explainFromDB(ctx *cli.Context, dbPath, actionID string) (*explanation, error) {
+// verdict as loaded is shown beside). A FILE:LINE the database does not
+// hold is explained from the file, as without --db, so that a db set in
+// verify.toml does not stand in the way.
+func explainFromDB(ctx *cli.Context, dbPath, arg string) (*explanation, error) {
 	db, err := openExistingDB(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
 	bg := runContext(ctx)
-	rows, err := analytics.ReceiptsByAction(bg, db.SQL(), actionID)
+	path, line, perr := splitPathLine(arg)
+	var rows []analytics.LoadedReceipt
+	if perr == nil {
+		if rows, err = analytics.LoadedReceiptsAt(bg, db.SQL(), path, int64(line)); err != nil {
+			return nil, err
+		}
+	}
+	if len(rows) == 0 {
+		if rows, err = analytics.ReceiptsByAction(bg, db.SQL(), arg); err != nil {
+			return nil, err
+		}
+	}
+	if len(rows) == 0 {
+		if fi, serr := os.Stat(path); perr == nil && serr == nil && fi.Mode().IsRegular() {
+			fmt.Fprintf(ctx.App.ErrWriter, "verify: explain: %s has no receipt at %s: judged from the file\n", termtext.Escape(dbPath), termtext.Escape(arg))
+			db.Close()
+			return explainLine(ctx, path, line)
+		}
+		return nil, usagef(ctx, "%s: no receipt at FILE:LINE or with action_id %q", dbPath, arg)
+	}
+	row := rows[0]
+	judgedWith, err := useRecordedTrust(ctx, db, row)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
-		return nil, usagef(ctx, "%s: no receipt with action_id %q", dbPath, actionID)
+	if judgedWith == "" {
+		judgedWith = givenTrustNote(ctx, db, row)
 	}
-	row := rows[0]
 	loaded := &loadedRow{Source: row.Source, Line: int(row.Line), Verdict: row.Verdict, Reasons: row.Reasons, Day: row.Day}
 	for _, r := range rows[1:] {
 		loaded.Also = append(loaded.Also, fmt.Sprintf("%s:%d", r.Source, r.Line))
@@ -446,6 +513,9 @@ func explainFromDB(ctx *cli.Context, dbPath, actionID string) (*explanation, err
 		if ex, err = explainRaw(ctx, row); err != nil {
 			return nil, err
 		}
+	}
+	if judgedWith != "" {
+		ex.Context += "; " + judgedWith
 	}
 	ex.Loaded = loaded
 	if c := chainOf(ex.res, nil); c != nil {
@@ -468,16 +538,24 @@ func explainFromDB(ctx *cli.Context, dbPath, actionID string) (*explanation, err
 		}
 		c.Predecessor, c.Successors = conv(preds), conv(succs)
 		c.InDB = true
+		if hasReason(ex.res, verify.ReasonChainBreak) {
+			for _, p := range preds {
+				at := fmt.Sprintf("%s:%d", p.Source, p.Line)
+				c.BrokenBy = append(c.BrokenBy, scopeDiffs(scopeOf(ex.res.Fields),
+					scopeFields{Issuer: p.IssuerID, Org: p.OrgID, Agent: p.AgentID, Session: p.SessionID}, at)...)
+			}
+		}
 		ex.Chain = c
 	}
 	if row.Day != "" {
-		found, err := analytics.FindingsNaming(bg, db.SQL(), row.Day, actionID, row.Source, row.Line)
+		found, err := analytics.FindingsNaming(bg, db.SQL(), row.Day, row.ActionID, row.Source, row.Line)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range found {
 			ex.Findings = append(ex.Findings, findingRow{Finding: f.Finding, Row: f.Row})
 		}
+		ex.Replays = replaysOf(ex.Findings)
 	}
 	return ex, nil
 }
@@ -493,7 +571,7 @@ func explainRaw(ctx *cli.Context, row analytics.LoadedReceipt) (*explanation, er
 	res.Source, res.Line = row.Source, int(row.Line)
 	ex := &explanation{res: res, Result: res.AppendJSON(nil), raw: row.Raw,
 		Context: "the stored line alone: its file is no longer as loaded, so chain and nonce are judged as in the verdict as loaded"}
-	ex.fill(v, m.keys, row.Raw)
+	ex.fill(v, m, row.Raw)
 	ex.Chain = chainOf(res, nil)
 	return ex, nil
 }

@@ -20,7 +20,7 @@ func newExportCommand() *cli.Command {
 			"instants, reasons and tool_servers lists. Each directory is written under a hidden name and\n" +
 			"put in place of the old one, so re-running replaces a day's files as a whole. The same\n" +
 			"queries/*.sql run over the export (DuckDB read_parquet with hive_partitioning, Trino, Spark\n" +
-			"SQL, ClickHouse); docs/export.md describes the layout. stdout gets one line per directory.\n\n" +
+			"SQL, ClickHouse); docs/export.md describes the layout. stderr gets one line per directory.\n\n" +
 			"Exit codes: 0 exported, 64 usage, 66 the database file does not exist,\n" +
 			"74 the database could not be read or DIR written.",
 		Flags: append([]cli.Flag{
@@ -54,12 +54,14 @@ func exportAction(ctx *cli.Context) error {
 	if err != nil {
 		return outputErr(err)
 	}
-	w := ctx.App.Writer
+	// The listing is a diagnostic: stdout carries results only, and an
+	// export's results are its files.
+	w := ctx.App.ErrWriter
 	for _, d := range sum.Days {
-		fmt.Fprintf(w, "%s\t%d receipts\t%s\n", d.Path, d.Rows, parts(d.Parts))
+		fmt.Fprintf(w, "verify: export: %s\t%d receipts\t%s\n", d.Path, d.Rows, parts(d.Parts))
 	}
 	for _, t := range sum.Tables {
-		if _, err := fmt.Fprintf(w, "%s\t%d %s\t%s\n", t.Path, t.Rows, strings.ReplaceAll(t.Table, "_", " "), parts(t.Parts)); err != nil {
+		if _, err := fmt.Fprintf(w, "verify: export: %s\t%d %s\t%s\n", t.Path, t.Rows, strings.ReplaceAll(t.Table, "_", " "), parts(t.Parts)); err != nil {
 			return outputErr(err)
 		}
 	}

@@ -33,7 +33,7 @@ func emitShard(ctx context.Context, v *verify.Verifier, srcs []stream.Source, so
 	if err := w.Close(sum); err != nil {
 		return &ioError{fmt.Errorf("--emit %s: %w", dir, err)}
 	}
-	fmt.Fprintf(stderr, "emit: shard %d: %d records of %d lines in %d files written to %s; verify finalize gives their verdicts\n",
+	fmt.Fprintf(stderr, "verify: emit: shard %d: %d records of %d lines in %d files written to %s; verify finalize gives their verdicts\n",
 		n, sum.Records-uint64(sum.Blank), sum.Lines, sum.Files, dir)
 	return nil
 }
@@ -85,10 +85,6 @@ func finalizeAction(ctx *cli.Context) error {
 	if err := jsonOut.Flush(); err != nil {
 		return &ioError{err}
 	}
-	summaryOut := stdout
-	if output == "jsonl" {
-		summaryOut = stderr
-	}
-	writeSummary(summaryOut, sum)
+	placeSummary(stdout, stderr, output, sum)
 	return runOutcome(sum)
 }

@@ -38,21 +38,30 @@ func findingOptions(ctx *cli.Context, now time.Time) (analytics.ReportOptions, e
 	default:
 		return opts, usagef(ctx, "--format must be ocsf, not %q", ctx.String("format"))
 	}
-	if path := ctx.String("baseline"); path != "" {
-		// A FIFO with no writer blocks the read: a signal ends the wait.
-		opts.Baseline, err = whileBlocked(runContext(ctx), path, func() (*analytics.Baseline, error) { return analytics.ReadBaseline(path) }, func(*analytics.Baseline) {})
-		var interrupted *interruptedError
-		if errors.As(err, &interrupted) {
-			return opts, err
-		}
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, analytics.ErrBaselineTooLarge) {
-				return opts, &inputError{err}
-			}
-			return opts, usagef(ctx, "%v", err)
-		}
+	opts.Baseline, err = baselineFlag(ctx)
+	return opts, err
+}
+
+// baselineFlag reads --baseline: nil without it; a file that cannot be
+// read, or is over its bound, is an input error (66), a bad one a usage
+// error (64). A FIFO with no writer blocks the read: a signal ends the wait.
+func baselineFlag(ctx *cli.Context) (*analytics.Baseline, error) {
+	path := ctx.String("baseline")
+	if path == "" {
+		return nil, nil
 	}
-	return opts, nil
+	b, err := whileBlocked(runContext(ctx), path, func() (*analytics.Baseline, error) { return analytics.ReadBaseline(path) }, func(*analytics.Baseline) {})
+	var interrupted *interruptedError
+	if errors.As(err, &interrupted) {
+		return nil, err
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, analytics.ErrBaselineTooLarge) {
+			return nil, &inputError{err}
+		}
+		return nil, usagef(ctx, "%v", err)
+	}
+	return b, nil
 }
 
 // atFlag is --at as an instant, now without it.

@@ -57,7 +57,8 @@ func TestLoadExitCodes(t *testing.T) {
 		{"too many workers", []string{"load", "--db", db, "--workers", "100000", receipts}, exitUsage, "verify: --workers must be 0 (one per core) to "},
 		{"unknown flag", []string{"load", "--db", db, "--nope", receipts}, exitUsage, ""},
 		{"db is a directory", []string{"load", "--db", dir, receipts}, exitIOErr, ""},
-		{"db in a missing directory", []string{"load", "--db", filepath.Join(dir, "no", "such", "dir", "a.duckdb"), receipts}, exitIOErr, ""},
+		{"db in a missing directory: made", []string{"load", "--db", filepath.Join(dir, "no", "such", "dir", "a.duckdb"), receipts}, exitOK, "verify: load: " + receipts + ": 40 accepted"},
+		{"db under a file", []string{"load", "--db", filepath.Join(receipts, "dir", "a.duckdb"), receipts}, exitIOErr, "verify: --db: mkdir "},
 		{"db not a database", []string{"load", "--db", garbageDB, receipts}, exitIOErr, ""},
 	}
 	for _, tt := range tests {

@@ -24,12 +24,19 @@ func newQueryCommand() *cli.Command {
 			"per row).\n" +
 			"Times are RFC 3339 UTC. A finding query's rows carry finding, severity, finding_id (the same\n" +
 			"on every run over the same data) and event_time.\n\n" +
+			"--baseline FILE marks the finding rows a baseline accepts as verify report does: the\n" +
+			"suppressed and suppressed_by columns (OCSF status Suppressed), expiry judged at --at.\n" +
+			"--min-severity (or --severity) SEVERITY keeps the finding rows at SEVERITY or above.\n" +
+			"The other queries ignore both.\n\n" +
 			"Exit codes: 0 the query ran (with or without rows), 64 usage or unknown NAME,\n" +
-			"66 the database file does not exist, 74 the database could not be read.",
+			"66 the database or baseline file does not exist, 74 the database could not be read.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (made by verify load or verify audit)"},
 			&cli.StringFlag{Name: "day", Usage: "UTC `DAY` (YYYY-MM-DD)", DefaultText: "every day"},
 			formatFlag("table", "csv", "jsonl", "ocsf"),
+			&cli.StringFlag{Name: "baseline", Usage: "mark the finding rows this baseline `FILE` accepts (suppressed, suppressed_by), as verify report does"},
+			&cli.StringFlag{Name: "at", Usage: "judge the baseline's expiry dates at `TIME` (RFC 3339)", DefaultText: "now"},
+			&cli.StringFlag{Name: "min-severity", Aliases: []string{"severity"}, Usage: "keep only finding rows at `SEVERITY` or above (high, medium, low, info)", DefaultText: "every row"},
 		}, dbLimitFlags()...),
 		Action: queryAction,
 	}
@@ -60,6 +67,10 @@ func queryAction(ctx *cli.Context) error {
 			return usagef(ctx, "--day: %v", err)
 		}
 	}
+	exports, err := exportOptionsOf(ctx, name)
+	if err != nil {
+		return err
+	}
 	db, err := openExistingDB(ctx, ctx.String("db"))
 	if err != nil {
 		return err
@@ -70,6 +81,9 @@ func queryAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := exports.apply(ctx, t); err != nil {
+		return err
+	}
 	w := ctx.App.Writer
 	switch format {
 	case "csv":
@@ -77,7 +91,7 @@ func queryAction(ctx *cli.Context) error {
 	case "jsonl":
 		return t.WriteJSONL(w)
 	case "ocsf":
-		return analytics.WriteOCSF(w, t, version(), analytics.DefaultFailOn)
+		return analytics.WriteOCSF(w, t, version(), exports.failOn)
 	}
 	return t.WriteTable(w)
 }

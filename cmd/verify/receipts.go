@@ -111,12 +111,23 @@ func receiptsAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	summaryOut := stdout
-	if output == "jsonl" {
-		summaryOut = stderr
-	}
-	writeSummary(summaryOut, sum)
+	placeSummary(stdout, stderr, output, sum)
 	return runOutcome(sum)
+}
+
+// placeSummary writes the run's summary to stdout after text results;
+// after JSON Lines it is a diagnostic, on stderr, each line prefixed
+// verify: as every stderr line is.
+func placeSummary(stdout, stderr io.Writer, output string, sum stream.Summary) {
+	if output != "jsonl" {
+		writeSummary(stdout, sum)
+		return
+	}
+	var b strings.Builder
+	writeSummary(&b, sum)
+	for l := range strings.Lines(b.String()) {
+		io.WriteString(stderr, "verify: "+l)
+	}
 }
 
 // runOutcome is the exit status of a run that summarized as sum.

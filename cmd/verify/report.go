@@ -92,13 +92,22 @@ func emptyDayErr(sum *analytics.ReportSummary) error {
 func writeReportLines(w io.Writer, sum *analytics.ReportSummary) error {
 	rc := sum.Receipts
 	fmt.Fprintf(w, "%s: %d receipts (%d pass, %d fail, %d incomplete)\n", sum.Day, rc.Receipts, rc.Pass, rc.Fail, rc.Incomplete)
+	below := sum.Total()
 	for _, f := range sum.Findings {
-		fmt.Fprintf(w, "%s: %s: %d\n", sum.Day, f.Name, f.Rows)
+		n := f.Severities.AtLeast(sum.FailOn)
+		below -= n
+		fmt.Fprintf(w, "%s: %s: %d\n", sum.Day, f.Name, n)
 	}
+	fmt.Fprintf(w, "%s: %s: %d\n", sum.Day, belowFailOn, below)
 	fmt.Fprintf(w, "%s: severity: %s\n", sum.Day, severityLine(sum.Severities, sum.Suppressed))
 	_, err := fmt.Fprintf(w, "%s: report: %s\n", sum.Day, filepath.Join(sum.Dir, analytics.SummaryFile))
 	return err
 }
+
+// belowFailOn heads the count of finding rows that do not fail the day:
+// below --fail-on, or suppressed by the baseline. The finding counts of
+// stdout are the rest; the report files list every row.
+const belowFailOn = "below --fail-on"
 
 // severityLine is "2 high, 0 medium, 5 low, 30 info, 1 suppressed".
 func severityLine(c analytics.SeverityCount, suppressed int) string {

@@ -73,7 +73,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		Action: func(ctx *cli.Context) error {
 			if ctx.Args().Present() {
-				return usagef(ctx, "unknown command %q", ctx.Args().First())
+				return usagef(ctx, "unknown command %q%s", ctx.Args().First(), commandSuggestion(ctx.App, ctx.Args().First()))
 			}
 			return usagef(ctx, "missing command")
 		},
@@ -94,6 +94,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 func harden(c *cli.Command) {
 	c.OnUsageError = onUsageError
 	c.HideHelpCommand = true
+	withExamples(c)
 	if len(c.Subcommands) == 0 {
 		prepare(c)
 	}
@@ -103,7 +104,7 @@ func harden(c *cli.Command) {
 }
 
 func onUsageError(ctx *cli.Context, err error, _ bool) error {
-	return &usageError{err: err, cmd: commandPath(ctx)}
+	return &usageError{err: withFlagSuggestion(ctx, err), cmd: commandPath(ctx)}
 }
 
 // usageError is a command line that cannot be run: exit code 64.

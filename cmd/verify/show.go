@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
@@ -66,7 +67,7 @@ func showAction(ctx *cli.Context) error {
 	for _, r := range found {
 		b, fromDB, err := r.Bytes(bg, ctx.String("root"), ctx.Bool("archive"))
 		if err != nil {
-			return err
+			return withRootHint(err, r)
 		}
 		where := "from the database"
 		if !fromDB {
@@ -81,6 +82,20 @@ func showAction(ctx *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+// withRootHint adds to an archive file that cannot be read the way to
+// find one moved as a whole: --root, for a file loaded under a relative
+// path.
+func withRootHint(err error, r analytics.StoredReceipt) error {
+	var ae *analytics.ArchiveError
+	if !errors.As(err, &ae) || ae.Changed {
+		return err
+	}
+	if filepath.IsAbs(r.Source) {
+		return fmt.Errorf("%w\nshow: %s was loaded under an absolute path: put the file back there to read it", err, r.Source)
+	}
+	return fmt.Errorf("%w\nshow: an archive moved as a whole: give --root DIR, the directory %s is relative to (where the load ran)", err, r.Source)
 }
 
 // archiveExit is the exit code of an *analytics.ArchiveError: 65 when the

@@ -175,6 +175,9 @@ func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *material, error) {
 	for _, c := range dir.Combined() {
 		fmt.Fprintf(ctx.App.ErrWriter, "verify: keys: %s\n", termtext.Escape(c.String()))
 	}
+	for _, w := range dir.Warnings() {
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: keys: %s\n", termtext.Escape(w))
+	}
 	m.trust.Keys = keyFiles
 	opts := []verify.Option{verify.WithTime(at)}
 	var set *toolschema.Set

@@ -277,12 +277,13 @@ type verifyRun struct {
 	stdout, stderr []byte
 }
 
-// summary is the run's summary lines (stderr with --format json).
+// summary is the run's summary lines (stderr with --format json, each
+// prefixed verify:), without the prefix.
 func (r verifyRun) summary() string {
 	var b strings.Builder
 	for line := range strings.SplitAfterSeq(string(r.stderr), "\n") {
-		if strings.HasPrefix(line, "summary: ") {
-			b.WriteString(line)
+		if l, ok := strings.CutPrefix(line, "verify: "); ok && strings.HasPrefix(l, "summary: ") {
+			b.WriteString(l)
 		}
 	}
 	return b.String()

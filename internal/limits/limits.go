@@ -68,6 +68,12 @@ const (
 	// GzipSlackBytes is what any gzip file may expand to, whatever its
 	// compressed size, so that small files of repeated records are read.
 	GzipSlackBytes = 1 << 20
+
+	// MaxBaselineValidDays bounds verify baseline --valid (ten years): a
+	// baseline is meant to expire and be looked at again, and a date past
+	// year 9999 would make a file that no TOML reader, report included,
+	// reads back.
+	MaxBaselineValidDays = 3650
 )
 
 // MaxGzipContent is the most a gzip file of compressed bytes may expand

@@ -19,6 +19,9 @@ type Snapshot struct {
 	Format  Format
 	Keys    []*Key
 	Skipped []*Error // entries that could not be loaded, each with its reason
+	// Warnings are what entries hold that a key file should not (a
+	// private key), each naming the entry.
+	Warnings []string
 }
 
 // Load reads one key file, detecting its kind from the content (see the
@@ -100,6 +103,7 @@ func (s *Snapshot) loadObject(ms []member) error {
 	}
 	if v, ok := f["kty"]; ok && kind(v) == '"' {
 		s.Format = FormatJWK
+		s.notePrivate(0, f)
 		k, err := parseEntry(s.Name, 0, f, "")
 		if k != nil {
 			k.Source.Format = FormatJWK
@@ -154,6 +158,7 @@ func (s *Snapshot) loadKeySet(v json.RawMessage) error {
 		if _, ok := f["public_key"]; ok {
 			s.Format = FormatAsqavJWKS
 		}
+		s.notePrivate(i, f)
 		k, kerr := parseEntry(s.Name, i, f, "")
 		s.add(i, k, kerr)
 	}
@@ -211,6 +216,9 @@ func parseEntry(file string, i int, f fields, idHint string) (*Key, *Error) {
 	}
 	if a, err := sigalg.ParseAlg(alg); hasAlg && err == nil {
 		k.Alg = a // as the entry says, even if its key material turns out unusable
+	}
+	if why := useExcluded(f); why != "" {
+		return badKey(ReasonKeyUse, why, nil)
 	}
 	if pk, ok := f["public_key"]; ok {
 		k.Source.Format = FormatAsqavJWKS

@@ -1,0 +1,40 @@
+package analytics
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSchemaVersion: a database records the version that wrote it, and
+// one a newer verify wrote is refused, for loading and for reading, in
+// plain words.
+func TestSchemaVersion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.duckdb")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v int64
+	if err := db.SQL().QueryRow("SELECT version FROM schema_version").Scan(&v); err != nil || v != SchemaVersion {
+		t.Fatalf("recorded version %d, %v; want %d", v, err, SchemaVersion)
+	}
+	if _, err := db.SQL().Exec("UPDATE schema_version SET version = version + 1"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for name, open := range map[string]func(string) (*DB, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+		db, err := open(path)
+		var newer *NewerSchemaError
+		if !errors.As(err, &newer) || newer.Found != SchemaVersion+1 {
+			if db != nil {
+				db.Close()
+			}
+			t.Fatalf("%s: %v, want a NewerSchemaError", name, err)
+		}
+		if !strings.Contains(err.Error(), "written by a newer verify") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// examples are the command lines each command's --help ends with: what a
+// person runs first, from the README's auditor's path where there is one.
+var examples = map[string][]string{
+	"receipts": {
+		"verify receipts --keys jwks.json --schemas schemas/ --at 2026-12-01T00:00:00Z archive/",
+		"verify receipts -f jsonl --keys jwks.json receipts.jsonl.gz > results.jsonl",
+	},
+	"audit": {
+		"verify audit --keys jwks.json --schemas schemas/ --at 2026-12-01T00:00:00Z archive/",
+		"verify audit --config /etc/verify/verify.toml -q --day 2026-11-30 /var/log/agents/",
+	},
+	"load": {
+		"verify load --db verify-audit.duckdb --keys jwks.json --schemas schemas/ archive/",
+		"verify load --db verify-audit.duckdb --keys new-jwks.json --reverify archive/",
+	},
+	"report": {
+		"verify report --db verify-audit.duckdb --day 2026-11-30 --out report/2026-11-30",
+		"verify report --db verify-audit.duckdb --day 2026-11-30 --out r --baseline baseline.toml --format ocsf",
+	},
+	"query": {
+		"verify query --db verify-audit.duckdb drift -f csv > drift.csv",
+		"verify query --db verify-audit.duckdb drift -f ocsf --baseline baseline.toml --min-severity medium",
+		"verify query --db verify-audit.duckdb days",
+	},
+	"baseline": {
+		"verify baseline --db verify-audit.duckdb --day 2026-11-30 --out baseline.toml",
+	},
+	"explain": {
+		"verify explain --db verify-audit.duckdb archive/agents.jsonl:47",
+		"verify explain --keys jwks.json --at 2026-12-01T00:00:00Z archive/agents.jsonl:47",
+		"verify explain --db verify-audit.duckdb act_5da92b5935ab2df24efc",
+	},
+	"show": {
+		"verify show --db verify-audit.duckdb archive/agents.jsonl:47",
+		"verify show --db verify-audit.duckdb --root /mnt/old-archive archive/agents.jsonl:47",
+	},
+	"export": {
+		"verify export --db verify-audit.duckdb --parquet export/",
+	},
+	"finalize": {
+		"verify receipts --keys jwks.json --emit shard0/ --shard 0 archive/2026-11-01/",
+		"verify finalize shard0/ shard1/",
+	},
+	"canon": {
+		"verify canon receipt.json | sha256sum",
+	},
+	"fingerprint": {
+		"verify fingerprint asqav-tool tools.jsonl",
+	},
+	"asqav-action": {"verify fingerprint asqav-action actions.jsonl"},
+	"asqav-tool":   {"verify fingerprint asqav-tool tools.jsonl"},
+	"overturn":     {"verify fingerprint overturn calls.jsonl"},
+	"undolog":      {"verify fingerprint undolog calls.jsonl"},
+	"version":      {"verify version"},
+	"completion":   {"verify completion bash > /etc/bash_completion.d/verify"},
+	"man":          {"verify man > verify.1"},
+}
+
+// withExamples makes c's --help end with its examples.
+func withExamples(c *cli.Command) {
+	ex, ok := examples[c.Name]
+	if !ok {
+		return
+	}
+	tmpl := c.CustomHelpTemplate
+	if tmpl == "" {
+		tmpl = cli.CommandHelpTemplate
+		if len(c.Subcommands) > 0 {
+			tmpl = cli.SubcommandHelpTemplate
+		}
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(tmpl, "\n"))
+	b.WriteString("\n\nEXAMPLES:\n")
+	for _, e := range ex {
+		b.WriteString("   " + e + "\n")
+	}
+	c.CustomHelpTemplate = b.String()
+}
