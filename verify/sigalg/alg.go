@@ -12,6 +12,7 @@ const (
 	MLDSA87 Alg = "ML-DSA-87"
 	Ed25519 Alg = "Ed25519"
 	ES256   Alg = "ES256"
+	ES384   Alg = "ES384" // ECDSA P-384 with SHA-384; no receipt names it yet, so ParseAlg does not either
 )
 
 // spellings maps lowercased input to the algorithm. They are the spellings
@@ -49,7 +50,7 @@ func (a Alg) Valid() bool { return a.PublicKeySize() != 0 }
 
 // PublicKeySize is the length of the raw public key encoding: the packed
 // ML-DSA key, the 32-byte Ed25519 key, or the 65-byte uncompressed P-256
-// point. It is 0 for an unknown Alg.
+// point (97 bytes for P-384). It is 0 for an unknown Alg.
 func (a Alg) PublicKeySize() int {
 	switch a {
 	case MLDSA44:
@@ -62,12 +63,14 @@ func (a Alg) PublicKeySize() int {
 		return 32
 	case ES256:
 		return 65
+	case ES384:
+		return 97
 	}
 	return 0
 }
 
 // SignatureSize is the length of a signature in its raw form (r||s for
-// ES256). It is 0 for an unknown Alg.
+// ES256 and ES384). It is 0 for an unknown Alg.
 func (a Alg) SignatureSize() int {
 	switch a {
 	case MLDSA44:
@@ -80,6 +83,8 @@ func (a Alg) SignatureSize() int {
 		return 64
 	case ES256:
 		return 64
+	case ES384:
+		return 96
 	}
 	return 0
 }
@@ -100,6 +105,10 @@ func AlgForKeySize(raw []byte) (Alg, bool) {
 	case 65:
 		if raw[0] == 0x04 {
 			return ES256, true
+		}
+	case 97:
+		if raw[0] == 0x04 {
+			return ES384, true
 		}
 	}
 	return "", false

@@ -84,6 +84,12 @@ func NewPublicKey(alg Alg, raw []byte) (*PublicKey, error) {
 				return ecdsa.Verify(pk, h[:], r, s)
 			}, nil
 		}
+	case ES384:
+		verify, err := ecdsaVerifier(alg, k.raw)
+		if err != nil {
+			return nil, err
+		}
+		k.expand = func() (verifyFunc, error) { return verify, nil }
 	}
 	return k, nil
 }
