@@ -30,7 +30,9 @@ type format struct {
 //     own: aerf (type notarised_evidence), overturn-recording
 //     (fingerprint, no payload), agentreceipts (type AgentReceipt),
 //     undolog-effect (call_signature), authproof (delegationId),
-//     pipelock-evidence-v2 (record_type).
+//     pipelock-evidence-v2 (record_type);
+//   - w3c-data-integrity: a proof of type DataIntegrityProof, on any
+//     document but an AgentReceipt.
 var formats = []format{
 	dsseFormat,
 	actaFormat,
@@ -42,6 +44,7 @@ var formats = []format{
 	undoLogFormat,
 	authproofFormat,
 	pipelockFormat,
+	dataIntegrityFormat,
 }
 
 func detect(doc *canon.Value) *format {
