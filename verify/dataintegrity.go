@@ -194,26 +194,31 @@ func contextStartsWith(have, want *canon.Value) bool {
 // issuer_key and key_status axes; nil when there is none. See the format's
 // comment for when an unlisted did:key is accepted.
 func (c *check) dataIntegrityKey(vm, issuer string) *keys.Key {
-	if key, err := c.v.keys.ByID(vm); err == nil {
+	did, _, _ := strings.Cut(vm, "#")
+	var named *keys.Key // the key a did:key names
+	if strings.HasPrefix(did, "did:key:") {
+		k, err := keys.ParseDIDKey(vm)
+		if err != nil {
+			r := ReasonMalformedKey
+			if errors.Is(err, keys.ErrUnsupportedAlg) {
+				r = ReasonUnsupportedAlg
+			}
+			c.noKey(r, err.Error())
+			return nil
+		}
+		named = k
+	}
+	key, err := c.v.keys.ByID(vm)
+	switch {
+	case err == nil && named != nil && (key.Public == nil || !key.Public.Equal(named.Public)):
+		c.noKey(ReasonMalformedKey, key.Label()+" is not the key its did:key names")
+		return nil
+	case err == nil:
 		c.pass(AxisIssuerKey, key.Label())
 		c.keyStatus(key)
 		return key
-	}
-	did, _, _ := strings.Cut(vm, "#")
-	if !strings.HasPrefix(did, "did:key:") {
-		_, err := c.v.keys.ByID(vm)
+	case named == nil:
 		c.resolveFailed(err)
-		return nil
-	}
-	key, err := keys.ParseDIDKey(vm)
-	if err != nil {
-		r := ReasonMalformedKey
-		if errors.Is(err, keys.ErrUnsupportedAlg) {
-			r = ReasonUnsupportedAlg
-		}
-		c.fail(AxisIssuerKey, r, err.Error())
-		c.skip(AxisSignature, ReasonUncheckable, "no key")
-		c.skip(AxisKeyStatus, ReasonUncheckable, "no key")
 		return nil
 	}
 	c.notRun(AxisKeyStatus, "a did:key has no lifecycle status")
@@ -225,11 +230,19 @@ func (c *check) dataIntegrityKey(vm, issuer string) *keys.Key {
 			r = ReasonNoKeys
 		}
 		c.skip(AxisIssuerKey, r, why)
-		return key
+		return named
 	}
 	c.res.Fields.KeySelfAsserted = true
 	c.pass(AxisIssuerKey, "did:key: the issuer's key is the identifier itself (self-asserted)")
-	return key
+	return named
+}
+
+// noKey fails the issuer_key axis for a key that cannot be used; the
+// signature and key status are then not checked.
+func (c *check) noKey(r Reason, note string) {
+	c.fail(AxisIssuerKey, r, note)
+	c.skip(AxisSignature, ReasonUncheckable, "no key")
+	c.skip(AxisKeyStatus, ReasonUncheckable, "no key")
 }
 
 // dataIntegrityHash is the hash the ecdsa and eddsa JCS suites pair with a

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"encoding/hex"
 	"path/filepath"
 	"testing"
@@ -61,6 +62,34 @@ func TestDataIntegrityDetection(t *testing.T) {
 		res, _ := v.Verify([]byte(raw))
 		if res.Format != want.format || res.Verdict != want.verdict || (want.reason != "" && (len(res.Reasons) == 0 || res.Reasons[0] != want.reason)) {
 			t.Errorf("%s: %s %s %v", raw, res.Format, res.Verdict, res.Reasons)
+		}
+	}
+}
+
+// TestDataIntegrityListedDIDKey: a key file that lists a did:key with
+// another key than the identifier encodes, or a verification method whose
+// fragment names another key, is no key for it.
+func TestDataIntegrityListedDIDKey(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("..", "testdata", "interop", "w3c-di-eddsa-jcs-2022", "w3c-signed", "receipt.json")
+	raw := readFile(t, path)
+	const did = "did:key:z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2"
+	for name, tc := range map[string]struct {
+		keyFile string
+		receipt []byte
+	}{
+		"other key under the did:key": {`{"` + did + `": "` + hex.EncodeToString(make([]byte, 32)) + `"}`, raw},
+		"fragment of another key":     {did, bytes.Replace(raw, []byte("#z6MkrJVnaZkeFzdQyMZu1cgjg7k1pZZ6pvBQ7XJPt4swbTQ2"), []byte("#z6MkwUGG78hK7GKAk3zmy3y7iLCtTnSwvS1crpaKScsmsYGF"), 1)},
+	} {
+		s, err := keys.Load("keys", []byte(tc.keyFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := keys.NewDirectory(s)
+		v, _ := New(d)
+		res, _ := v.Verify(tc.receipt)
+		if ax := res.Axes.Of(AxisIssuerKey); res.Verdict != Fail || ax.Reason != ReasonMalformedKey {
+			t.Errorf("%s: %s %v\n%s", name, res.Verdict, res.Reasons, dump(res))
 		}
 	}
 }
