@@ -93,3 +93,18 @@ func TestDataIntegrityListedDIDKey(t *testing.T) {
 		}
 	}
 }
+
+// TestAsqavVCExport: the Asqav SDK's Python vc_export maps the receipt
+// into a subject of its own and keeps only the signature; it is detected
+// and left INCOMPLETE, never passed on the signature alone.
+func TestAsqavVCExport(t *testing.T) {
+	t.Parallel()
+	v, _ := New(nil)
+	raw := `{"@context":["https://www.w3.org/ns/credentials/v2"],"type":["VerifiableCredential","AsqavComplianceReceipt"],"issuer":{"id":"org"},` +
+		`"credentialSubject":{"agent":{"id":"agt"},"action":{"id":"act"},"policy":{"decision":"allow"}},` +
+		`"proof":{"type":"AsqavReceiptSignature2026","asqavAlgorithm":"ML-DSA-65","verificationKeyId":"kid","signatureValue":"AAAA","signingInputBase64":"e30="},"proofIsAsqavNative":true}`
+	res, _ := v.Verify([]byte(raw))
+	if res.Format != "asqav-vc" || res.Verdict != Incomplete || len(res.Reasons) != 1 || res.Reasons[0] != ReasonUnsupported {
+		t.Errorf("%s %s %v", res.Format, res.Verdict, res.Reasons)
+	}
+}

@@ -32,7 +32,9 @@ type format struct {
 //     undolog-effect (call_signature), authproof (delegationId),
 //     pipelock-evidence-v2 (record_type);
 //   - w3c-data-integrity: a proof of type DataIntegrityProof, on any
-//     document but an AgentReceipt.
+//     document but an AgentReceipt;
+//   - asqav-vc: a proof of type AsqavReceiptSignature2026 and a
+//     credentialSubject, the Asqav SDK's VC door.
 var formats = []format{
 	dsseFormat,
 	actaFormat,
@@ -45,6 +47,7 @@ var formats = []format{
 	authproofFormat,
 	pipelockFormat,
 	dataIntegrityFormat,
+	asqavVCFormat,
 }
 
 func detect(doc *canon.Value) *format {
