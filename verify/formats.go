@@ -31,7 +31,11 @@ type format struct {
 //     (fingerprint, no payload), agentreceipts (type AgentReceipt),
 //     undolog-effect (call_signature), authproof (delegationId),
 //     pipelock-evidence-v2 (record_type), pipelock-action-v1
-//     (action_record).
+//     (action_record);
+//   - w3c-data-integrity: a proof of type DataIntegrityProof, on any
+//     document but an AgentReceipt;
+//   - asqav-vc: a proof of type AsqavReceiptSignature2026 and a
+//     credentialSubject, the Asqav SDK's VC door.
 var formats = []format{
 	dsseFormat,
 	actaFormat,
@@ -44,6 +48,8 @@ var formats = []format{
 	authproofFormat,
 	pipelockFormat,
 	pipelockActionFormat,
+	dataIntegrityFormat,
+	asqavVCFormat,
 }
 
 func detect(doc *canon.Value) *format {

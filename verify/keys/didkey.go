@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -10,21 +11,30 @@ import (
 
 const didKeyPrefix = "did:key:"
 
-// Multicodec codes of public key types. Only Ed25519 is supported; the
-// others are named so that a did:key of a real but unsupported key type
-// reports unsupported_alg rather than malformed_key.
-const ed25519Codec = 0xed
+// Multicodec codes of public key types. Ed25519 (0xed), P-256 (0x1200)
+// and P-384 (0x1201, both as compressed points) are supported; the others
+// are named so that a did:key of a real but unsupported key type reports
+// unsupported_alg rather than malformed_key.
+const (
+	ed25519Codec = 0xed
+	p256Codec    = 0x1200
+	p384Codec    = 0x1201
+)
 
 var ed25519Multicodec = [2]byte{0xed, 0x01} // ed25519Codec as a varint
 
+// didKeyAlgs maps the supported codecs to their algorithms.
+var didKeyAlgs = map[uint64]sigalg.Alg{ed25519Codec: sigalg.Ed25519, p256Codec: sigalg.ES256, p384Codec: sigalg.ES384}
+
 var otherKeyCodecs = map[uint64]string{
 	0xe7: "secp256k1", 0xec: "X25519", 0xeb: "BLS12-381 G2", 0xea: "BLS12-381 G1",
-	0x1200: "P-256", 0x1201: "P-384", 0x1202: "P-521", 0x1205: "RSA",
+	0x1202: "P-521", 0x1205: "RSA",
 }
 
 // ParseDIDKey decodes a did:key identifier, with or without a
-// "#fragment", into its key. Only Ed25519 keys (multibase 'z' base58btc,
-// multicodec 0xed01, 32 bytes) are supported; other key types give
+// "#fragment", into its key: multibase 'z' (base58btc), a multicodec
+// varint, then the key: 32 bytes of Ed25519 (z6Mk...), or a compressed
+// P-256 (zDn...) or P-384 (z82...) point; other key types give
 // ReasonUnsupportedAlg. If a fragment is present it must repeat the
 // method-specific id, as did:key verification methods do.
 //
@@ -56,29 +66,45 @@ func ParseDIDKey(did string) (*Key, error) {
 	if n <= 0 {
 		return fail(ReasonMalformedKey, "no multicodec prefix", nil)
 	}
-	if codec != ed25519Codec {
+	alg, ok := didKeyAlgs[codec]
+	if !ok {
 		if name, ok := otherKeyCodecs[codec]; ok {
-			return fail(ReasonUnsupportedAlg, name+" did:key; only Ed25519 is supported", nil)
+			return fail(ReasonUnsupportedAlg, name+" did:key; only Ed25519, P-256 and P-384 are supported", nil)
 		}
 		return fail(ReasonMalformedKey, fmt.Sprintf("multicodec 0x%x is not a public key type", codec), nil)
 	}
-	if [2]byte(data[:2]) != ed25519Multicodec { // n == 2 unless non-minimal
+	if !bytes.Equal(data[:n], binary.AppendUvarint(nil, codec)) {
 		return fail(ReasonMalformedKey, "non-minimal multicodec varint", nil)
 	}
-	pub, err := sigalg.NewPublicKey(sigalg.Ed25519, data[n:])
+	var pub *sigalg.PublicKey
+	if alg == sigalg.Ed25519 {
+		pub, err = sigalg.NewPublicKey(alg, data[n:])
+	} else {
+		pub, err = sigalg.NewCompressedPublicKey(alg, data[n:])
+	}
 	if err != nil {
 		return fail(reasonOf(err), "", err)
 	}
 	return &Key{
-		KID: id, Alg: sigalg.Ed25519, Status: StatusActive, Public: pub,
+		KID: id, Alg: alg, Status: StatusActive, Public: pub,
 		Source: Source{File: id, Format: FormatDIDKey},
 	}, nil
 }
 
-// DIDKey returns the did:key identifier of an Ed25519 key.
+// DIDKey returns the did:key identifier of an Ed25519, P-256 or P-384 key.
 func DIDKey(pub *sigalg.PublicKey) (string, error) {
-	if pub == nil || pub.Alg() != sigalg.Ed25519 {
-		return "", &Error{Reason: ReasonUnsupportedAlg, Index: -1, Detail: "did:key is implemented for Ed25519 only"}
+	if pub == nil {
+		return "", &Error{Reason: ReasonUnsupportedAlg, Index: -1, Detail: "no key"}
 	}
-	return didKeyPrefix + "z" + sigalg.EncodeBase58(append(ed25519Multicodec[:], pub.Bytes()...)), nil
+	for codec, alg := range didKeyAlgs {
+		if alg != pub.Alg() {
+			continue
+		}
+		raw := pub.Bytes()
+		if alg != sigalg.Ed25519 {
+			raw = pub.CompressedBytes()
+		}
+		return didKeyPrefix + "z" + sigalg.EncodeBase58(append(binary.AppendUvarint(nil, codec), raw...)), nil
+	}
+	return "", &Error{Reason: ReasonUnsupportedAlg, Index: -1, Detail: "did:key is implemented for Ed25519, P-256 and P-384 only"}
 }

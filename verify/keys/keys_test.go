@@ -1,7 +1,9 @@
 package keys_test
 
 import (
+	"bytes"
 	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -438,9 +440,9 @@ func TestDIDKey(t *testing.T) {
 		t.Fatalf("did:key string: %v %v", s, err)
 	}
 
-	p256 := "did:key:zDnaerDaTF5BXEavCrfRZEk316dpbLsfPDZ3WJ5hRTPFU2169" // multicodec 0x1200
+	p521 := "did:key:z2J9gaYxrKVpdoG9A4gRnmpnRCcxU6agDtFVVBVdn1JedouoZN7SzcyREXXzWgt3gGiwpoHq7K68X4m32D8HgzG8wv3sY5j7" // multicodec 0x1202
 	for ref, want := range map[string]error{
-		p256: keys.ErrUnsupportedAlg,
+		p521: keys.ErrUnsupportedAlg,
 		"did:key:" + strings.TrimPrefix(didKeyVectors[0].did, "did:key:")[:20]: keys.ErrMalformedKey,
 		didKeyVectors[0].did + "#key-1":                                        keys.ErrMalformedKey,
 		"did:key:u7QHXWpgBgrEKt9VL_tPJZAc6DuFy89qmIyWvAhpo9wdRGg":              keys.ErrMalformedKey,
@@ -450,6 +452,40 @@ func TestDIDKey(t *testing.T) {
 		if _, err := keys.ParseDIDKey(ref); !errors.Is(err, want) {
 			t.Errorf("ParseDIDKey(%q) = %v, want %v", ref, err, want)
 		}
+	}
+}
+
+// TestDIDKeyECDSA decodes the did:keys of the W3C ecdsa cryptosuite test
+// vectors (compressed P-256 and P-384 points) and encodes them back.
+func TestDIDKeyECDSA(t *testing.T) {
+	t.Parallel()
+	for did, want := range map[string]struct {
+		alg sigalg.Alg
+		x   string // base64url of X, from the did:key specification's JWK
+	}{
+		"did:key:zDnaerDaTF5BXEavCrfRZEk316dpbLsfPDZ3WJ5hRTPFU2169":                       {sigalg.ES256, "fyNYMN0976ci7xqiSdag3buk-ZCwgXU4kz9XNkBlNUI"},
+		"did:key:zDnaepBuvsQ8cpsWrVKw8fbpGpvPeNSjVPTWoq6cRqaYzBKVP":                       {sigalg.ES256, ""},
+		"did:key:z82LkuBieyGShVBhvtE2zoiD6Kma4tJGFtkAhxR5pfkp5QPw4LutoYWhvQCnGjdVn14kujQ": {sigalg.ES384, ""},
+	} {
+		k, err := keys.ParseDIDKey(did + "#" + strings.TrimPrefix(did, "did:key:"))
+		if err != nil {
+			t.Fatalf("%s: %v", did, err)
+		}
+		raw := k.Public.Bytes()
+		if k.Alg != want.alg || len(raw) != want.alg.PublicKeySize() || raw[0] != 0x04 {
+			t.Errorf("%s: %s key of %d bytes", did, k.Alg, len(raw))
+		}
+		if n := (len(raw) - 1) / 2; want.x != "" && base64.RawURLEncoding.EncodeToString(raw[1:1+n]) != want.x {
+			t.Errorf("%s: X = %x", did, raw[1:1+n])
+		}
+		if got, err := keys.DIDKey(k.Public); err != nil || got != did {
+			t.Errorf("DIDKey = %q, %v; want %s", got, err, did)
+		}
+	}
+	// An X beyond the field's prime is no point.
+	bad := append([]byte{0x80, 0x24, 0x02}, bytes.Repeat([]byte{0xff}, 32)...)
+	if _, err := keys.ParseDIDKey("did:key:z" + sigalg.EncodeBase58(bad)); !errors.Is(err, keys.ErrMalformedKey) {
+		t.Errorf("off-curve P-256 did:key: %v", err)
 	}
 }
 
