@@ -116,6 +116,10 @@ type LoadSummary struct {
 	Verify stream.Summary
 	// Trust is the trust_sha256 of the material the load verified with.
 	Trust string
+	// Skipped are the files the inputs' directories held and the load did
+	// not read (their names are not receipt files' names), set by the
+	// caller that walked them, for the reports to name.
+	Skipped []string
 }
 
 // Unreadable is the number of inputs with Err set.

@@ -38,7 +38,7 @@ func newAuditCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			reverifyFlag(),
 			storeRawFlag(),
-		}, findingFlags(), dbLimitFlags()),
+		}, walkFlags(), findingFlags(), dbLimitFlags()),
 		Action: auditAction,
 	}
 }

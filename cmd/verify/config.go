@@ -35,6 +35,8 @@ var configKeys = map[string]bool{
 	"quiet":          false,
 	"fail-on":        false,
 	"baseline":       true,
+	"include":        false,
+	"exclude":        false,
 }
 
 // envVar is the environment variable for flag name: VERIFY_STRICT_SCHEMAS.

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/internal/ctxio"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
@@ -36,16 +35,16 @@ func newLoadCommand() *cli.Command {
 			"\"verify: load: FILE: already loaded\" or \"lines N on\" for a grown file. A receipt that fails verification is loaded\n" +
 			"(with its verdict); the exit code says whether the load worked, not whether receipts passed.\n\n" +
 			"Exit codes: 0 loaded, 64 usage, 66 an input, key or schema file could not be read, or an\n" +
-			"input's already-loaded part has changed (a PATH that does not exist stops the load before\n" +
-			"it starts; a file that fails while read or was changed is not recorded and the others are\n" +
-			"loaded), 74 the database could not be opened or written,\n" +
+			"input's already-loaded part has changed (a PATH that does not exist or cannot be read, a\n" +
+			"file that fails while read or was changed: it is named and not recorded, and the others\n" +
+			"are loaded), 74 the database could not be opened or written,\n" +
 			"130 interrupted (SIGINT or SIGTERM; the file being loaded is rolled back).",
 		Flags: append(append(trustFlags(noPredecessor, schemasLoadUsage),
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (created if missing)"},
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			reverifyFlag(),
 			storeRawFlag(),
-		), dbLimitFlags()...),
+		), append(walkFlags(), dbLimitFlags()...)...),
 		Action: loadAction,
 	}
 }
@@ -122,26 +121,20 @@ func fileOutcome(f analytics.FileSummary) string {
 
 // loadInputs expands PATH arguments as `verify receipts` does and says how
 // to read each gzip file's stored bytes, which identify it in the database.
-func loadInputs(ctx context.Context, paths []string, stdin io.Reader, stderr io.Writer) ([]analytics.Input, func(), error) {
-	srcs, cleanup, err := expandPaths(ctx, paths, stdin, stderr)
+// It also returns the files the directory walks passed over.
+func loadInputs(ctx context.Context, paths []string, stdin io.Reader, stderr io.Writer, wo walkOptions) ([]analytics.Input, []string, func(), error) {
+	set, cleanup, err := expandInputs(ctx, paths, stdin, stderr, wo)
 	if err != nil {
-		return nil, cleanup, err
+		return nil, nil, cleanup, err
 	}
-	inputs := make([]analytics.Input, len(srcs))
-	for i, s := range srcs {
+	inputs := make([]analytics.Input, len(set.srcs))
+	for i, s := range set.srcs {
 		inputs[i] = analytics.Input{Source: s, NoArchive: !onDisk(s.Name, paths)}
-		if strings.HasSuffix(s.Name, ".gz") { // a file path; stdin is never gunzipped
-			path := s.Name
-			inputs[i].Stored = func() (io.ReadCloser, error) {
-				f, err := os.Open(path)
-				if err != nil {
-					return nil, err
-				}
-				return ctxio.ReadCloser(ctx, f), nil
-			}
+		if snap := set.snapshots[s.Name]; snap != nil && strings.HasSuffix(s.Name, ".gz") { // a file path; stdin is never gunzipped
+			inputs[i].Stored = snap.stored(ctx)
 		}
 	}
-	return inputs, cleanup, nil
+	return inputs, set.skipped, cleanup, nil
 }
 
 // onDisk says whether the input named name is a regular file that stays
@@ -174,7 +167,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	}
 	sigCtx, stop := untilSignal()
 	defer stop()
-	inputs, cleanup, err := loadInputs(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr)
+	inputs, skipped, cleanup, err := loadInputs(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr, walkOptionsFrom(ctx))
 	defer cleanup()
 	if err != nil {
 		return analytics.LoadSummary{}, err
@@ -203,6 +196,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		},
 	}
 	sum, err := analytics.Load(sigCtx, db, v, inputs, opts)
+	sum.Skipped = skipped
 	bar.done()
 	if err != nil && sigCtx.Err() != nil {
 		return sum, &interruptedError{fmt.Errorf("%s: interrupted; the file being loaded was rolled back", cmd)}

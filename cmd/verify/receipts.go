@@ -31,6 +31,7 @@ func newReceiptsCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			&cli.StringFlag{Name: "emit", Usage: "the map step of a sharded run: write each receipt verified alone, its chain link and nonce as Parquet into `DIR` (empty or new), for verify finalize; nothing on stdout"},
 			&cli.Int64Flag{Name: "shard", Usage: "with --emit: this shard's place `N` in the whole input (0, 1, ...: finalize orders the shards by it)"},
+			walkFlags()[0], walkFlags()[1],
 		),
 		Action: receiptsAction,
 	}
@@ -76,7 +77,8 @@ func receiptsAction(ctx *cli.Context) error {
 	// copy of standard input removes it too.
 	sigCtx, stop := untilSignal()
 	defer stop()
-	srcs, cleanup, err := expandPaths(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr)
+	set, cleanup, err := expandInputs(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr, walkOptionsFrom(ctx))
+	srcs := set.srcs
 	defer cleanup()
 	if err != nil {
 		return err
