@@ -238,4 +238,3 @@ func irregular(path string, d fs.DirEntry) error {
 func failedSource(name string, lines bool, err error) stream.Source {
 	return stream.Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) { return nil, err }}
 }
-
