@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -257,28 +258,124 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 		return sum, nil
 	}
 
-	srcs := make([]stream.Source, len(l.pending))
-	for i, f := range l.pending {
-		srcs[i] = f.source()
-	}
 	// The rows keep the signature's SHA-256, which the verifying
 	// goroutines compute.
 	sopts := stream.Options{Workers: opts.Workers, KeepRaw: true, Progress: opts.Progress, Prior: archivePrior{db.sql}}
-	vs, err := stream.Run(ctx, v, srcs, sopts, l.emit)
-	sum.Verify = vs
-	if err == nil {
-		err = l.finishRest()
-	}
-	if err != nil {
+	var done stream.Summary // the files committed by runs that stopped at a changed input
+	for {
+		srcs := make([]stream.Source, len(l.pending))
+		for i, f := range l.pending {
+			srcs[i] = f.source()
+		}
+		vs, err := stream.Run(ctx, v, srcs, sopts, l.emit)
+		if err == nil {
+			err = l.finishRest()
+		}
+		if err == nil {
+			sum.Verify = addCounts(done, vs)
+			break
+		}
 		if l.cur < len(l.pending) {
 			l.pending[l.cur].abort()
 		}
 		if ctx.Err() != nil && !isIOError(err) {
 			return sum, ctx.Err()
 		}
-		return sum, err
+		if !errors.Is(err, stream.ErrInputChanged) {
+			return sum, err
+		}
+		// One input was not the same when read again (rewritten in
+		// place): it fails alone, and the files not yet committed are
+		// verified again without it.
+		for _, f := range l.pending[:l.cur] {
+			done = addCounts(done, f.counts)
+		}
+		l.pending = l.retryWithout(changedInput(err, l.pending[l.cur:]))
+		l.cur = 0
+		if len(l.pending) == 0 {
+			sum.Verify = done
+			break
+		}
+	}
+	for _, f := range sum.Files {
+		if f.Incomplete && sum.Verify.Unreadable > 0 {
+			// Its last line, still being written, is left for the next
+			// load: it is not an unreadable line.
+			sum.Verify.Unreadable--
+		}
 	}
 	return sum, nil
+}
+
+// changedInput is the file of pending an ErrInputChanged is about: the
+// one it names, or else the first (the one being read when the spool ran
+// out).
+func changedInput(err error, pending []*fileLoad) *fileLoad {
+	var se *stream.SourceError
+	if errors.As(err, &se) {
+		for _, f := range pending {
+			if f.key == se.Source {
+				f.sum.Err = &InputChangedError{Path: f.in.Name, Line: int64(se.Line) + f.plan.firstLine - 1}
+				return f
+			}
+		}
+	}
+	f := pending[0]
+	f.sum.Err = &InputChangedError{Path: f.in.Name}
+	return f
+}
+
+// retryWithout reports the changed file and gives the files from the
+// current one on, but changed, as new, for another run.
+func (l *loader) retryWithout(changed *fileLoad) []*fileLoad {
+	changed.sum.Accepted, changed.sum.Rejected, changed.sum.Lines, changed.sum.Incomplete = 0, 0, 0, false
+	changed.sum.Holds = nil
+	l.report(changed.sum)
+	var next []*fileLoad
+	for _, f := range l.pending[l.cur:] {
+		if f == changed {
+			continue
+		}
+		f.sum.Accepted, f.sum.Rejected, f.sum.Lines, f.sum.Incomplete = 0, 0, 0, false
+		next = append(next, l.newFile(f.idx, f.in, f.plan))
+	}
+	return next
+}
+
+// InputChangedError is an input that was not the same when read again
+// during the load (rewritten in place): nothing of it is recorded, and
+// the next load reads it anew.
+type InputChangedError struct {
+	Path string
+	Line int64 // the first line found different; 0 when not known
+}
+
+func (e *InputChangedError) Error() string {
+	at := ""
+	if e.Line > 0 {
+		at = fmt.Sprintf(" (line %d)", e.Line)
+	}
+	return fmt.Sprintf("changed while it was being verified%s: rewritten in place; nothing of it recorded, the next load reads it again", at)
+}
+
+// addCounts adds the verification counts of b to a.
+func addCounts(a, b stream.Summary) stream.Summary {
+	a.Files += b.Files
+	a.FilesFailed += b.FilesFailed
+	a.Lines += b.Lines
+	a.Blank += b.Blank
+	a.Receipts += b.Receipts
+	a.Pass += b.Pass
+	a.Fail += b.Fail
+	a.Incomplete += b.Incomplete
+	a.Unreadable += b.Unreadable
+	if len(b.Reasons) > 0 && a.Reasons == nil {
+		a.Reasons = map[verify.Reason]int64{}
+	}
+	for r, n := range b.Reasons {
+		a.Reasons[r] += n
+	}
+	return a
 }
 
 // backfillNonceKeys gives receipts stored before receipts.nonce_key existed

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/receiptgen"
 )
 
@@ -100,5 +103,112 @@ func TestRotatedNamesRead(t *testing.T) {
 	code, stdout, stderr = runVerify(t, "receipts", "--keys", keys, "--at=2026-12-01T00:00:00Z", "--exclude", "*.gz", "--include", "*.txt", dir)
 	if code != exitRejected || !strings.Contains(stdout, "8 receipts verified (8 pass") || !strings.Contains(stdout, "1 unreadable") {
 		t.Errorf("--include/--exclude: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
+
+// dbRows is what a database holds of its receipts and files, for tests
+// that compare two of them: one text line per receipt and per files row.
+func dbRows(t *testing.T, path string) (receipts string, contentBytes []int64) {
+	t.Helper()
+	db, err := analytics.OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.SQL().Query(`SELECT line, line_sha256, verdict, reasons::VARCHAR FROM receipts ORDER BY line`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var line int64
+		var sha, verdict, reasons string
+		if err := rows.Scan(&line, &sha, &verdict, &reasons); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%d %s %s %s\n", line, sha, verdict, reasons)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	frows, err := db.SQL().Query(`SELECT content_bytes FROM files ORDER BY content_bytes`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer frows.Close()
+	for frows.Next() {
+		var n int64
+		if err := frows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		contentBytes = append(contentBytes, n)
+	}
+	return b.String(), contentBytes
+}
+
+// TestAuditWhileAppended: a producer appends to its log, half a line at a
+// time, while audit reads it. Every run exits as a run after the writes
+// stopped would (0), loads the log up to a line end within the size it
+// had when opened, and holds the same rows as a run over exactly that
+// content: the lines appended during the run are the next run's, and a
+// half-written last line is not an unreadable line.
+func TestAuditWhileAppended(t *testing.T) {
+	t.Parallel()
+	lines, keys := liveCorpus(t, 9, 2000)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "logs", "agent.jsonl")
+	writeFile(t, log, []byte(strings.Join(lines[:100], "")))
+	next := 100 // the next line to append
+	for try := range 4 {
+		f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		wrote := make(chan struct{})
+		go func() {
+			defer close(wrote)
+			for ; next < len(lines); next++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				l := lines[next]
+				f.Write([]byte(l[:len(l)/2]))
+				time.Sleep(time.Millisecond)
+				f.Write([]byte(l[len(l)/2:]))
+				time.Sleep(time.Millisecond)
+			}
+		}()
+		db := filepath.Join(dir, fmt.Sprintf("live%d.duckdb", try))
+		code, stdout, stderr := runVerify(t, "audit", "--db", db, "--out", filepath.Join(dir, "report"), "--keys", keys, "--at=2026-12-01T00:00:00Z", filepath.Join(dir, "logs"))
+		close(stop)
+		<-wrote
+		f.Close()
+		if code != exitOK || strings.Contains(stdout, ", 1 unreadable line(s)") {
+			t.Fatalf("try %d: exit %d\nstdout: %s\nstderr: %s", try, code, stdout, stderr)
+		}
+		got, sizes := dbRows(t, db)
+		t.Logf("try %d: %d bytes loaded of %d", try, sizes, next)
+		if len(sizes) != 1 {
+			t.Fatalf("try %d: files rows of %v bytes", try, sizes)
+		}
+		data, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The reference: the same content, the writes stopped.
+		ref := filepath.Join(dir, fmt.Sprintf("ref%d", try), "logs", "agent.jsonl")
+		writeFile(t, ref, data[:sizes[0]])
+		refDB := filepath.Join(dir, fmt.Sprintf("ref%d.duckdb", try))
+		if code, stdout, stderr := runVerify(t, "audit", "--db", refDB, "--out", filepath.Join(dir, "refreport"), "--keys", keys, "--at=2026-12-01T00:00:00Z", filepath.Dir(ref)); code != exitOK {
+			t.Fatalf("reference: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+		}
+		want, _ := dbRows(t, refDB)
+		if got != want || got == "" {
+			t.Errorf("try %d: the rows differ from a run after the writes stopped", try)
+		}
 	}
 }

@@ -95,9 +95,12 @@ func fileLine(f analytics.FileSummary) string {
 
 func fileOutcome(f analytics.FileSummary) string {
 	var changed *analytics.ChangedError
+	var rewritten *analytics.InputChangedError
 	switch {
 	case errors.As(f.Err, &changed):
 		return fmt.Sprintf("verify: load: %s: refused, not loaded: %v", f.Path, f.Err)
+	case errors.As(f.Err, &rewritten):
+		return fmt.Sprintf("verify: load: %s: not loaded: %v", f.Path, f.Err)
 	case f.Err != nil:
 		return fmt.Sprintf("verify: load: %s: unreadable, not loaded: %v", f.Path, f.Err)
 	case f.AlreadyLoaded && f.Reverified:
