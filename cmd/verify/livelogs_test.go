@@ -212,3 +212,38 @@ func TestAuditWhileAppended(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstLineEditRefused: a loaded file is found by its path and
+// content whatever its first line reads: an edit of line 1 is refused with
+// exit 66 naming that line and nothing is stored twice, while a log
+// truncated and begun again under the same name (copytruncate) is new.
+func TestFirstLineEditRefused(t *testing.T) {
+	t.Parallel()
+	lines, keys := liveCorpus(t, 10, 30)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "agent.jsonl")
+	db := filepath.Join(dir, "audit.duckdb")
+	load := func(want int, wantLine string) {
+		t.Helper()
+		code, _, stderr := runVerify(t, "load", "--db", db, "--keys", keys, "--at=2026-12-01T00:00:00Z", log)
+		if code != want || !strings.Contains(stderr, wantLine) {
+			t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, want, wantLine, stderr)
+		}
+	}
+	writeFile(t, log, []byte(strings.Join(lines[:10], "")))
+	load(exitOK, ": 10 accepted, 0 rejected")
+	edited := append([]string{}, lines[:12]...)
+	edited[0] = strings.Replace(edited[0], `"`, `  "`, 1) // the same JSON, other bytes
+	writeFile(t, log, []byte(strings.Join(edited, "")))
+	load(exitNoInput, "verify: load: "+log+": refused, not loaded: line 1 differs from the line loaded before from "+log)
+	if got, _ := dbRows(t, db); strings.Count(got, "\n") != 10 {
+		t.Errorf("%d receipts stored, want 10:\n%s", strings.Count(got, "\n"), got)
+	}
+	// copytruncate: the old content went to agent.jsonl.1, the log
+	// begins again.
+	writeFile(t, log, []byte(strings.Join(lines[10:15], "")))
+	load(exitOK, ": 5 accepted, 0 rejected")
+	if got, _ := dbRows(t, db); strings.Count(got, "\n") != 15 {
+		t.Errorf("%d receipts stored, want 15", strings.Count(got, "\n"))
+	}
+}
