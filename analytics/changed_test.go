@@ -64,3 +64,28 @@ func TestChangedInputFailsAlone(t *testing.T) {
 		t.Errorf("verified %d receipts, want 20 (the changed input's not counted)", sum.Verify.Receipts)
 	}
 }
+
+// TestTrustWarningIgnoresClock: a file loaded again with the same key
+// files but another judging time (a nightly job without --at) or tool
+// version is not flagged; other key bytes under the same path are.
+func TestTrustWarningIgnoresClock(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 22, N: 20, Days: 1})
+	db := openTestDB(t)
+	load := func(tr Trust) FileSummary {
+		t.Helper()
+		sum, err := Load(context.Background(), db, c.v, []Input{fileInput(c.receipts)}, LoadOptions{TempDir: t.TempDir(), Trust: tr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum.Files[0]
+	}
+	keyFile := func(b string) []TrustFile { return []TrustFile{TrustFileOf("keys/jwks.json", []byte(b))} }
+	load(Trust{Keys: keyFile("a"), At: testStart, ToolVersion: "1"})
+	if f := load(Trust{Keys: keyFile("a"), ToolVersion: "2"}); !f.AlreadyLoaded || f.TrustChanged {
+		t.Errorf("same key files, other clock and version: %+v, want no warning", f)
+	}
+	if f := load(Trust{Keys: keyFile("b"), ToolVersion: "2"}); !f.TrustChanged {
+		t.Errorf("other key bytes: %+v, want a warning", f)
+	}
+}

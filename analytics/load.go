@@ -89,9 +89,11 @@ type FileSummary struct {
 	Accepted  int64  // rows added to receipts
 	Rejected  int64  // rows added to rejects
 	// TrustChanged: the file is already loaded, and what is stored of it
-	// was verified with other trust material (keys, schemas, --at,
-	// --strict-schemas or tool version). Reverified says its receipts were
-	// verified again with this load's (LoadOptions.Reverify).
+	// was verified with other key or schema files (their SHA-256 differ)
+	// or strictness. A judging time (--at) or tool version of its own does
+	// not count: a nightly job judges by its clock. Reverified says its
+	// receipts were verified again with this load's material
+	// (LoadOptions.Reverify), which any difference calls for.
 	TrustChanged bool
 	Reverified   bool
 	// Incomplete: the last line has no newline and cannot be read (a
@@ -213,12 +215,18 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 			fs.Holds = append(fs.Holds, r.sha)
 		}
 		if fs.AlreadyLoaded {
+			other := false
 			for _, r := range p.known {
 				if r.trust != sum.Trust {
-					fs.TrustChanged = true
+					other = true
+					if changed, err := l.otherFiles(r.trust); err != nil {
+						return sum, err
+					} else if changed {
+						fs.TrustChanged = true
+					}
 				}
 			}
-			if fs.TrustChanged && opts.Reverify {
+			if other && opts.Reverify {
 				rejudge, rejudgeRows, rejudgeIn = append(rejudge, fs), append(rejudgeRows, p.known), append(rejudgeIn, in)
 				continue
 			}
@@ -232,13 +240,19 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 			if err != nil {
 				return sum, dbErr(ctx, "read files", db.path, err)
 			}
+			other := false
 			for _, r := range base {
 				fs.Holds = append(fs.Holds, r.sha)
 				if r.trust != sum.Trust {
-					fs.TrustChanged = true
+					other = true
+					if changed, err := l.otherFiles(r.trust); err != nil {
+						return sum, err
+					} else if changed {
+						fs.TrustChanged = true
+					}
 				}
 			}
-			if fs.TrustChanged && opts.Reverify {
+			if other && opts.Reverify {
 				rejudge, rejudgeRows, rejudgeIn = append(rejudge, fs), append(rejudgeRows, base), append(rejudgeIn, in)
 			}
 		}
@@ -424,6 +438,8 @@ type loader struct {
 	// legacy: the database holds files rows written before content
 	// identity, which know a gzip file by its compressed bytes.
 	legacy bool
+	// filesDiffer caches otherFiles by trust_sha256.
+	filesDiffer map[string]bool
 }
 
 // emit routes one result to its file.

@@ -106,7 +106,7 @@ func fileOutcome(f analytics.FileSummary) string {
 	case f.AlreadyLoaded && f.Reverified:
 		return fmt.Sprintf("verify: load: %s: already loaded; its stored receipts verified again with this trust material", f.Path)
 	case f.AlreadyLoaded && f.TrustChanged:
-		return fmt.Sprintf("verify: load: warning: %s: already loaded, but its stored verdicts came from other trust material (keys, schemas, --at, --strict-schemas or tool version); give --reverify to verify its stored receipts again with this material", f.Path)
+		return fmt.Sprintf("verify: load: warning: %s: already loaded, but its stored verdicts came from other key or schema files (SHA-256) or --strict-schemas; give --reverify to verify its stored receipts again with this material", f.Path)
 	case f.AlreadyLoaded:
 		return fmt.Sprintf("verify: load: %s: already loaded", f.Path)
 	case f.FirstLine > 1:
@@ -115,7 +115,7 @@ func fileOutcome(f analytics.FileSummary) string {
 		case f.Reverified:
 			line += "; the lines stored before verified again with this trust material"
 		case f.TrustChanged:
-			line += "; warning: the lines stored before came from other trust material; give --reverify to verify them again with this material"
+			line += "; warning: the lines stored before came from other key or schema files (SHA-256) or --strict-schemas; give --reverify to verify them again with this material"
 		}
 		return line
 	}
