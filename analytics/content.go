@@ -480,6 +480,16 @@ func (l *loader) identify(in Input) (plan, error) {
 		}
 		return p, nil
 	}
+	if match == nil && in.Lines {
+		// Not found by its first line or its path: the stored content
+		// whose second line it has, if any, as a moved file whose first
+		// line was edited is not another file.
+		if moved, err := l.bySecondLine(in); err != nil {
+			return p, err
+		} else if moved != nil && (renamed == nil || moved.bytes > renamed.bytes) {
+			renamed = moved
+		}
+	}
 	if match == nil && renamed != nil {
 		// What was loaded from this path began with another line: this is
 		// that content with its first line edited if some other line is
@@ -543,4 +553,46 @@ func descends(cands []storedFile, c, anc *storedFile) bool {
 		c = &cands[i]
 	}
 	return false
+}
+
+// bySecondLine is the longest stored content whose second line is the
+// input's (by line_sha256), from the same first line as the content that
+// line is stored from, or nil.
+func (l *loader) bySecondLine(in Input) (*storedFile, error) {
+	rc, err := in.Open()
+	if err != nil {
+		return nil, nil // the input's own error is found when it is read
+	}
+	br := bufio.NewReaderSize(rc, 64<<10)
+	var second []byte
+	for n := 1; n <= 2; n++ {
+		line, tooLong, rerr := lines.Read(br, nil, limits.MaxLineBytes)
+		if tooLong || rerr != nil && rerr != io.EOF || rerr == io.EOF && n < 2 {
+			rc.Close()
+			return nil, nil
+		}
+		second = line
+	}
+	rc.Close()
+	if len(bytes.TrimSpace(second)) == 0 {
+		return nil, nil
+	}
+	sum := sha256.Sum256(second)
+	rows, err := l.conn.QueryContext(l.ctx, "SELECT "+storedFileColumns+` FROM files WHERE head_sha256 IN (
+		SELECT f.head_sha256 FROM receipts r JOIN files f ON f.file_sha256 = r.file_sha256
+		WHERE r.line = 2 AND r.line_sha256 = $1 AND f.head_sha256 IS NOT NULL)`, hex.EncodeToString(sum[:]))
+	if err != nil {
+		return nil, dbErr(l.ctx, "read files", l.db.path, err)
+	}
+	cands, err := scanStoredFiles(rows)
+	if err != nil {
+		return nil, dbErr(l.ctx, "read files", l.db.path, err)
+	}
+	var best *storedFile
+	for i, c := range cands {
+		if best == nil || c.bytes > best.bytes {
+			best = &cands[i]
+		}
+	}
+	return best, nil
 }

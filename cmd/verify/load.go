@@ -65,8 +65,16 @@ func loadAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	late, err := analytics.LateDays(context.Background(), db, sum)
+	if err != nil {
+		return err
+	}
+	for _, l := range late {
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: load: late delivery: %d receipt(s) added to %s, which was loaded before it ended (reported?); report it again: verify report --db %s --day %s\n",
+			l.Added, l.Day, shellQuote(ctx.String("db")), l.Day)
+	}
 	if n := sum.Unreadable(); n > 0 {
-		return &inputError{fmt.Errorf("load: %d input file(s) could not be read or have changed, nothing of them recorded", n)}
+		return failedInputs(sum, fmt.Sprintf("load: %d input file(s) could not be read or have changed, nothing of them recorded", n))
 	}
 	return nil
 }
@@ -82,6 +90,19 @@ func reverifyFlag() cli.Flag {
 func storeRawFlag() cli.Flag {
 	return &cli.StringFlag{Name: "store-raw", Value: "flagged",
 		Usage: "which receipts' lines the database stores: `flagged` (not PASS, or sharing an action_id, nonce or signature with another: the rows reports flag) or all (a database that needs no archive); the others are read from their archive file by offset and SHA-256 (verify show)"}
+}
+
+// failedInputs is the error that ends a load with inputs that failed: the
+// head line, then each such input's own line (as fileLine writes it), so
+// that they are named even under -q, which silences the per-file lines.
+func failedInputs(sum analytics.LoadSummary, head string) error {
+	lines := []string{head}
+	for _, f := range sum.Files {
+		if f.Err != nil {
+			lines = append(lines, strings.TrimPrefix(fileOutcome(f), "verify: "))
+		}
+	}
+	return &inputError{errors.New(strings.Join(lines, "\n"))}
 }
 
 // fileLine is the per-file line on stderr.
