@@ -39,6 +39,8 @@ type fileLoad struct {
 	// load whose run stops at another, changed, input and goes on without
 	// it.
 	counts stream.Summary
+	// changed: found rewritten at commit, after the run counted its records.
+	changed bool
 
 	tx       *sql.Tx
 	loadedAt time.Time   // the load's clock (UTC): files.loaded_at, and the day of undated receipts
@@ -236,6 +238,7 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 		if got := hex.EncodeToString(f.lines.h.Sum(nil)); got != f.plan.id.sha256 || f.lines.n != f.plan.id.bytes {
 			// Rewritten between its readings: that file's error.
 			f.abort()
+			f.changed = true
 			s.Err = &InputChangedError{Path: f.in.Name}
 			s.Lines, s.Accepted, s.Rejected, s.Incomplete = 0, 0, 0, false
 			if onFile != nil {

@@ -287,6 +287,11 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 		}
 		if err == nil {
 			sum.Verify = addCounts(done, vs)
+			for _, f := range l.pending {
+				if f.changed { // not loaded: its records are not counted
+					sum.Verify = subtractCounts(sum.Verify, f.counts)
+				}
+			}
 			break
 		}
 		if l.cur < len(l.pending) {
@@ -370,6 +375,17 @@ func (e *InputChangedError) Error() string {
 		at = fmt.Sprintf(" (line %d)", e.Line)
 	}
 	return fmt.Sprintf("changed while it was being verified%s: rewritten in place; nothing of it recorded, the next load reads it again", at)
+}
+
+// subtractCounts takes the record counts of b from a.
+func subtractCounts(a, b stream.Summary) stream.Summary {
+	a.Receipts -= b.Receipts
+	a.Pass -= b.Pass
+	a.Fail -= b.Fail
+	a.Incomplete -= b.Incomplete
+	a.Unreadable -= b.Unreadable
+	a.FilesFailed -= b.FilesFailed
+	return a
 }
 
 // addCounts adds the verification counts of b to a.
