@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +246,27 @@ func TestFirstLineEditRefused(t *testing.T) {
 	load(exitOK, ": 5 accepted, 0 rejected")
 	if got, _ := dbRows(t, db); strings.Count(got, "\n") != 15 {
 		t.Errorf("%d receipts stored, want 15", strings.Count(got, "\n"))
+	}
+}
+
+// TestQuietExpiredBaseline: under -q, which silences warnings, expired
+// baseline entries are still said, in one stderr line.
+func TestQuietExpiredBaseline(t *testing.T) {
+	t.Parallel()
+	lines, keys := liveCorpus(t, 11, 6)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "agent.jsonl")
+	writeFile(t, log, []byte(strings.Join(lines, "")))
+	base := filepath.Join(dir, "baseline.toml")
+	writeFile(t, base, []byte("[[suppress]]\ntool = \"files.write\"\nreason = \"known\"\nexpires = 2026-11-15\n\n[[suppress]]\ntool = \"files.read\"\nreason = \"known\"\nexpires = 2026-11-16\n"))
+	args := []string{"audit", "--db", filepath.Join(dir, "audit.duckdb"), "--out", filepath.Join(dir, "report"), "--keys", keys, "--at=2026-12-01T00:00:00Z", "--baseline", base, log}
+	_, _, stderr := runVerify(t, append([]string{args[0], "-q"}, args[1:]...)...)
+	expired := regexp.MustCompile(`(?m)^verify: baseline: 2 entr\(ies\) expired, their findings count again: entry 1 \(.*\) expired on 2026-11-15; entry 2 \(.*\) expired on 2026-11-16$`)
+	if !expired.MatchString(stderr) || strings.Count(stderr, "expired") != 3 {
+		t.Errorf("-q: stderr lacks one line for the expired entries:\n%s", stderr)
+	}
+	_, _, stderr = runVerify(t, args...)
+	if strings.Count(stderr, "verify: baseline: entry ") != 2 {
+		t.Errorf("without -q: want a line per expired entry:\n%s", stderr)
 	}
 }
