@@ -41,11 +41,12 @@ type inputSet struct {
 // source that fails alone, named by its path: the others are read.
 func expandInputs(ctx context.Context, paths []string, stdin io.Reader, stderr io.Writer, wo walkOptions) (set inputSet, cleanup func(), err error) {
 	set.snapshots = map[string]*snapshot{}
+	open := &openFiles{}
 	var srcs []stream.Source
 	cleanup = func() {}
 	defer func() { set.srcs = srcs }()
 	fileSource := func(ctx context.Context, name, path string, lines bool) stream.Source {
-		s := &snapshot{path: path}
+		s := &snapshot{path: path, open: open}
 		set.snapshots[name] = s
 		prev := cleanup
 		cleanup = func() { prev(); s.close() }

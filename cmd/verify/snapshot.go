@@ -10,6 +10,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/ctxio"
 	"github.com/receiptverify/verify/internal/gunzip"
+	"github.com/receiptverify/verify/internal/limits"
 )
 
 // snapshot is a file as it was when the run first opened it: its first
@@ -22,10 +23,29 @@ import (
 // rewrite) fails that file's read, by name, not the run.
 type snapshot struct {
 	path string
+	open *openFiles // shared by the run's snapshots; nil: no bound
 	mu   sync.Mutex
 	f    *os.File
+	fi   os.FileInfo // of the first opening
 	size int64
 	err  error
+	// readers is how many readings are under way: the descriptor is
+	// closed, past limits.MaxOpenInputs, only when none is.
+	readers int
+}
+
+// openFiles counts the descriptors a run's snapshots hold.
+type openFiles struct {
+	mu sync.Mutex
+	n  int
+}
+
+// errMoved is the error of a snapshot whose path, reopened, is another
+// file or a shorter one.
+type errMoved struct{ path string }
+
+func (e *errMoved) Error() string {
+	return fmt.Sprintf("%s: changed while it was being read: another file, or a shorter one, when opened again (renamed or truncated); nothing of it recorded, it is read again by the next run", e.path)
 }
 
 // errShrunk is the read error of a snapshot whose file became shorter.
@@ -40,10 +60,26 @@ func (e *errShrunk) Error() string {
 
 // open opens the file the first time it is called and returns the
 // snapshot's bytes, from the start, every time.
-func (s *snapshot) open() (io.Reader, error) {
+func (s *snapshot) openReader() (io.Reader, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.f == nil && s.err == nil {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.f == nil && s.fi != nil { // closed between readings: the same file again
+		f, err := os.Open(s.path)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := f.Stat()
+		if err != nil || !os.SameFile(fi, s.fi) || fi.Size() < s.size {
+			f.Close()
+			return nil, &errMoved{path: s.path}
+		}
+		s.f = f
+		s.open.add(1)
+	}
+	if s.f == nil {
 		f, err := os.Open(s.path)
 		if err == nil {
 			var fi os.FileInfo
@@ -55,15 +91,48 @@ func (s *snapshot) open() (io.Reader, error) {
 				f.Close()
 				return os.Open(s.path)
 			} else {
-				s.f, s.size = f, fi.Size()
+				s.f, s.fi, s.size = f, fi, fi.Size()
+				s.open.add(1)
 			}
 		}
-		s.err = err
+		if err != nil {
+			s.err = err
+			return nil, err
+		}
 	}
-	if s.err != nil {
-		return nil, s.err
-	}
+	s.readers++
 	return &snapshotReader{s: s, r: io.NewSectionReader(s.f, 0, s.size)}, nil
+}
+
+// done ends one reading; past limits.MaxOpenInputs open files, the last
+// reading closes the descriptor, to be opened again when needed.
+func (s *snapshot) done() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.readers--
+	if s.readers == 0 && s.f != nil && s.open.over() {
+		s.f.Close()
+		s.f = nil
+		s.open.add(-1)
+	}
+}
+
+func (o *openFiles) add(n int) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	o.n += n
+	o.mu.Unlock()
+}
+
+func (o *openFiles) over() bool {
+	if o == nil {
+		return false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.n > limits.MaxOpenInputs
 }
 
 // close closes the descriptor, at the end of the run.
@@ -72,14 +141,17 @@ func (s *snapshot) close() {
 	defer s.mu.Unlock()
 	if s.f != nil {
 		s.f.Close()
+		s.f = nil
+		s.open.add(-1)
 	}
 }
 
 // snapshotReader reads a snapshot and fails when the file ends before it.
 type snapshotReader struct {
-	s    *snapshot
-	r    *io.SectionReader
-	read int64
+	s      *snapshot
+	r      *io.SectionReader
+	read   int64
+	closed bool
 }
 
 func (r *snapshotReader) Read(p []byte) (int, error) {
@@ -91,14 +163,21 @@ func (r *snapshotReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close leaves the descriptor open for the run's next reading.
-func (r *snapshotReader) Close() error { return nil }
+// Close ends the reading; the descriptor stays open for the run's next
+// reading, unless too many are (snapshot.done).
+func (r *snapshotReader) Close() error {
+	if !r.closed {
+		r.closed = true
+		r.s.done()
+	}
+	return nil
+}
 
 // source is the snapshot's content, decompressed when the name ends in
 // .gz; its reads check ctx.
 func (s *snapshot) source(ctx context.Context, name string) func() (io.ReadCloser, error) {
 	return func() (io.ReadCloser, error) {
-		r, err := s.open()
+		r, err := s.openReader()
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +201,7 @@ func (s *snapshot) source(ctx context.Context, name string) func() (io.ReadClose
 // stored is the snapshot's bytes as stored (compressed, for a .gz file).
 func (s *snapshot) stored(ctx context.Context) func() (io.ReadCloser, error) {
 	return func() (io.ReadCloser, error) {
-		r, err := s.open()
+		r, err := s.openReader()
 		if err != nil {
 			return nil, err
 		}
