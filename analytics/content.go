@@ -180,21 +180,22 @@ type storedFile struct {
 	lines                  int64
 	unterminated           bool
 	pending                bool
-	head                   string // of a pending one
+	head                   string // SHA-256 of the first line ("" for rows written before it was recorded)
 }
 
 // total is the number of lines of the content the row covers.
 func (s storedFile) total() int64 { return s.firstLine - 1 + s.lines }
 
 const storedFileColumns = `file_sha256, path, COALESCE(base_sha256, ''), COALESCE(trust_sha256, ''),
-	COALESCE(content_bytes, size_bytes), COALESCE(first_line, 1), lines, COALESCE(unterminated, false)`
+	COALESCE(content_bytes, size_bytes), COALESCE(first_line, 1), lines, COALESCE(unterminated, false),
+	COALESCE(head_sha256, '')`
 
 func scanStoredFiles(rows *sql.Rows) ([]storedFile, error) {
 	defer rows.Close()
 	var out []storedFile
 	for rows.Next() {
 		var s storedFile
-		if err := rows.Scan(&s.sha, &s.path, &s.base, &s.trust, &s.bytes, &s.firstLine, &s.lines, &s.unterminated); err != nil {
+		if err := rows.Scan(&s.sha, &s.path, &s.base, &s.trust, &s.bytes, &s.firstLine, &s.lines, &s.unterminated, &s.head); err != nil {
 			return nil, err
 		}
 		out = append(out, s)
@@ -244,10 +245,13 @@ func (e *ChangedError) Error() string {
 // compareStored reads the input beside the lines stored for rows (a
 // chain) and returns the first line that differs, or 0 and true when the
 // input's lines are all as stored and it ends within them (an earlier state
-// of the stored content). A receipt stored without its line (RawPolicy) is
+// of the stored content). With same, it reads on past the first
+// difference and sets *same when some other line that is not blank is
+// as stored at the same place: the input is that content, edited, and not
+// another file that took its name (a log truncated and begun again). A receipt stored without its line (RawPolicy) is
 // compared by its line_sha256; rejects stored without their text (too
 // long, not UTF-8) are not compared; a line with no row is a blank line.
-func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadCloser, error), rows []storedFile) (int64, bool, error) {
+func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadCloser, error), rows []storedFile, same *bool) (int64, bool, error) {
 	total := rows[0].total()
 	shas := make([]string, len(rows))
 	for i, r := range rows {
@@ -281,7 +285,16 @@ func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadClos
 	if err := advance(); err != nil {
 		return 0, false, &IOError{Op: "read stored lines", Err: err}
 	}
-	var buf []byte
+	var (
+		buf       []byte
+		firstDiff int64
+	)
+	differs := func(n int64) (stop bool) {
+		if firstDiff == 0 {
+			firstDiff = n
+		}
+		return same == nil
+	}
 	for n := int64(1); n <= total; n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
 			return 0, false, ctx.Err()
@@ -291,25 +304,35 @@ func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadClos
 			return 0, false, rerr
 		}
 		if rerr == io.EOF && len(line) == 0 && !tooLong {
-			return 0, true, nil // ends within the stored lines, all alike
+			break // ends within the stored lines
 		}
 		buf = line
 		if nextLine == n {
 			if !tooLong && (nextRaw.Valid && nextRaw.String != string(line) ||
 				!nextRaw.Valid && nextSHA.Valid && !lineMatches(line, nextSHA.String)) {
-				return n, false, nil
+				if differs(n) {
+					return n, false, nil
+				}
+			} else if firstDiff != 0 && !tooLong && (nextRaw.Valid || nextSHA.Valid) {
+				*same = true // a line as stored after one that differs
+				return firstDiff, false, nil
 			}
 			if err := advance(); err != nil {
 				return 0, false, &IOError{Op: "read stored lines", Err: err}
 			}
 		} else if len(bytes.TrimSpace(line)) != 0 || tooLong {
-			return n, false, nil // a blank line stored, text now
+			if differs(n) { // a blank line stored, text now
+				return n, false, nil
+			}
 		}
 		if rerr == io.EOF {
-			return 0, true, nil // its last line, unterminated, is as stored
+			break // its last line, unterminated
 		}
 	}
-	return 0, false, nil
+	if firstDiff != 0 {
+		return firstDiff, false, nil
+	}
+	return 0, true, nil
 }
 
 // errIdentify marks a database error met while identifying an input, as
@@ -343,7 +366,10 @@ func (l *loader) identify(in Input) (plan, error) {
 		if !in.Lines {
 			return nil, nil
 		}
-		rows, err := l.conn.QueryContext(l.ctx, "SELECT "+storedFileColumns+" FROM files WHERE head_sha256 = $1", head)
+		// The rows that begin with the same line, and those loaded from
+		// the same path, however their first line reads: an edit of the
+		// first line is then found, and not taken for a new file.
+		rows, err := l.conn.QueryContext(l.ctx, "SELECT "+storedFileColumns+" FROM files WHERE head_sha256 = $1 OR path = $2", head, in.Name)
 		if err != nil {
 			return nil, errIdentify{err}
 		}
@@ -394,6 +420,19 @@ func (l *loader) identify(in Input) (plan, error) {
 		return p, nil
 	}
 
+	// The rows loaded from the same path that begin with another line are
+	// compared apart (renamed, below).
+	var renamed *storedFile
+	cands = slices.DeleteFunc(cands, func(c storedFile) bool {
+		if c.pending || c.head == "" || c.head == p.id.head {
+			return false
+		}
+		if c.path == in.Name && (renamed == nil || c.bytes > renamed.bytes) {
+			renamed = &c
+		}
+		return true
+	})
+
 	// A stored content this input extends: the longest that matches.
 	var match *storedFile
 	for i, c := range cands {
@@ -441,6 +480,40 @@ func (l *loader) identify(in Input) (plan, error) {
 		}
 		return p, nil
 	}
+	if match == nil && in.Lines {
+		// Not found by its first line or its path: the stored content
+		// whose second line it has, if any, as a moved file whose first
+		// line was edited is not another file.
+		if moved, err := l.bySecondLine(in); err != nil {
+			return p, err
+		} else if moved != nil && (renamed == nil || moved.bytes > renamed.bytes) {
+			renamed = moved
+		}
+	}
+	if match == nil && renamed != nil {
+		// What was loaded from this path began with another line: this is
+		// that content with its first line edited if some other line is
+		// as stored, or else another log begun under the name (rotated by
+		// copytruncate, or renamed away and created again).
+		rows, err := chain(l.ctx, l.conn, renamed.sha)
+		if err != nil {
+			return p, dbErr(l.ctx, "read files", l.db.path, err)
+		}
+		same := false
+		line, _, err := compareStored(l.ctx, l.conn, in.Open, rows, &same)
+		switch {
+		case l.ctx.Err() != nil:
+			return p, l.ctx.Err()
+		case isIOError(err):
+			return p, dbErr(l.ctx, "read stored lines", l.db.path, err)
+		case err != nil:
+			p.err = err
+			return p, nil
+		case same:
+			p.err = &ChangedError{Path: in.Name, Stored: renamed.path, Line: line, Lines: renamed.total()}
+			return p, nil
+		}
+	}
 	if other == nil {
 		return p, nil // new
 	}
@@ -448,7 +521,7 @@ func (l *loader) identify(in Input) (plan, error) {
 	if err != nil {
 		return p, dbErr(l.ctx, "read files", l.db.path, err)
 	}
-	line, earlier, err := compareStored(l.ctx, l.conn, in.Open, rows)
+	line, earlier, err := compareStored(l.ctx, l.conn, in.Open, rows, nil)
 	switch {
 	case l.ctx.Err() != nil:
 		return p, l.ctx.Err()
@@ -480,4 +553,46 @@ func descends(cands []storedFile, c, anc *storedFile) bool {
 		c = &cands[i]
 	}
 	return false
+}
+
+// bySecondLine is the longest stored content whose second line is the
+// input's (by line_sha256), from the same first line as the content that
+// line is stored from, or nil.
+func (l *loader) bySecondLine(in Input) (*storedFile, error) {
+	rc, err := in.Open()
+	if err != nil {
+		return nil, nil // the input's own error is found when it is read
+	}
+	br := bufio.NewReaderSize(rc, 64<<10)
+	var second []byte
+	for n := 1; n <= 2; n++ {
+		line, tooLong, rerr := lines.Read(br, nil, limits.MaxLineBytes)
+		if tooLong || rerr != nil && rerr != io.EOF || rerr == io.EOF && n < 2 {
+			rc.Close()
+			return nil, nil
+		}
+		second = line
+	}
+	rc.Close()
+	if len(bytes.TrimSpace(second)) == 0 {
+		return nil, nil
+	}
+	sum := sha256.Sum256(second)
+	rows, err := l.conn.QueryContext(l.ctx, "SELECT "+storedFileColumns+` FROM files WHERE head_sha256 IN (
+		SELECT f.head_sha256 FROM receipts r JOIN files f ON f.file_sha256 = r.file_sha256
+		WHERE r.line = 2 AND r.line_sha256 = $1 AND f.head_sha256 IS NOT NULL)`, hex.EncodeToString(sum[:]))
+	if err != nil {
+		return nil, dbErr(l.ctx, "read files", l.db.path, err)
+	}
+	cands, err := scanStoredFiles(rows)
+	if err != nil {
+		return nil, dbErr(l.ctx, "read files", l.db.path, err)
+	}
+	var best *storedFile
+	for i, c := range cands {
+		if best == nil || c.bytes > best.bytes {
+			best = &cands[i]
+		}
+	}
+	return best, nil
 }

@@ -35,6 +35,12 @@ type fileLoad struct {
 	conn    *sql.Conn
 	chunk   int64 // chunk size
 	rawAll  bool  // store every line (RawAll, or an input with no archive)
+	// counts are the verification counts of the file's records, for a
+	// load whose run stops at another, changed, input and goes on without
+	// it.
+	counts stream.Summary
+	// changed: found rewritten at commit, after the run counted its records.
+	changed bool
 
 	tx       *sql.Tx
 	loadedAt time.Time   // the load's clock (UTC): files.loaded_at, and the day of undated receipts
@@ -99,6 +105,7 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64) error {
 		res.Line += int(f.plan.firstLine - 1)
 		offset += f.plan.skip // the source starts past the content stored before
 	}
+	f.count(res)
 	switch {
 	case f.sum.Err != nil:
 		return nil
@@ -140,6 +147,26 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64) error {
 		return f.flushChunk()
 	}
 	return nil
+}
+
+// count adds one result to the file's counts, as stream.Summary counts it.
+func (f *fileLoad) count(res *verify.Result) {
+	c := &f.counts
+	switch {
+	case res.Line == 0:
+		c.FilesFailed++
+		return
+	case res.Verdict == verify.Unreadable:
+		c.Unreadable++
+		return
+	case res.Verdict == verify.Pass:
+		c.Pass++
+	case res.Verdict == verify.Fail:
+		c.Fail++
+	default:
+		c.Incomplete++
+	}
+	c.Receipts++
 }
 
 // begin opens the file's transaction and starts the inserting goroutine,
@@ -209,8 +236,15 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	s.Lines = f.lines.count() - (f.plan.firstLine - 1)
 	if f.lines.h != nil && f.lines.eof {
 		if got := hex.EncodeToString(f.lines.h.Sum(nil)); got != f.plan.id.sha256 || f.lines.n != f.plan.id.bytes {
+			// Rewritten between its readings: that file's error.
 			f.abort()
-			return &IOError{Op: "load", Path: f.in.Name, Err: errors.New("the file changed while it was loaded; nothing recorded")}
+			f.changed = true
+			s.Err = &InputChangedError{Path: f.in.Name}
+			s.Lines, s.Accepted, s.Rejected, s.Incomplete = 0, 0, 0, false
+			if onFile != nil {
+				onFile(*s)
+			}
+			return nil
 		}
 	}
 	// What is stored: the whole content, or, without its incomplete last

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -88,9 +89,11 @@ type FileSummary struct {
 	Accepted  int64  // rows added to receipts
 	Rejected  int64  // rows added to rejects
 	// TrustChanged: the file is already loaded, and what is stored of it
-	// was verified with other trust material (keys, schemas, --at,
-	// --strict-schemas or tool version). Reverified says its receipts were
-	// verified again with this load's (LoadOptions.Reverify).
+	// was verified with other key or schema files (their SHA-256 differ)
+	// or strictness. A judging time (--at) or tool version of its own does
+	// not count: a nightly job judges by its clock. Reverified says its
+	// receipts were verified again with this load's material
+	// (LoadOptions.Reverify), which any difference calls for.
 	TrustChanged bool
 	Reverified   bool
 	// Incomplete: the last line has no newline and cannot be read (a
@@ -116,6 +119,10 @@ type LoadSummary struct {
 	Verify stream.Summary
 	// Trust is the trust_sha256 of the material the load verified with.
 	Trust string
+	// Skipped are the files the inputs' directories held and the load did
+	// not read (their names are not receipt files' names), set by the
+	// caller that walked them, for the reports to name.
+	Skipped []string
 }
 
 // Unreadable is the number of inputs with Err set.
@@ -208,12 +215,18 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 			fs.Holds = append(fs.Holds, r.sha)
 		}
 		if fs.AlreadyLoaded {
+			other := false
 			for _, r := range p.known {
 				if r.trust != sum.Trust {
-					fs.TrustChanged = true
+					other = true
+					if changed, err := l.otherFiles(r.trust); err != nil {
+						return sum, err
+					} else if changed {
+						fs.TrustChanged = true
+					}
 				}
 			}
-			if fs.TrustChanged && opts.Reverify {
+			if other && opts.Reverify {
 				rejudge, rejudgeRows, rejudgeIn = append(rejudge, fs), append(rejudgeRows, p.known), append(rejudgeIn, in)
 				continue
 			}
@@ -227,13 +240,19 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 			if err != nil {
 				return sum, dbErr(ctx, "read files", db.path, err)
 			}
+			other := false
 			for _, r := range base {
 				fs.Holds = append(fs.Holds, r.sha)
 				if r.trust != sum.Trust {
-					fs.TrustChanged = true
+					other = true
+					if changed, err := l.otherFiles(r.trust); err != nil {
+						return sum, err
+					} else if changed {
+						fs.TrustChanged = true
+					}
 				}
 			}
-			if fs.TrustChanged && opts.Reverify {
+			if other && opts.Reverify {
 				rejudge, rejudgeRows, rejudgeIn = append(rejudge, fs), append(rejudgeRows, base), append(rejudgeIn, in)
 			}
 		}
@@ -253,28 +272,140 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 		return sum, nil
 	}
 
-	srcs := make([]stream.Source, len(l.pending))
-	for i, f := range l.pending {
-		srcs[i] = f.source()
-	}
 	// The rows keep the signature's SHA-256, which the verifying
 	// goroutines compute.
 	sopts := stream.Options{Workers: opts.Workers, KeepRaw: true, Progress: opts.Progress, Prior: archivePrior{db.sql}}
-	vs, err := stream.Run(ctx, v, srcs, sopts, l.emit)
-	sum.Verify = vs
-	if err == nil {
-		err = l.finishRest()
-	}
-	if err != nil {
+	var done stream.Summary // the files committed by runs that stopped at a changed input
+	for {
+		srcs := make([]stream.Source, len(l.pending))
+		for i, f := range l.pending {
+			srcs[i] = f.source()
+		}
+		vs, err := stream.Run(ctx, v, srcs, sopts, l.emit)
+		if err == nil {
+			err = l.finishRest()
+		}
+		if err == nil {
+			sum.Verify = addCounts(done, vs)
+			for _, f := range l.pending {
+				if f.changed { // not loaded: its records are not counted
+					sum.Verify = subtractCounts(sum.Verify, f.counts)
+				}
+			}
+			break
+		}
 		if l.cur < len(l.pending) {
 			l.pending[l.cur].abort()
 		}
 		if ctx.Err() != nil && !isIOError(err) {
 			return sum, ctx.Err()
 		}
-		return sum, err
+		if !errors.Is(err, stream.ErrInputChanged) {
+			return sum, err
+		}
+		// One input was not the same when read again (rewritten in
+		// place): it fails alone, and the files not yet committed are
+		// verified again without it.
+		for _, f := range l.pending[:l.cur] {
+			done = addCounts(done, f.counts)
+		}
+		l.pending = l.retryWithout(changedInput(err, l.pending[l.cur:]))
+		l.cur = 0
+		if len(l.pending) == 0 {
+			sum.Verify = done
+			break
+		}
+	}
+	for _, f := range sum.Files {
+		if f.Incomplete && sum.Verify.Unreadable > 0 {
+			// Its last line, still being written, is left for the next
+			// load: it is not an unreadable line.
+			sum.Verify.Unreadable--
+		}
 	}
 	return sum, nil
+}
+
+// changedInput is the file of pending an ErrInputChanged is about: the
+// one it names, or else the first (the one being read when the spool ran
+// out).
+func changedInput(err error, pending []*fileLoad) *fileLoad {
+	var se *stream.SourceError
+	if errors.As(err, &se) {
+		for _, f := range pending {
+			if f.key == se.Source {
+				f.sum.Err = &InputChangedError{Path: f.in.Name, Line: int64(se.Line) + f.plan.firstLine - 1}
+				return f
+			}
+		}
+	}
+	f := pending[0]
+	f.sum.Err = &InputChangedError{Path: f.in.Name}
+	return f
+}
+
+// retryWithout reports the changed file and gives the files from the
+// current one on, but changed, as new, for another run.
+func (l *loader) retryWithout(changed *fileLoad) []*fileLoad {
+	changed.sum.Accepted, changed.sum.Rejected, changed.sum.Lines, changed.sum.Incomplete = 0, 0, 0, false
+	changed.sum.Holds = nil
+	l.report(changed.sum)
+	var next []*fileLoad
+	for _, f := range l.pending[l.cur:] {
+		if f == changed {
+			continue
+		}
+		f.sum.Accepted, f.sum.Rejected, f.sum.Lines, f.sum.Incomplete = 0, 0, 0, false
+		next = append(next, l.newFile(f.idx, f.in, f.plan))
+	}
+	return next
+}
+
+// InputChangedError is an input that was not the same when read again
+// during the load (rewritten in place): nothing of it is recorded, and
+// the next load reads it anew.
+type InputChangedError struct {
+	Path string
+	Line int64 // the first line found different; 0 when not known
+}
+
+func (e *InputChangedError) Error() string {
+	at := ""
+	if e.Line > 0 {
+		at = fmt.Sprintf(" (line %d)", e.Line)
+	}
+	return fmt.Sprintf("changed while it was being verified%s: rewritten in place; nothing of it recorded, the next load reads it again", at)
+}
+
+// subtractCounts takes the record counts of b from a.
+func subtractCounts(a, b stream.Summary) stream.Summary {
+	a.Receipts -= b.Receipts
+	a.Pass -= b.Pass
+	a.Fail -= b.Fail
+	a.Incomplete -= b.Incomplete
+	a.Unreadable -= b.Unreadable
+	a.FilesFailed -= b.FilesFailed
+	return a
+}
+
+// addCounts adds the verification counts of b to a.
+func addCounts(a, b stream.Summary) stream.Summary {
+	a.Files += b.Files
+	a.FilesFailed += b.FilesFailed
+	a.Lines += b.Lines
+	a.Blank += b.Blank
+	a.Receipts += b.Receipts
+	a.Pass += b.Pass
+	a.Fail += b.Fail
+	a.Incomplete += b.Incomplete
+	a.Unreadable += b.Unreadable
+	if len(b.Reasons) > 0 && a.Reasons == nil {
+		a.Reasons = map[verify.Reason]int64{}
+	}
+	for r, n := range b.Reasons {
+		a.Reasons[r] += n
+	}
+	return a
 }
 
 // backfillNonceKeys gives receipts stored before receipts.nonce_key existed
@@ -323,6 +454,8 @@ type loader struct {
 	// legacy: the database holds files rows written before content
 	// identity, which know a gzip file by its compressed bytes.
 	legacy bool
+	// filesDiffer caches otherFiles by trust_sha256.
+	filesDiffer map[string]bool
 }
 
 // emit routes one result to its file.

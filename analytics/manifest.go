@@ -19,6 +19,7 @@ type Manifest struct {
 	ChartWindow   Window                 `json:"chart_window"`
 	Queries       []ManifestQuery        `json:"queries"`
 	Inputs        []ManifestInput        `json:"inputs"`
+	NotRead       []string               `json:"not_read,omitempty"` // files the input directories held that the run did not read
 	Trust         []ManifestTrust        `json:"trust"`
 	Receipts      DayCounts              `json:"receipts"`
 	Findings      map[string]int         `json:"findings"`

@@ -138,6 +138,13 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 		}
 		p("\nTheir rejected lines (unreadable, not receipts), with line and error: [rejects.csv](rejects.csv).\n\n")
 	}
+	if len(man.NotRead) > 0 {
+		p("Not read: %d file(s) the input directories held, as their names are not those of receipt files or --exclude named them (`--include GLOB` reads others):\n\n", len(man.NotRead))
+		for _, name := range man.NotRead {
+			p("- %s\n", mdText(name))
+		}
+		p("\n")
+	}
 	p("---\nverify %s, DuckDB %s. Day window %s to %s. Query files and their SHA-256, input hashes and output hashes: [manifest.json](manifest.json).\n",
 		mdText(man.ToolVersion), mdText(man.DuckDBVersion), man.Window.From, man.Window.To)
 	return []byte(b.String())

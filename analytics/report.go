@@ -39,6 +39,10 @@ type ReportOptions struct {
 	// days (ShareFindings): the day's rows are read from them, so the
 	// days must be reported in ascending order.
 	Shared *SharedFindings
+	// NotRead are the files the run's input directories held and did not
+	// read (LoadSummary.Skipped), named in summary.md and manifest.json so
+	// that a receipt file under an unexpected name is not left out unseen.
+	NotRead []string
 }
 
 // Report file names in the output directory, besides <finding>.csv and
@@ -202,6 +206,7 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 			Rejected: asInt(g("rejected")), ReceiptsOnDay: asInt(g("receipts_on_day"))})
 	}
 	man.Inputs = sum.Inputs
+	man.NotRead = opts.NotRead
 	if man.Inputs == nil {
 		man.Inputs = []ManifestInput{}
 	}

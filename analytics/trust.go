@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/receiptverify/verify/verify"
@@ -217,4 +218,47 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 		return fail("reverify", err)
 	}
 	return nil
+}
+
+// otherFiles reports whether the stored trust material id was other key
+// or schema files (by SHA-256, whatever their paths) or strictness than
+// this load's: what calls for --reverify. A judging time or tool version
+// of its own does not: without --at every night judges by its own clock.
+func (l *loader) otherFiles(id string) (bool, error) {
+	if d, ok := l.filesDiffer[id]; ok {
+		return d, nil
+	}
+	var keyFiles, schemaFiles sql.NullString
+	var strict sql.NullBool
+	err := l.conn.QueryRowContext(l.ctx, "SELECT key_files, schema_files, strict_schemas FROM trust WHERE trust_sha256 = $1", id).
+		Scan(&keyFiles, &schemaFiles, &strict)
+	if err == sql.ErrNoRows {
+		return true, nil // loaded before provenance was recorded
+	}
+	if err != nil {
+		return false, dbErr(l.ctx, "read trust", l.db.path, err)
+	}
+	hashes := func(text sql.NullString) []string {
+		var fs []TrustFile
+		json.Unmarshal([]byte(text.String), &fs)
+		out := make([]string, len(fs))
+		for i, f := range fs {
+			out[i] = f.SHA256
+		}
+		return out
+	}
+	mine := func(fs []TrustFile) []string {
+		out := make([]string, len(fs))
+		for i, f := range fs {
+			out[i] = f.SHA256
+		}
+		return out
+	}
+	t := l.opts.Trust
+	d := !slices.Equal(hashes(keyFiles), mine(t.Keys)) || !slices.Equal(hashes(schemaFiles), mine(t.Schemas)) || strict.Bool != t.StrictSchemas
+	if l.filesDiffer == nil {
+		l.filesDiffer = map[string]bool{}
+	}
+	l.filesDiffer[id] = d
+	return d, nil
 }

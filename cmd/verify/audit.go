@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
 )
 
@@ -38,7 +39,7 @@ func newAuditCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			reverifyFlag(),
 			storeRawFlag(),
-		}, findingFlags(), dbLimitFlags()),
+		}, walkFlags(), findingFlags(), dbLimitFlags()),
 		Action: auditAction,
 	}
 }
@@ -80,9 +81,15 @@ func auditAction(ctx *cli.Context) error {
 			return err
 		}
 	}
+	late, err := analytics.LateDays(bg, db, lsum)
+	if err != nil {
+		return err
+	}
+	late = slices.DeleteFunc(late, func(l analytics.LateDay) bool { return slices.Contains(days, l.Day) })
+	opts.NotRead = lsum.Skipped
 	out := ctx.String("out")
 	var reports []*analytics.ReportSummary
-	warned := map[int]bool{}
+	var expired expiredNotes
 	bar := newProgress(ctx, nil)
 	defer bar.done()
 	if len(days) > 1 {
@@ -101,15 +108,19 @@ func auditAction(ctx *cli.Context) error {
 		if err != nil {
 			return outputErr(err)
 		}
-		warnExpired(ctx.App.ErrWriter, sum, warned)
+		expired.add(sum)
 		reports = append(reports, sum)
 	}
 	bar.done()
+	expired.write(ctx)
 	if err := writeAuditSummary(stdout, dbPath, lsum, reports); err != nil {
 		return err
 	}
+	if err := writeLoadNotes(stdout, dbPath, out, lsum, late); err != nil {
+		return err
+	}
 	if n := lsum.Unreadable(); n > 0 {
-		return &inputError{fmt.Errorf("%d input file(s) could not be read", n)}
+		return failedInputs(lsum, fmt.Sprintf("%d input file(s) could not be read or have changed, nothing of them recorded; the others are loaded and reported", n))
 	}
 	total := 0
 	for _, r := range reports {
@@ -173,6 +184,36 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 	}
 	slices.Sort(days)
 	return slices.Compact(days), nil
+}
+
+// writeLoadNotes ends audit's stdout with what a nightly job must not
+// miss, -q or not: the files the input directories held and the run did
+// not read, the last lines left for the next run, and the days the load
+// added receipts to that an earlier run has reported (a late delivery),
+// with the command that reports them again.
+func writeLoadNotes(w io.Writer, dbPath, out string, lsum analytics.LoadSummary, late []analytics.LateDay) error {
+	if n := len(lsum.Skipped); n > 0 {
+		fmt.Fprintf(w, "not read: %d file(s) in the input directories (%s; --include GLOB reads others): %s\n",
+			n, receiptNamesHelp, termtext.Escape(strings.Join(lsum.Skipped, ", ")))
+	}
+	for _, f := range lsum.Files {
+		if f.Incomplete {
+			fmt.Fprintf(w, "left for the next run: %s: its last line has no newline yet (still being written)\n", termtext.Escape(f.Path))
+		}
+	}
+	for _, l := range late {
+		fmt.Fprintf(w, "late delivery: %d receipt(s) added to %s, reported before; report it again: verify report --db %s --day %s --out %s\n",
+			l.Added, l.Day, shellQuote(dbPath), l.Day, shellQuote(filepath.Join(out, l.Day)))
+	}
+	return nil
+}
+
+// shellQuote quotes s for a shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // writeAuditSummary is audit's stdout: the load, a table of days, totals.

@@ -38,6 +38,8 @@ var configKeys = map[string]bool{
 	"baseline":       true,
 	"memory-limit":   false,
 	"db-threads":     false,
+	"include":        false,
+	"exclude":        false,
 }
 
 // envVar is the environment variable for flag name: VERIFY_STRICT_SCHEMAS.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
@@ -77,16 +78,46 @@ func atFlag(ctx *cli.Context) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// warnExpired says on stderr which baseline entries have expired.
-func warnExpired(w io.Writer, sum *analytics.ReportSummary, seen map[int]bool) {
+// expiredNotes collect the baseline entries found expired by a command's
+// reports, to say so on stderr once each: a line per entry, or, under
+// -q, which silences warnings, still one line for them all, as an expired
+// entry turns accepted findings into failing ones.
+type expiredNotes struct {
+	seen  map[int]bool
+	lines []string
+}
+
+// add notes the entries sum found expired.
+func (n *expiredNotes) add(sum *analytics.ReportSummary) {
+	if n.seen == nil {
+		n.seen = map[int]bool{}
+	}
 	for _, e := range sum.Expired() {
-		if seen[e.Index] {
+		if n.seen[e.Index] {
 			continue
 		}
-		seen[e.Index] = true
+		n.seen[e.Index] = true
 		exp, _ := e.Entry.Expires.MarshalTOML()
-		fmt.Fprintf(w, "verify: baseline: entry %d (%s) expired on %s; its findings count again\n", e.Index, termtext.Escape(e.Entry.String()), exp)
+		n.lines = append(n.lines, fmt.Sprintf("entry %d (%s) expired on %s", e.Index, termtext.Escape(e.Entry.String()), exp))
 	}
+}
+
+// write says what was noted.
+func (n *expiredNotes) write(ctx *cli.Context) {
+	if len(n.lines) == 0 {
+		return
+	}
+	if !ctx.Bool("quiet") {
+		for _, l := range n.lines {
+			fmt.Fprintf(ctx.App.ErrWriter, "verify: baseline: %s; its findings count again\n", l)
+		}
+		return
+	}
+	w := ctx.App.ErrWriter
+	if s, ok := ctx.App.Metadata["stderr"].(io.Writer); ok {
+		w = s
+	}
+	fmt.Fprintf(w, "verify: baseline: %d entr(ies) expired, their findings count again: %s\n", len(n.lines), strings.Join(n.lines, "; "))
 }
 
 // findingsErr is the exit status of reports: a rejectedError (exit 1)

@@ -11,25 +11,9 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/internal/ctxio"
-	"github.com/receiptverify/verify/internal/gunzip"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 )
-
-// receiptExts are the file names a directory walk picks up.
-var receiptExts = []string{".json", ".jsonl", ".ndjson"}
-
-// isReceiptFile reports whether name is a receipt file, and whether it
-// holds JSON Lines.
-func isReceiptFile(name string) (ok, lines bool) {
-	base := strings.TrimSuffix(name, ".gz")
-	for _, ext := range receiptExts {
-		if strings.HasSuffix(base, ext) {
-			return true, ext != ".json"
-		}
-	}
-	return false, true
-}
 
 // expandPaths turns PATH arguments into sources: files as given (any name
 // but *.json is read as JSON Lines), directories walked in name order for
@@ -40,7 +24,35 @@ func isReceiptFile(name string) (ok, lines bool) {
 // out unseen. Every read of the sources checks ctx, and a copy of standard
 // input stops when ctx is done (an *interruptedError).
 func expandPaths(ctx context.Context, paths []string, stdin io.Reader, stderr io.Writer) (srcs []stream.Source, cleanup func(), err error) {
+	set, cleanup, err := expandInputs(ctx, paths, stdin, stderr, walkOptions{})
+	return set.srcs, cleanup, err
+}
+
+// inputSet is what the PATH arguments expand to: the sources, the
+// snapshots of the files among them by source name, and the files the
+// directory walks held but did not read.
+type inputSet struct {
+	srcs      []stream.Source
+	snapshots map[string]*snapshot
+	skipped   []string
+}
+
+// expandInputs is expandPaths with the walk's name filters, keeping the
+// snapshots and the files passed over. A path that cannot be read is a
+// source that fails alone, named by its path: the others are read.
+func expandInputs(ctx context.Context, paths []string, stdin io.Reader, stderr io.Writer, wo walkOptions) (set inputSet, cleanup func(), err error) {
+	set.snapshots = map[string]*snapshot{}
+	open := &openFiles{}
+	var srcs []stream.Source
 	cleanup = func() {}
+	defer func() { set.srcs = srcs }()
+	fileSource := func(ctx context.Context, name, path string, lines bool) stream.Source {
+		s := &snapshot{path: path, open: open}
+		set.snapshots[name] = s
+		prev := cleanup
+		cleanup = func() { prev(); s.close() }
+		return stream.Source{Name: name, Lines: lines, Open: s.source(ctx, name)}
+	}
 	// spool copies a stream that can be read only once into a temporary
 	// file, for the sources' two passes. The file is unlinked as soon as it
 	// is made and read through its descriptor, so nothing is left behind
@@ -93,28 +105,31 @@ func expandPaths(ctx context.Context, paths []string, stdin io.Reader, stderr io
 	for _, p := range paths {
 		if p == "-" {
 			if err := spool("stdin", stdin, true); err != nil {
-				return nil, cleanup, err
+				return set, cleanup, err
 			}
 			continue
 		}
 		fi, err := os.Stat(p)
 		if err != nil {
-			return nil, cleanup, &inputError{err}
+			_, lines := isReceiptFile(p)
+			srcs = append(srcs, failedSource(p, lines, err))
+			continue
 		}
 		if fi.Mode()&fs.ModeNamedPipe != 0 { // the shell's <(command): read once, here
+			_, lines := isReceiptFile(p)
 			f, err := openWaiting(ctx, p)
 			var interrupted *interruptedError
 			if errors.As(err, &interrupted) {
-				return nil, cleanup, err
+				return set, cleanup, err
 			}
 			if err != nil {
-				return nil, cleanup, &inputError{err}
+				srcs = append(srcs, failedSource(p, lines, err))
+				continue
 			}
-			_, lines := isReceiptFile(p)
 			err = spool(p, f, lines)
 			f.Close()
 			if err != nil {
-				return nil, cleanup, err
+				return set, cleanup, err
 			}
 			continue
 		}
@@ -123,12 +138,13 @@ func expandPaths(ctx context.Context, paths []string, stdin io.Reader, stderr io
 			srcs = append(srcs, fileSource(ctx, p, p, lines))
 			continue
 		}
-		w := dirWalk{ctx: ctx, srcs: srcs}
+		w := dirWalk{ctx: ctx, srcs: srcs, opts: wo, fileSource: fileSource}
 		filepath.WalkDir(p, w.visit) // visit keeps every error as a source, and never stops the walk
 		srcs = w.srcs
+		set.skipped = append(set.skipped, w.skipped...)
 		reportSkipped(stderr, p, w.skipped)
 	}
-	return srcs, cleanup, nil
+	return set, cleanup, nil
 }
 
 // readErrors keeps the error of r, to tell it from the writer's in a copy.
@@ -148,9 +164,11 @@ func (e *readErrors) Read(p []byte) (int, error) {
 // dirWalk collects the receipt files of a directory walk as sources, and
 // the names of the files it passes over.
 type dirWalk struct {
-	ctx     context.Context
-	srcs    []stream.Source
-	skipped []string
+	ctx        context.Context
+	srcs       []stream.Source
+	skipped    []string
+	opts       walkOptions
+	fileSource func(ctx context.Context, name, path string, lines bool) stream.Source
 }
 
 // visit is the walk's fs.WalkDirFunc. A directory that cannot be listed
@@ -165,7 +183,7 @@ func (w *dirWalk) visit(path string, d fs.DirEntry, err error) error {
 	if d.IsDir() {
 		return nil
 	}
-	ok, lines := isReceiptFile(d.Name())
+	ok, lines := w.opts.reads(d.Name())
 	if !ok {
 		w.skipped = append(w.skipped, path)
 		return nil
@@ -174,7 +192,7 @@ func (w *dirWalk) visit(path string, d fs.DirEntry, err error) error {
 		w.srcs = append(w.srcs, failedSource(path, lines, err))
 		return nil
 	}
-	w.srcs = append(w.srcs, fileSource(w.ctx, path, path, lines))
+	w.srcs = append(w.srcs, w.fileSource(w.ctx, path, path, lines))
 	return nil
 }
 
@@ -190,8 +208,8 @@ func reportSkipped(stderr io.Writer, dir string, skipped []string) {
 	if len(skipped) > named {
 		more = fmt.Sprintf(" and %d more", len(skipped)-named)
 	}
-	fmt.Fprintf(stderr, "verify: %s: %d file(s) not read, as their names do not end in %s (or the same with .gz): %s%s\n",
-		termtext.Escape(dir), len(skipped), strings.Join(receiptExts, ", "), termtext.Escape(strings.Join(names, ", ")), more)
+	fmt.Fprintf(stderr, "verify: %s: %d file(s) not read (%s; --include GLOB reads others): %s%s\n",
+		termtext.Escape(dir), len(skipped), receiptNamesHelp, termtext.Escape(strings.Join(names, ", ")), more)
 }
 
 // irregular says why a file found by walking a directory is not read: it
@@ -226,33 +244,3 @@ func irregular(path string, d fs.DirEntry) error {
 func failedSource(name string, lines bool, err error) stream.Source {
 	return stream.Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) { return nil, err }}
 }
-
-// fileSource is the file at path as a source; its reads check ctx.
-func fileSource(ctx context.Context, name, path string, lines bool) stream.Source {
-	return stream.Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) {
-		f, err := openWaiting(ctx, path)
-		if err != nil {
-			return nil, err
-		}
-		if !strings.HasSuffix(path, ".gz") {
-			return ctxio.ReadCloser(ctx, f), nil
-		}
-		size := int64(-1)
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			size = fi.Size()
-		}
-		zr, err := gunzip.NewReader(ctxio.Reader(ctx, f), size)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: gzip: %w", name, err)
-		}
-		return gzipFile{zr, f}, nil
-	}}
-}
-
-type gzipFile struct {
-	*gunzip.Reader
-	f *os.File
-}
-
-func (g gzipFile) Close() error { g.Reader.Close(); return g.f.Close() }

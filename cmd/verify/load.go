@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/internal/ctxio"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
@@ -36,16 +35,16 @@ func newLoadCommand() *cli.Command {
 			"\"verify: load: FILE: already loaded\" or \"lines N on\" for a grown file. A receipt that fails verification is loaded\n" +
 			"(with its verdict); the exit code says whether the load worked, not whether receipts passed.\n\n" +
 			"Exit codes: 0 loaded, 64 usage, 66 an input, key or schema file could not be read, or an\n" +
-			"input's already-loaded part has changed (a PATH that does not exist stops the load before\n" +
-			"it starts; a file that fails while read or was changed is not recorded and the others are\n" +
-			"loaded), 74 the database could not be opened or written,\n" +
+			"input's already-loaded part has changed (a PATH that does not exist or cannot be read, a\n" +
+			"file that fails while read or was changed: it is named and not recorded, and the others\n" +
+			"are loaded), 74 the database could not be opened or written,\n" +
 			"130 interrupted (SIGINT or SIGTERM; the file being loaded is rolled back).",
 		Flags: append(append(trustFlags(noPredecessor, schemasLoadUsage),
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (created if missing)"},
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			reverifyFlag(),
 			storeRawFlag(),
-		), dbLimitFlags()...),
+		), append(walkFlags(), dbLimitFlags()...)...),
 		Action: loadAction,
 	}
 }
@@ -66,8 +65,16 @@ func loadAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	late, err := analytics.LateDays(context.Background(), db, sum)
+	if err != nil {
+		return err
+	}
+	for _, l := range late {
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: load: late delivery: %d receipt(s) added to %s, which was loaded before it ended (reported?); report it again: verify report --db %s --day %s\n",
+			l.Added, l.Day, shellQuote(ctx.String("db")), l.Day)
+	}
 	if n := sum.Unreadable(); n > 0 {
-		return &inputError{fmt.Errorf("load: %d input file(s) could not be read or have changed, nothing of them recorded", n)}
+		return failedInputs(sum, fmt.Sprintf("load: %d input file(s) could not be read or have changed, nothing of them recorded", n))
 	}
 	return nil
 }
@@ -85,6 +92,19 @@ func storeRawFlag() cli.Flag {
 		Usage: "which receipts' lines the database stores: `flagged` (not PASS, or sharing an action_id, nonce or signature with another: the rows reports flag) or all (a database that needs no archive); the others are read from their archive file by offset and SHA-256 (verify show)"}
 }
 
+// failedInputs is the error that ends a load with inputs that failed: the
+// head line, then each such input's own line (as fileLine writes it), so
+// that they are named even under -q, which silences the per-file lines.
+func failedInputs(sum analytics.LoadSummary, head string) error {
+	lines := []string{head}
+	for _, f := range sum.Files {
+		if f.Err != nil {
+			lines = append(lines, strings.TrimPrefix(fileOutcome(f), "verify: "))
+		}
+	}
+	return &inputError{errors.New(strings.Join(lines, "\n"))}
+}
+
 // fileLine is the per-file line on stderr.
 func fileLine(f analytics.FileSummary) string {
 	line := fileOutcome(f)
@@ -96,15 +116,18 @@ func fileLine(f analytics.FileSummary) string {
 
 func fileOutcome(f analytics.FileSummary) string {
 	var changed *analytics.ChangedError
+	var rewritten *analytics.InputChangedError
 	switch {
 	case errors.As(f.Err, &changed):
 		return fmt.Sprintf("verify: load: %s: refused, not loaded: %v", f.Path, f.Err)
+	case errors.As(f.Err, &rewritten):
+		return fmt.Sprintf("verify: load: %s: not loaded: %v", f.Path, f.Err)
 	case f.Err != nil:
 		return fmt.Sprintf("verify: load: %s: unreadable, not loaded: %v", f.Path, f.Err)
 	case f.AlreadyLoaded && f.Reverified:
 		return fmt.Sprintf("verify: load: %s: already loaded; its stored receipts verified again with this trust material", f.Path)
 	case f.AlreadyLoaded && f.TrustChanged:
-		return fmt.Sprintf("verify: load: warning: %s: already loaded, but its stored verdicts came from other trust material (keys, schemas, --at, --strict-schemas or tool version); give --reverify to verify its stored receipts again with this material", f.Path)
+		return fmt.Sprintf("verify: load: warning: %s: already loaded, but its stored verdicts came from other key or schema files (SHA-256) or --strict-schemas; give --reverify to verify its stored receipts again with this material", f.Path)
 	case f.AlreadyLoaded:
 		return fmt.Sprintf("verify: load: %s: already loaded", f.Path)
 	case f.FirstLine > 1:
@@ -113,7 +136,7 @@ func fileOutcome(f analytics.FileSummary) string {
 		case f.Reverified:
 			line += "; the lines stored before verified again with this trust material"
 		case f.TrustChanged:
-			line += "; warning: the lines stored before came from other trust material; give --reverify to verify them again with this material"
+			line += "; warning: the lines stored before came from other key or schema files (SHA-256) or --strict-schemas; give --reverify to verify them again with this material"
 		}
 		return line
 	}
@@ -122,26 +145,20 @@ func fileOutcome(f analytics.FileSummary) string {
 
 // loadInputs expands PATH arguments as `verify receipts` does and says how
 // to read each gzip file's stored bytes, which identify it in the database.
-func loadInputs(ctx context.Context, paths []string, stdin io.Reader, stderr io.Writer) ([]analytics.Input, func(), error) {
-	srcs, cleanup, err := expandPaths(ctx, paths, stdin, stderr)
+// It also returns the files the directory walks passed over.
+func loadInputs(ctx context.Context, paths []string, stdin io.Reader, stderr io.Writer, wo walkOptions) ([]analytics.Input, []string, func(), error) {
+	set, cleanup, err := expandInputs(ctx, paths, stdin, stderr, wo)
 	if err != nil {
-		return nil, cleanup, err
+		return nil, nil, cleanup, err
 	}
-	inputs := make([]analytics.Input, len(srcs))
-	for i, s := range srcs {
+	inputs := make([]analytics.Input, len(set.srcs))
+	for i, s := range set.srcs {
 		inputs[i] = analytics.Input{Source: s, NoArchive: !onDisk(s.Name, paths)}
-		if strings.HasSuffix(s.Name, ".gz") { // a file path; stdin is never gunzipped
-			path := s.Name
-			inputs[i].Stored = func() (io.ReadCloser, error) {
-				f, err := os.Open(path)
-				if err != nil {
-					return nil, err
-				}
-				return ctxio.ReadCloser(ctx, f), nil
-			}
+		if snap := set.snapshots[s.Name]; snap != nil && strings.HasSuffix(s.Name, ".gz") { // a file path; stdin is never gunzipped
+			inputs[i].Stored = snap.stored(ctx)
 		}
 	}
-	return inputs, cleanup, nil
+	return inputs, set.skipped, cleanup, nil
 }
 
 // onDisk says whether the input named name is a regular file that stays
@@ -173,7 +190,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		return analytics.LoadSummary{}, err
 	}
 	sigCtx := runContext(ctx)
-	inputs, cleanup, err := loadInputs(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr)
+	inputs, skipped, cleanup, err := loadInputs(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr, walkOptionsFrom(ctx))
 	defer cleanup()
 	if err != nil {
 		return analytics.LoadSummary{}, err
@@ -204,6 +221,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	}
 	phase(sigCtx, "load")
 	sum, err := analytics.Load(sigCtx, db, v, inputs, opts)
+	sum.Skipped = skipped
 	bar.done()
 	if err != nil && sigCtx.Err() != nil {
 		return sum, &interruptedError{fmt.Errorf("%s: interrupted; the file being loaded was rolled back", cmd)}

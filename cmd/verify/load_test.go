@@ -44,7 +44,7 @@ func TestLoadExitCodes(t *testing.T) {
 	}{
 		{"load", load(receipts), exitOK, "verify: load: " + receipts + ": 40 accepted, 0 rejected"},
 		{"load again", load(receipts), exitOK, "verify: load: " + receipts + ": already loaded"},
-		{"no keys", []string{"load", "--db", db, at, dir}, exitOK, "verify: load: warning: " + receipts + ": already loaded, but its stored verdicts came from other trust material"},
+		{"no keys", []string{"load", "--db", db, at, dir}, exitOK, "verify: load: warning: " + receipts + ": already loaded, but its stored verdicts came from other key or schema files"},
 		{"no keys, reverify", []string{"load", "--db", db, at, "--reverify", receipts}, exitOK, "verify: load: " + receipts + ": already loaded; its stored receipts verified again"},
 		{"keys again, reverify", load("--reverify", receipts), exitOK, "verify: load: " + receipts + ": already loaded; its stored receipts verified again"},
 		{"keys again", load(receipts), exitOK, "verify: load: " + receipts + ": already loaded\n"},

@@ -20,7 +20,9 @@ func newReceiptsCommand() *cli.Command {
 		Usage:     "verify receipts: one file, JSON Lines streams, gzip, or whole directories",
 		ArgsUsage: "PATH...",
 		Description: "Each PATH is a .json file (one receipt), a .jsonl or .ndjson file (one receipt per line),\n" +
-			"the same gzipped (.gz), a directory of them (walked in name order), or - for standard input.\n\n" +
+			"the same gzipped (.gz), a directory of them (walked in name order; it also reads *.log and\n" +
+			"logrotate's names, X.jsonl.1, X.jsonl-20261102, gzipped or not; --include and --exclude for\n" +
+			"others), or - for standard input. A path that cannot be read is named and the others are read.\n\n" +
 			"Text output: one line per receipt that is not PASS, then a summary. JSON Lines output\n" +
 			"(--format jsonl): one object per receipt, in input order (schemas/result.schema.json); the summary goes to stderr.\n\n" +
 			"Exit codes: 0 all PASS, 1 any FAIL or unreadable line, 2 any INCOMPLETE and no FAIL,\n" +
@@ -31,6 +33,7 @@ func newReceiptsCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			&cli.StringFlag{Name: "emit", Usage: "the map step of a sharded run: write each receipt verified alone, its chain link and nonce as Parquet into `DIR` (empty or new), for verify finalize; nothing on stdout"},
 			&cli.Int64Flag{Name: "shard", Usage: "with --emit: this shard's place `N` in the whole input (0, 1, ...: finalize orders the shards by it)"},
+			walkFlags()[0], walkFlags()[1],
 		),
 		Action: receiptsAction,
 	}
@@ -75,7 +78,8 @@ func receiptsAction(ctx *cli.Context) error {
 	// The handler goes in before anything is copied: a signal during the
 	// copy of standard input removes it too.
 	sigCtx := runContext(ctx)
-	srcs, cleanup, err := expandPaths(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr)
+	set, cleanup, err := expandInputs(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr, walkOptionsFrom(ctx))
+	srcs := set.srcs
 	defer cleanup()
 	if err != nil {
 		return err

@@ -97,7 +97,7 @@ func TestWalkNamesFilesPassedOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string][]byte{"sub/a.json": receipt, "notes.txt": []byte("hi"), "receipts.log": receipt}
+	files := map[string][]byte{"sub/a.json": receipt, "notes.txt": []byte("hi"), "receipts.txt": receipt}
 	for i := range 5 {
 		files[fmt.Sprintf("sub/x%d.csv", i)] = nil
 	}
@@ -115,8 +115,8 @@ func TestWalkNamesFilesPassedOver(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout.String(), "1 receipts verified (1 pass") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, &stdout, &stderr)
 	}
-	want := fmt.Sprintf("verify: %s: 7 file(s) not read, as their names do not end in .json, .jsonl, .ndjson (or the same with .gz): %s, %s, %s, %s, %s and 2 more\n",
-		dir, filepath.Join(dir, "notes.txt"), filepath.Join(dir, "receipts.log"), filepath.Join(dir, "sub/x0.csv"), filepath.Join(dir, "sub/x1.csv"), filepath.Join(dir, "sub/x2.csv"))
+	want := fmt.Sprintf("verify: %s: 7 file(s) not read (a walk reads *.json, *.jsonl, *.ndjson and *.log, their logrotate names (.1, -YYYYMMDD) and the same with .gz; --include GLOB reads others): %s, %s, %s, %s, %s and 2 more\n",
+		dir, filepath.Join(dir, "notes.txt"), filepath.Join(dir, "receipts.txt"), filepath.Join(dir, "sub/x0.csv"), filepath.Join(dir, "sub/x1.csv"), filepath.Join(dir, "sub/x2.csv"))
 	if stderr.String() != want {
 		t.Errorf("stderr:\n%q\nwant\n%q", &stderr, want)
 	}

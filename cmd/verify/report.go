@@ -69,7 +69,9 @@ func reportAction(ctx *cli.Context) error {
 	if err != nil {
 		return outputErr(err)
 	}
-	warnExpired(ctx.App.ErrWriter, sum, map[int]bool{})
+	var expired expiredNotes
+	expired.add(sum)
+	expired.write(ctx)
 	if err := writeReportLines(ctx.App.Writer, sum); err != nil {
 		return err
 	}

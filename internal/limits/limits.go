@@ -39,6 +39,13 @@ const (
 	// line is refused with an error naming it, and reading goes on.
 	MaxLineBytes = 16 << 20
 
+	// MaxOpenInputs is the most input files a run holds open at once for
+	// their snapshots (cmd/verify, snapshot.go). Past it a file is closed
+	// between readings and reopened by its path, checked to be the same
+	// file (device and inode) and no shorter: a directory of many thousand
+	// logs does not run out of descriptors.
+	MaxOpenInputs = 256
+
 	// MaxDSSESignatures is the most signatures a DSSE envelope may carry.
 	// Each is verified, and an ML-DSA verification costs about 0.1 ms, so
 	// without a bound a one-line envelope could hold a minute's work; real

@@ -50,6 +50,18 @@ var (
 	ErrSpool = errors.New("spool of verified results")
 )
 
+// SourceError is a run's error at one record: the source it came from
+// (Source.Name) and its line, so that a caller can tell which input
+// changed while it was read again.
+type SourceError struct {
+	Source string
+	Line   int
+	Err    error
+}
+
+func (e *SourceError) Error() string { return fmt.Sprintf("%s line %d: %v", e.Source, e.Line, e.Err) }
+func (e *SourceError) Unwrap() error { return e.Err }
+
 func newSpool(dir string, reread bool) (*spool, error) {
 	f, err := os.CreateTemp(dir, "verify-spool-*")
 	if err != nil {

@@ -23,7 +23,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"runtime"
 	"sync"
@@ -274,7 +273,7 @@ func (rn *runner) writePass(ctx context.Context, emit func(*Record) error) (Summ
 			releaseFrame(r.frame)
 			r.spooled, r.frame = nil, nil
 			if err != nil {
-				r.err = fmt.Errorf("%s line %d: %w", r.source, r.line, err)
+				r.err = &SourceError{Source: r.source, Line: r.line, Err: err}
 				return
 			}
 			if res.Verdict != verify.Unreadable {
@@ -305,7 +304,7 @@ func (rn *runner) attachReread(judgments *judgmentReader) func(r *record) error 
 			err = ErrInputChanged
 		}
 		if err != nil {
-			return fmt.Errorf("%s line %d: %w", r.source, r.line, err)
+			return &SourceError{Source: r.source, Line: r.line, Err: err}
 		}
 		if r.kind == recordLine {
 			r.spooled, r.frame = f.rest, f.buf

@@ -1,0 +1,53 @@
+package analytics
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// LateDay is a day that a load added receipts to and that had already
+// ended when receipts of it were loaded before: a nightly job has
+// reported it, and that report is stale (a late delivery).
+type LateDay struct {
+	Day   string // YYYY-MM-DD
+	Added int64  // receipts the load added to it
+}
+
+// LateDays are the days, in order, that the files a load added hold
+// receipts of and that held receipts of other files loaded after the day
+// ended.
+func LateDays(ctx context.Context, db *DB, sum LoadSummary) ([]LateDay, error) {
+	var added []string
+	for _, f := range sum.Files {
+		if f.Err == nil && !f.AlreadyLoaded && f.Accepted > 0 && len(f.Holds) > 0 {
+			added = append(added, "'"+strings.ReplaceAll(f.Holds[0], "'", "''")+"'")
+		}
+	}
+	if len(added) == 0 {
+		return nil, nil
+	}
+	in := strings.Join(added, ",")
+	rows, err := db.sql.QueryContext(ctx, `SELECT day, count(*) FROM receipts
+		WHERE file_sha256 IN (`+in+`) AND day IS NOT NULL
+		  AND day IN (SELECT r.day FROM receipts r JOIN files f ON f.file_sha256 = r.file_sha256
+		      WHERE r.file_sha256 NOT IN (`+in+`) AND r.day IS NOT NULL AND f.loaded_at >= r.day + INTERVAL 1 DAY)
+		GROUP BY day ORDER BY day`)
+	if err != nil {
+		return nil, &IOError{Op: "read late days", Path: db.path, Err: err}
+	}
+	defer rows.Close()
+	var out []LateDay
+	for rows.Next() {
+		var d time.Time
+		var n int64
+		if err := rows.Scan(&d, &n); err != nil {
+			return nil, &IOError{Op: "read late days", Path: db.path, Err: err}
+		}
+		out = append(out, LateDay{Day: d.Format(time.DateOnly), Added: n})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, &IOError{Op: "read late days", Path: db.path, Err: err}
+	}
+	return out, nil
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/receiptgen"
+)
+
+// liveCorpus generates n receipts of one day and returns their lines and
+// the key file.
+func liveCorpus(t *testing.T, seed uint64, n int) (lines []string, keys string) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := receiptgen.Generate(receiptgen.Config{Seed: seed, N: n, Days: 1, Algs: receiptgen.Ed25519Only}, receiptgen.DirSink(dir)); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n"), filepath.Join(dir, "keys", "jwks.json")
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func gzipBytes(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestMissingPathFailsAlone: a PATH that does not exist is named and the
+// others are verified, loaded and reported; the exit code says so at the
+// end.
+func TestMissingPathFailsAlone(t *testing.T) {
+	t.Parallel()
+	lines, keys := liveCorpus(t, 7, 10)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "agent.jsonl")
+	writeFile(t, log, []byte(strings.Join(lines, "")))
+	missing := filepath.Join(dir, "gone.jsonl")
+	db := filepath.Join(dir, "audit.duckdb")
+	code, stdout, stderr := runVerify(t, "audit", "--db", db, "--out", filepath.Join(dir, "report"), "--keys", keys, "--at=2026-12-01T00:00:00Z", missing, log)
+	if code != exitNoInput {
+		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, exitNoInput, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "verify: load: "+missing+": unreadable, not loaded: stat "+missing+": no such file or directory") {
+		t.Errorf("stderr does not name the missing path:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "loaded 1 file(s)") || !strings.Contains(stdout, "10 receipts") {
+		t.Errorf("the other input was not loaded:\n%s", stdout)
+	}
+	code, stdout, stderr = runVerify(t, "receipts", "--keys", keys, "--at=2026-12-01T00:00:00Z", missing, log)
+	if code != exitNoInput || !strings.Contains(stdout, "10 receipts verified") || !strings.Contains(stdout+stderr, missing) {
+		t.Errorf("receipts: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
+
+// TestRotatedNamesRead: a directory walk reads logrotate's names (.N,
+// .N.gz, -YYYYMMDD, -YYYYMMDD.gz) and .log, --include adds other names,
+// --exclude leaves some out, and what is not read is named.
+func TestRotatedNamesRead(t *testing.T) {
+	t.Parallel()
+	lines, keys := liveCorpus(t, 8, 12)
+	dir := filepath.Join(t.TempDir(), "logs")
+	part := func(i int) []byte { return []byte(strings.Join(lines[2*i:2*i+2], "")) }
+	writeFile(t, filepath.Join(dir, "agent.jsonl"), part(0))
+	writeFile(t, filepath.Join(dir, "agent.jsonl.1"), part(1))
+	writeFile(t, filepath.Join(dir, "agent.jsonl.2.gz"), gzipBytes(t, part(2)))
+	writeFile(t, filepath.Join(dir, "agent.jsonl-20261102"), part(3))
+	writeFile(t, filepath.Join(dir, "agent.jsonl-20261101.gz"), gzipBytes(t, part(4)))
+	writeFile(t, filepath.Join(dir, "tools.log"), part(5))
+	writeFile(t, filepath.Join(dir, "notes.txt"), []byte("not receipts\n"))
+	writeFile(t, filepath.Join(dir, "agent.jsonl.bak"), part(0))
+	code, stdout, stderr := runVerify(t, "receipts", "--keys", keys, "--at=2026-12-01T00:00:00Z", dir)
+	if code != exitOK || !strings.Contains(stdout, "12 receipts verified (12 pass") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "2 file(s) not read") || !strings.Contains(stderr, "notes.txt") || !strings.Contains(stderr, "agent.jsonl.bak") {
+		t.Errorf("stderr does not name the files passed over:\n%s", stderr)
+	}
+	code, stdout, stderr = runVerify(t, "receipts", "--keys", keys, "--at=2026-12-01T00:00:00Z", "--exclude", "*.gz", "--include", "*.txt", dir)
+	if code != exitRejected || !strings.Contains(stdout, "8 receipts verified (8 pass") || !strings.Contains(stdout, "1 unreadable") {
+		t.Errorf("--include/--exclude: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
+
+// dbRows is what a database holds of its receipts and files, for tests
+// that compare two of them: one text line per receipt and per files row.
+func dbRows(t *testing.T, path string) (receipts string, contentBytes []int64) {
+	t.Helper()
+	db, err := analytics.OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.SQL().Query(`SELECT line, line_sha256, verdict, reasons::VARCHAR FROM receipts ORDER BY line`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var line int64
+		var sha, verdict, reasons string
+		if err := rows.Scan(&line, &sha, &verdict, &reasons); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%d %s %s %s\n", line, sha, verdict, reasons)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	frows, err := db.SQL().Query(`SELECT content_bytes FROM files ORDER BY content_bytes`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer frows.Close()
+	for frows.Next() {
+		var n int64
+		if err := frows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		contentBytes = append(contentBytes, n)
+	}
+	return b.String(), contentBytes
+}
+
+// TestAuditWhileAppended: a producer appends to its log, half a line at a
+// time, while audit reads it. Every run exits as a run after the writes
+// stopped would (0), loads the log up to a line end within the size it
+// had when opened, and holds the same rows as a run over exactly that
+// content: the lines appended during the run are the next run's, and a
+// half-written last line is not an unreadable line.
+func TestAuditWhileAppended(t *testing.T) {
+	t.Parallel()
+	lines, keys := liveCorpus(t, 9, 2000)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "logs", "agent.jsonl")
+	writeFile(t, log, []byte(strings.Join(lines[:100], "")))
+	next := 100 // the next line to append
+	for try := range 4 {
+		f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		wrote := make(chan struct{})
+		go func() {
+			defer close(wrote)
+			for ; next < len(lines); next++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				l := lines[next]
+				f.Write([]byte(l[:len(l)/2]))
+				time.Sleep(time.Millisecond)
+				f.Write([]byte(l[len(l)/2:]))
+				time.Sleep(time.Millisecond)
+			}
+		}()
+		db := filepath.Join(dir, fmt.Sprintf("live%d.duckdb", try))
+		code, stdout, stderr := runVerify(t, "audit", "--db", db, "--out", filepath.Join(dir, "report"), "--keys", keys, "--at=2026-12-01T00:00:00Z", filepath.Join(dir, "logs"))
+		close(stop)
+		<-wrote
+		f.Close()
+		if code != exitOK || strings.Contains(stdout, ", 1 unreadable line(s)") {
+			t.Fatalf("try %d: exit %d\nstdout: %s\nstderr: %s", try, code, stdout, stderr)
+		}
+		got, sizes := dbRows(t, db)
+		t.Logf("try %d: %d bytes loaded of %d", try, sizes, next)
+		if len(sizes) != 1 {
+			t.Fatalf("try %d: files rows of %v bytes", try, sizes)
+		}
+		data, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The reference: the same content, the writes stopped.
+		ref := filepath.Join(dir, fmt.Sprintf("ref%d", try), "logs", "agent.jsonl")
+		writeFile(t, ref, data[:sizes[0]])
+		refDB := filepath.Join(dir, fmt.Sprintf("ref%d.duckdb", try))
+		if code, stdout, stderr := runVerify(t, "audit", "--db", refDB, "--out", filepath.Join(dir, "refreport"), "--keys", keys, "--at=2026-12-01T00:00:00Z", filepath.Dir(ref)); code != exitOK {
+			t.Fatalf("reference: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+		}
+		want, _ := dbRows(t, refDB)
+		if got != want || got == "" {
+			t.Errorf("try %d: the rows differ from a run after the writes stopped", try)
+		}
+	}
+}
+
+// TestFirstLineEditRefused: a loaded file is found by its path and
+// content whatever its first line reads: an edit of line 1 is refused with
+// exit 66 naming that line and nothing is stored twice, while a log
+// truncated and begun again under the same name (copytruncate) is new.
+func TestFirstLineEditRefused(t *testing.T) {
+	t.Parallel()
+	lines, keys := liveCorpus(t, 10, 30)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "agent.jsonl")
+	db := filepath.Join(dir, "audit.duckdb")
+	load := func(want int, wantLine string) {
+		t.Helper()
+		code, _, stderr := runVerify(t, "load", "--db", db, "--keys", keys, "--at=2026-12-01T00:00:00Z", log)
+		if code != want || !strings.Contains(stderr, wantLine) {
+			t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, want, wantLine, stderr)
+		}
+	}
+	writeFile(t, log, []byte(strings.Join(lines[:10], "")))
+	load(exitOK, ": 10 accepted, 0 rejected")
+	edited := append([]string{}, lines[:12]...)
+	edited[0] = strings.Replace(edited[0], `"`, `  "`, 1) // the same JSON, other bytes
+	writeFile(t, log, []byte(strings.Join(edited, "")))
+	load(exitNoInput, "verify: load: "+log+": refused, not loaded: line 1 differs from the line loaded before from "+log)
+	if got, _ := dbRows(t, db); strings.Count(got, "\n") != 10 {
+		t.Errorf("%d receipts stored, want 10:\n%s", strings.Count(got, "\n"), got)
+	}
+	// copytruncate: the old content went to agent.jsonl.1, the log
+	// begins again.
+	writeFile(t, log, []byte(strings.Join(lines[10:15], "")))
+	load(exitOK, ": 5 accepted, 0 rejected")
+	if got, _ := dbRows(t, db); strings.Count(got, "\n") != 15 {
+		t.Errorf("%d receipts stored, want 15", strings.Count(got, "\n"))
+	}
+}
+
+// TestQuietExpiredBaseline: under -q, which silences warnings, expired
+// baseline entries are still said, in one stderr line.
+func TestQuietExpiredBaseline(t *testing.T) {
+	t.Parallel()
+	lines, keys := liveCorpus(t, 11, 6)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "agent.jsonl")
+	writeFile(t, log, []byte(strings.Join(lines, "")))
+	base := filepath.Join(dir, "baseline.toml")
+	writeFile(t, base, []byte("[[suppress]]\ntool = \"files.write\"\nreason = \"known\"\nexpires = 2026-11-15\n\n[[suppress]]\ntool = \"files.read\"\nreason = \"known\"\nexpires = 2026-11-16\n"))
+	args := []string{"audit", "--db", filepath.Join(dir, "audit.duckdb"), "--out", filepath.Join(dir, "report"), "--keys", keys, "--at=2026-12-01T00:00:00Z", "--baseline", base, log}
+	_, _, stderr := runVerify(t, append([]string{args[0], "-q"}, args[1:]...)...)
+	expired := regexp.MustCompile(`(?m)^verify: baseline: 2 entr\(ies\) expired, their findings count again: entry 1 \(.*\) expired on 2026-11-15; entry 2 \(.*\) expired on 2026-11-16$`)
+	if !expired.MatchString(stderr) || strings.Count(stderr, "expired") != 3 {
+		t.Errorf("-q: stderr lacks one line for the expired entries:\n%s", stderr)
+	}
+	_, _, stderr = runVerify(t, args...)
+	if strings.Count(stderr, "verify: baseline: entry ") != 2 {
+		t.Errorf("without -q: want a line per expired entry:\n%s", stderr)
+	}
+}
