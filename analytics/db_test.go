@@ -114,17 +114,22 @@ func fileSum(t *testing.T, path string) [32]byte {
 // error, makes no network call, creates nothing under $HOME and leaves the
 // file as it was. The opening runs in a child process traced with strace
 // (in a network namespace of its own where unshare allows, so that even a
-// failure reaches nothing).
+// failure reaches nothing). Skipped without a working strace, unless
+// VERIFY_STRACE=required (as in CI).
 func TestOpenForeignOffline(t *testing.T) {
 	if os.Getenv("VERIFY_TEST_OPEN_CHILD") != "" {
 		t.Skip("child")
 	}
+	skip := t.Skipf
+	if os.Getenv("VERIFY_STRACE") == "required" {
+		skip = t.Fatalf
+	}
 	strace, err := exec.LookPath("strace")
 	if err != nil {
-		t.Skip("strace not installed")
+		skip("strace not installed (.ci/setup installs it; VERIFY_STRACE=required makes this a failure)")
 	}
 	if err := exec.Command(strace, "-f", "-qq", "-o", os.DevNull, "true").Run(); err != nil {
-		t.Skipf("strace cannot trace here: %v", err)
+		skip("strace cannot trace here: %v", err)
 	}
 	dir := t.TempDir()
 	files := foreignFiles(t, dir)

@@ -72,7 +72,8 @@ func loadInBrowser(t *testing.T, chrome, url string) []byte {
 // TestSummaryHTML: summary.html references nothing outside itself (the
 // chart is inline), and in a real headless browser it loads without a
 // script error, shows the verdict line first, and sorts a table by a
-// column when its header is clicked. Skipped without a browser.
+// column when its header is clicked. Skipped without a browser, unless
+// VERIFY_BROWSER=required (as in CI).
 func TestSummaryHTML(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
@@ -93,6 +94,9 @@ func TestSummaryHTML(t *testing.T) {
 
 	chrome := browser()
 	if chrome == "" {
+		if os.Getenv("VERIFY_BROWSER") == "required" {
+			t.Fatal("no headless Chromium to load summary.html in, and VERIFY_BROWSER=required (.ci/setup installs it)")
+		}
 		t.Skip("no headless Chromium (apt-get install chromium) to load summary.html in")
 	}
 	dom := loadInBrowser(t, chrome, "file://"+filepath.Join(dir, HTMLFile)+"#sort=0,0")

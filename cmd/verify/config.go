@@ -6,12 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
-	"github.com/urfave/cli/v2/altsrc"
 )
 
 // configFile is the configuration file read from the working directory
@@ -47,9 +47,10 @@ func envVar(name string) string {
 	return "VERIFY_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 }
 
-// configurable gives each flag of configKeys its environment variable and
-// makes it one that a configuration file can set (urfave/cli's altsrc).
-// Other flags come back as they are.
+// configurable gives each flag of configKeys its environment variable.
+// applyConfig sets such a flag from the configuration file when neither
+// the command line nor the environment did. Other flags come back as they
+// are.
 func configurable(f cli.Flag) cli.Flag {
 	name := f.Names()[0]
 	if _, ok := configKeys[name]; !ok {
@@ -59,16 +60,12 @@ func configurable(f cli.Flag) cli.Flag {
 	switch f := f.(type) {
 	case *cli.StringFlag:
 		f.EnvVars = env
-		return altsrc.NewStringFlag(f)
 	case *cli.StringSliceFlag:
 		f.EnvVars = env
-		return altsrc.NewStringSliceFlag(f)
 	case *cli.BoolFlag:
 		f.EnvVars = env
-		return altsrc.NewBoolFlag(f)
 	case *cli.IntFlag:
 		f.EnvVars = env
-		return altsrc.NewIntFlag(f)
 	}
 	return f
 }
@@ -111,28 +108,29 @@ func applyConfig(ctx *cli.Context) error {
 			return usagef(ctx, "%s: unknown key %q (known: %s)", path, k, strings.Join(known, ", "))
 		}
 	}
-	values := map[any]any{}
+	values := map[string]string{}
 	for _, f := range ctx.Command.Flags {
 		name := f.Names()[0]
 		v, ok := doc[name]
 		if !ok {
 			continue
 		}
-		v, err := configValue(f, v, configKeys[name], filepath.Dir(path))
+		text, err := configValue(f, v, configKeys[name], filepath.Dir(path))
 		if err != nil {
 			return usagef(ctx, "%s: %s: %v", path, name, err)
 		}
-		values[name] = v
-	}
-	var set []string // the flags the file sets: neither command line nor environment did
-	for k := range values {
-		if !ctx.IsSet(k.(string)) {
-			set = append(set, k.(string))
-		}
+		values[name] = text
 	}
 	quiet := ctx.IsSet("quiet") && ctx.Bool("quiet")
-	if err := altsrc.ApplyInputSourceValues(ctx, altsrc.NewMapInputSource(path, values), ctx.Command.Flags); err != nil {
-		return err
+	var set []string // the flags the file sets: neither command line nor environment did
+	for name, v := range values {
+		if ctx.IsSet(name) {
+			continue
+		}
+		if err := ctx.Set(name, v); err != nil {
+			return usagef(ctx, "%s: %s: %v", path, name, err)
+		}
+		set = append(set, name)
 	}
 	// The file in use is named with the flags it set, so that a run's
 	// behaviour can be traced to it. A -q of the command line or the
@@ -145,10 +143,11 @@ func applyConfig(ctx *cli.Context) error {
 	return nil
 }
 
-// configValue checks v, a value read for flag f, and puts it in the form
-// altsrc takes for that kind of flag; a relative file name is made
-// relative to dir, the configuration file's.
-func configValue(f cli.Flag, v any, isPath bool, dir string) (any, error) {
+// configValue checks v, a value read for flag f, and gives it as the text
+// the flag parses; a relative file name is made relative to dir, the
+// configuration file's. A list is given in the serialized form of
+// cli.StringSlice, so that a file name holding a comma stays one name.
+func configValue(f cli.Flag, v any, isPath bool, dir string) (string, error) {
 	rel := func(s string) string {
 		if isPath && s != "" && s != "-" && !filepath.IsAbs(s) {
 			return filepath.Join(dir, s)
@@ -156,38 +155,38 @@ func configValue(f cli.Flag, v any, isPath bool, dir string) (any, error) {
 		return s
 	}
 	switch f.(type) {
-	case *altsrc.StringSliceFlag:
-		var list []any
+	case *cli.StringSliceFlag:
+		var list []string
 		switch v := v.(type) {
 		case string:
-			list = []any{rel(v)}
+			list = []string{rel(v)}
 		case []any:
 			for _, e := range v {
 				s, ok := e.(string)
 				if !ok {
-					return nil, errors.New("want a string or a list of strings")
+					return "", errors.New("want a string or a list of strings")
 				}
 				list = append(list, rel(s))
 			}
 		default:
-			return nil, errors.New("want a string or a list of strings")
+			return "", errors.New("want a string or a list of strings")
 		}
-		return list, nil
-	case *altsrc.StringFlag:
+		return cli.NewStringSlice(list...).Serialize(), nil
+	case *cli.StringFlag:
 		if s, ok := v.(string); ok {
 			return rel(s), nil
 		}
-		return nil, errors.New("want a string")
-	case *altsrc.BoolFlag:
+		return "", errors.New("want a string")
+	case *cli.BoolFlag:
 		if b, ok := v.(bool); ok {
-			return b, nil
+			return strconv.FormatBool(b), nil
 		}
-		return nil, errors.New("want true or false")
-	case *altsrc.IntFlag:
+		return "", errors.New("want true or false")
+	case *cli.IntFlag:
 		if n, ok := v.(int64); ok {
-			return int(n), nil
+			return strconv.FormatInt(n, 10), nil
 		}
-		return nil, errors.New("want an integer")
+		return "", errors.New("want an integer")
 	}
-	return nil, fmt.Errorf("cannot be set from a file")
+	return "", fmt.Errorf("cannot be set from a file")
 }
