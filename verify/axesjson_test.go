@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -26,14 +27,14 @@ func TestAxesJSONAsEncodingJSON(t *testing.T) {
 		notes = append(notes, string(b))
 	}
 	for i, note := range notes {
-		a := axesOf(map[AxisName]Axis{AxisOrder[i%len(AxisOrder)]: {Status: StatusFail, Reason: Reason(note), Note: note}, AxisChain: {Status: StatusPass}})
+		a := axesOf(map[AxisName]Axis{axisOrder[i%numAxes]: {Status: StatusFail, Reason: Reason(note), Note: note}, AxisChain: {Status: StatusPass}})
 		got, err := a.MarshalJSON() // directly: json.Marshal would re-escape what it calls
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want bytes.Buffer
 		want.WriteByte('{')
-		for _, name := range AxisOrder {
+		for _, name := range axisOrder {
 			ax, ok := a.Get(name)
 			if !ok {
 				continue
@@ -67,15 +68,35 @@ func axesOf(m map[AxisName]Axis) Axes {
 // axis, in report order: an axis added to AxisOrder must be added to
 // axisIndex too.
 func TestAxisIndexFollowsAxisOrder(t *testing.T) {
-	if len(AxisOrder) != numAxes {
-		t.Fatalf("AxisOrder has %d axes, Axes room for %d", len(AxisOrder), numAxes)
-	}
-	for i, name := range AxisOrder {
+	for i, name := range axisOrder {
 		if got := axisIndex(name); got != i {
 			t.Errorf("axisIndex(%s) = %d, want %d", name, got, i)
 		}
 	}
 	if axisIndex("no_such_axis") != -1 {
 		t.Error("an unknown name has a slot")
+	}
+}
+
+// TestAxisOrderIsACopy: a caller that sorts the list AxisOrder gives it
+// changes neither the next list nor the order in which a result reports
+// its axes (a shared slice once made an expiry FAIL read as PASS).
+func TestAxisOrderIsACopy(t *testing.T) {
+	want := AxisOrder()
+	mine := AxisOrder()
+	slices.Sort(mine)
+	if got := AxisOrder(); !slices.Equal(got, want) {
+		t.Fatalf("AxisOrder after a caller sorted its copy: %v, want %v", got, want)
+	}
+	a := axesOf(map[AxisName]Axis{AxisExpiry: {Status: StatusFail, Reason: ReasonExpired}, AxisStructure: {Status: StatusPass}})
+	if got := a.Of(AxisExpiry); got.Status != StatusFail {
+		t.Fatalf("expiry after a sort: %+v", got)
+	}
+	var names []AxisName
+	for name := range a.All() {
+		names = append(names, name)
+	}
+	if !slices.Equal(names, []AxisName{AxisStructure, AxisExpiry}) {
+		t.Fatalf("All() after a sort: %v", names)
 	}
 }

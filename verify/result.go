@@ -3,6 +3,7 @@ package verify
 import (
 	"iter"
 	"math/bits"
+	"slices"
 
 	"github.com/receiptverify/verify/internal/jsonenc"
 )
@@ -56,12 +57,17 @@ const (
 	AxisAnchors         AxisName = "anchors"
 )
 
-// AxisOrder lists every axis in report order.
-var AxisOrder = []AxisName{
+// axisOrder is every axis in report order: the one table behind
+// AxisOrder, Axes' array and its JSON.
+var axisOrder = [numAxes]AxisName{
 	AxisStructure, AxisIssuerKey, AxisIssuerBind, AxisKeyStatus, AxisSignature,
 	AxisChain, AxisPayloadDigest, AxisActionRef, AxisToolFingerprint, AxisNonce,
 	AxisExpiry, AxisSkew, AxisAnchors,
 }
+
+// AxisOrder returns every axis in report order. The slice is the caller's
+// own: sorting or changing it changes nothing else.
+func AxisOrder() []AxisName { return slices.Clone(axisOrder[:]) }
 
 // advisory axes are reported but never fold into the verdict.
 func advisory(a AxisName) bool { return a == AxisActionRef || a == AxisExpiry }
@@ -150,7 +156,7 @@ func (a *Axes) Len() int { return bits.OnesCount16(a.set) }
 // All yields each axis with an outcome, in AxisOrder.
 func (a *Axes) All() iter.Seq2[AxisName, Axis] {
 	return func(yield func(AxisName, Axis) bool) {
-		for i, name := range AxisOrder {
+		for i, name := range axisOrder {
 			if a.set&(1<<i) != 0 && !yield(name, a.axes[i]) {
 				return
 			}

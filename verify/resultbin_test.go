@@ -32,7 +32,7 @@ func fillAll(t *testing.T, v reflect.Value, n *int, str func(n int) string) {
 		}
 	case reflect.Struct:
 		if a, ok := v.Addr().Interface().(*Axes); ok { // every axis, each filled
-			for _, name := range AxisOrder {
+			for _, name := range axisOrder {
 				var ax Axis
 				fillAll(t, reflect.ValueOf(&ax).Elem(), n, str)
 				a.Set(name, ax)

@@ -187,7 +187,7 @@ func textLine(r *verify.Result) string {
 		return termtext.Escape(b.String())
 	}
 	sep := ": "
-	for _, name := range verify.AxisOrder {
+	for _, name := range verify.AxisOrder() {
 		ax, ok := r.Axes.Get(name)
 		if !ok || (ax.Status != verify.StatusFail && ax.Status != verify.StatusSkipped) || name == verify.AxisExpiry {
 			continue

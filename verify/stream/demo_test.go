@@ -111,7 +111,7 @@ func checkGroundTruth(t *testing.T, dir string, receipts int64, opts Options) {
 	}
 	got := map[int][]string{}
 	sum, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))}, opts, func(r *Record) error {
-		for _, name := range verify.AxisOrder {
+		for _, name := range verify.AxisOrder() {
 			if ax := r.Axes.Of(name); ax.Status == verify.StatusFail && name != verify.AxisExpiry {
 				got[r.Line] = append(got[r.Line], string(ax.Reason))
 			}

@@ -149,7 +149,7 @@ func sameApartFromStream(t *testing.T, got, alone *verify.Result) {
 	if got.Format != alone.Format {
 		t.Fatalf("line %d: format %s in the stream, %s alone", got.Line, got.Format, alone.Format)
 	}
-	for _, name := range verify.AxisOrder {
+	for _, name := range verify.AxisOrder() {
 		if name == verify.AxisChain || name == verify.AxisNonce {
 			continue
 		}
