@@ -1,6 +1,8 @@
 package analytics
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -9,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/receiptverify/verify/internal/ctxio"
@@ -113,8 +114,8 @@ func (r *StoredReceipt) ArchivePath(root string) string {
 
 // ReadArchive reads r's line from its archive file (ArchivePath) by its
 // offset and checks it against the SHA-256 recorded at load. A gzip file
-// (a path ending in .gz, read through gzip at load too) is decompressed up
-// to the line: its offset is in the decompressed bytes. The error is an
+// (by its first bytes, as the load read it, whatever its name) is
+// decompressed up to the line: its offset is in the decompressed bytes. The error is an
 // *ArchiveError.
 func (r *StoredReceipt) ReadArchive(ctx context.Context, root string) ([]byte, error) {
 	path := r.ArchivePath(root)
@@ -126,9 +127,14 @@ func (r *StoredReceipt) ReadArchive(ctx context.Context, root string) ([]byte, e
 		return nil, &ArchiveError{Path: path, Line: r.Line, Err: err}
 	}
 	defer f.Close()
-	var src io.Reader = f
-	if strings.HasSuffix(r.Source, ".gz") {
-		zr, err := gunzip.Open(f)
+	br := bufio.NewReaderSize(f, 64<<10)
+	var src io.Reader = br
+	if head, _ := br.Peek(2); bytes.Equal(head, gzipMagic) {
+		size := int64(-1)
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		zr, err := gunzip.NewReader(br, size)
 		if err != nil {
 			return nil, &ArchiveError{Path: path, Line: r.Line, Changed: true, Err: fmt.Errorf("gzip: %w", err)}
 		}
@@ -157,3 +163,6 @@ func (r *StoredReceipt) Bytes(ctx context.Context, root string, fromArchive bool
 	b, err = r.ReadArchive(ctx, root)
 	return b, false, err
 }
+
+// gzipMagic starts every gzip stream; no JSON text starts with 0x1f.
+var gzipMagic = []byte{0x1f, 0x8b}

@@ -24,14 +24,34 @@ func (e *TooLargeError) Error() string {
 }
 
 // NewReader reads the gzip content of r, whose compressed size is size
-// (the file's, from Stat; a negative size means unknown: GzipSlackBytes).
+// (the file's, from Stat). A negative size means unknown (a pipe, a
+// library caller's reader): the bound then grows with the compressed bytes
+// read so far, limits.MaxGzipContent of them, so that a bomb is refused
+// as soon as its expansion passes the ratio.
 func NewReader(r io.Reader, size int64) (*Reader, error) {
+	var consumed *countReader
+	if size < 0 {
+		consumed = &countReader{r: r}
+		r = consumed
+	}
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, err
 	}
 	limit := limits.MaxGzipContent(max(size, 0))
-	return &Reader{zr: zr, left: limit, err: &TooLargeError{Compressed: size, Limit: limit}}, nil
+	return &Reader{zr: zr, left: limit, limit: limit, size: size, consumed: consumed}, nil
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Open reads the gzip file f, its expansion bounded by its size.
@@ -45,17 +65,30 @@ func Open(f *os.File) (*Reader, error) {
 
 // Reader is gzip content read up to its limit.
 type Reader struct {
-	zr   *gzip.Reader
-	left int64
-	err  error
+	zr       *gzip.Reader
+	left     int64        // content that may still be read
+	limit    int64        // the bound in force: left + content read
+	size     int64        // the compressed size given, negative if unknown
+	consumed *countReader // the compressed bytes read, when the size is unknown
 }
 
 func (r *Reader) Read(p []byte) (int, error) {
+	if r.left <= 0 && r.consumed != nil {
+		r.grow()
+	}
 	if r.left <= 0 {
 		// One byte more tells a file of exactly the limit from a larger one.
 		var one [1]byte
 		if n, err := r.zr.Read(one[:]); n > 0 {
-			return 0, r.err
+			if r.consumed != nil {
+				r.grow() // reading the byte may have read more compressed input
+				if r.left > 0 {
+					r.left--
+					p[0] = one[0]
+					return 1, nil
+				}
+			}
+			return 0, r.tooLarge()
 		} else if err != nil {
 			return 0, err
 		}
@@ -67,6 +100,23 @@ func (r *Reader) Read(p []byte) (int, error) {
 	n, err := r.zr.Read(p)
 	r.left -= int64(n)
 	return n, err
+}
+
+// grow raises the bound of a reader of unknown size to what the compressed
+// bytes read so far allow.
+func (r *Reader) grow() {
+	if l := limits.MaxGzipContent(r.consumed.n); l > r.limit {
+		r.left += l - r.limit
+		r.limit = l
+	}
+}
+
+func (r *Reader) tooLarge() error {
+	compressed := r.size
+	if r.consumed != nil {
+		compressed = r.consumed.n
+	}
+	return &TooLargeError{Compressed: compressed, Limit: r.limit}
 }
 
 // Close closes the gzip stream (not the underlying reader).

@@ -48,3 +48,38 @@ func TestBound(t *testing.T) {
 		t.Fatal("MaxGzipContent")
 	}
 }
+
+// TestBoundUnknownSize: of a stream of unknown size, content within the
+// ratio of the compressed bytes read reads whole however long; a bomb is
+// refused once it passes the ratio, long before its end.
+func TestBoundUnknownSize(t *testing.T) {
+	t.Parallel()
+	// Incompressible-ish content: the ratio is far below the limit.
+	data := make([]byte, 3*limits.GzipSlackBytes)
+	for i := range data {
+		data[i] = byte(i*7919>>3) ^ byte(i>>11)
+	}
+	z := gz(t, data)
+	r, err := NewReader(bytes.NewReader(z), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(r)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("%d of %d bytes read: %v", len(got), len(data), err)
+	}
+
+	bomb := gz(t, bytes.Repeat([]byte("\n"), 64*limits.GzipSlackBytes))
+	r, err = NewReader(bytes.NewReader(bomb), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = io.ReadAll(r)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) {
+		t.Fatalf("a bomb of ratio %d read whole: %d bytes, %v", 64*limits.GzipSlackBytes/len(bomb), len(got), err)
+	}
+	if int64(len(got)) > limits.MaxGzipContent(int64(len(bomb))) {
+		t.Fatalf("%d bytes read past the bound of %d compressed bytes", len(got), len(bomb))
+	}
+}

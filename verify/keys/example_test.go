@@ -28,3 +28,14 @@ func ExampleDirectory_ResolveAsqav() {
 	fmt.Println(k.KID, k.Source)
 	// Output: k1 jwks.json[1]
 }
+
+// Load the key files of a run into one directory, as --keys does.
+func ExampleLoadFiles() {
+	d, err := keys.LoadFiles("../../testdata/demo/keys/jwks.json")
+	if err != nil {
+		panic(err)
+	}
+	k, _ := d.ByID(d.Keys()[0].KID)
+	fmt.Println(d.Len() > 0, k.Source.File)
+	// Output: true ../../testdata/demo/keys/jwks.json
+}

@@ -86,7 +86,7 @@ func batchAll(produce producer, attach func(*record) error, send func(*batch) bo
 // cancelled. A source of more than maxLines lines is cut there with an
 // error, as unreadable from that line on.
 func readSource(ctx context.Context, src Source, maxLines int, bytesRead *atomic.Int64, add func(*record) bool) bool {
-	rc, err := src.Open()
+	rc, err := openSource(src)
 	if err != nil {
 		return add(&record{kind: recordFileError, source: src.Name, err: err})
 	}

@@ -36,7 +36,12 @@ import (
 
 // Source is one input: a name for messages and a way to open it. A source
 // is opened once per pass, so it must be re-readable (the CLI spools
-// standard input to a file).
+// standard input to a file). A source whose bytes are gzip (they begin
+// 1f 8b, which no JSON text can) is read decompressed, its expansion
+// bounded as the command bounds a .gz file (limits.MaxGzipContent of its
+// size when Open returns an *os.File, else of the compressed bytes read so
+// far); a bad or oversized gzip stream is that source's error. FileSource
+// makes a Source from a path.
 type Source struct {
 	Name  string
 	Open  func() (io.ReadCloser, error)
