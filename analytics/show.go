@@ -2,7 +2,6 @@ package analytics
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -129,7 +128,7 @@ func (r *StoredReceipt) ReadArchive(ctx context.Context, root string) ([]byte, e
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	var src io.Reader = br
-	if head, _ := br.Peek(2); bytes.Equal(head, gzipMagic) {
+	if head, _ := br.Peek(2); gunzip.IsGzip(head) {
 		size := int64(-1)
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			size = fi.Size()
@@ -163,6 +162,3 @@ func (r *StoredReceipt) Bytes(ctx context.Context, root string, fromArchive bool
 	b, err = r.ReadArchive(ctx, root)
 	return b, false, err
 }
-
-// gzipMagic starts every gzip stream; no JSON text starts with 0x1f.
-var gzipMagic = []byte{0x1f, 0x8b}

@@ -34,10 +34,11 @@ type input struct {
 	name   string // for diagnostics: the path, or "stdin"
 	r      io.Reader
 	closer io.Closer // nil for stdin
+	gzip   bool      // read through gzip
 }
 
-// openInput opens path ("-" is stdin). A path ending in ".gz" is read
-// through gzip. Errors are *inputError.
+// openInput opens path ("-" is stdin). A file whose bytes are gzip
+// (whatever its name) is read through gzip. Errors are *inputError.
 func openInput(path string, stdin io.Reader) (*input, error) {
 	if path == "-" {
 		return &input{name: "stdin", r: stdin}, nil
@@ -51,13 +52,23 @@ func openInput(path string, stdin io.Reader) (*input, error) {
 		return nil, &inputError{fmt.Errorf("%s: is a directory", path)}
 	}
 	in := &input{name: path, r: f, closer: f}
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gunzip.Open(f)
+	body, gz, err := gunzip.SniffFile(f, path)
+	if err != nil {
+		f.Close()
+		return nil, in.readError(err)
+	}
+	in.r = body
+	if gz {
+		size := int64(-1)
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		zr, err := gunzip.NewReader(body, size)
 		if err != nil {
 			f.Close()
-			return nil, in.readError(err)
+			return nil, in.readError(fmt.Errorf("gzip: %w", err))
 		}
-		in.r = zr
+		in.r, in.gzip = zr, true
 	}
 	return in, nil
 }
@@ -68,7 +79,7 @@ func (in *input) readError(err error) error {
 	switch {
 	case errors.As(err, &pathErr):
 		// "read FILE: ..." already names the file.
-	case in.closer != nil && strings.HasSuffix(in.name, ".gz") && !strings.HasPrefix(err.Error(), "gzip: "):
+	case in.gzip && !strings.HasPrefix(err.Error(), "gzip: "):
 		err = fmt.Errorf("%s: gzip: %w", in.name, err)
 	default:
 		err = fmt.Errorf("%s: %w", in.name, err)

@@ -154,7 +154,7 @@ func loadInputs(ctx context.Context, paths []string, stdin io.Reader, stderr io.
 	inputs := make([]analytics.Input, len(set.srcs))
 	for i, s := range set.srcs {
 		inputs[i] = analytics.Input{Source: s, NoArchive: !onDisk(s.Name, paths)}
-		if snap := set.snapshots[s.Name]; snap != nil && strings.HasSuffix(s.Name, ".gz") { // a file path; stdin is never gunzipped
+		if snap := set.snapshots[s.Name]; snap != nil { // a file path: its bytes as stored, compressed if gzip
 			inputs[i].Stored = snap.stored(ctx)
 		}
 	}

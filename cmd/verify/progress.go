@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/receiptverify/verify/internal/gunzip"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -73,7 +73,7 @@ func inputSize(name string) (int64, bool) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return 0, false
 	}
-	if !strings.HasSuffix(name, ".gz") || fi.Size() < 18 {
+	if fi.Size() < 18 || !gunzip.FileIsGzip(name) {
 		return fi.Size(), true
 	}
 	f, err := os.Open(name)

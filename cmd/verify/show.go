@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/gunzip"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
 )
@@ -72,7 +72,7 @@ func showAction(ctx *cli.Context) error {
 		where := "from the database"
 		if !fromDB {
 			where = fmt.Sprintf("from %s at byte %d, SHA-256 checked", r.ArchivePath(ctx.String("root")), r.Offset)
-			if strings.HasSuffix(r.Source, ".gz") {
+			if gunzip.FileIsGzip(r.ArchivePath(ctx.String("root"))) {
 				where += " (offset in the decompressed bytes)"
 			}
 		}

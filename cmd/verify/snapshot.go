@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/receiptverify/verify/internal/ctxio"
@@ -174,8 +173,8 @@ func (r *snapshotReader) Close() error {
 	return nil
 }
 
-// source is the snapshot's content, decompressed when the name ends in
-// .gz; its reads check ctx.
+// source is the snapshot's content, decompressed when its bytes are gzip
+// (whatever the name); its reads check ctx.
 func (s *snapshot) source(ctx context.Context, name string) func() (io.ReadCloser, error) {
 	return func() (io.ReadCloser, error) {
 		r, err := s.openReader(ctx)
@@ -183,14 +182,19 @@ func (s *snapshot) source(ctx context.Context, name string) func() (io.ReadClose
 			return nil, err
 		}
 		rc := asReadCloser(r)
-		if !strings.HasSuffix(s.path, ".gz") {
-			return ctxio.ReadCloser(ctx, rc), nil
+		body, gz, err := gunzip.SniffFile(ctxio.Reader(ctx, r), s.path)
+		if err != nil {
+			rc.Close()
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if !gz {
+			return readCloser{body, rc}, nil
 		}
 		size := int64(-1)
 		if sr, ok := r.(*snapshotReader); ok {
 			size = sr.s.size
 		}
-		zr, err := gunzip.NewReader(ctxio.Reader(ctx, r), size)
+		zr, err := gunzip.NewReader(body, size)
 		if err != nil {
 			rc.Close()
 			return nil, fmt.Errorf("%s: gzip: %w", name, err)
@@ -199,7 +203,15 @@ func (s *snapshot) source(ctx context.Context, name string) func() (io.ReadClose
 	}
 }
 
-// stored is the snapshot's bytes as stored (compressed, for a .gz file).
+// readCloser reads from one reader and closes another.
+type readCloser struct {
+	io.Reader
+	c io.Closer
+}
+
+func (r readCloser) Close() error { return r.c.Close() }
+
+// stored is the snapshot's bytes as stored (compressed, for a gzip file).
 func (s *snapshot) stored(ctx context.Context) func() (io.ReadCloser, error) {
 	return func() (io.ReadCloser, error) {
 		r, err := s.openReader(ctx)

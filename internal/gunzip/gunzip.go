@@ -5,10 +5,12 @@
 package gunzip
 
 import (
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/receiptverify/verify/internal/limits"
 )
@@ -121,3 +123,47 @@ func (r *Reader) tooLarge() error {
 
 // Close closes the gzip stream (not the underlying reader).
 func (r *Reader) Close() error { return r.zr.Close() }
+
+// IsGzip reports whether head, the first bytes of a stream, start a gzip
+// stream (1f 8b, RFC 1952). No JSON text starts with 0x1f, so a receipt
+// file is told from a gzip file by its bytes, whatever its name.
+func IsGzip(head []byte) bool {
+	return len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b
+}
+
+// Sniff reads the first bytes of r and returns a reader of all of r's
+// bytes, those included, and whether they are gzip. A stream shorter than
+// the magic is not gzip.
+func Sniff(r io.Reader) (io.Reader, bool, error) {
+	head := make([]byte, 2)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, false, err
+	}
+	head = head[:n]
+	return io.MultiReader(bytes.NewReader(head), r), IsGzip(head), nil
+}
+
+// SniffFile is Sniff for the content of a file named name: a name ending
+// in .gz says gzip, and bytes that are not are gzip.ErrHeader ("gzip:
+// invalid header"), not text to read as it is.
+func SniffFile(r io.Reader, name string) (io.Reader, bool, error) {
+	body, gz, err := Sniff(r)
+	if err == nil && !gz && strings.HasSuffix(name, ".gz") {
+		return nil, false, gzip.ErrHeader
+	}
+	return body, gz, err
+}
+
+// FileIsGzip reports whether the file at path starts a gzip stream; a file
+// that cannot be read is not.
+func FileIsGzip(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head [2]byte
+	n, _ := io.ReadFull(f, head[:])
+	return IsGzip(head[:n])
+}

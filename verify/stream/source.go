@@ -1,11 +1,12 @@
 package stream
 
 import (
-	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"strings"
 
 	"github.com/receiptverify/verify/internal/gunzip"
 )
@@ -13,20 +14,33 @@ import (
 // FileSource is the Source of the file at path, read as the command reads
 // it: one JSON document if the name ends in .json or .json.gz, JSON Lines
 // otherwise; gzip content (by its bytes, whatever the name) decompressed
-// with its expansion bounded.
+// with its expansion bounded, and a file named *.gz that is not gzip an
+// error.
 func FileSource(path string) Source {
 	return Source{
 		Name:  path,
 		Lines: !jsonDocument.MatchString(path),
-		Open:  func() (io.ReadCloser, error) { return os.Open(path) },
+		Open:  func() (io.ReadCloser, error) { return openFile(path) },
 	}
+}
+
+// openFile opens the file at path; one named *.gz must hold gzip.
+func openFile(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil || !strings.HasSuffix(path, ".gz") {
+		return f, err
+	}
+	head := make([]byte, 2)
+	n, _ := f.ReadAt(head, 0)
+	if !gunzip.IsGzip(head[:n]) {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, gzip.ErrHeader)
+	}
+	return f, nil
 }
 
 // jsonDocument is the name of a file holding one JSON document.
 var jsonDocument = regexp.MustCompile(`\.json(\.gz)?$`)
-
-// gzipMagic starts every gzip stream; no JSON text starts with 0x1f.
-var gzipMagic = []byte{0x1f, 0x8b}
 
 // openSource opens src and, when its bytes are gzip, returns a reader of
 // the decompressed content; closing it closes the source.
@@ -35,15 +49,12 @@ func openSource(src Source) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	head := make([]byte, len(gzipMagic))
-	n, err := io.ReadFull(rc, head)
-	head = head[:n]
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	body, gz, err := gunzip.Sniff(rc)
+	if err != nil {
 		rc.Close()
 		return nil, err
 	}
-	body := io.MultiReader(bytes.NewReader(head), rc)
-	if !bytes.Equal(head, gzipMagic) {
+	if !gz {
 		return readCloser{body, rc}, nil
 	}
 	size := int64(-1)

@@ -16,7 +16,8 @@ import (
 
 // TestGzipSources: the demo archive gzipped, read through FileSource and
 // through a Source that is not a file, gives every result the plain file
-// gives; a corrupt gzip file and a gzip bomb are each their source's error
+// gives; a corrupt gzip file, a gzip bomb and a file named .gz that holds
+// text are each their source's error
 // (an UNREADABLE record naming gzip, a file failed; the bomb's lines up to
 // its bound are read as blank), and the sources after them are still read.
 func TestGzipSources(t *testing.T) {
@@ -83,11 +84,15 @@ func TestGzipSources(t *testing.T) {
 		}
 	}
 
-	sum, lines := results(FileSource(bad), memSource("bomb.jsonl", bomb, true), FileSource(gz))
-	if sum.FilesFailed != 2 || sum.Receipts != 300 {
-		t.Fatalf("a corrupt gzip, a bomb and a good file: %+v", sum)
+	notGzip := filepath.Join(dir, "plain.jsonl.gz")
+	if err := os.WriteFile(notGzip, plain, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, name := range []string{bad, "bomb.jsonl"} {
+	sum, lines := results(FileSource(bad), memSource("bomb.jsonl", bomb, true), FileSource(notGzip), FileSource(gz))
+	if sum.FilesFailed != 3 || sum.Receipts != 300 {
+		t.Fatalf("a corrupt gzip, a bomb, a .gz file of text and a good file: %+v", sum)
+	}
+	for _, name := range []string{bad, "bomb.jsonl", notGzip} {
 		found := false
 		for _, l := range lines {
 			if strings.HasPrefix(l, name+":") && strings.Contains(l, " UNREADABLE ") && strings.Contains(l, "gzip") {
