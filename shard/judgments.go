@@ -42,8 +42,8 @@ const judgmentOutcomes = `(j.kind = 'chain' AND j.outcome IN ('linked', 'absent'
 // per shard against the manifests, then row by row against the records.
 // Together the two make a one-to-one match: as many distinct rows as the
 // manifests count, each of a record that has the key. A row of no record,
-// an unknown kind or outcome, or a first_ord that is no earlier record is
-// refused as well. source names the judgments in messages.
+// an unknown kind or outcome, or a first_ord that is no record with the
+// same key at or before it is refused as well. source names the judgments in messages.
 func checkJudgments(ctx context.Context, conn *sql.Conn, source string, shards []*shardDir) error {
 	refuse := func(format string, a ...any) error {
 		return &Error{Reason: ReasonJudgments, Path: source, Msg: fmt.Sprintf(format, a...) + ": the judgments must judge every record with a link or a nonce of every shard exactly once (run queries/shard/judgments.sql over exactly the run's parts: verify parts)"}
@@ -91,23 +91,16 @@ FROM judgments j GROUP BY ALL`)
 	var kind, outcome string
 	err = conn.QueryRowContext(ctx, `SELECT j.ord, j.kind, COALESCE(j.outcome, 'NULL') FROM judgments j
 LEFT JOIN shard_records r ON r.ord = j.ord
-WHERE r.ord IS NULL OR (j.kind = 'chain' AND r.link_key IS NULL) OR (j.kind = 'nonce' AND r.nonce_key IS NULL)
-	OR j.first_ord IS NULL OR j.first_ord > j.ord OR j.outcome IS NULL OR NOT (`+judgmentOutcomes+`)
+LEFT JOIN shard_records f ON f.ord = j.first_ord
+WHERE r.ord IS NULL OR f.ord IS NULL OR j.first_ord > j.ord OR j.outcome IS NULL OR NOT (`+judgmentOutcomes+`)
+	OR (j.kind = 'chain' AND (r.link_key IS NULL OR f.link_key IS DISTINCT FROM r.link_key))
+	OR (j.kind = 'nonce' AND (r.nonce_key IS NULL OR f.nonce_key IS DISTINCT FROM r.nonce_key))
 LIMIT 1`).Scan(&ord, &kind, &outcome)
-	switch {
-	case err == sql.ErrNoRows:
-	case err != nil:
-		return refuse("%v", err)
-	default:
-		return refuse("the %s row of ord %d (%s) is of no record with that key, has no earlier first_ord, or has no such outcome", kind, ord, outcome)
-	}
-	err = conn.QueryRowContext(ctx, `SELECT j.ord, j.kind FROM judgments j
-LEFT JOIN shard_records r ON r.ord = j.first_ord WHERE r.ord IS NULL LIMIT 1`).Scan(&ord, &kind)
 	switch {
 	case err == sql.ErrNoRows:
 		return nil
 	case err != nil:
 		return refuse("%v", err)
 	}
-	return refuse("the %s row of ord %d names a first_ord that is no record of the run", kind, ord)
+	return refuse("the %s row of ord %d (%s) judges no record with that key, names as first_ord no record with the same key at or before it, or has no such outcome", kind, ord, outcome)
 }
