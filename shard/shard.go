@@ -1,13 +1,18 @@
 // Package shard runs a verification as many map tasks and one finalize,
-// for archives too large for one machine. A map task (`verify receipts
-// --emit DIR`, [Create]) verifies one shard of the input (a file, a few
-// files) with stream.Map and writes each record as a row of Parquet in
-// DIR: what needs only the receipt itself (its verdict alone and its
-// axes), the keys of its chain link and nonce, and its state. The
-// judgments of chains and nonces across all shards are SQL
+// for archives too large for one machine. A run plan ([Plan], `verify
+// plan`) names the run first: its inputs and shards, its trust material.
+// A map task (`verify receipts --plan --emit DIR`, [Create]) verifies one
+// shard of the plan's inputs with stream.Map and writes each record as a
+// row of Parquet in DIR: what needs only the receipt itself (its verdict
+// alone and its axes), the keys of its chain link and nonce, and its
+// state. [Open] checks the directories against the plan and their parts
+// against their manifests, and gives the exact parts ([Run.Parts],
+// [Views]). The judgments of chains and nonces across all shards are SQL
 // (queries/shard/judgments.sql), which runs on DuckDB here or on any
-// engine that reads Parquet; [Finalize] folds its rows into the verdicts
-// one `verify receipts` over the whole input gives, in the same order.
+// engine that reads Parquet; [Finalize] checks that they judge every
+// record with a link or a nonce exactly once and folds them into the
+// verdicts one `verify receipts` over the whole input gives, in the same
+// order. Every refusal is an [*Error] with a [Reason].
 //
 // # Layout of a map task's directory
 //

@@ -277,6 +277,10 @@ func writeSynced(path string, data []byte) error {
 // publish renames the attempt to the shard's directory and removes the
 // other attempts of the shard, which can no longer publish.
 func (w *Writer) publish() error {
+	if d, err := os.Open(w.attempt); err == nil {
+		d.Sync() // the attempt's entries reach the disk before it is published
+		d.Close()
+	}
 	err := os.Rename(w.attempt, w.dir)
 	if err != nil {
 		// An empty directory made beforehand (by a batch script): not
