@@ -19,8 +19,9 @@ import (
 // the judging instant, strictness), the shard count and the ordered
 // inputs with their sizes and shards. `verify plan` writes it; each map
 // step reads it, checks its own inputs and trust material against it and
-// copies it, with its digest, into its manifest; finalize refuses a
-// directory of another plan.
+// records it in its manifest (the plan's id, SHA-256 and shard count, the
+// shard's inputs and trust material); finalize refuses a directory of
+// another plan.
 
 // planVersion is the version of the plan's format.
 const planVersion = 1
@@ -159,7 +160,6 @@ type RunPlan struct {
 	*Plan
 	Path   string
 	SHA256 string
-	raw    []byte
 }
 
 // ReadPlan reads and checks a plan file. A file that cannot be read is a
@@ -187,7 +187,7 @@ func ReadPlan(path string) (*RunPlan, error) {
 		return nil, &Error{Reason: ReasonPlan, Path: path, Msg: err.Error()}
 	}
 	h := sha256.Sum256(raw)
-	return &RunPlan{Plan: &p, Path: path, SHA256: hex.EncodeToString(h[:]), raw: raw}, nil
+	return &RunPlan{Plan: &p, Path: path, SHA256: hex.EncodeToString(h[:])}, nil
 }
 
 func (p *Plan) check() error {

@@ -30,6 +30,10 @@ type shardDir struct {
 // is an *Error naming the directory or file.
 func Open(ctx context.Context, plan *RunPlan, dirs, history []string) (*Run, error) {
 	r := &Run{Plan: plan}
+	inputs := map[int64][]Input{}
+	for _, in := range plan.Inputs {
+		inputs[in.Shard] = append(inputs[in.Shard], in)
+	}
 	seen := map[int64]string{}
 	for _, d := range dirs {
 		m, err := readManifest(d)
@@ -50,14 +54,14 @@ func Open(ctx context.Context, plan *RunPlan, dirs, history []string) (*Run, err
 		if diff := m.Trust.Diff(plan.Trust); diff != "" {
 			return nil, &Error{Reason: ReasonTrust, Path: d, Msg: "shard " + fmt.Sprint(m.Shard) + " was mapped with " + diff + ": every shard is verified with the plan's trust material"}
 		}
-		if !slices.Equal(m.Inputs, plan.InputsOf(m.Shard)) {
+		if !slices.Equal(m.Inputs, inputs[m.Shard]) {
 			return nil, &Error{Reason: ReasonInputs, Path: d, Msg: fmt.Sprintf("shard %d read other inputs than the plan gives it", m.Shard)}
 		}
 		r.shards = append(r.shards, &shardDir{dir: d, m: m})
 	}
 	for n := range plan.Shards {
 		if _, ok := seen[n]; !ok {
-			return nil, &Error{Reason: ReasonMissing, Path: plan.Path, Msg: fmt.Sprintf("shard %d of %d is missing: no directory given holds it (its inputs: %s)", n, plan.Shards, inputNames(plan.InputsOf(n)))}
+			return nil, &Error{Reason: ReasonMissing, Path: plan.Path, Msg: fmt.Sprintf("shard %d of %d is missing: no directory given holds it (its inputs: %s)", n, plan.Shards, inputNames(inputs[n]))}
 		}
 	}
 	sort.Slice(r.shards, func(i, j int) bool { return r.shards[i].m.Shard < r.shards[j].m.Shard })

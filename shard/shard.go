@@ -16,9 +16,10 @@
 //
 // # Layout of a map task's directory
 //
-//	manifest.json            the run plan and its SHA-256, the shard's number, the
-//	                         trust material and inputs it read, each part's name,
-//	                         SHA-256 and counts, the shard's summary, the build
+//	manifest.json            the run plan's id, SHA-256 and shard count, the shard's
+//	                         number, the trust material and inputs it read, each
+//	                         part's name, SHA-256 and counts, the shard's summary,
+//	                         the build
 //	records-NNNNN.parquet    one row per record that is not a blank line, in input order
 //
 // A map task writes into a hidden attempt directory beside DIR
@@ -68,11 +69,14 @@ type manifest struct {
 	Version int    `json:"version"`
 	Build   string `json:"build"`
 	// Run and PlanSHA256 name the run plan: its id and the SHA-256 of its
-	// file; Plan is the plan itself.
-	Run        string          `json:"run"`
-	PlanSHA256 string          `json:"plan_sha256"`
-	Plan       json.RawMessage `json:"plan"`
-	Shard      int64           `json:"shard"`
+	// file. The plan's whole input list is not copied: with a shard per
+	// file, every manifest would be as large as the plan, and a finalize
+	// would read the plan once per shard. Trust and Inputs are this
+	// shard's part of it, Shards its shard count.
+	Run        string `json:"run"`
+	PlanSHA256 string `json:"plan_sha256"`
+	Shards     int64  `json:"shards"`
+	Shard      int64  `json:"shard"`
 	// Attempt is the directory the map step wrote before publishing it.
 	Attempt string  `json:"attempt"`
 	Trust   Trust   `json:"trust"`

@@ -241,7 +241,7 @@ func (w *Writer) Close(sum stream.MapSummary) error {
 			return w.failed(err)
 		}
 	}
-	m := manifest{Version: manifestVersion, Build: build(), Run: w.plan.ID, PlanSHA256: w.plan.SHA256, Plan: w.plan.raw,
+	m := manifest{Version: manifestVersion, Build: build(), Run: w.plan.ID, PlanSHA256: w.plan.SHA256, Shards: w.plan.Shards,
 		Shard: w.shard, Attempt: filepath.Base(w.attempt), Trust: w.trust, Inputs: w.plan.InputsOf(w.shard),
 		Parts: slices.Clone(w.parts), Summary: sum}
 	for _, p := range w.parts {

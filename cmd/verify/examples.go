@@ -46,7 +46,7 @@ var examples = map[string][]string{
 		"verify export --db verify-audit.duckdb --parquet export/",
 	},
 	"plan": {
-		"verify plan --keys jwks.json --schemas schemas/ --at 2026-12-01T00:00:00Z --id 2026-11-30 archive/2026-11-30/ > plan.json",
+		"verify plan --keys jwks.json --schemas schemas/ --at 2026-12-01T00:00:00Z --id 2026-11-30 -o plan.json archive/2026-11-30/",
 	},
 	"finalize": {
 		"verify receipts --plan plan.json --emit maps/shard-0 --shard 0",

@@ -26,7 +26,7 @@ func newPlanCommand() *cli.Command {
 			"Exit codes: 0 the plan written, 64 usage (no --at), 66 an input, key or schema file\n" +
 			"could not be read, 74 stdout failed.",
 		Flags: append(trustFlags(noPredecessor, schemasUsage),
-			&cli.Int64Flag{Name: "shards", Usage: "split the inputs into `N` shards (default: one per input file)"},
+			&cli.Int64Flag{Name: "shards", Usage: "split the inputs into `N` shards", DefaultText: "one per input file"},
 			&cli.StringFlag{Name: "id", Usage: "the run's `ID` (default: derived from the plan's content)"},
 			walkFlags()[0], walkFlags()[1],
 		),
