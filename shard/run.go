@@ -65,7 +65,9 @@ func Open(ctx context.Context, plan *RunPlan, dirs, history []string) (*Run, err
 		}
 	}
 	sort.Slice(r.shards, func(i, j int) bool { return r.shards[i].m.Shard < r.shards[j].m.Shard })
-	seenHistory := map[string]string{}
+	// History records keep their ord, shard number and all: two history
+	// directories of one shard number would give two records one ord.
+	seenHistory := map[int64]string{}
 	for _, d := range history {
 		m, err := readManifest(d)
 		if err != nil {
@@ -74,11 +76,10 @@ func Open(ctx context.Context, plan *RunPlan, dirs, history []string) (*Run, err
 		if m.PlanSHA256 == plan.SHA256 {
 			return nil, &Error{Reason: ReasonDuplicateShard, Path: d, Msg: "a shard of this run given as history"}
 		}
-		key := fmt.Sprintf("%s/%d", m.PlanSHA256, m.Shard)
-		if other, ok := seenHistory[key]; ok {
-			return nil, &Error{Reason: ReasonDuplicateShard, Path: d, Msg: fmt.Sprintf("shard %d of run %s, as %s is: give each shard once", m.Shard, m.Run, other)}
+		if other, ok := seenHistory[m.Shard]; ok {
+			return nil, &Error{Reason: ReasonDuplicateShard, Path: d, Msg: fmt.Sprintf("history shard %d, as %s is: history directories need distinct shard numbers", m.Shard, other)}
 		}
-		seenHistory[key] = d
+		seenHistory[m.Shard] = d
 		r.history = append(r.history, &shardDir{dir: d, m: m})
 	}
 	if err := checkParts(ctx, append(slices.Clone(r.shards), r.history...)); err != nil {
