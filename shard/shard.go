@@ -1,18 +1,33 @@
 // Package shard runs a verification as many map tasks and one finalize,
-// for archives too large for one machine. A map task (`verify receipts
-// --emit DIR`, [Create]) verifies one shard of the input (a file, a few
-// files) with stream.Map and writes each record as a row of Parquet in
-// DIR: what needs only the receipt itself (its verdict alone and its
-// axes), the keys of its chain link and nonce, and its state. The
-// judgments of chains and nonces across all shards are SQL
+// for archives too large for one machine. A run plan ([Plan], `verify
+// plan`) names the run first: its inputs and shards, its trust material.
+// A map task (`verify receipts --plan --emit DIR`, [Create]) verifies one
+// shard of the plan's inputs with stream.Map and writes each record as a
+// row of Parquet in DIR: what needs only the receipt itself (its verdict
+// alone and its axes), the keys of its chain link and nonce, and its
+// state. [Open] checks the directories against the plan and their parts
+// against their manifests, and gives the exact parts ([Run.Parts],
+// [Views]). The judgments of chains and nonces across all shards are SQL
 // (queries/shard/judgments.sql), which runs on DuckDB here or on any
-// engine that reads Parquet; [Finalize] folds its rows into the verdicts
-// one `verify receipts` over the whole input gives, in the same order.
+// engine that reads Parquet; [Finalize] checks that they judge every
+// record with a link or a nonce exactly once and folds them into the
+// verdicts one `verify receipts` over the whole input gives, in the same
+// order. Every refusal is an [*Error] with a [Reason].
 //
 // # Layout of a map task's directory
 //
-//	manifest.json            the shard's number, its summary, the build that wrote it
+//	manifest.json            the run plan's id, SHA-256 and shard count, the shard's
+//	                         number, the trust material and inputs it read, each
+//	                         part's name, SHA-256 and counts, the shard's summary,
+//	                         the build
 //	records-NNNNN.parquet    one row per record that is not a blank line, in input order
+//
+// A map task writes into a hidden attempt directory beside DIR
+// (.NAME.attempt-XXXX) and publishes it by renaming it to DIR once the
+// manifest is written: a reader sees a whole shard or none, two attempts
+// of one shard cannot mix their files (the first to rename wins, the
+// other finds DIR published and gives way), and a killed attempt leaves
+// only its hidden directory, which the next attempt to publish removes.
 //
 // The records' columns: ord (the record's place in the whole run: shard
 // × 2^40 + its ordinal in the shard, blank lines counted), source, line,
@@ -41,7 +56,7 @@ import (
 const Manifest = "manifest.json"
 
 // manifestVersion is the version of the directory's layout.
-const manifestVersion = 1
+const manifestVersion = 2
 
 // SeqBits is how many low bits of ord hold a record's ordinal in its
 // shard; the shard's number is above them.
@@ -51,11 +66,38 @@ const SeqBits = 40
 const MaxShard = 1<<(63-SeqBits) - 1
 
 type manifest struct {
-	Version int               `json:"version"`
-	Build   string            `json:"build"`
-	Shard   int64             `json:"shard"`
-	Parts   []string          `json:"parts"`
+	Version int    `json:"version"`
+	Build   string `json:"build"`
+	// Run and PlanSHA256 name the run plan: its id and the SHA-256 of its
+	// file. The plan's whole input list is not copied: with a shard per
+	// file, every manifest would be as large as the plan, and a finalize
+	// would read the plan once per shard. Trust and Inputs are this
+	// shard's part of it, Shards its shard count.
+	Run        string `json:"run"`
+	PlanSHA256 string `json:"plan_sha256"`
+	Shards     int64  `json:"shards"`
+	Shard      int64  `json:"shard"`
+	// Attempt is the directory the map step wrote before publishing it.
+	Attempt string  `json:"attempt"`
+	Trust   Trust   `json:"trust"`
+	Inputs  []Input `json:"inputs"`
+	Parts   []Part  `json:"parts"`
+	// Rows counts the records written; Links and Nonces those of them
+	// with a link_key and with a nonce_key: each has exactly one
+	// judgment of its kind.
+	Rows    int64             `json:"rows"`
+	Links   int64             `json:"links"`
+	Nonces  int64             `json:"nonces"`
 	Summary stream.MapSummary `json:"summary"`
+}
+
+// Part is one Parquet file of a map directory.
+type Part struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+	Rows   int64  `json:"rows"`
+	Links  int64  `json:"links"`
+	Nonces int64  `json:"nonces"`
 }
 
 // build names the build of verify that runs, as the state's binary form
@@ -86,25 +128,39 @@ func build() string {
 func readManifest(dir string) (*manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, Manifest))
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a finished map task's directory: %w", dir, err)
+		return nil, &Error{Reason: ReasonMissing, Path: dir, Msg: "not a published map directory: no " + Manifest + " (" + errText(err) + ")"}
 	}
 	var m manifest
+	bad := func(format string, a ...any) error {
+		return &Error{Reason: ReasonManifest, Path: filepath.Join(dir, Manifest), Msg: fmt.Sprintf(format, a...)}
+	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, Manifest), err)
+		return nil, bad("%v", err)
 	}
 	if m.Version != manifestVersion {
-		return nil, fmt.Errorf("%s: layout version %d, want %d", dir, m.Version, manifestVersion)
+		return nil, bad("layout version %d, want %d (written by another verify: map the shard again)", m.Version, manifestVersion)
 	}
 	if m.Build != build() {
-		return nil, fmt.Errorf("%s: written by verify build %q, this is %q: run the map and the finalize with one build", dir, m.Build, build())
+		return nil, bad("written by verify build %q, this is %q: run the map and the finalize with one build", m.Build, build())
 	}
 	if m.Shard < 0 || m.Shard > MaxShard {
-		return nil, fmt.Errorf("%s: shard %d out of range", dir, m.Shard)
+		return nil, bad("shard %d out of range", m.Shard)
 	}
+	if len(m.Parts) == 0 {
+		return nil, bad("no parts: a map step writes at least one")
+	}
+	var rows, links, nonces int64
 	for _, p := range m.Parts {
-		if p != filepath.Base(p) || !strings.HasSuffix(p, ".parquet") {
-			return nil, fmt.Errorf("%s: part %q is not a Parquet file of the directory", dir, p)
+		if p.Name != filepath.Base(p.Name) || !strings.HasSuffix(p.Name, ".parquet") || p.Name == ".parquet" {
+			return nil, bad("part %q is not a Parquet file of the directory", p.Name)
 		}
+		if len(p.SHA256) != 64 || p.Rows < 0 || p.Links < 0 || p.Nonces < 0 {
+			return nil, bad("part %s: no SHA-256 or a negative count", p.Name)
+		}
+		rows, links, nonces = rows+p.Rows, links+p.Links, nonces+p.Nonces
+	}
+	if rows != m.Rows || links != m.Links || nonces != m.Nonces {
+		return nil, bad("the parts hold %d records (%d links, %d nonces), the manifest %d (%d, %d)", rows, links, nonces, m.Rows, m.Links, m.Nonces)
 	}
 	return &m, nil
 }

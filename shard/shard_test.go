@@ -84,8 +84,10 @@ func TestHistory(t *testing.T) {
 	}
 	ctx := context.Background()
 	var prior mapsPrior
+	plans := map[string]*RunPlan{}
 	emitDir := func(p, out string, keep bool) {
-		w, err := Create(out, 0)
+		plans[out] = testPlan(t, p)
+		w, err := Create(out, plans[out], 0, plans[out].Trust)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +117,11 @@ func TestHistory(t *testing.T) {
 	}
 	finalize := func(history ...string) string {
 		var got strings.Builder
-		if _, err := Finalize(ctx, []string{cur}, FinalizeOptions{History: history}, func(r *verify.Result) error {
+		run, err := Open(ctx, plans[cur], []string{cur}, history)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Finalize(ctx, run, FinalizeOptions{}, func(r *verify.Result) error {
 			got.Write(stream.RenderJSON(nil, r))
 			return nil
 		}); err != nil {
@@ -135,4 +141,31 @@ func TestHistory(t *testing.T) {
 	if got == finalize() {
 		t.Error("the history changed no verdict")
 	}
+}
+
+// testPlan writes and reads the plan of a one-shard run over the file at
+// path, beside it.
+func testPlan(t *testing.T, path string) *RunPlan {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan("", Trust{At: "2026-12-01T00:00:00Z"}, []Input{{Path: path, Size: fi.Size()}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := p.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := path + ".plan.json"
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rp, err := ReadPlan(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rp
 }

@@ -2,17 +2,21 @@ package shard
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
-	"github.com/receiptverify/verify/internal/outfile"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -32,35 +36,57 @@ const recordsTable = `CREATE TABLE records (
 
 // Writer writes one map task's directory.
 type Writer struct {
-	dir   string
-	shard int64
-	db    *sql.DB
-	conn  *sql.Conn
-	app   *duckdb.Appender
-	rows  int
-	parts []string
+	dir     string // the directory published
+	attempt string // the hidden directory written until then
+	plan    *RunPlan
+	trust   Trust
+	shard   int64
+	db      *sql.DB
+	conn    *sql.Conn
+	app     *duckdb.Appender
+	part    Part // the counts of the rows held
+	parts   []Part
 }
 
-// Create starts writing the records of shard number shard into dir, which
-// must be empty or not exist: a directory holding another run's parts
-// would be read as part of this one.
-func Create(dir string, shard int64) (*Writer, error) {
-	if shard < 0 || shard > MaxShard {
-		return nil, fmt.Errorf("shard %d: must be 0 to %d", shard, MaxShard)
+// ErrPublished is Create's or Close's answer when another attempt of the
+// same shard of the same plan has published dir: its output stands and
+// this attempt's is dropped.
+var ErrPublished = errors.New("published by another attempt of the same shard")
+
+// Create starts writing the records of shard n of plan, verified with
+// trust (the plan's, as the caller checked), into a hidden attempt
+// directory beside dir; Close publishes it as dir. dir must not exist or
+// be empty; one published by this plan and shard already gives
+// ErrPublished.
+func Create(dir string, plan *RunPlan, n int64, trust Trust) (*Writer, error) {
+	dir = filepath.Clean(dir)
+	if n < 0 || n >= plan.Shards {
+		return nil, &Error{Reason: ReasonExtraShard, Path: plan.Path, Msg: fmt.Sprintf("--shard %d: the plan has shards 0 to %d", n, plan.Shards-1)}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	base := filepath.Base(dir)
+	if base == "." || base == ".." || base == string(filepath.Separator) {
+		return nil, fmt.Errorf("%s: name a directory of its own for the shard", dir)
+	}
+	if err := checkTarget(dir, plan, n); err != nil {
 		return nil, err
 	}
-	if ents, err := os.ReadDir(dir); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err
-	} else if len(ents) > 0 {
-		return nil, fmt.Errorf("%s: not empty: a map task writes into a directory of its own", dir)
 	}
-	db, err := openDuckDB()
+	attempt, err := os.MkdirTemp(filepath.Dir(dir), attemptPrefix(dir))
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, shard: shard, db: db}
+	if err := os.Chmod(attempt, 0o755); err != nil {
+		os.RemoveAll(attempt)
+		return nil, err
+	}
+	db, err := openDuckDB()
+	if err != nil {
+		os.RemoveAll(attempt)
+		return nil, err
+	}
+	w := &Writer{dir: dir, attempt: attempt, plan: plan, trust: trust, shard: n, db: db}
 	ctx := context.Background()
 	if w.conn, err = db.Conn(ctx); err == nil {
 		_, err = w.conn.ExecContext(ctx, recordsTable)
@@ -69,10 +95,38 @@ func Create(dir string, shard int64) (*Writer, error) {
 		err = w.openAppender()
 	}
 	if err != nil {
-		w.abort()
+		w.Abort()
 		return nil, err
 	}
 	return w, nil
+}
+
+// attemptPrefix is the name of dir's attempt directories but for their
+// random tail: hidden, so that a shell's maps/* does not list them.
+func attemptPrefix(dir string) string { return "." + filepath.Base(dir) + ".attempt-" }
+
+// checkTarget refuses a dir that holds anything but nothing or this
+// shard of this plan published (ErrPublished).
+func checkTarget(dir string, plan *RunPlan, n int64) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(ents) == 0 {
+		return nil
+	}
+	m, err := readManifest(dir)
+	if err != nil {
+		return &Error{Reason: ReasonPublished, Path: dir, Msg: "not empty and not a published map directory: --emit names a directory of the shard's own"}
+	}
+	if m.PlanSHA256 != plan.SHA256 || m.Shard != n {
+		return &Error{Reason: ReasonPublished, Path: dir, Msg: fmt.Sprintf("holds shard %d of run %s (plan SHA-256 %s), not shard %d of run %s (%s)",
+			m.Shard, m.Run, m.PlanSHA256, n, plan.ID, plan.SHA256)}
+	}
+	return ErrPublished
 }
 
 func (w *Writer) openAppender() error {
@@ -110,7 +164,14 @@ func (w *Writer) Add(m *stream.Mapped) error {
 	if err != nil {
 		return err
 	}
-	if w.rows++; w.rows >= partRows {
+	w.part.Rows++
+	if m.Keys.Link != "" {
+		w.part.Links++
+	}
+	if m.Keys.Nonce != "" {
+		w.part.Nonces++
+	}
+	if w.part.Rows >= partRows {
 		return w.flush()
 	}
 	return nil
@@ -130,38 +191,144 @@ func (w *Writer) flush() error {
 	}
 	w.app = nil
 	name := fmt.Sprintf("records-%05d.parquet", len(w.parts))
+	path := filepath.Join(w.attempt, name)
 	ctx := context.Background()
-	stmt := fmt.Sprintf("COPY records TO %s (FORMAT parquet, COMPRESSION zstd)", sqlString(filepath.Join(w.dir, name)))
+	stmt := fmt.Sprintf("COPY records TO %s (FORMAT parquet, COMPRESSION zstd)", sqlString(path))
 	if _, err := w.conn.ExecContext(ctx, stmt); err != nil {
 		return err
 	}
 	if _, err := w.conn.ExecContext(ctx, "DELETE FROM records"); err != nil {
 		return err
 	}
-	w.parts = append(w.parts, name)
-	w.rows = 0
-	return w.openAppender()
-}
-
-// Close writes the last part and the manifest, which marks the directory
-// finished: Finalize refuses one without it.
-func (w *Writer) Close(sum stream.MapSummary) error {
-	defer w.abort()
-	if w.rows > 0 || len(w.parts) == 0 {
-		if err := w.flush(); err != nil {
-			return err
-		}
-	}
-	m := manifest{Version: manifestVersion, Build: build(), Shard: w.shard, Parts: slices.Clone(w.parts), Summary: sum}
-	b, err := json.MarshalIndent(m, "", "  ")
+	sum, err := fileSHA256(path, true)
 	if err != nil {
 		return err
 	}
-	return outfile.WriteFile(filepath.Join(w.dir, Manifest), append(b, '\n'))
+	w.part.Name, w.part.SHA256 = name, sum
+	w.parts = append(w.parts, w.part)
+	w.part = Part{}
+	return w.openAppender()
 }
 
-// abort releases the writer without finishing the directory.
-func (w *Writer) abort() {
+// fileSHA256 is the SHA-256 of the file at path, in hex; with sync, the
+// file is flushed to the disk first.
+func fileSHA256(path string, sync bool) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if sync {
+		if err := f.Sync(); err != nil {
+			return "", err
+		}
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Close writes the last part and the manifest, which names every part
+// with its SHA-256 and counts, and publishes the attempt as the shard's
+// directory in one rename. ErrPublished: another attempt of the shard
+// published first, and this one's files are removed.
+func (w *Writer) Close(sum stream.MapSummary) error {
+	defer w.release()
+	if w.part.Rows > 0 || len(w.parts) == 0 {
+		if err := w.flush(); err != nil {
+			return w.failed(err)
+		}
+	}
+	m := manifest{Version: manifestVersion, Build: build(), Run: w.plan.ID, PlanSHA256: w.plan.SHA256, Shards: w.plan.Shards,
+		Shard: w.shard, Attempt: filepath.Base(w.attempt), Trust: w.trust, Inputs: w.plan.InputsOf(w.shard),
+		Parts: slices.Clone(w.parts), Summary: sum}
+	for _, p := range w.parts {
+		m.Rows, m.Links, m.Nonces = m.Rows+p.Rows, m.Links+p.Links, m.Nonces+p.Nonces
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return w.failed(err)
+	}
+	if err := writeSynced(filepath.Join(w.attempt, Manifest), append(b, '\n')); err != nil {
+		return w.failed(err)
+	}
+	return w.publish()
+}
+
+// writeSynced writes a new file and flushes it to the disk.
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// publish renames the attempt to the shard's directory and removes the
+// other attempts of the shard, which can no longer publish.
+func (w *Writer) publish() error {
+	if d, err := os.Open(w.attempt); err == nil {
+		d.Sync() // the attempt's entries reach the disk before it is published
+		d.Close()
+	}
+	err := os.Rename(w.attempt, w.dir)
+	if err != nil {
+		// An empty directory made beforehand (by a batch script): not
+		// every system renames over one.
+		if os.Remove(w.dir) == nil {
+			err = os.Rename(w.attempt, w.dir)
+		}
+	}
+	if err != nil {
+		return w.failed(err)
+	}
+	w.attempt = ""
+	if d, err := os.Open(filepath.Dir(w.dir)); err == nil {
+		d.Sync() // the rename reaches the disk where the system allows it
+		d.Close()
+	}
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(w.dir), globEscape(attemptPrefix(w.dir))+"*"))
+	for _, s := range stale {
+		os.RemoveAll(s)
+	}
+	return nil
+}
+
+// failed removes the attempt after err; when another attempt published
+// the shard meanwhile (and perhaps removed this one's files), the answer
+// is ErrPublished rather than err.
+func (w *Writer) failed(err error) error {
+	w.Abort()
+	if checkTarget(w.dir, w.plan, w.shard) == ErrPublished {
+		return ErrPublished
+	}
+	return err
+}
+
+// globEscape escapes the characters filepath.Match gives a meaning.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// release closes the writer's DuckDB.
+func (w *Writer) release() {
 	if w.app != nil {
 		w.app.Close()
 		w.app = nil
@@ -176,6 +343,21 @@ func (w *Writer) abort() {
 	}
 }
 
-// Abort releases the writer after a failed run; the directory is left
-// without a manifest, so no finalize takes it for a finished shard.
-func (w *Writer) Abort() { w.abort() }
+// Abort releases the writer after a failed run and removes its attempt
+// directory: nothing is published. A map step killed before it can abort
+// leaves its hidden attempt directory, which no reader takes for a
+// shard and the next attempt to publish removes.
+func (w *Writer) Abort() {
+	w.release()
+	if w.attempt != "" {
+		os.RemoveAll(w.attempt)
+		w.attempt = ""
+	}
+}
+
+// Published reports whether dir holds shard n of plan, published by
+// some attempt: after a failed attempt, the shard may be whole all the
+// same.
+func Published(dir string, plan *RunPlan, n int64) bool {
+	return checkTarget(filepath.Clean(dir), plan, n) == ErrPublished
+}

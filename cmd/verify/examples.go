@@ -45,9 +45,15 @@ var examples = map[string][]string{
 	"export": {
 		"verify export --db verify-audit.duckdb --parquet export/",
 	},
+	"plan": {
+		"verify plan --keys jwks.json --schemas schemas/ --at 2026-12-01T00:00:00Z --id 2026-11-30 -o plan.json archive/2026-11-30/",
+	},
 	"finalize": {
-		"verify receipts --keys jwks.json --emit shard0/ --shard 0 archive/2026-11-01/",
-		"verify finalize shard0/ shard1/",
+		"verify receipts --plan plan.json --emit maps/shard-0 --shard 0",
+		"verify finalize --plan plan.json maps/*",
+	},
+	"parts": {
+		"verify parts --plan plan.json --engine clickhouse maps/* > views.sql",
 	},
 	"canon": {
 		"verify canon receipt.json | sha256sum",

@@ -13,8 +13,12 @@ package main
 //	64    usage error: unknown command or flag, unknown dialect, wrong argument count,
 //	      a configuration file refused (others than its owner can write it)
 //	65    show and explain --db: the archive file has changed since it was loaded (the bytes
-//	      at a receipt's recorded place are not those loaded)
-//	66    input unreadable: missing file, a directory, a read or gzip error
+//	      at a receipt's recorded place are not those loaded); a sharded run (receipts --emit,
+//	      parts, finalize): a map step's inputs or trust material differ from the plan's, a map
+//	      directory is foreign, duplicated or of no shard of the plan, a part's SHA-256 or
+//	      counts differ from its manifest, judgments do not judge each record exactly once
+//	66    input unreadable: missing file, a directory, a read or gzip error; a sharded run's
+//	      plan, a shard of the plan, a part or the judgments cannot be read
 //	74    I/O error on the audit database or on files written (load, report, export, audit),
 //	      on the temporary spool, or on stdout (any command: the output stops short)
 //	130   interrupted (SIGINT or SIGTERM), any command and phase: the run stops,
@@ -25,8 +29,9 @@ const (
 	exitRejected   = 1
 	exitIncomplete = 2
 	exitEmpty      = 3
-	exitUsage      = 64  // EX_USAGE from sysexits.h
-	exitChanged    = 65  // EX_DATAERR from sysexits.h
+	exitUsage      = 64 // EX_USAGE from sysexits.h
+	exitChanged    = 65 // EX_DATAERR from sysexits.h
+	exitDataErr    = exitChanged
 	exitNoInput    = 66  // EX_NOINPUT from sysexits.h
 	exitIOErr      = 74  // EX_IOERR from sysexits.h
 	exitInterrupt  = 130 // 128 + SIGINT, as shells report an interrupted command

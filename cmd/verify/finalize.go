@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/receiptverify/verify/shard"
@@ -13,43 +11,25 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// emitShard is `verify receipts --emit DIR`: the map step of a sharded
-// run, each record verified alone and written with its chain and nonce
-// keys into DIR for `verify finalize`.
-func emitShard(ctx context.Context, v *verify.Verifier, srcs []stream.Source, sopts stream.Options, dir string, n int64, bar *progressBar, stderr io.Writer) error {
-	w, err := shard.Create(dir, n)
-	if err != nil {
-		return &ioError{fmt.Errorf("--emit %s: %w", dir, err)}
-	}
-	sum, err := stream.Map(ctx, v, srcs, sopts, w.Add)
-	bar.done()
-	if err != nil {
-		w.Abort()
-		if ctx.Err() != nil {
-			return &interruptedError{fmt.Errorf("receipts: interrupted; %s is unfinished (no %s)", dir, shard.Manifest)}
-		}
-		return &ioError{fmt.Errorf("--emit %s: %w", dir, err)}
-	}
-	if err := w.Close(sum); err != nil {
-		return &ioError{fmt.Errorf("--emit %s: %w", dir, err)}
-	}
-	fmt.Fprintf(stderr, "verify: emit: shard %d: %d records of %d lines in %d files written to %s; verify finalize gives their verdicts\n",
-		n, sum.Records-uint64(sum.Blank), sum.Lines, sum.Files, dir)
-	return nil
-}
-
 func newFinalizeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "finalize",
 		Usage:     "the verdicts of a sharded run: judge chains and nonces across the map steps' directories",
 		ArgsUsage: "DIR...",
-		Description: "Each DIR was written by one map step, verify receipts --emit DIR --shard N, over a part of\n" +
-			"the input (one task per archive file on a batch system). finalize judges the chains and the\n" +
-			"nonces across all of them (queries/shard/judgments.sql, on DuckDB, or its rows computed by\n" +
-			"another engine with --judgments), and writes what one verify receipts over the whole input\n" +
-			"writes, in its order (shard by shard, by N) and with its exit codes: docs/scale-out.md.",
+		Description: "Each DIR was published by one map step, verify receipts --plan FILE --emit DIR --shard N, over\n" +
+			"its shard of the plan's inputs (one task per archive file on a batch system). finalize checks\n" +
+			"the directories against the plan (one per shard, each part's SHA-256 and counts), judges the\n" +
+			"chains and the nonces across all of them (queries/shard/judgments.sql, on DuckDB, or its rows\n" +
+			"computed by another engine with --judgments, which must judge every record with a link or a\n" +
+			"nonce exactly once), and writes what one verify receipts over the whole input writes, in its\n" +
+			"order (shard by shard) and with its exit codes: docs/scale-out.md.\n\n" +
+			"Exit codes: those of verify receipts; 65 a directory, part or judgments file does not match\n" +
+			"the plan or the manifests (a foreign, duplicated or extra shard, other trust material, a\n" +
+			"part's digest or counts, judgments missing, repeated or of no record), 66 the plan, a shard,\n" +
+			"a part or the judgments cannot be read.",
 		Flags: []cli.Flag{
 			formatFlag("text", "jsonl"),
+			&cli.StringFlag{Name: "plan", Usage: "the run plan `FILE` the map steps read (verify plan); required"},
 			&cli.StringFlag{Name: "judgments", Usage: "the rows of queries/shard/judgments.sql as Parquet `FILE` (or glob), run by another engine over the same DIRs"},
 			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its receipts count as loaded before"},
 		},
@@ -62,6 +42,9 @@ func finalizeAction(ctx *cli.Context) error {
 	if ctx.NArg() == 0 {
 		return usagef(ctx, "want at least one DIR")
 	}
+	if !ctx.IsSet("plan") {
+		return usagef(ctx, "want --plan FILE: the run plan the map steps read")
+	}
 	output, err := formatOf(ctx, "text", "jsonl")
 	if err != nil {
 		return err
@@ -70,21 +53,40 @@ func finalizeAction(ctx *cli.Context) error {
 		return usagef(ctx, "--history does not go with --judgments: the engine that ran the judgments reads the history")
 	}
 	sigCtx := runContext(ctx)
+	phase(sigCtx, "finalize")
+	plan, err := shard.ReadPlan(ctx.String("plan"))
+	if err != nil {
+		return err
+	}
+	run, err := shard.Open(sigCtx, plan, ctx.Args().Slice(), ctx.StringSlice("history"))
+	if err != nil {
+		return finalizeError(sigCtx.Err(), err)
+	}
 	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
 	emit := resultEmitter(output, jsonOut, stdout, newProgressBar(io.Discard))
-	opts := shard.FinalizeOptions{Judgments: ctx.String("judgments"), History: ctx.StringSlice("history")}
-	phase(sigCtx, "finalize")
-	sum, err := shard.Finalize(sigCtx, ctx.Args().Slice(), opts, func(r *verify.Result) error { return emit(&stream.Record{Result: r}) })
+	opts := shard.FinalizeOptions{Judgments: ctx.String("judgments")}
+	sum, err := shard.Finalize(sigCtx, run, opts, func(r *verify.Result) error { return emit(&stream.Record{Result: r}) })
 	if err != nil {
 		jsonOut.Flush()
-		if sigCtx.Err() != nil {
-			return &interruptedError{errors.New("finalize: interrupted; the output stops short and no summary was written")}
-		}
-		return &inputError{err}
+		return finalizeError(sigCtx.Err(), err)
 	}
 	if err := jsonOut.Flush(); err != nil {
 		return &ioError{err}
 	}
 	placeSummary(stdout, stderr, output, sum)
 	return runOutcome(sum)
+}
+
+// finalizeError is the error of a failed finalize: interrupted, a
+// refusal of the run's files (*shard.Error, exit 65 or 66) as it is, or
+// input that could not be read.
+func finalizeError(interrupted error, err error) error {
+	var se *shard.Error
+	switch {
+	case interrupted != nil:
+		return &interruptedError{errors.New("finalize: interrupted; the output stops short and no summary was written")}
+	case errors.As(err, &se):
+		return err
+	}
+	return &inputError{err}
 }

@@ -27,12 +27,17 @@ func newReceiptsCommand() *cli.Command {
 			"(--format jsonl): one object per receipt, in input order (schemas/result.schema.json); the summary goes to stderr.\n\n" +
 			"Exit codes: 0 all PASS, 1 any FAIL or unreadable line, 2 any INCOMPLETE and no FAIL,\n" +
 			"64 usage, 66 an input, key or schema file could not be read, 74 the temporary spool\n" +
-			"could not be written or stdout failed, 130 interrupted (SIGINT or SIGTERM).",
+			"could not be written or stdout failed, 130 interrupted (SIGINT or SIGTERM).\n\n" +
+			"The map step of a sharded run (--plan FILE --emit DIR --shard N, docs/scale-out.md): exit 0\n" +
+			"the shard published (or already published by another attempt), 65 its inputs or trust\n" +
+			"material differ from the plan's or DIR holds something else, 66 the plan or an input could\n" +
+			"not be read, 74 DIR could not be written.",
 		Flags: append(trustFlags(withPredecessor, schemasUsage),
 			formatFlag("text", "jsonl"),
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
-			&cli.StringFlag{Name: "emit", Usage: "the map step of a sharded run: write each receipt verified alone, its chain link and nonce as Parquet into `DIR` (empty or new), for verify finalize; nothing on stdout"},
-			&cli.Int64Flag{Name: "shard", Usage: "with --emit: this shard's place `N` in the whole input (0, 1, ...: finalize orders the shards by it)"},
+			&cli.StringFlag{Name: "emit", Usage: "the map step of a sharded run: write each receipt verified alone, its chain link and nonce as Parquet, published as `DIR` (new or empty) in one rename, for verify finalize; nothing on stdout"},
+			&cli.Int64Flag{Name: "shard", Usage: "with --emit: the shard `N` of the plan this step maps (0, 1, ...)"},
+			&cli.StringFlag{Name: "plan", Usage: "with --emit: the run plan `FILE` (verify plan); PATHs, trust flags and --at default to the plan's and must match it"},
 			walkFlags()[0], walkFlags()[1],
 		),
 		Action: receiptsAction,
@@ -41,6 +46,9 @@ func newReceiptsCommand() *cli.Command {
 
 func receiptsAction(ctx *cli.Context) error {
 	stdout, stderr := ctx.App.Writer, ctx.App.ErrWriter
+	if ctx.IsSet("emit") || ctx.IsSet("plan") {
+		return emitAction(ctx)
+	}
 	if ctx.NArg() == 0 {
 		return usagef(ctx, "want at least one PATH")
 	}
@@ -58,15 +66,8 @@ func receiptsAction(ctx *cli.Context) error {
 	}
 	var sopts stream.Options
 	sopts.Workers = workers
-	emitDir := ctx.String("emit")
-	if ctx.IsSet("shard") && emitDir == "" {
+	if ctx.IsSet("shard") {
 		return usagef(ctx, "--shard goes with --emit")
-	}
-	if emitDir != "" && ctx.String("predecessor") != "" {
-		return usagef(ctx, "--predecessor does not go with --emit: give the predecessor's file as a shard of its own")
-	}
-	if emitDir != "" && ctx.IsSet("format") {
-		return usagef(ctx, "--format does not go with --emit: verify finalize writes the output")
 	}
 	if p := ctx.String("predecessor"); p != "" {
 		raw, err := readSmallFile(p)
@@ -88,9 +89,6 @@ func receiptsAction(ctx *cli.Context) error {
 	defer bar.done()
 	defer onInterrupt(ctx, bar, "removing the temporary files (the output stops short)")()
 	sopts.Progress = bar.update
-	if emitDir != "" {
-		return emitShard(sigCtx, v, srcs, sopts, emitDir, ctx.Int64("shard"), bar, stderr)
-	}
 
 	// JSON output is one object per receipt: buffer it, or every receipt
 	// costs a write system call. Text output stays unbuffered so its lines

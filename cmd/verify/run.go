@@ -9,6 +9,7 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/shard"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )
@@ -45,7 +46,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			"each line prefixed \"verify:\".\n\n" +
 			"Exit codes: 0 all input accepted (a clean day), 1 some input rejected (findings),\n" +
 			"2 some receipt INCOMPLETE and none FAIL, 3 no receipt at all on the day reported,\n" +
-			"64 usage error, 65 an archive file changed since it was loaded, 66 input unreadable,\n" +
+			"64 usage error, 65 an archive file changed since it was loaded, or a sharded run's files\n" +
+			"do not match its plan, 66 input unreadable,\n" +
 			"74 database or output I/O error (stdout included), 130 interrupted. Each command's\n" +
 			"help says which it uses.",
 		Version:              versionLine(),
@@ -55,7 +57,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			newCanonCommand(),
 			newFingerprintCommand(),
 			newReceiptsCommand(),
+			newPlanCommand(),
 			newFinalizeCommand(),
+			newPartsCommand(),
 			newLoadCommand(),
 			newQueryCommand(),
 			newReportCommand(),
@@ -215,6 +219,7 @@ func exitCode(err error) int {
 		empty       *emptyError
 		ioErr       *ioError
 		dbErr       *analytics.IOError
+		shardErr    *shard.Error
 	)
 	if code, ok := archiveExit(err); ok {
 		return code
@@ -224,6 +229,11 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &usage):
 		return exitUsage
+	case errors.As(err, &shardErr):
+		if shardErr.Missing() {
+			return exitNoInput
+		}
+		return exitDataErr
 	case errors.As(err, &interrupted):
 		return exitInterrupt
 	case errors.As(err, &stdoutErr):

@@ -44,7 +44,14 @@ func TestSIGTERMInEveryPhase(t *testing.T) {
 	if code, _, stderr := runVerify(t, append(append([]string{"load", "--db", db}, trust...), input)...); code != exitOK {
 		t.Fatalf("load: exit %d\n%s", code, stderr)
 	}
-	if code, _, stderr := runVerify(t, append(append([]string{"receipts", "--emit", w("shard"), "--shard", "0"}, trust...), input)...); code != exitOK {
+	code, plan, stderr := runVerify(t, append(append([]string{"plan"}, trust...), input)...)
+	if code != exitOK {
+		t.Fatalf("plan: exit %d\n%s", code, stderr)
+	}
+	if err := os.WriteFile(w("plan.json"), []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runVerify(t, "receipts", "--plan", w("plan.json"), "--emit", w("shard"), "--shard", "0"); code != exitOK {
 		t.Fatalf("receipts --emit: exit %d\n%s", code, stderr)
 	}
 	with := func(args ...string) []string { return append(append(args[:1:1], trust...), args[1:]...) }
@@ -73,7 +80,7 @@ func TestSIGTERMInEveryPhase(t *testing.T) {
 		{"query", "query", []string{"query", "--db", db, "-f", "csv", "-o", w("drift.csv"), "drift"}, []string{w("drift.csv")}, nil},
 		{"export", "export", []string{"export", "--db", db, "--parquet", w("parquet")}, []string{w("parquet")}, nil},
 		{"baseline", "baseline", []string{"baseline", "--db", db, "--day", "2026-11-03", "--out", w("baseline.toml")}, []string{w("baseline.toml")}, nil},
-		{"finalize", "finalize", []string{"finalize", "-o", w("final.txt"), w("shard")}, []string{w("final.txt")}, nil},
+		{"finalize", "finalize", []string{"finalize", "--plan", w("plan.json"), "-o", w("final.txt"), w("shard")}, []string{w("final.txt")}, nil},
 	}
 	defer func() { phaseHook = nil }()
 	for _, c := range cases {

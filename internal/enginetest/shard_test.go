@@ -78,18 +78,26 @@ func TestEnginesSharded(t *testing.T) {
 		}
 	}
 
-	// The map steps, at once, each its own process.
+	// The plan, then the map steps, at once, each its own process.
+	plan := filepath.Join(dir, "plan.json")
+	planned := runVerify(t, bin, append(append([]string{"plan", "--id", "enginetest"}, trust...), parts...)...)
+	if planned.code != 0 {
+		t.Fatalf("verify plan: exit %d\n%s", planned.code, planned.stderr)
+	}
+	if err := os.WriteFile(plan, planned.stdout, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	maps := filepath.Join(dir, "maps")
 	var shards []string
 	var wg sync.WaitGroup
 	outs := make([]verifyRun, len(parts))
-	for i, p := range parts {
+	for i := range parts {
 		out := filepath.Join(maps, fmt.Sprintf("shard-%d", i))
 		shards = append(shards, out)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outs[i] = runVerify(t, bin, append(append([]string{"receipts", "--emit", out, "--shard", fmt.Sprint(i)}, trust...), p)...)
+			outs[i] = runVerify(t, bin, "receipts", "--plan", plan, "--emit", out, "--shard", fmt.Sprint(i))
 		}()
 	}
 	wg.Wait()
@@ -98,8 +106,34 @@ func TestEnginesSharded(t *testing.T) {
 			t.Fatalf("map step %d: exit %d\n%s", i, o.code, o.stderr)
 		}
 	}
+	// Files a glob over maps/ would read: a stale part beside a shard's
+	// and an attempt that never published. The engines read the parts
+	// verify parts lists, so these change nothing.
+	stale, err := os.ReadFile(filepath.Join(shards[0], "records-00000.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(shards[3], "records-00099.parquet"), filepath.Join(maps, ".shard-1.attempt-1", "records-00000.parquet")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, stale, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Finalize takes the shards in any order: their numbers order them.
 	reversed := []string{shards[3], shards[1], shards[2], shards[0]}
+	views := func(engine string) []string {
+		r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--engine", engine}, reversed...)...)
+		if r.code != 0 {
+			t.Fatalf("verify parts --engine %s: exit %d\n%s", engine, r.code, r.stderr)
+		}
+		var out []string
+		for l := range strings.Lines(string(r.stdout)) {
+			out = append(out, strings.TrimSuffix(strings.TrimSpace(l), ";"))
+		}
+		return out
+	}
 
 	same := func(t *testing.T, got verifyRun) {
 		t.Helper()
@@ -114,15 +148,15 @@ func TestEnginesSharded(t *testing.T) {
 		}
 	}
 	t.Run("duckdb", func(t *testing.T) {
-		same(t, runVerify(t, bin, append([]string{"finalize", "--format", "json"}, reversed...)...))
+		same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plan, "--format", "json"}, reversed...)...))
 	})
 	t.Run("clickhouse", func(t *testing.T) {
 		if os.Getenv("VERIFY_ENGINES") == "off" {
 			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 		}
 		judgments := filepath.Join(dir, "judgments.parquet")
-		clickHouseJudgments(t, filepath.Join(maps, "*", "records-*.parquet"), judgments)
-		same(t, runVerify(t, bin, append([]string{"finalize", "--format", "json", "--judgments", judgments}, reversed...)...))
+		clickHouseJudgments(t, views("clickhouse"), judgments)
+		same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plan, "--format", "json", "--judgments", judgments}, reversed...)...))
 	})
 	t.Run("postgres", func(t *testing.T) {
 		if os.Getenv("VERIFY_ENGINES") == "off" {
@@ -130,8 +164,13 @@ func TestEnginesSharded(t *testing.T) {
 		}
 		// Standard SQL: PostgreSQL's rows are DuckDB's, which the
 		// subtest above ties to verify receipts.
-		records := filepath.Join(maps, "*", "records-*.parquet")
-		want := duckDBJudgments(t, records)
+		want := duckDBJudgments(t, views("duckdb"))
+		var records []string
+		for _, l := range views("list") {
+			if f, ok := strings.CutPrefix(l, "shard_records\t"); ok {
+				records = append(records, f)
+			}
+		}
 		got, err := queryRows(postgresRecords(t, records), queries.Judgments)
 		if err != nil {
 			t.Fatalf("PostgreSQL: %v", err)
@@ -149,9 +188,9 @@ func TestEnginesSharded(t *testing.T) {
 // reads.
 const judgmentColumns = "ord, chain_key, link_key, scope_key, nonce_key"
 
-// duckDBJudgments runs the judgment SQL on DuckDB over the records the
-// glob names.
-func duckDBJudgments(t *testing.T, records string) result {
+// duckDBJudgments runs the judgment SQL on DuckDB after the statements
+// of verify parts --engine duckdb.
+func duckDBJudgments(t *testing.T, views []string) result {
 	t.Helper()
 	duck, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -159,10 +198,7 @@ func duckDBJudgments(t *testing.T, records string) result {
 	}
 	defer duck.Close()
 	duck.SetMaxOpenConns(1)
-	for _, s := range []string{
-		"CREATE VIEW shard_records AS SELECT " + judgmentColumns + " FROM read_parquet('" + filepath.ToSlash(records) + "')",
-		"CREATE TABLE history_records (ord BIGINT, chain_key VARCHAR, link_key VARCHAR, scope_key VARCHAR, nonce_key VARCHAR)",
-	} {
+	for _, s := range views {
 		if _, err := duck.Exec(s); err != nil {
 			t.Fatal(err)
 		}
@@ -174,10 +210,10 @@ func duckDBJudgments(t *testing.T, records string) result {
 	return res
 }
 
-// postgresRecords starts PostgreSQL and loads the records the glob names
-// (the columns the judgment SQL reads), read with DuckDB, and an empty
-// history.
-func postgresRecords(t *testing.T, records string) *sql.DB {
+// postgresRecords starts PostgreSQL and loads the records of the parts
+// verify parts listed (the columns the judgment SQL reads), read with
+// DuckDB, and an empty history.
+func postgresRecords(t *testing.T, records []string) *sql.DB {
 	t.Helper()
 	cfg := startPostgres(t)
 	ctx := context.Background()
@@ -196,7 +232,11 @@ func postgresRecords(t *testing.T, records string) *sql.DB {
 		t.Fatal(err)
 	}
 	defer duck.Close()
-	rows, err := duck.Query("SELECT " + judgmentColumns + " FROM read_parquet('" + filepath.ToSlash(records) + "')")
+	quoted := make([]string, len(records))
+	for i, r := range records {
+		quoted[i] = "'" + strings.ReplaceAll(filepath.ToSlash(r), "'", "''") + "'"
+	}
+	rows, err := duck.Query("SELECT " + judgmentColumns + " FROM read_parquet([" + strings.Join(quoted, ", ") + "])")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,9 +265,10 @@ func postgresRecords(t *testing.T, records string) *sql.DB {
 	return db
 }
 
-// clickHouseJudgments runs queries/shard/judgments.sql on chDB over the
-// records the glob names and writes its rows as Parquet to out.
-func clickHouseJudgments(t *testing.T, records, out string) {
+// clickHouseJudgments runs queries/shard/judgments.sql on chDB after the
+// statements of verify parts --engine clickhouse and writes its rows as
+// Parquet to out.
+func clickHouseJudgments(t *testing.T, views []string, out string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -241,9 +282,7 @@ func clickHouseJudgments(t *testing.T, records, out string) {
 		Setup   []string  `json:"setup"`
 		Queries []chQuery `json:"queries"`
 	}{
-		Setup: append(append([]string{}, ClickHouseSettings...),
-			"CREATE VIEW shard_records AS SELECT * FROM file("+q(records)+", Parquet)",
-			"CREATE TABLE history_records (ord Int64, chain_key Nullable(String), link_key Nullable(String), scope_key Nullable(String), nonce_key Nullable(String)) ENGINE = Memory",
+		Setup: append(append(append([]string{}, ClickHouseSettings...), views...),
 			"INSERT INTO FUNCTION file("+q(out)+", Parquet) SELECT * FROM ("+queries.Judgments+")",
 		),
 		Queries: []chQuery{{ID: "rows", SQL: "SELECT count() FROM file(" + q(out) + ", Parquet)"}},

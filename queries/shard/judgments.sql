@@ -2,12 +2,14 @@
 -- second implementation of the chain and nonce rule of verify/stream (the
 -- test that compares a sharded run with one `verify receipts` ties the
 -- two). `verify finalize` runs it on DuckDB and folds its rows into the
--- final verdicts; on a distributed engine, run it over every shard's
--- records and give finalize its rows (--judgments).
+-- final verdicts; on a distributed engine, run it over exactly the parts
+-- `verify parts` names (never a glob) and give finalize its rows
+-- (--judgments), which must judge every record with a link or a nonce
+-- exactly once.
 --
 -- Parameter: none. Tables:
---   shard_records    every shard's records.parquet (`verify receipts
---                    --emit DIR`): ord, the record's place in the whole
+--   shard_records    every shard's records-NNNNN.parquet (`verify
+--                    receipts --emit DIR`): ord, the record's place in the whole
 --                    run (shard * 2^40 + its ordinal in the shard), and
 --                    the hex keys of its chain hash (chain_key), the
 --                    predecessor it names (link_key), its chain scope

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+
+	"github.com/receiptverify/verify/shard"
+	"github.com/urfave/cli/v2"
+)
+
+func newPartsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "parts",
+		Usage:     "the exact Parquet parts of a sharded run, checked against its plan, as a list or an engine's views",
+		ArgsUsage: "DIR...",
+		Description: "Checks the map steps' directories as verify finalize does (one per shard of the plan, each\n" +
+			"part's SHA-256 and counts) and writes, for the engine that runs queries/shard/judgments.sql,\n" +
+			"the statements that make its two tables over exactly those parts: --engine duckdb or\n" +
+			"clickhouse gives CREATE VIEW shard_records ... and history_records (a view over the --history\n" +
+			"directories' parts, or an empty table), one statement a line; --engine list gives one line per\n" +
+			"part, TABLE<tab>PATH (shard_records or history_records), for any other loader. Never a glob:\n" +
+			"a file beside the parts (an earlier attempt's, another run's) is not read.\n\n" +
+			"Exit codes: 0 written, 64 usage, 65 a directory or part does not match the plan or its\n" +
+			"manifest, 66 the plan, a shard or a part cannot be read, 74 stdout failed.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "plan", Usage: "the run plan `FILE` the map steps read (verify plan); required"},
+			&cli.StringFlag{Name: "engine", Value: "list", Usage: "`ENGINE`: list, " + strings.Join(shard.Engines, ", ")},
+			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): read as history_records"},
+		},
+		Action: partsAction,
+	}
+}
+
+func partsAction(ctx *cli.Context) error {
+	if ctx.NArg() == 0 {
+		return usagef(ctx, "want at least one DIR")
+	}
+	if !ctx.IsSet("plan") {
+		return usagef(ctx, "want --plan FILE: the run plan the map steps read")
+	}
+	engine := ctx.String("engine")
+	var stmts []string
+	if engine != "list" {
+		var err error
+		if _, err = shard.Views(engine, nil, nil); err != nil {
+			return usagef(ctx, "--engine: %v", err)
+		}
+	}
+	sigCtx := runContext(ctx)
+	plan, err := shard.ReadPlan(ctx.String("plan"))
+	if err != nil {
+		return err
+	}
+	run, err := shard.Open(sigCtx, plan, ctx.Args().Slice(), ctx.StringSlice("history"))
+	if err != nil {
+		return finalizeError(sigCtx.Err(), err)
+	}
+	if engine == "list" {
+		for _, p := range run.Parts() {
+			stmts = append(stmts, "shard_records\t"+p)
+		}
+		for _, p := range run.HistoryParts() {
+			stmts = append(stmts, "history_records\t"+p)
+		}
+	} else {
+		stmts, _ = shard.Views(engine, run.Parts(), run.HistoryParts())
+		for i := range stmts {
+			stmts[i] += ";"
+		}
+	}
+	out := bufio.NewWriter(ctx.App.Writer)
+	for _, s := range stmts {
+		fmt.Fprintln(out, s)
+	}
+	if err := out.Flush(); err != nil {
+		return &ioError{err}
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+package shard
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Run is a sharded run's published map directories, checked against its
+// plan: one directory per shard of the plan, none of another plan, each
+// mapped with the plan's inputs and trust material, and each part of each
+// directory the bytes and the records its manifest names.
+type Run struct {
+	Plan    *RunPlan
+	shards  []*shardDir
+	history []*shardDir
+}
+
+// shardDir is one map task's directory and its manifest.
+type shardDir struct {
+	dir string
+	m   *manifest
+}
+
+// Open checks the map directories dirs against plan, and the directories
+// of earlier runs (history) against their own manifests. Every refusal
+// is an *Error naming the directory or file.
+func Open(ctx context.Context, plan *RunPlan, dirs, history []string) (*Run, error) {
+	r := &Run{Plan: plan}
+	inputs := map[int64][]Input{}
+	for _, in := range plan.Inputs {
+		inputs[in.Shard] = append(inputs[in.Shard], in)
+	}
+	seen := map[int64]string{}
+	for _, d := range dirs {
+		m, err := readManifest(d)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case m.PlanSHA256 != plan.SHA256:
+			return nil, &Error{Reason: ReasonForeign, Path: d, Msg: fmt.Sprintf("shard %d of run %s (plan SHA-256 %s), not of run %s (%s, %s): a foreign shard",
+				m.Shard, m.Run, m.PlanSHA256, plan.ID, plan.Path, plan.SHA256)}
+		case m.Shard >= plan.Shards:
+			return nil, &Error{Reason: ReasonExtraShard, Path: d, Msg: fmt.Sprintf("shard %d, and the plan has shards 0 to %d", m.Shard, plan.Shards-1)}
+		}
+		if other, ok := seen[m.Shard]; ok {
+			return nil, &Error{Reason: ReasonDuplicateShard, Path: d, Msg: fmt.Sprintf("shard %d, as %s is: give each shard once", m.Shard, other)}
+		}
+		seen[m.Shard] = d
+		if diff := m.Trust.Diff(plan.Trust); diff != "" {
+			return nil, &Error{Reason: ReasonTrust, Path: d, Msg: "shard " + fmt.Sprint(m.Shard) + " was mapped with " + diff + ": every shard is verified with the plan's trust material"}
+		}
+		if !slices.Equal(m.Inputs, inputs[m.Shard]) {
+			return nil, &Error{Reason: ReasonInputs, Path: d, Msg: fmt.Sprintf("shard %d read other inputs than the plan gives it", m.Shard)}
+		}
+		r.shards = append(r.shards, &shardDir{dir: d, m: m})
+	}
+	for n := range plan.Shards {
+		if _, ok := seen[n]; !ok {
+			return nil, &Error{Reason: ReasonMissing, Path: plan.Path, Msg: fmt.Sprintf("shard %d of %d is missing: no directory given holds it (its inputs: %s)", n, plan.Shards, inputNames(inputs[n]))}
+		}
+	}
+	sort.Slice(r.shards, func(i, j int) bool { return r.shards[i].m.Shard < r.shards[j].m.Shard })
+	// History records keep their ord, shard number and all: two history
+	// directories of one shard number would give two records one ord.
+	seenHistory := map[int64]string{}
+	for _, d := range history {
+		m, err := readManifest(d)
+		if err != nil {
+			return nil, err
+		}
+		if m.PlanSHA256 == plan.SHA256 {
+			return nil, &Error{Reason: ReasonDuplicateShard, Path: d, Msg: "a shard of this run given as history"}
+		}
+		if other, ok := seenHistory[m.Shard]; ok {
+			return nil, &Error{Reason: ReasonDuplicateShard, Path: d, Msg: fmt.Sprintf("history shard %d, as %s is: history directories need distinct shard numbers", m.Shard, other)}
+		}
+		seenHistory[m.Shard] = d
+		r.history = append(r.history, &shardDir{dir: d, m: m})
+	}
+	if err := checkParts(ctx, append(slices.Clone(r.shards), r.history...)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func inputNames(ins []Input) string {
+	var names []string
+	for _, in := range ins {
+		names = append(names, in.Path)
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkParts checks every part of every directory: its SHA-256, and its
+// records (rows, links, nonces, ords within the shard) as the manifest
+// counts them.
+func checkParts(ctx context.Context, dirs []*shardDir) error {
+	type want struct {
+		dir   *shardDir
+		part  Part
+		shard int64
+	}
+	parts := map[string]want{}
+	var files []string
+	for _, s := range dirs {
+		for _, p := range s.m.Parts {
+			path := filepath.Join(s.dir, p.Name)
+			sum, err := fileSHA256(path, false)
+			if err != nil {
+				return &Error{Reason: ReasonMissing, Path: path, Msg: "a part the manifest names cannot be read: " + errText(err)}
+			}
+			if sum != p.SHA256 {
+				return &Error{Reason: ReasonPart, Path: path, Msg: fmt.Sprintf("SHA-256 %s, the manifest says %s: the part is not the one its map step wrote", sum, p.SHA256)}
+			}
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				return err
+			}
+			abs = filepath.ToSlash(abs)
+			parts[abs] = want{dir: s, part: p, shard: s.m.Shard}
+			files = append(files, abs)
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	db, err := openDuckDB()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	quoted := make([]string, len(files))
+	for i, f := range files {
+		quoted[i] = sqlString(f)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT filename, count(*), count(link_key), count(nonce_key), min(ord), max(ord)
+FROM read_parquet([`+strings.Join(quoted, ", ")+`], filename = true) GROUP BY filename`)
+	if err != nil {
+		return fmt.Errorf("reading the parts: %w", err)
+	}
+	defer rows.Close()
+	counted := map[string]bool{}
+	for rows.Next() {
+		var (
+			file             string
+			n, links, nonces int64
+			minOrd, maxOrd   int64
+		)
+		if err := rows.Scan(&file, &n, &links, &nonces, &minOrd, &maxOrd); err != nil {
+			return err
+		}
+		w, ok := parts[filepath.ToSlash(file)]
+		if !ok {
+			return fmt.Errorf("reading the parts: DuckDB names %s, which is none of them", file)
+		}
+		counted[filepath.ToSlash(file)] = true
+		path := filepath.Join(w.dir.dir, w.part.Name)
+		if n != w.part.Rows || links != w.part.Links || nonces != w.part.Nonces {
+			return &Error{Reason: ReasonPart, Path: path, Msg: fmt.Sprintf("%d records (%d links, %d nonces), the manifest says %d (%d, %d)", n, links, nonces, w.part.Rows, w.part.Links, w.part.Nonces)}
+		}
+		if minOrd>>SeqBits != w.shard || maxOrd>>SeqBits != w.shard {
+			return &Error{Reason: ReasonPart, Path: path, Msg: fmt.Sprintf("records of another shard than %d (ord %d to %d)", w.shard, minOrd, maxOrd)}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for f, w := range parts {
+		if !counted[f] && w.part.Rows != 0 {
+			return &Error{Reason: ReasonPart, Path: filepath.Join(w.dir.dir, w.part.Name), Msg: fmt.Sprintf("no records, the manifest says %d", w.part.Rows)}
+		}
+	}
+	return nil
+}
+
+// Parts are the run's Parquet files, absolute, in shard order: what an
+// engine reads as shard_records, and nothing else.
+func (r *Run) Parts() []string { return partsOf(r.shards) }
+
+// HistoryParts are the history's Parquet files, absolute: what an engine
+// reads as history_records.
+func (r *Run) HistoryParts() []string { return partsOf(r.history) }
+
+func partsOf(dirs []*shardDir) []string {
+	var out []string
+	for _, s := range dirs {
+		for _, p := range s.m.Parts {
+			abs, err := filepath.Abs(filepath.Join(s.dir, p.Name))
+			if err != nil {
+				abs = filepath.Join(s.dir, p.Name)
+			}
+			out = append(out, abs)
+		}
+	}
+	return out
+}

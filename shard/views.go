@@ -1,0 +1,68 @@
+package shard
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Engines are the engines Views writes statements for.
+var Engines = []string{"duckdb", "clickhouse"}
+
+// historyColumns are the columns of history_records that the judgment
+// SQL reads.
+const historyColumns = "ord, chain_key, link_key, scope_key, nonce_key"
+
+// Views are the statements that make, on engine, the two tables
+// queries/shard/judgments.sql reads over exactly the given parts: the
+// view shard_records over the run's parts and history_records over the
+// history's, or an empty table without history. No glob: a file an
+// earlier attempt or another run left beside them is never read.
+func Views(engine string, parts, history []string) ([]string, error) {
+	switch engine {
+	case "duckdb":
+		return duckDBViews(parts, history), nil
+	case "clickhouse":
+		return clickHouseViews(parts, history), nil
+	}
+	return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines, ", "))
+}
+
+// duckDBViews: read_parquet over the list of files.
+func duckDBViews(parts, history []string) []string {
+	list := func(files []string) string {
+		q := make([]string, len(files))
+		for i, f := range files {
+			q[i] = sqlString(filepath.ToSlash(f))
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	out := []string{"CREATE VIEW shard_records AS SELECT * FROM read_parquet(" + list(parts) + ")"}
+	if len(history) == 0 {
+		return append(out, "CREATE TEMP TABLE history_records (ord BIGINT, chain_key VARCHAR, link_key VARCHAR, scope_key VARCHAR, nonce_key VARCHAR)")
+	}
+	return append(out, "CREATE VIEW history_records AS SELECT "+historyColumns+" FROM read_parquet("+list(history)+")")
+}
+
+// clickHouseViews: one file() per part, joined by UNION ALL (ClickHouse's
+// file() takes one path or a glob, never a list).
+func clickHouseViews(parts, history []string) []string {
+	union := func(cols string, files []string) string {
+		sel := make([]string, len(files))
+		for i, f := range files {
+			sel[i] = "SELECT " + cols + " FROM file(" + clickHouseString(filepath.ToSlash(f)) + ", Parquet)"
+		}
+		return strings.Join(sel, " UNION ALL ")
+	}
+	out := []string{"CREATE VIEW shard_records AS " + union("*", parts)}
+	if len(history) == 0 {
+		return append(out, "CREATE TABLE history_records (ord Int64, chain_key Nullable(String), link_key Nullable(String), scope_key Nullable(String), nonce_key Nullable(String)) ENGINE = Memory")
+	}
+	return append(out, "CREATE VIEW history_records AS "+union(historyColumns, history))
+}
+
+// clickHouseString quotes s as a ClickHouse string literal, whose
+// backslash escapes.
+func clickHouseString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
