@@ -12,11 +12,21 @@
 // against the whole input, and writes the result. So every verdict is
 // final when written, and every receipt is parsed and verified once.
 //
-// Memory stays flat however long the input: the index is an external sort
-// that keeps 16 MiB of entries and 16 MiB of judgments in memory and
-// writes sorted runs to the temporary directory beyond that, beside the
-// spool: about 1.3 KB of disk per receipt in all, removed when the run
-// ends.
+// Memory stays flat however long the input, but for 24 bytes per chain:
+// the index is an external sort that keeps 16 MiB of entries and 16 MiB of
+// judgments in memory and writes sorted runs to the temporary directory
+// beyond that, beside the spool (about 1.3 KB of disk per receipt in all,
+// removed when the run ends), and it keeps the first record of each chain
+// scope, to tell a chain that starts before the input from a gap in one.
+//
+// The same receipt delivered twice (the same chain hash: the same signed
+// bytes, however re-serialised) is counted in Summary.Duplicates and judged
+// as its first delivery, never as a replay of itself or a fork. A link to
+// a receipt that neither the input nor the archive holds FAILs chain_absent
+// when earlier receipts of its chain are in the input (a gap); on the
+// first receipt of its chain in the input it is a chain that starts before
+// the input, its link not checked (SKIPPED, which does not make a receipt
+// INCOMPLETE), counted in Summary.ChainsOutside.
 package stream
 
 import (
@@ -162,6 +172,15 @@ type Summary struct {
 	Incomplete  int64                   `json:"incomplete"`
 	Unreadable  int64                   `json:"unreadable"`
 	Reasons     map[verify.Reason]int64 `json:"reasons"`
+	// Duplicates counts receipts that are an earlier receipt of the input
+	// (or the archive) delivered again: the same chain hash, so the same
+	// signed bytes. They are judged as the first delivery was, not as
+	// replays or forks.
+	Duplicates int64 `json:"duplicates"`
+	// ChainsOutside counts chains whose first receipt in the input names
+	// a predecessor that neither the input nor the archive holds: chains
+	// that start before the input, their first link not checked.
+	ChainsOutside int64 `json:"chains_outside"`
 }
 
 // Run verifies every source and calls emit once per record that is not a
@@ -346,6 +365,7 @@ func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error
 		rec.Rendered = opts.Render(renderBufs.Get(), res)
 	}
 	sum.tally(res)
+	sum.deliveries(r.judgments)
 	err := emit(&rec)
 	renderBufs.Put(rec.Rendered)
 	r.rendered = nil
@@ -388,6 +408,18 @@ func (sum *Summary) tally(res *verify.Result) {
 	}
 	for _, reason := range res.Reasons {
 		sum.Reasons[reason]++
+	}
+}
+
+// deliveries counts a record's receipt delivered again or starting a
+// chain outside the input, from its judgments.
+func (sum *Summary) deliveries(js []judgment) {
+	dup, outside := deliveryOf(js)
+	if dup {
+		sum.Duplicates++
+	}
+	if outside {
+		sum.ChainsOutside++
 	}
 }
 
