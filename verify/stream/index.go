@@ -542,6 +542,9 @@ func (jr *judgmentReader) of(seq uint64) ([]judgment, error) {
 func judge(res *verify.Result, js []judgment) {
 	prev, _, _ := res.ChainLink()
 	for _, j := range js {
+		if j.kind == kindDelivery {
+			continue // noted below, on the axes as judged
+		}
 		switch j.outcome {
 		case chainAbsent:
 			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainAbsent, "predecessor "+prev+" is not in the input, where earlier receipts of its chain are")
@@ -565,6 +568,10 @@ func judge(res *verify.Result, js []judgment) {
 			setAxis(res, verify.AxisNonce, verify.StatusPass, "", fmt.Sprintf("used by this same receipt, delivered before (record %d): not a replay", j.first+1))
 		case noncePriorDuplicate:
 			setAxis(res, verify.AxisNonce, verify.StatusPass, "", "used by this same receipt, loaded earlier: not a replay")
+		}
+	}
+	for _, j := range js {
+		switch j.outcome {
 		case deliveryDuplicate:
 			noteDelivery(res, fmt.Sprintf("the same receipt as record %d, delivered again", j.first+1))
 		case deliveryPriorDuplicate:
