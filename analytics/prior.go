@@ -18,6 +18,8 @@ import (
 // is a replay.
 type archivePrior struct{ db *sql.DB }
 
+var _ stream.PriorScopes = archivePrior{}
+
 // priorChunk is how many keys one INSERT carries.
 const priorChunk = 500
 
@@ -102,6 +104,31 @@ func (p archivePrior) Links(ctx context.Context, prefixes []string) (map[string]
 			pl := out[prefix]
 			pl.Named = true
 			out[prefix] = pl
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// Scopes answers stream.PriorScopes: the chain scopes (by ScopeDigest, as
+// chain_scope stores them) of which a receipt with a chain hash is stored,
+// so that a load of a grown log or of the next day judges a receipt
+// missing at the boundary as one load of everything would.
+func (p archivePrior) Scopes(ctx context.Context, digests []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := p.withKeys(ctx, digests, func(conn *sql.Conn) error {
+		rows, err := conn.QueryContext(ctx, `
+			SELECT DISTINCT k.key FROM prior_keys k JOIN receipts r ON r.chain_scope = k.key`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d string
+			if err := rows.Scan(&d); err != nil {
+				return err
+			}
+			out[d] = true
 		}
 		return rows.Err()
 	})

@@ -38,6 +38,18 @@ func (p mapsPrior) Links(_ context.Context, prefixes []string) (map[string]strea
 	return out, nil
 }
 
+func (p mapsPrior) Scopes(_ context.Context, digests []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, d := range digests {
+		for _, m := range p.recs {
+			if m.Keys.Chain != "" && m.Keys.Scope == d {
+				out[d] = true
+			}
+		}
+	}
+	return out, nil
+}
+
 func (p mapsPrior) Nonces(_ context.Context, digests []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, d := range digests {

@@ -20,8 +20,8 @@
 -- that chain hash (the earliest of the input, else the earliest of the
 -- history) and both share a chain scope; otherwise it is a break (another
 -- chain), or, when no receipt has it, absent if an earlier receipt of its
--- chain scope is in the input (a gap) and outside if none is (a chain
--- that starts before the input). Of the receipts naming one predecessor,
+-- chain scope is in the input or a receipt of it in the history (a gap),
+-- and outside if none is (a chain that starts before the input). Of the receipts naming one predecessor,
 -- the first links and every later one is a fork; all are forks
 -- (fork_prior) when a receipt of the history names it already. The first
 -- receipt to use an issuer's nonce is unique, or prior_replay when the
@@ -65,6 +65,11 @@ history_named AS (
     FROM history_records h
     WHERE h.link_key IS NOT NULL
 ),
+history_chain_scopes AS (
+    SELECT DISTINCT h.scope_key AS k
+    FROM history_records h
+    WHERE h.chain_key IS NOT NULL
+),
 scope_firsts AS (
     SELECT r.scope_key AS k, MIN(r.ord) AS first_ord
     FROM shard_records r
@@ -93,7 +98,7 @@ chain_base AS (
     SELECT n.ord AS ord, n.chain_key AS chain_key, f.first_ord AS first_ord,
         CASE
             WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN
-                CASE WHEN sf.first_ord < n.ord THEN 'absent' ELSE 'outside' END
+                CASE WHEN sf.first_ord < n.ord OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
             WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
             WHEN hn.k IS NOT NULL AND ho.k IS NULL THEN 'fork_prior'
             WHEN n.ord <> f.first_ord THEN 'fork'
@@ -106,6 +111,7 @@ chain_base AS (
     LEFT JOIN history_named hn ON hn.k = n.link_key
     LEFT JOIN history_owners ho ON ho.k = n.chain_key
     LEFT JOIN scope_firsts sf ON sf.k = n.scope_key
+    LEFT JOIN history_chain_scopes hcs ON hcs.k = n.scope_key
 )
 SELECT j.ord AS ord, j.kind AS kind, j.outcome AS outcome, j.first_ord AS first_ord
 FROM (

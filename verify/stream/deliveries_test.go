@@ -131,6 +131,62 @@ func TestDayFilesAlone(t *testing.T) {
 	}
 }
 
+// TestBoundaryGapAgainstArchive: loaded a day at a time against an
+// archive that knows chain scopes, a receipt deleted at the end of a day
+// fails its successor, the first receipt of the next day, as one run over
+// both days would; against an archive that does not, that successor
+// starts its chain before the input.
+func TestBoundaryGapAgainstArchive(t *testing.T) {
+	t.Parallel()
+	lines, v := dayArchive(t)
+	days, files := byDay(t, lines)
+	_, out := runOpts(t, v, Options{}, memSource("day2.jsonl", files[days[1]], true))
+	var named string
+	for _, r := range out {
+		if r.Axes.Of(verify.AxisChain).Status == verify.StatusSkipped {
+			named, _, _ = r.ChainLink()
+			break
+		}
+	}
+	if named == "" {
+		t.Fatal("no chain of the second day began the day before")
+	}
+	var day1 [][]byte
+	deleted := false
+	for _, l := range bytes.SplitAfter(files[days[0]], []byte("\n")) {
+		if len(l) == 0 {
+			continue
+		}
+		res, _ := v.Verify(bytes.TrimSpace(l))
+		if res.Fingerprints.ChainHash == named {
+			deleted = true
+			continue
+		}
+		day1 = append(day1, l)
+	}
+	if !deleted {
+		t.Fatal("the receipt the second day names is not in the first")
+	}
+	var scopes, plain memPrior
+	for _, l := range day1 {
+		res, _ := v.Verify(bytes.TrimSpace(l))
+		scopes.add(res)
+		plain.add(res)
+	}
+	sum, _ := runOpts(t, v, Options{Prior: &memScopesPrior{&scopes}}, memSource("day2.jsonl", files[days[1]], true))
+	if sum.Fail != 1 || sum.Reasons[verify.ReasonChainAbsent] != 1 {
+		t.Errorf("against an archive that knows scopes: %+v", sum)
+	}
+	whole, _ := runOpts(t, v, Options{}, memSource("both.jsonl", append(bytes.Join(day1, nil), files[days[1]]...), true))
+	if whole.Fail != 1 || whole.Reasons[verify.ReasonChainAbsent] != 1 {
+		t.Errorf("one run over both days: %+v", whole)
+	}
+	sum, _ = runOpts(t, v, Options{Prior: &plain}, memSource("day2.jsonl", files[days[1]], true))
+	if sum.Fail != 0 {
+		t.Errorf("against an archive that does not know scopes: %+v", sum)
+	}
+}
+
 // TestDeliveredTwice: every line of a clean archive delivered twice, in
 // one file, in two files, and in a second run against the first as its
 // archive: every receipt PASSes and every second delivery is counted as
@@ -192,6 +248,24 @@ type memPrior struct {
 	owners map[string]string // chain hash prefix: scope digest
 	named  map[string]bool
 	nonces map[string]bool
+}
+
+// memScopesPrior is a memPrior that knows its chain scopes
+// (PriorScopes).
+type memScopesPrior struct{ *memPrior }
+
+func (p *memScopesPrior) Scopes(_ context.Context, digests []string) (map[string]bool, error) {
+	held := map[string]bool{}
+	for _, scope := range p.owners {
+		held[scope] = true
+	}
+	out := map[string]bool{}
+	for _, d := range digests {
+		if held[d] {
+			out[d] = true
+		}
+	}
+	return out, nil
 }
 
 func (p *memPrior) add(r *verify.Result) {

@@ -39,6 +39,9 @@ type index struct {
 	// as earlier than the input.
 	scopeFirst map[key128]uint64
 	scopeGiven map[key128]bool
+	// scopeArchived holds the chain scopes of which the archive (Prior)
+	// holds receipts, as far as they were asked.
+	scopeArchived map[key128]bool
 }
 
 type key128 [16]byte
@@ -109,11 +112,12 @@ type indexLimits struct {
 
 func newIndex(dir string, lim indexLimits) *index {
 	return &index{
-		entries:    newSorter(entryLen, cmp.Or(lim.entries, defaultEntriesInMemory), dir),
-		judgments:  newSorter(judgmentLen, cmp.Or(lim.judgments, defaultJudgmentsInMemory), dir),
-		priorBatch: cmp.Or(lim.priorBatch, defaultPriorBatch),
-		scopeFirst: map[key128]uint64{},
-		scopeGiven: map[key128]bool{},
+		entries:       newSorter(entryLen, cmp.Or(lim.entries, defaultEntriesInMemory), dir),
+		judgments:     newSorter(judgmentLen, cmp.Or(lim.judgments, defaultJudgmentsInMemory), dir),
+		priorBatch:    cmp.Or(lim.priorBatch, defaultPriorBatch),
+		scopeFirst:    map[key128]uint64{},
+		scopeGiven:    map[key128]bool{},
+		scopeArchived: map[key128]bool{},
 	}
 }
 
@@ -449,6 +453,46 @@ func (x *index) askPrior(ctx context.Context, p Prior, groups []*linkGroup) erro
 			g.archivedOwn = archived
 		}
 	}
+	return x.askPriorScopes(ctx, p, groups)
+}
+
+// askPriorScopes asks an archive that knows chain scopes which of those
+// whose first receipt in the input names a receipt neither holds it has
+// receipts of: their link is a gap, not the start of the input.
+func (x *index) askPriorScopes(ctx context.Context, p Prior, groups []*linkGroup) error {
+	ps, ok := p.(PriorScopes)
+	if !ok {
+		return nil
+	}
+	var digests []string
+	asked := map[key128]bool{}
+	for _, g := range groups {
+		if g.owned {
+			continue
+		}
+		for _, n := range g.namers {
+			if asked[n.scope] || x.scopeGiven[n.scope] || x.scopeArchived[n.scope] {
+				continue
+			}
+			if first, in := x.scopeFirst[n.scope]; in && first < n.seq {
+				continue
+			}
+			asked[n.scope] = true
+			digests = append(digests, hex.EncodeToString(n.scope[:]))
+		}
+	}
+	if len(digests) == 0 {
+		return nil
+	}
+	held, err := ps.Scopes(ctx, digests)
+	if err != nil {
+		return fmt.Errorf("resolving chain scopes against the archive: %w", err)
+	}
+	for scope := range asked {
+		if held[hex.EncodeToString(scope[:])] {
+			x.scopeArchived[scope] = true
+		}
+	}
 	return nil
 }
 
@@ -463,7 +507,7 @@ func (x *index) judgeLinks(g *linkGroup) error {
 		switch {
 		case i > 0 && n.own != (key128{}) && n.own == first.own:
 			outcome = firstOutcome
-		case !g.owned && (x.scopeGiven[n.scope] || inScope && scopeFirst < n.seq):
+		case !g.owned && (x.scopeGiven[n.scope] || x.scopeArchived[n.scope] || inScope && scopeFirst < n.seq):
 			outcome = chainAbsent // a gap: the chain has earlier receipts
 		case !g.owned:
 			outcome = chainOutside
@@ -547,7 +591,7 @@ func judge(res *verify.Result, js []judgment) {
 		}
 		switch j.outcome {
 		case chainAbsent:
-			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainAbsent, "predecessor "+prev+" is not in the input, where earlier receipts of its chain are")
+			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainAbsent, "predecessor "+prev+" is absent, after earlier receipts of its chain")
 		case chainOutside:
 			setAxis(res, verify.AxisChain, verify.StatusSkipped, verify.ReasonChainUnknown, "predecessor "+prev+" is not in the input, nor any earlier receipt of its chain: the chain starts before the input and is not checked ("+outsideHint+")")
 		case chainBreak:

@@ -23,10 +23,11 @@
 // bytes, however re-serialised) is counted in Summary.Duplicates and judged
 // as its first delivery, never as a replay of itself or a fork. A link to
 // a receipt that neither the input nor the archive holds FAILs chain_absent
-// when earlier receipts of its chain are in the input (a gap); on the
-// first receipt of its chain in the input it is a chain that starts before
-// the input, its link not checked (SKIPPED, which does not make a receipt
-// INCOMPLETE), counted in Summary.ChainsOutside.
+// when earlier receipts of its chain are in the input, or in an archive
+// that knows chain scopes (PriorScopes): a gap. On the first receipt of its
+// chain it is a chain that starts before the input, its link not checked
+// (SKIPPED, which does not make a receipt INCOMPLETE), counted in
+// Summary.ChainsOutside.
 package stream
 
 import (
@@ -103,6 +104,20 @@ type Prior interface {
 	// Nonces is given the NonceDigest of every (issuer, nonce) the input
 	// uses and returns those an archived receipt already used.
 	Nonces(ctx context.Context, digests []string) (map[string]bool, error)
+}
+
+// PriorScopes is a Prior that also knows the chain scopes of the receipts
+// it holds. With it, a link to a receipt neither the input nor the archive
+// holds is a gap (chain_absent) when the archive holds receipts of its
+// chain, as one run over the archive and the input would judge it, and not
+// a chain that starts before the input: a log loaded as it grows, or a day
+// at a time, gives the verdicts of one load of the whole.
+type PriorScopes interface {
+	Prior
+	// Scopes is given the ScopeDigest of every chain scope whose receipts'
+	// first link in the input names a receipt neither holds, and returns
+	// those of which the archive holds a receipt with a chain hash.
+	Scopes(ctx context.Context, digests []string) (map[string]bool, error)
 }
 
 // NonceDigest is the key a Prior is asked nonces by: the first 32 hex
