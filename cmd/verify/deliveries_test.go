@@ -47,7 +47,8 @@ func reserialise(t *testing.T, line string) string {
 // TestArchiveDaysAndDeliveries: a clean archive whose sessions span days,
 // through the command. Each day's file verified alone exits 0, the
 // chains begun the day before counted; a receipt deleted from the middle
-// of a chain fails its successor. Every line delivered twice (the second
+// of a chain fails its successor, within a file and, audited a night at a
+// time, at the end of a day. Every line delivered twice (the second
 // time re-serialised), in one file or in a later load: every receipt
 // PASSes, the second deliveries are reported as duplicates (low), and
 // verify receipts and verify audit --fail-on high exit 0.
@@ -115,6 +116,37 @@ func TestArchiveDaysAndDeliveries(t *testing.T) {
 	want := fmt.Sprintf("cut.jsonl:%d: FAIL asqav-native: chain fail chain_absent (predecessor %s ", mid+1, succ.Payload.Prev)
 	if code != exitRejected || !strings.Contains(stdout, want) || strings.Count(stdout, "FAIL") != 1 {
 		t.Errorf("a receipt deleted: exit %d, want %d and %q\n%s", code, exitRejected, want, stdout)
+	}
+
+	// Audited a day at a time into one database: clean, every night exits
+	// 0; with the last receipt of the first day deleted, the second night
+	// fails its successor, as one audit of both days would.
+	nightly := func(db string, files ...string) []int {
+		t.Helper()
+		var codes []int
+		for i, f := range files {
+			code, stdout, stderr := runVerify(t, "audit", "-q", "--db", db, "--out", filepath.Join(dir, "nightly"), "--keys", keys, "--at", at, "--fail-on", "high", f)
+			codes = append(codes, code)
+			t.Logf("night %d: exit %d\n%s%s", i+1, code, stdout, stderr)
+		}
+		return codes
+	}
+	var dayFiles []string
+	for _, d := range days {
+		dayFiles = append(dayFiles, filepath.Join(dir, d+".jsonl"))
+	}
+	if codes := nightly(filepath.Join(dir, "nightly.duckdb"), dayFiles...); fmt.Sprint(codes) != "[0 0 0]" {
+		t.Errorf("clean days audited a night at a time: exits %v, want 0 each", codes)
+	}
+	first := byDay[days[0]]
+	short := filepath.Join(dir, "short-"+days[0]+".jsonl")
+	writeFile(t, short, []byte(strings.Join(first[:len(first)-1], "")))
+	gapDB := filepath.Join(dir, "gap.duckdb")
+	if codes := nightly(gapDB, short, dayFiles[1]); fmt.Sprint(codes) != fmt.Sprint([]int{exitOK, exitRejected}) {
+		t.Errorf("the first day's last receipt deleted: exits %v, want [0 1]", codes)
+	}
+	if _, stdout, _ := runVerify(t, "query", "--db", gapDB, "--format", "csv", "failures"); strings.Count(stdout, "chain_absent") != 1 {
+		t.Errorf("failures after the gap: want one chain_absent\n%s", stdout)
 	}
 
 	// Every line twice, the second re-serialised.
