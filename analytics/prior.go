@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"strings"
 
 	"github.com/receiptverify/verify/verify"
@@ -112,22 +113,37 @@ func (p archivePrior) Links(ctx context.Context, prefixes []string) (map[string]
 
 // Scopes answers stream.PriorScopes: the chain scopes (by ScopeDigest, as
 // chain_scope stores them) of which a receipt with a chain hash is stored,
-// so that a load of a grown log or of the next day judges a receipt
-// missing at the boundary as one load of everything would.
-func (p archivePrior) Scopes(ctx context.Context, digests []string) (map[string]bool, error) {
+// issued before the time asked (issued_at; a row without one counts as
+// earlier), so that a load of a grown log or of the next day judges a
+// receipt missing at the boundary as one load of everything would, and a
+// day loaded after the next one is not judged by the later receipts.
+func (p archivePrior) Scopes(ctx context.Context, qs []stream.ScopeQuery) (map[string]bool, error) {
+	keys := make([]string, len(qs))
+	for i, q := range qs {
+		keys[i] = q.Digest + "|"
+		if q.HasBefore {
+			keys[i] += strconv.FormatInt(q.Before, 10)
+		}
+	}
 	out := map[string]bool{}
-	err := p.withKeys(ctx, digests, func(conn *sql.Conn) error {
+	err := p.withKeys(ctx, keys, func(conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, `
-			SELECT DISTINCT k.key FROM prior_keys k JOIN receipts r ON r.chain_scope = k.key`)
+			SELECT DISTINCT k.key
+			FROM prior_keys k
+			JOIN receipts r ON r.chain_scope = split_part(k.key, '|', 1)
+			WHERE split_part(k.key, '|', 2) = ''
+			   OR r.issued_at IS NULL
+			   OR r.issued_at < make_timestamp(CAST(split_part(k.key, '|', 2) AS BIGINT))`)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var d string
-			if err := rows.Scan(&d); err != nil {
+			var k string
+			if err := rows.Scan(&k); err != nil {
 				return err
 			}
+			d, _, _ := strings.Cut(k, "|")
 			out[d] = true
 		}
 		return rows.Err()

@@ -38,12 +38,15 @@ func (p mapsPrior) Links(_ context.Context, prefixes []string) (map[string]strea
 	return out, nil
 }
 
-func (p mapsPrior) Scopes(_ context.Context, digests []string) (map[string]bool, error) {
+func (p mapsPrior) Scopes(_ context.Context, qs []stream.ScopeQuery) (map[string]bool, error) {
 	out := map[string]bool{}
-	for _, d := range digests {
+	for _, q := range qs {
 		for _, m := range p.recs {
-			if m.Keys.Chain != "" && m.Keys.Scope == d {
-				out[d] = true
+			if m.Keys.Chain == "" || m.Keys.Scope != q.Digest {
+				continue
+			}
+			if t, ok := m.Result.IssuedTime(); !ok || !q.HasBefore || t.UnixMicro() < q.Before {
+				out[q.Digest] = true
 			}
 		}
 	}

@@ -56,7 +56,7 @@ func TestArchiveDaysAndDeliveries(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	cfg := receiptgen.Config{Seed: 5, N: 900, Days: 3, Start: start, Agents: 3, SessionsPerAgent: 1, Algs: receiptgen.Ed25519Only}
+	cfg := receiptgen.Config{Seed: 3, N: 3000, Days: 3, Start: start, Agents: 2, SessionsPerAgent: 1, Algs: receiptgen.Ed25519Only}
 	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
 		t.Fatal(err)
 	}
@@ -147,6 +147,10 @@ func TestArchiveDaysAndDeliveries(t *testing.T) {
 	}
 	if _, stdout, _ := runVerify(t, "query", "--db", gapDB, "--format", "csv", "failures"); strings.Count(stdout, "chain_absent") != 1 {
 		t.Errorf("failures after the gap: want one chain_absent\n%s", stdout)
+	}
+	// Out of order, the last day first: no gap, every night exits 0.
+	if codes := nightly(filepath.Join(dir, "backwards.duckdb"), dayFiles[2], dayFiles[1], dayFiles[0]); fmt.Sprint(codes) != "[0 0 0]" {
+		t.Errorf("clean days audited last first: exits %v, want 0 each", codes)
 	}
 
 	// Every line twice, the second re-serialised.

@@ -13,14 +13,14 @@ import (
 	"github.com/receiptverify/verify/verify"
 )
 
-// dayArchive generates a clean archive whose sessions span days (three
-// agents, one long session each, over three days) and returns its lines
-// and the verifier for it.
+// dayArchive generates a clean archive whose sessions span days (two
+// agents, one session each, one of them over all three days) and returns
+// its lines and the verifier for it.
 func dayArchive(t *testing.T) ([][]byte, *verify.Verifier) {
 	t.Helper()
 	sink := receiptgen.NewMemSink()
 	_, err := receiptgen.Generate(receiptgen.Config{
-		Seed: 3, N: 600, Rate: 0, Days: 3, Agents: 3, SessionsPerAgent: 1,
+		Seed: 3, N: 3000, Rate: 0, Days: 3, Agents: 2, SessionsPerAgent: 1,
 		Start: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Algs: receiptgen.Ed25519Only,
 	}, sink)
 	if err != nil {
@@ -135,11 +135,15 @@ func TestDayFilesAlone(t *testing.T) {
 // archive that knows chain scopes, a receipt deleted at the end of a day
 // fails its successor, the first receipt of the next day, as one run over
 // both days would; against an archive that does not, that successor
-// starts its chain before the input.
+// starts its chain before the input, as it does against an archive that
+// holds only the chain's later receipts.
 func TestBoundaryGapAgainstArchive(t *testing.T) {
 	t.Parallel()
 	lines, v := dayArchive(t)
 	days, files := byDay(t, lines)
+	if len(days) < 3 {
+		t.Fatalf("the archive spans %d days, want 3", len(days))
+	}
 	_, out := runOpts(t, v, Options{}, memSource("day2.jsonl", files[days[1]], true))
 	var named string
 	for _, r := range out {
@@ -184,6 +188,21 @@ func TestBoundaryGapAgainstArchive(t *testing.T) {
 	sum, _ = runOpts(t, v, Options{Prior: &plain}, memSource("day2.jsonl", files[days[1]], true))
 	if sum.Fail != 0 {
 		t.Errorf("against an archive that does not know scopes: %+v", sum)
+	}
+
+	// Loaded out of order, the third day first: its receipts are later
+	// than the second day's, and make no gap of the chains that begin
+	// before the second.
+	var later memPrior
+	for _, l := range bytes.SplitAfter(files[days[2]], []byte("\n")) {
+		if len(l) > 0 {
+			res, _ := v.Verify(bytes.TrimSpace(l))
+			later.add(res)
+		}
+	}
+	sum, _ = runOpts(t, v, Options{Prior: &memScopesPrior{&later}}, memSource("day2.jsonl", files[days[1]], true))
+	if sum.Fail != 0 || sum.ChainsOutside == 0 {
+		t.Errorf("against an archive of the next day: %+v", sum)
 	}
 }
 
@@ -248,21 +267,26 @@ type memPrior struct {
 	owners map[string]string // chain hash prefix: scope digest
 	named  map[string]bool
 	nonces map[string]bool
+	scopes []heldScope // of every receipt with a chain hash
+}
+
+type heldScope struct {
+	digest    string
+	issued    int64
+	hasIssued bool
 }
 
 // memScopesPrior is a memPrior that knows its chain scopes
 // (PriorScopes).
 type memScopesPrior struct{ *memPrior }
 
-func (p *memScopesPrior) Scopes(_ context.Context, digests []string) (map[string]bool, error) {
-	held := map[string]bool{}
-	for _, scope := range p.owners {
-		held[scope] = true
-	}
+func (p *memScopesPrior) Scopes(_ context.Context, qs []ScopeQuery) (map[string]bool, error) {
 	out := map[string]bool{}
-	for _, d := range digests {
-		if held[d] {
-			out[d] = true
+	for _, q := range qs {
+		for _, s := range p.scopes {
+			if s.digest == q.Digest && (!s.hasIssued || !q.HasBefore || s.issued < q.Before) {
+				out[q.Digest] = true
+			}
 		}
 	}
 	return out, nil
@@ -274,6 +298,8 @@ func (p *memPrior) add(r *verify.Result) {
 	}
 	if h := r.Fingerprints.ChainHash; len(h) >= 32 {
 		p.owners[h[:32]] = ScopeDigest(r.ScopeKey())
+		t, ok := r.IssuedTime()
+		p.scopes = append(p.scopes, heldScope{ScopeDigest(r.ScopeKey()), t.UnixMicro(), ok})
 	}
 	if prev, genesis, ok := r.ChainLink(); ok && !genesis && len(prev) >= 32 {
 		p.named[prev[:32]] = true

@@ -37,7 +37,7 @@ type index struct {
 	// scopeFirst is the first record of each chain scope in the input;
 	// scopeGiven, the chain scopes of the given predecessors, which count
 	// as earlier than the input.
-	scopeFirst map[key128]uint64
+	scopeFirst map[key128]scopeStart
 	scopeGiven map[key128]bool
 	// scopeArchived holds the chain scopes of which the archive (Prior)
 	// holds receipts, as far as they were asked.
@@ -115,7 +115,7 @@ func newIndex(dir string, lim indexLimits) *index {
 		entries:       newSorter(entryLen, cmp.Or(lim.entries, defaultEntriesInMemory), dir),
 		judgments:     newSorter(judgmentLen, cmp.Or(lim.judgments, defaultJudgmentsInMemory), dir),
 		priorBatch:    cmp.Or(lim.priorBatch, defaultPriorBatch),
-		scopeFirst:    map[key128]uint64{},
+		scopeFirst:    map[key128]scopeStart{},
 		scopeGiven:    map[key128]bool{},
 		scopeArchived: map[key128]bool{},
 	}
@@ -124,6 +124,14 @@ func newIndex(dir string, lim indexLimits) *index {
 func (x *index) close() {
 	x.entries.close()
 	x.judgments.close()
+}
+
+// scopeStart is the first record of a chain scope in the input, and its
+// issue time when it has one.
+type scopeStart struct {
+	seq       uint64
+	issued    int64
+	hasIssued bool
 }
 
 func trunc(h *[32]byte) key128 { return key128(h[:16]) }
@@ -169,7 +177,7 @@ func (x *index) add(seq uint64, e hook.IndexEntry) error {
 	}
 	if e.HasHash || e.HasLink {
 		if _, ok := x.scopeFirst[scope]; !ok {
-			x.scopeFirst[scope] = seq
+			x.scopeFirst[scope] = scopeStart{seq, e.Issued, e.HasIssued}
 		}
 	}
 	if e.HasLink {
@@ -464,7 +472,7 @@ func (x *index) askPriorScopes(ctx context.Context, p Prior, groups []*linkGroup
 	if !ok {
 		return nil
 	}
-	var digests []string
+	var qs []ScopeQuery
 	asked := map[key128]bool{}
 	for _, g := range groups {
 		if g.owned {
@@ -474,17 +482,18 @@ func (x *index) askPriorScopes(ctx context.Context, p Prior, groups []*linkGroup
 			if asked[n.scope] || x.scopeGiven[n.scope] || x.scopeArchived[n.scope] {
 				continue
 			}
-			if first, in := x.scopeFirst[n.scope]; in && first < n.seq {
+			first, in := x.scopeFirst[n.scope]
+			if in && first.seq < n.seq {
 				continue
 			}
 			asked[n.scope] = true
-			digests = append(digests, hex.EncodeToString(n.scope[:]))
+			qs = append(qs, ScopeQuery{Digest: hex.EncodeToString(n.scope[:]), Before: first.issued, HasBefore: first.hasIssued})
 		}
 	}
-	if len(digests) == 0 {
+	if len(qs) == 0 {
 		return nil
 	}
-	held, err := ps.Scopes(ctx, digests)
+	held, err := ps.Scopes(ctx, qs)
 	if err != nil {
 		return fmt.Errorf("resolving chain scopes against the archive: %w", err)
 	}
@@ -507,7 +516,7 @@ func (x *index) judgeLinks(g *linkGroup) error {
 		switch {
 		case i > 0 && n.own != (key128{}) && n.own == first.own:
 			outcome = firstOutcome
-		case !g.owned && (x.scopeGiven[n.scope] || x.scopeArchived[n.scope] || inScope && scopeFirst < n.seq):
+		case !g.owned && (x.scopeGiven[n.scope] || x.scopeArchived[n.scope] || inScope && scopeFirst.seq < n.seq):
 			outcome = chainAbsent // a gap: the chain has earlier receipts
 		case !g.owned:
 			outcome = chainOutside

@@ -108,16 +108,29 @@ type Prior interface {
 
 // PriorScopes is a Prior that also knows the chain scopes of the receipts
 // it holds. With it, a link to a receipt neither the input nor the archive
-// holds is a gap (chain_absent) when the archive holds receipts of its
-// chain, as one run over the archive and the input would judge it, and not
-// a chain that starts before the input: a log loaded as it grows, or a day
-// at a time, gives the verdicts of one load of the whole.
+// holds is a gap (chain_absent) when the archive holds earlier receipts of
+// its chain, as one run over the archive and the input would judge it, and
+// not a chain that starts before the input: a log loaded as it grows, or a
+// day at a time, gives the verdicts of one load of the whole. An archive
+// loaded out of order (the next day first) holds only later receipts of
+// the chain, which make no gap.
 type PriorScopes interface {
 	Prior
-	// Scopes is given the ScopeDigest of every chain scope whose receipts'
-	// first link in the input names a receipt neither holds, and returns
-	// those of which the archive holds a receipt with a chain hash.
-	Scopes(ctx context.Context, digests []string) (map[string]bool, error)
+	// Scopes is asked, for every chain scope whose first receipt in the
+	// input names a receipt neither holds, whether the archive holds a
+	// receipt of that scope with a chain hash issued before that receipt,
+	// and returns those it does, by Digest. An archived receipt without an
+	// issue time, or a query without one, counts as earlier.
+	Scopes(ctx context.Context, qs []ScopeQuery) (map[string]bool, error)
+}
+
+// ScopeQuery asks PriorScopes about one chain scope.
+type ScopeQuery struct {
+	Digest string // ScopeDigest of the scope
+	// Before is the issue time, in Unix microseconds, of the input's
+	// first receipt of the scope, when HasBefore.
+	Before    int64
+	HasBefore bool
 }
 
 // NonceDigest is the key a Prior is asked nonces by: the first 32 hex
@@ -172,6 +185,11 @@ type Record struct {
 	// Rendered is what Options.Render appended for the Result, when set.
 	// Valid until emit returns.
 	Rendered []byte
+	// Duplicate: the receipt is an earlier one of the input or the
+	// archive delivered again (Summary.Duplicates). ChainOutside: it is
+	// the first receipt of a chain that starts before the input
+	// (Summary.ChainsOutside).
+	Duplicate, ChainOutside bool
 }
 
 // Summary counts every record of the run: each line read ends in exactly
@@ -380,6 +398,7 @@ func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error
 		rec.Rendered = opts.Render(renderBufs.Get(), res)
 	}
 	sum.tally(res)
+	rec.Duplicate, rec.ChainOutside = deliveryOf(r.judgments)
 	sum.deliveries(r.judgments)
 	err := emit(&rec)
 	renderBufs.Put(rec.Rendered)
