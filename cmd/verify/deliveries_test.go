@@ -92,6 +92,11 @@ func TestArchiveDaysAndDeliveries(t *testing.T) {
 		}
 		if strings.Contains(stdout, "summary: chains starting before the input: ") {
 			outside++
+			// Loaded alone, the load's line says so too.
+			code, _, stderr := runVerify(t, "load", "--db", filepath.Join(dir, d+".duckdb"), "--keys", keys, "--at", at, p)
+			if code != exitOK || !strings.Contains(stderr, " chain(s) starting before what is loaded, their first link not checked") {
+				t.Errorf("%s loaded alone: exit %d\n%s", d, code, stderr)
+			}
 		}
 	}
 	if outside == 0 {
@@ -187,7 +192,8 @@ func TestArchiveDaysAndDeliveries(t *testing.T) {
 	}
 	db := filepath.Join(dir, "twice.duckdb")
 	code, stdout, stderr = runVerify(t, "audit", "--db", db, "--out", filepath.Join(dir, "report"), "--keys", keys, "--at", at, "--fail-on", "high", twicePath)
-	if code != exitOK || !strings.Contains(stdout, fmt.Sprintf("(%d pass, 0 fail, 0 incomplete)", 2*n)) {
+	if code != exitOK || !strings.Contains(stdout, fmt.Sprintf("(%d pass, 0 fail, 0 incomplete)", 2*n)) ||
+		!strings.Contains(stderr, fmt.Sprintf(": %d accepted, 0 rejected; %d receipt(s) delivered again, judged as their first delivery\n", 2*n, n)) {
 		t.Errorf("audit, delivered twice in one file: exit %d\n%s%s", code, stdout, stderr)
 	}
 	replays(db)
