@@ -28,7 +28,7 @@ import (
 // with the same chain hash is the same receipt delivered again (at-least-
 // once shipping, an archiver that re-serialises it), not a replay or a
 // fork. Beside the sort, the index keeps the first record of each chain
-// scope, 24 bytes per chain, to tell a chain that starts before the input
+// scope, some 64 bytes per chain, to tell a chain that starts before the input
 // from a gap in one.
 type index struct {
 	entries    *sorter // entryLen records, by (space, key, role, seq)

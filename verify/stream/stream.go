@@ -12,7 +12,7 @@
 // against the whole input, and writes the result. So every verdict is
 // final when written, and every receipt is parsed and verified once.
 //
-// Memory stays flat however long the input, but for 24 bytes per chain:
+// Memory stays flat however long the input, but for some 64 bytes a chain:
 // the index is an external sort that keeps 16 MiB of entries and 16 MiB of
 // judgments in memory and writes sorted runs to the temporary directory
 // beyond that, beside the spool (about 1.3 KB of disk per receipt in all,
