@@ -104,8 +104,9 @@ func TestGrownFile(t *testing.T) {
 
 // TestChangedFile: a file whose already-loaded part has changed is refused,
 // naming the first line that differs, and nothing of it is loaded; a
-// receipt that truly appears twice, in another file, is loaded and is a
-// replay.
+// receipt that truly appears twice, in another file, is loaded and is the
+// same receipt delivered again, not a replay; another receipt reusing its
+// nonce is a replay.
 func TestChangedFile(t *testing.T) {
 	t.Parallel()
 	c := genCorpus(t, "", receiptgen.Config{Seed: 32, N: 120, Days: 1})
@@ -133,19 +134,38 @@ func TestChangedFile(t *testing.T) {
 	}
 
 	// Another file that begins with the same receipts is not a growth of
-	// the stored one: it is loaded whole, and its copies are replays.
+	// the stored one: it is loaded whole; its copy is a delivery again,
+	// and a receipt reusing a stored nonce is a replay.
 	other := filepath.Join(dir, "other.jsonl")
-	writeLines(t, other, [][]byte{lines[0], lines[90]})
-	if f := loadOne(t, db, c, fileInput(other), LoadOptions{}); f.Err != nil || f.Accepted != 2 {
+	writeLines(t, other, [][]byte{lines[0], lines[90], otherReceipt(t, lines[1])})
+	if f := loadOne(t, db, c, fileInput(other), LoadOptions{}); f.Err != nil || f.Accepted != 3 {
 		t.Fatalf("other file: %+v", f)
 	}
-	var reasons string
-	if err := db.SQL().QueryRow("SELECT array_to_string(reasons, ',') FROM receipts WHERE source = ? AND line = 1", other).Scan(&reasons); err != nil {
-		t.Fatal(err)
+	reasonsAt := func(line int) string {
+		t.Helper()
+		var reasons string
+		if err := db.SQL().QueryRow("SELECT array_to_string(reasons, ',') FROM receipts WHERE source = ? AND line = ?", other, line).Scan(&reasons); err != nil {
+			t.Fatal(err)
+		}
+		return reasons
 	}
-	if !strings.Contains(reasons, string(verify.ReasonNonceReplay)) {
-		t.Errorf("a receipt loaded twice: reasons %q, want nonce_replay", reasons)
+	if r := reasonsAt(1); strings.Contains(r, string(verify.ReasonNonceReplay)) || strings.Contains(r, string(verify.ReasonChainFork)) {
+		t.Errorf("a receipt loaded twice: reasons %q, want neither nonce_replay nor chain_fork", r)
 	}
+	if r := reasonsAt(3); !strings.Contains(r, string(verify.ReasonNonceReplay)) {
+		t.Errorf("another receipt with a stored nonce: reasons %q, want nonce_replay", r)
+	}
+}
+
+// otherReceipt is another receipt with line's nonce: its action_id
+// changed, so its signed bytes differ.
+func otherReceipt(t *testing.T, line []byte) []byte {
+	t.Helper()
+	out := bytes.Replace(line, []byte(`"action_id":"`), []byte(`"action_id":"other_`), 1)
+	if bytes.Equal(out, line) {
+		t.Fatalf("no action_id in %.80s", line)
+	}
+	return out
 }
 
 // TestLoadClockAndIssuedAt: a receipt is filed under the day its issued_at
@@ -366,7 +386,7 @@ func TestNonceKeyBackfill(t *testing.T) {
 	dir := t.TempDir()
 	old, replay := filepath.Join(dir, "old.jsonl"), filepath.Join(dir, "replay.jsonl")
 	writeLines(t, old, lines[:30])
-	writeLines(t, replay, [][]byte{lines[35], lines[3]})
+	writeLines(t, replay, [][]byte{lines[35], otherReceipt(t, lines[3])})
 	db := openTestDB(t)
 	loadOne(t, db, c, fileInput(old), LoadOptions{})
 	want := verdicts(t, db)

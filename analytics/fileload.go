@@ -98,8 +98,9 @@ func (f *fileLoad) source() stream.Source {
 }
 
 // add spools one result and the line it was verified from: a receipts row,
-// or a rejects row for an unreadable line.
-func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64) error {
+// or a rejects row for an unreadable line. rec says what the stream
+// judged of it beyond its result (a delivery again, a chain's start).
+func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream.Record) error {
 	res.Source = f.in.Name
 	if res.Line > 0 {
 		res.Line += int(f.plan.firstLine - 1)
@@ -129,6 +130,12 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64) error {
 		return f.rejects.add(func(b []byte) []byte { return appendRejectRow(b, res, raw) })
 	}
 	f.sum.Accepted++
+	if rec != nil && rec.Duplicate {
+		f.sum.Duplicates++
+	}
+	if rec != nil && rec.ChainOutside {
+		f.sum.ChainsOutside++
+	}
 	if f.rows == nil {
 		if err := f.begin(); err != nil {
 			return err

@@ -88,6 +88,11 @@ type FileSummary struct {
 	Lines     int64  // lines read from FirstLine on, blank ones included
 	Accepted  int64  // rows added to receipts
 	Rejected  int64  // rows added to rejects
+	// Duplicates counts the receipts added that are receipts of the input
+	// or the database delivered again; ChainsOutside, the chains whose
+	// first receipt added names a receipt neither holds (its link not
+	// checked): see stream.Summary.
+	Duplicates, ChainsOutside int64
 	// TrustChanged: the file is already loaded, and what is stored of it
 	// was verified with other key or schema files (their SHA-256 differ)
 	// or strictness. A judging time (--at) or tool version of its own does
@@ -466,7 +471,7 @@ func (l *loader) emit(rec *stream.Record) error {
 		}
 		l.cur++
 	}
-	return l.pending[l.cur].add(rec.Result, rec.Raw, rec.Offset)
+	return l.pending[l.cur].add(rec.Result, rec.Raw, rec.Offset, rec)
 }
 
 // finishRest commits the files after the last one that had records.

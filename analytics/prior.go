@@ -3,6 +3,8 @@ package analytics
 import (
 	"context"
 	"database/sql"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/receiptverify/verify/verify"
@@ -17,6 +19,8 @@ import (
 // already names is a fork; a nonce an archived receipt of the issuer used
 // is a replay.
 type archivePrior struct{ db *sql.DB }
+
+var _ stream.PriorScopes = archivePrior{}
 
 // priorChunk is how many keys one INSERT carries.
 const priorChunk = 500
@@ -108,6 +112,46 @@ func (p archivePrior) Links(ctx context.Context, prefixes []string) (map[string]
 	return out, err
 }
 
+// Scopes answers stream.PriorScopes: the chain scopes (by ScopeDigest, as
+// chain_scope stores them) of which a receipt with a chain hash is stored,
+// issued before the time asked (issued_at; a row without one counts as
+// earlier), so that a load of a grown log or of the next day judges a
+// receipt missing at the boundary as one load of everything would, and a
+// day loaded after the next one is not judged by the later receipts.
+func (p archivePrior) Scopes(ctx context.Context, qs []stream.ScopeQuery) (map[string]bool, error) {
+	keys := make([]string, len(qs))
+	for i, q := range qs {
+		keys[i] = q.Digest + "|"
+		if q.HasBefore {
+			keys[i] += strconv.FormatInt(q.Before, 10)
+		}
+	}
+	out := map[string]bool{}
+	err := p.withKeys(ctx, keys, func(conn *sql.Conn) error {
+		rows, err := conn.QueryContext(ctx, `
+			SELECT DISTINCT k.key
+			FROM prior_keys k
+			JOIN receipts r ON r.chain_scope = split_part(k.key, '|', 1)
+			WHERE split_part(k.key, '|', 2) = ''
+			   OR r.issued_at IS NULL
+			   OR r.issued_at < make_timestamp(CAST(split_part(k.key, '|', 2) AS BIGINT))`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				return err
+			}
+			d, _, _ := strings.Cut(k, "|")
+			out[d] = true
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
 func (p archivePrior) Nonces(ctx context.Context, digests []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	err := p.withKeys(ctx, digests, func(conn *sql.Conn) error {
@@ -134,7 +178,10 @@ func (p archivePrior) Nonces(ctx context.Context, digests []string) (map[string]
 // receipt late gives its successors, loaded before, the judgment one load
 // of both would have given (linked, or a break when the chains differ).
 // When several stored receipts named it, the first (by load time, file
-// and line) links and the others are forks, as in one load.
+// and line) links and the others are forks, as in one load. A stored
+// receipt whose chain started before what was loaded (its link not
+// checked, no chain_absent) is judged again only when the predecessor
+// now loaded, which no other file holds, is of another chain: a break.
 // A receipt verified with this load's trust material is verified again
 // and refolded; one verified with other material keeps its verdict, FAIL,
 // and has its reasons corrected, unless chain_absent was its only reason:
@@ -143,11 +190,15 @@ func (p archivePrior) Nonces(ctx context.Context, digests []string) (map[string]
 func (f *fileLoad) relink() error {
 	rows, err := f.tx.QueryContext(f.ctx, `
 		SELECT r.file_sha256, r.line, r.raw, r.reasons, COALESCE(r.trust_sha256, ''),
-		       p.chain_hash, COALESCE(p.chain_scope, '')
+		       p.chain_hash, COALESCE(p.chain_scope, ''), r.verdict
 		FROM receipts r
 		JOIN receipts p ON p.file_sha256 = $1 AND lower(r.previous_hash) = p.chain_hash
 		JOIN files f ON f.file_sha256 = r.file_sha256
-		WHERE r.file_sha256 <> $1 AND list_contains(r.reasons, 'chain_absent')
+		WHERE r.file_sha256 <> $1
+		  AND (list_contains(r.reasons, 'chain_absent')
+		       OR (r.chain_scope IS NOT NULL AND p.chain_scope IS NOT NULL AND r.chain_scope <> p.chain_scope
+		           AND NOT list_contains(r.reasons, 'chain_break')
+		           AND NOT EXISTS (SELECT 1 FROM receipts o WHERE o.chain_hash = p.chain_hash AND o.file_sha256 <> $1)))
 		ORDER BY p.chain_hash, f.loaded_at, r.source, r.line`, f.sum.SHA256)
 	if err != nil {
 		return err
@@ -161,18 +212,25 @@ func (f *fileLoad) relink() error {
 	var fixes []fix
 	var lastHash string
 	for rows.Next() {
-		var sha, trust, hash, owner string
+		var sha, trust, hash, owner, verdict string
 		var raw sql.NullString
 		var line int64
 		var reasons reasonList
-		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &owner); err != nil {
+		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &owner, &verdict); err != nil {
 			rows.Close()
 			return err
 		}
 		first := hash != lastHash
 		lastHash = hash
+		absent := slices.Contains(reasons, verify.ReasonChainAbsent)
 		if !raw.Valid {
-			continue // not FAIL (RawPolicy keeps the line of every one that is): nothing to judge again
+			if !absent && verdict == string(verify.Pass) {
+				// Its chain started before what was loaded, and the
+				// predecessor now loaded is of another chain. Its line
+				// stays in its archive file (verify show reads it there).
+				fixes = append(fixes, fix{sha, line, string(verify.Fail), []string{string(verify.ReasonChainBreak)}})
+			}
+			continue // not FAIL (RawPolicy keeps the line of every one that is): nothing else to judge again
 		}
 		res, _ := f.v.VerifyWith([]byte(raw.String), verify.VerifyOptions{OmitSignatureHash: true})
 		var judged verify.Reason // linked
@@ -190,6 +248,9 @@ func (f *fileLoad) relink() error {
 			case r != verify.ReasonChainAbsent:
 				kept = append(kept, r)
 			}
+		}
+		if !absent {
+			kept = append(kept, judged) // a break, as selected
 		}
 		switch {
 		case trust == f.trust:

@@ -8,16 +8,23 @@
 -- original; every later one is a finding, reported on its own UTC day, so
 -- a replay of an older receipt shows on the day it was replayed.
 --
+-- A later occurrence with the original's chain_hash is the same receipt
+-- (the same signed bytes, however re-serialised) delivered again, as
+-- at-least-once shipping and archivers do: not a replay. It is one row of
+-- kind `duplicate` (value: the chain hash), whatever values it repeats.
+--
 -- Parameter: the UTC day (DATE), bound once below; NULL reports every day.
 -- Receipts: every loaded receipt, whatever its verdict; the originals may
 -- be on any day.
 --
--- Severity: high, every row (see README, "Severity"). A value that must
--- occur once occurring twice is an exactly-once violation whatever the
--- receipts' verdicts: the same approval or call presented again, or an
--- issuer reusing nonces. There is no benign reading to rank lower.
+-- Severity: high, every row but duplicates (see README, "Severity"). A
+-- value that must occur once occurring on two different receipts is an
+-- exactly-once violation whatever the receipts' verdicts: the same
+-- approval or call presented again, or an issuer reusing nonces. There is
+-- no benign reading to rank lower. A duplicate is low: the same receipt
+-- stored twice says something of the shipping, nothing of the agent.
 --
--- One row per later occurrence: finding ('replays'), severity, finding_key
+-- One row per later occurrence (one per duplicate delivery): finding ('replays'), severity, finding_key
 -- (the row's identity: kind, scope, the whole value, the receipt's file and
 -- line; the runner shows its SHA-256 as finding_id), value (the repeated
 -- value, its first 64 characters), occurrence (2, 3, ...), occurrences (in
@@ -67,25 +74,29 @@ repeated AS (
 -- ... with every receipt that carries them ...
 occurrences AS (
     SELECT x.kind AS kind, '' AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
-           r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict
+           r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict,
+           r.chain_hash AS chain_hash
     FROM repeated x
     JOIN receipts r ON r.action_id = x.value
     WHERE x.kind = 'action_id'
     UNION ALL
     SELECT x.kind AS kind, COALESCE(r.issuer_id, '') AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
-           r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict
+           r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict,
+           r.chain_hash AS chain_hash
     FROM repeated x
     JOIN receipts r ON r.nonce = x.value
     WHERE x.kind = 'nonce'
     UNION ALL
     SELECT x.kind AS kind, '' AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
-           r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict
+           r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict,
+           r.chain_hash AS chain_hash
     FROM repeated x
     JOIN receipts r ON r.signature_sha256 = x.value
     WHERE x.kind = 'signature'
     UNION ALL
     SELECT x.kind AS kind, '' AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
-           r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict
+           r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict,
+           r.chain_hash AS chain_hash
     FROM repeated x
     JOIN receipts r ON r.call_signature = x.value
     WHERE x.kind = 'call_signature'
@@ -96,41 +107,81 @@ occurrences AS (
 ranked AS (
     SELECT o.kind AS kind, o.scope AS scope, o.value AS value, o.day AS day, o.source AS source, o.file_sha256 AS file_sha256, o.line AS line, o.action_id AS action_id,
            o.agent_id AS agent_id, o.issuer_id AS issuer_id, o.issued_at AS issued_at, o.verdict AS verdict,
+           o.chain_hash AS chain_hash,
            ROW_NUMBER() OVER (
                PARTITION BY o.kind, o.scope, o.value
                ORDER BY o.issued_at NULLS LAST, o.source, o.file_sha256, o.line
            ) AS occurrence,
            COUNT(*) OVER (PARTITION BY o.kind, o.scope, o.value) AS occurrences
     FROM occurrences o
+),
+-- ... each later one beside its original, the same receipt or another ...
+pairs AS (
+    SELECT later.kind AS kind, later.scope AS scope, later.value AS value, later.day AS day,
+           later.file_sha256 AS file_sha256, later.line AS line, later.occurrence AS occurrence,
+           later.occurrences AS occurrences, later.verdict AS verdict, later.action_id AS action_id,
+           later.agent_id AS agent_id, later.issuer_id AS issuer_id, later.issued_at AS issued_at,
+           later.source AS source, later.chain_hash AS chain_hash,
+           orig.action_id AS first_action_id, orig.issued_at AS first_issued_at,
+           orig.source AS first_source, orig.line AS first_line,
+           COALESCE(later.chain_hash IS NOT NULL AND later.chain_hash <> '' AND later.chain_hash = orig.chain_hash, FALSE) AS same
+    FROM ranked later
+    JOIN ranked orig
+      ON orig.kind = later.kind
+     AND orig.scope = later.scope
+     AND orig.value = later.value
+     AND orig.occurrence = 1
+    CROSS JOIN params p
+    WHERE later.occurrence > 1
+      AND (p.day IS NULL OR later.day = p.day)
+),
+-- ... the same receipt once per delivery, whichever values it repeats.
+duplicates AS (
+    SELECT d.*, ROW_NUMBER() OVER (PARTITION BY d.file_sha256, d.line ORDER BY d.kind) AS nth
+    FROM pairs d
+    WHERE d.same
+),
+found AS (
+    SELECT x.kind AS kind, 'high' AS severity, x.scope AS scope, x.value AS value, x.day AS day,
+           x.file_sha256 AS file_sha256, x.line AS line, x.occurrence AS occurrence,
+           x.occurrences AS occurrences, x.verdict AS verdict, x.action_id AS action_id,
+           x.agent_id AS agent_id, x.issuer_id AS issuer_id, x.issued_at AS issued_at,
+           x.source AS source, x.first_action_id AS first_action_id,
+           x.first_issued_at AS first_issued_at, x.first_source AS first_source,
+           x.first_line AS first_line
+    FROM pairs x
+    WHERE NOT x.same
+    UNION ALL
+    SELECT 'duplicate' AS kind, 'low' AS severity, '' AS scope, d.chain_hash AS value, d.day AS day,
+           d.file_sha256 AS file_sha256, d.line AS line, d.occurrence AS occurrence,
+           d.occurrences AS occurrences, d.verdict AS verdict, d.action_id AS action_id,
+           d.agent_id AS agent_id, d.issuer_id AS issuer_id, d.issued_at AS issued_at,
+           d.source AS source, d.first_action_id AS first_action_id,
+           d.first_issued_at AS first_issued_at, d.first_source AS first_source,
+           d.first_line AS first_line
+    FROM duplicates d
+    WHERE d.nth = 1
 )
 SELECT 'replays' AS finding,
-       'high' AS severity,
-       'replays|' || later.kind || '|' || later.scope || '|' || later.value || '|'
-           || later.file_sha256 || ':' || CAST(later.line AS VARCHAR) AS finding_key,
-       later.day AS day,
-       later.kind AS kind,
-       SUBSTR(later.value, 1, 64) AS value,
-       later.occurrence AS occurrence,
-       later.occurrences AS occurrences,
-       later.verdict AS verdict,
-       later.action_id AS action_id,
-       later.agent_id AS agent_id,
-       later.issuer_id AS issuer_id,
-       later.issued_at AS issued_at,
-       later.source AS source,
-       later.line AS line,
-       orig.action_id AS first_action_id,
-       orig.issued_at AS first_issued_at,
-       orig.source AS first_source,
-       orig.line AS first_line,
-       COALESCE(later.issued_at, CAST(later.day AS TIMESTAMP)) AS event_time
-FROM ranked later
-JOIN ranked orig
-  ON orig.kind = later.kind
- AND orig.scope = later.scope
- AND orig.value = later.value
- AND orig.occurrence = 1
-CROSS JOIN params p
-WHERE later.occurrence > 1
-  AND (p.day IS NULL OR later.day = p.day)
-ORDER BY later.day, later.kind, later.value, later.scope, later.occurrence
+       r.severity AS severity,
+       'replays|' || r.kind || '|' || r.scope || '|' || r.value || '|'
+           || r.file_sha256 || ':' || CAST(r.line AS VARCHAR) AS finding_key,
+       r.day AS day,
+       r.kind AS kind,
+       SUBSTR(r.value, 1, 64) AS value,
+       r.occurrence AS occurrence,
+       r.occurrences AS occurrences,
+       r.verdict AS verdict,
+       r.action_id AS action_id,
+       r.agent_id AS agent_id,
+       r.issuer_id AS issuer_id,
+       r.issued_at AS issued_at,
+       r.source AS source,
+       r.line AS line,
+       r.first_action_id AS first_action_id,
+       r.first_issued_at AS first_issued_at,
+       r.first_source AS first_source,
+       r.first_line AS first_line,
+       COALESCE(r.issued_at, CAST(r.day AS TIMESTAMP)) AS event_time
+FROM found r
+ORDER BY r.day, r.kind, r.value, r.scope, r.occurrence

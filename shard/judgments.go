@@ -34,16 +34,21 @@ func judgmentFiles(arg string) (string, error) {
 
 // judgmentOutcomes are the outcomes of each kind of judgment, as the SQL
 // names them.
-const judgmentOutcomes = `(j.kind = 'chain' AND j.outcome IN ('linked', 'absent', 'break', 'fork_prior', 'fork'))
-	OR (j.kind = 'nonce' AND j.outcome IN ('unique', 'replay', 'prior_replay'))`
+const judgmentOutcomes = `(j.kind = 'chain' AND j.outcome IN ('linked', 'absent', 'outside', 'break', 'fork_prior', 'fork'))
+	OR (j.kind = 'nonce' AND j.outcome IN ('unique', 'replay', 'prior_replay', 'duplicate', 'prior_duplicate'))
+	OR (j.kind = 'delivery' AND j.outcome IN ('duplicate', 'prior_duplicate'))`
 
 // checkJudgments refuses judgments that do not judge every record with
 // a link (a chain row) or a nonce (a nonce row) exactly once: counted
 // per shard against the manifests, then row by row against the records.
 // Together the two make a one-to-one match: as many distinct rows as the
-// manifests count, each of a record that has the key. A row of no record,
-// an unknown kind or outcome, or a first_ord that is no record with the
-// same key at or before it is refused as well. source names the judgments in messages.
+// manifests count, each of a record that has the key. Delivery rows (a
+// receipt delivered again) depend on the whole input, so no manifest
+// counts them: each must be of a record with a chain hash, at most one a
+// record, its first_ord a record with the same chain hash. A row of no
+// record, an unknown kind or outcome, or a first_ord that is no record
+// with the same key at or before it is refused as well. source names the
+// judgments in messages.
 func checkJudgments(ctx context.Context, conn *sql.Conn, source string, shards []*shardDir) error {
 	refuse := func(format string, a ...any) error {
 		return &Error{Reason: ReasonJudgments, Path: source, Msg: fmt.Sprintf(format, a...) + ": the judgments must judge every record with a link or a nonce of every shard exactly once (run queries/shard/judgments.sql over exactly the run's parts: verify parts)"}
@@ -84,6 +89,13 @@ FROM judgments j GROUP BY ALL`)
 			}
 		}
 	}
+	for _, s := range shards {
+		k := [2]string{fmt.Sprint(s.m.Shard), "delivery"}
+		if c, ok := got[k]; ok && c.rows != c.distinct {
+			return refuse("shard %d (%s): %d delivery rows for %d records: a record judged twice", s.m.Shard, s.dir, c.rows, c.distinct)
+		}
+		delete(got, k)
+	}
 	for k, c := range got {
 		return refuse("%d rows of kind %q for shard %q, which the run does not have", c.rows, k[1], k[0])
 	}
@@ -95,6 +107,7 @@ LEFT JOIN shard_records f ON f.ord = j.first_ord
 WHERE r.ord IS NULL OR f.ord IS NULL OR j.first_ord > j.ord OR j.outcome IS NULL OR NOT (`+judgmentOutcomes+`)
 	OR (j.kind = 'chain' AND (r.link_key IS NULL OR f.link_key IS DISTINCT FROM r.link_key))
 	OR (j.kind = 'nonce' AND (r.nonce_key IS NULL OR f.nonce_key IS DISTINCT FROM r.nonce_key))
+	OR (j.kind = 'delivery' AND (r.chain_key IS NULL OR f.chain_key IS DISTINCT FROM r.chain_key))
 LIMIT 1`).Scan(&ord, &kind, &outcome)
 	switch {
 	case err == sql.ErrNoRows:

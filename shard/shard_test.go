@@ -38,6 +38,21 @@ func (p mapsPrior) Links(_ context.Context, prefixes []string) (map[string]strea
 	return out, nil
 }
 
+func (p mapsPrior) Scopes(_ context.Context, qs []stream.ScopeQuery) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, q := range qs {
+		for _, m := range p.recs {
+			if m.Keys.Chain == "" || m.Keys.Scope != q.Digest {
+				continue
+			}
+			if t, ok := m.Result.IssuedTime(); !ok || !q.HasBefore || t.UnixMicro() < q.Before {
+				out[q.Digest] = true
+			}
+		}
+	}
+	return out, nil
+}
+
 func (p mapsPrior) Nonces(_ context.Context, digests []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, d := range digests {
@@ -53,7 +68,8 @@ func (p mapsPrior) Nonces(_ context.Context, digests []string) (map[string]bool,
 // TestHistory: finalizing the later half of an archive with the earlier
 // half's map directory as history gives what stream.Run gives the later
 // half with the earlier half as its Prior: chains resolve into the
-// history, forks and replays of it are found.
+// history, forks and replays of it are found, and receipts of it
+// delivered again are told from them.
 func TestHistory(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -72,9 +88,10 @@ func TestHistory(t *testing.T) {
 	lines := strings.SplitAfter(string(raw), "\n")
 	half := len(lines) / 2
 	earlier, later := filepath.Join(dir, "earlier.jsonl"), filepath.Join(dir, "later.jsonl")
-	// The later half repeats a few earlier receipts: forks and replays
-	// of the history.
-	for p, body := range map[string]string{earlier: strings.Join(lines[:half], ""), later: strings.Join(lines[half:], "") + strings.Join(lines[10:14], "")} {
+	// The later half repeats a few earlier receipts (deliveries again)
+	// and altered copies of others (forks of the history).
+	forks := strings.ReplaceAll(strings.Join(lines[20:24], ""), `"nonce":"`, `"nonce":"f`)
+	for p, body := range map[string]string{earlier: strings.Join(lines[:half], ""), later: strings.Join(lines[half:], "") + strings.Join(lines[10:14], "") + forks} {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +150,7 @@ func TestHistory(t *testing.T) {
 	if got != want.String() {
 		t.Errorf("finalize with history differs from stream.Run with the earlier half as Prior:\n got %.2000s\nwant %.2000s", got, want.String())
 	}
-	for _, note := range []string{"already named by a receipt loaded earlier", "nonce already used by a receipt of this issuer loaded earlier"} {
+	for _, note := range []string{"already named by a receipt loaded earlier", "nonce already used by a receipt of this issuer loaded earlier", "the same receipt as one loaded earlier, delivered again", "used by this same receipt, loaded earlier"} {
 		if !strings.Contains(got, note) {
 			t.Errorf("no receipt judged %q", note)
 		}

@@ -36,7 +36,7 @@ import (
 var asqavNativeFormat = format{name: "asqav-native", detect: isAsqavPayload, check: checkAsqavPayload, chain: &chainRule{
 	hash: asqavChainHash,
 	link: linkRule{path: []string{"payload", "previousReceiptHash"}, absent: linkBad, null: linkUnnamed,
-		genesis: []string{genesisHash}, seedIsLink: true},
+		genesis: []string{genesisHash}, seedIsLink: true, hashOrNone: true},
 	scope: func(name string, doc *canon.Value) string {
 		p := doc.Get("payload")
 		return scopeKey(name, str(p, "issuer_id"), str(p, "org_id"), str(p, "agent_id"), str(p, "session_id"))

@@ -48,6 +48,11 @@ type linkRule struct {
 	// keepBad: a malformed value still names a predecessor (which then
 	// cannot be found), rather than no link at all.
 	keepBad bool
+	// hashOrNone: a string that is not a SHA-256 in hex ("", 63 zeros)
+	// names no predecessor, as null does: the chain is not checked (the
+	// Asqav SDK skips the chain of such a link when no predecessor is
+	// given, and no receipt can have it as its hash).
+	hashOrNone bool
 }
 
 // where names the link's member for notes ("payload.previousReceiptHash").
@@ -150,6 +155,21 @@ func chainScopeWhat(formatName string) string {
 	return "format"
 }
 
+// isHexHash reports whether s is 64 hex digits, of either case.
+func isHexHash(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // normalizeHash lowercases a hex digest and drops a "sha256:" prefix.
 func normalizeHash(s string) string {
 	return strings.ToLower(strings.TrimPrefix(s, "sha256:"))
@@ -190,6 +210,10 @@ func (c *check) readLink() {
 			if rule.keepBad {
 				c.link = chainLink{present: true, prev: v.Text}
 			}
+			return
+		}
+		if rule.hashOrNone && !isHexHash(v.Text) {
+			c.unlinked = rule.where() + " " + quoteShort(v.Text) + " is not a SHA-256 in hex: no predecessor named, the chain is not checked"
 			return
 		}
 		c.link = chainLink{present: true, prev: normalizeHash(v.Text)}

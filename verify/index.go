@@ -27,6 +27,9 @@ func (r *Result) indexEntry() hook.IndexEntry {
 	}
 	e.Scope = r.link.scope
 	e.NonceKey = nonceKeyOf(&r.Fields)
+	if t, ok := r.IssuedTime(); ok {
+		e.Issued, e.HasIssued = t.UnixMicro(), true
+	}
 	return e
 }
 

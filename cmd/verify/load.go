@@ -108,6 +108,12 @@ func failedInputs(sum analytics.LoadSummary, head string) error {
 // fileLine is the per-file line on stderr.
 func fileLine(f analytics.FileSummary) string {
 	line := fileOutcome(f)
+	if f.Duplicates > 0 {
+		line += fmt.Sprintf("; %d receipt(s) delivered again, judged as their first delivery", f.Duplicates)
+	}
+	if f.ChainsOutside > 0 {
+		line += fmt.Sprintf("; %d chain(s) starting before what is loaded, their first link not checked (load the earlier files first)", f.ChainsOutside)
+	}
 	if f.Incomplete {
 		line += "; its last line has no newline and cannot be read (still being written?): left for a later load"
 	}

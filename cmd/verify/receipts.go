@@ -217,6 +217,12 @@ func writeSummary(w io.Writer, s stream.Summary) {
 	for _, r := range reasons {
 		fmt.Fprintf(w, "summary: %s: %d\n", r, s.Reasons[verify.Reason(r)])
 	}
+	if s.Duplicates > 0 {
+		fmt.Fprintf(w, "summary: duplicates: %d (receipts delivered again, the same signed bytes: judged as their first delivery, not as replays)\n", s.Duplicates)
+	}
+	if s.ChainsOutside > 0 {
+		fmt.Fprintf(w, "summary: chains starting before the input: %d (their first link not checked; give the predecessors with --predecessor, the earlier files, or the audit database)\n", s.ChainsOutside)
+	}
 }
 
 // incompleteError is a run in which some receipt could not be fully

@@ -148,6 +148,8 @@ func TestFinalizeJudgmentsCover(t *testing.T) {
 		{"unknown shard", "SELECT * FROM j UNION ALL SELECT ord + 7 * 1099511627776, kind, outcome, first_ord FROM j WHERE ord = (SELECT min(ord) FROM j)", `rows of kind "\w+" for shard "7", which the run does not have`},
 		{"wrong kind", "SELECT ord, CASE WHEN kind = 'chain' THEN 'nonce' ELSE 'chain' END AS kind, outcome, first_ord FROM j", `shard 0 .*: 0 chain rows|\d+ chain rows, and its manifest`},
 		{"no such outcome", "SELECT ord, kind, CASE WHEN ord = (SELECT min(ord) FROM j) THEN 'fine' ELSE outcome END AS outcome, first_ord FROM j", `the (chain|nonce) row of ord \d+ \(fine\) .* has no such outcome`},
+		{"delivery of a record twice", "SELECT * FROM j UNION ALL SELECT ord, 'delivery', 'duplicate', first_ord FROM j WHERE kind = 'chain' AND ord = (SELECT max(ord) FROM j WHERE kind = 'chain') UNION ALL SELECT ord, 'delivery', 'duplicate', first_ord FROM j WHERE kind = 'chain' AND ord = (SELECT max(ord) FROM j WHERE kind = 'chain')", `\d+ delivery rows for \d+ records: a record judged twice`},
+		{"delivery of another receipt", "SELECT * FROM j UNION ALL SELECT ord, 'delivery', 'duplicate', (SELECT min(ord) FROM j) FROM j WHERE kind = 'chain' AND ord = (SELECT max(ord) FROM j WHERE kind = 'chain' AND ord NOT IN (SELECT ord FROM j WHERE kind = 'delivery'))", `the delivery row of ord \d+ \(duplicate\) judges no record with that key, names as first_ord no record with the same key`},
 		{"first_ord of no record", "SELECT ord, kind, outcome, CASE WHEN ord = (SELECT max(ord) FROM j) THEN 5 ELSE first_ord END AS first_ord FROM j", `names as first_ord no record with the same key at or before it`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,16 +20,25 @@
 --
 -- Rule: a receipt naming a predecessor links to it when some receipt has
 -- that chain hash (the earliest of the input, else the earliest of the
--- history) and both share a chain scope; otherwise the link is absent
--- (no such receipt) or a break (another chain). Of the receipts naming
--- one predecessor, the first links and every later one is a fork; all are
--- forks (fork_prior) when a receipt of the history names it already. The
--- first receipt to use an issuer's nonce is unique, or prior_replay when
--- the history used it; every later one is a replay.
+-- history) and both share a chain scope; otherwise it is a break (another
+-- chain), or, when no receipt has it, absent if an earlier receipt of its
+-- chain scope is in the input or a receipt of it in the history (a gap),
+-- and outside if none is (a chain that starts before the input). Of the receipts naming one predecessor,
+-- the first links and every later one is a fork; all are forks
+-- (fork_prior) when a receipt of the history names it already. The first
+-- receipt to use an issuer's nonce is unique, or prior_replay when the
+-- history used it; every later one is a replay.
 --
--- One row per judgment: ord, kind (chain or nonce), outcome, first_ord
--- (the first receipt of the input to name the predecessor or use the
--- nonce).
+-- Deliveries: a receipt whose chain hash an earlier receipt of the input
+-- has is that receipt delivered again (the same signed bytes): a
+-- delivery judgment (duplicate, first_ord the earlier one; prior_duplicate
+-- when the history has it), a nonce that is no replay (duplicate,
+-- prior_duplicate), a link judged as the first naming receipt's when it
+-- is that receipt again, and no fork_prior when the history holds it.
+--
+-- One row per judgment: ord, kind (chain, delivery or nonce), outcome,
+-- first_ord (the first receipt of the input to name the predecessor, use
+-- the nonce or have the chain hash).
 -- Order: ord, kind.
 WITH owners AS (
     SELECT r.chain_key AS k, MIN(r.ord) AS owner_ord
@@ -58,6 +67,17 @@ history_named AS (
     FROM history_records h
     WHERE h.link_key IS NOT NULL
 ),
+history_chain_scopes AS (
+    SELECT DISTINCT h.scope_key AS k
+    FROM history_records h
+    WHERE h.chain_key IS NOT NULL
+),
+scope_firsts AS (
+    SELECT r.scope_key AS k, MIN(r.ord) AS first_ord
+    FROM shard_records r
+    WHERE r.chain_key IS NOT NULL OR r.link_key IS NOT NULL
+    GROUP BY r.scope_key
+),
 first_namers AS (
     SELECT r.link_key AS k, MIN(r.ord) AS first_ord
     FROM shard_records r
@@ -74,33 +94,60 @@ history_nonces AS (
     SELECT DISTINCT h.nonce_key AS k
     FROM history_records h
     WHERE h.nonce_key IS NOT NULL
+),
+-- Each naming receipt's judgment as if it were no receipt delivered again.
+chain_base AS (
+    SELECT n.ord AS ord, n.chain_key AS chain_key, f.first_ord AS first_ord,
+        CASE
+            WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN
+                CASE WHEN sf.first_ord < n.ord OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
+            WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
+            WHEN hn.k IS NOT NULL AND ho.k IS NULL THEN 'fork_prior'
+            WHEN n.ord <> f.first_ord THEN 'fork'
+            ELSE 'linked'
+        END AS outcome
+    FROM shard_records n
+    JOIN first_namers f ON f.k = n.link_key
+    LEFT JOIN owner_scopes os ON os.k = n.link_key
+    LEFT JOIN history_scopes hs ON hs.k = n.link_key
+    LEFT JOIN history_named hn ON hn.k = n.link_key
+    LEFT JOIN history_owners ho ON ho.k = n.chain_key
+    LEFT JOIN scope_firsts sf ON sf.k = n.scope_key
+    LEFT JOIN history_chain_scopes hcs ON hcs.k = n.scope_key
 )
 SELECT j.ord AS ord, j.kind AS kind, j.outcome AS outcome, j.first_ord AS first_ord
 FROM (
-SELECT n.ord AS ord, 'chain' AS kind,
+SELECT c.ord AS ord, 'chain' AS kind,
     CASE
-        WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN 'absent'
-        WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
-        WHEN hn.k IS NOT NULL THEN 'fork_prior'
-        WHEN n.ord <> f.first_ord THEN 'fork'
-        ELSE 'linked'
+        WHEN c.ord <> c.first_ord AND c.chain_key = fc.chain_key THEN fc.outcome
+        ELSE c.outcome
     END AS outcome,
-    f.first_ord AS first_ord
-FROM shard_records n
-JOIN first_namers f ON f.k = n.link_key
-LEFT JOIN owner_scopes os ON os.k = n.link_key
-LEFT JOIN history_scopes hs ON hs.k = n.link_key
-LEFT JOIN history_named hn ON hn.k = n.link_key
+    c.first_ord AS first_ord
+FROM chain_base c
+JOIN chain_base fc ON fc.ord = c.first_ord
+UNION ALL
+SELECT r.ord AS ord, 'delivery' AS kind, 'duplicate' AS outcome, o.owner_ord AS first_ord
+FROM shard_records r
+JOIN owners o ON o.k = r.chain_key
+WHERE r.ord <> o.owner_ord
+UNION ALL
+SELECT o.owner_ord AS ord, 'delivery' AS kind, 'prior_duplicate' AS outcome, o.owner_ord AS first_ord
+FROM owners o
+JOIN history_owners ho ON ho.k = o.k
 UNION ALL
 SELECT u.ord AS ord, 'nonce' AS kind,
     CASE
+        WHEN u.ord <> f.first_ord AND u.chain_key = fu.chain_key THEN 'duplicate'
         WHEN u.ord <> f.first_ord THEN 'replay'
+        WHEN hn.k IS NOT NULL AND ho.k IS NOT NULL THEN 'prior_duplicate'
         WHEN hn.k IS NOT NULL THEN 'prior_replay'
         ELSE 'unique'
     END AS outcome,
     f.first_ord AS first_ord
 FROM shard_records u
 JOIN first_users f ON f.k = u.nonce_key
+JOIN shard_records fu ON fu.ord = f.first_ord
 LEFT JOIN history_nonces hn ON hn.k = u.nonce_key
+LEFT JOIN history_owners ho ON ho.k = u.chain_key
 ) j
 ORDER BY ord, kind

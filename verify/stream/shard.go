@@ -118,8 +118,11 @@ func Map(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 // Judgment is one judgment of a record's chain link or nonce across the
 // whole input, as the sharded judgment SQL gives it.
 type Judgment struct {
-	Kind    string // "chain" or "nonce"
-	Outcome string // chain: linked, absent, break, fork_prior, fork; nonce: unique, replay, prior_replay
+	Kind string // "chain", "nonce" or "delivery"
+	// Outcome, of a chain: linked, absent, outside, break, fork_prior,
+	// fork; of a nonce: unique, replay, prior_replay, duplicate,
+	// prior_duplicate; of a delivery: duplicate, prior_duplicate.
+	Outcome string
 	// First is the record, by its ordinal over the whole run (every shard
 	// before its own counted), that named the link or used the nonce
 	// first.
@@ -128,14 +131,19 @@ type Judgment struct {
 
 // outcomes are the SQL's names of the index's outcomes.
 var outcomes = map[[2]string]byte{
-	{"chain", "linked"}:       chainLinked,
-	{"chain", "absent"}:       chainAbsent,
-	{"chain", "break"}:        chainBreak,
-	{"chain", "fork_prior"}:   chainForkPrior,
-	{"chain", "fork"}:         chainFork,
-	{"nonce", "unique"}:       nonceUnique,
-	{"nonce", "replay"}:       nonceReplay,
-	{"nonce", "prior_replay"}: noncePriorReplay,
+	{"chain", "linked"}:             chainLinked,
+	{"chain", "absent"}:             chainAbsent,
+	{"chain", "break"}:              chainBreak,
+	{"chain", "fork_prior"}:         chainForkPrior,
+	{"chain", "fork"}:               chainFork,
+	{"nonce", "unique"}:             nonceUnique,
+	{"nonce", "replay"}:             nonceReplay,
+	{"nonce", "prior_replay"}:       noncePriorReplay,
+	{"chain", "outside"}:            chainOutside,
+	{"nonce", "duplicate"}:          nonceDuplicate,
+	{"nonce", "prior_duplicate"}:    noncePriorDuplicate,
+	{"delivery", "duplicate"}:       deliveryDuplicate,
+	{"delivery", "prior_duplicate"}: deliveryPriorDuplicate,
 }
 
 // Folder is the second half of a sharded run: it folds each record's
@@ -173,12 +181,16 @@ func (f *Folder) Fold(state []byte, js []Judgment) (*verify.Result, error) {
 				return nil, fmt.Errorf("%s line %d: no judgment %q of kind %q", res.Source, res.Line, j.Outcome, j.Kind)
 			}
 			kind := kindChain
-			if j.Kind == "nonce" {
+			switch j.Kind {
+			case "nonce":
 				kind = kindNonce
+			case "delivery":
+				kind = kindDelivery
 			}
 			own = append(own, judgment{kind: kind, outcome: o, first: j.First})
 		}
 		judge(res, own)
+		f.sum.deliveries(own)
 	}
 	f.sum.tally(res)
 	return res, nil

@@ -12,11 +12,22 @@
 // against the whole input, and writes the result. So every verdict is
 // final when written, and every receipt is parsed and verified once.
 //
-// Memory stays flat however long the input: the index is an external sort
-// that keeps 16 MiB of entries and 16 MiB of judgments in memory and
-// writes sorted runs to the temporary directory beyond that, beside the
-// spool: about 1.3 KB of disk per receipt in all, removed when the run
-// ends.
+// Memory stays flat however long the input, but for some 64 bytes a chain:
+// the index is an external sort that keeps 16 MiB of entries and 16 MiB of
+// judgments in memory and writes sorted runs to the temporary directory
+// beyond that, beside the spool (about 1.3 KB of disk per receipt in all,
+// removed when the run ends), and it keeps the first record of each chain
+// scope, to tell a chain that starts before the input from a gap in one.
+//
+// The same receipt delivered twice (the same chain hash: the same signed
+// bytes, however re-serialised) is counted in Summary.Duplicates and judged
+// as its first delivery, never as a replay of itself or a fork. A link to
+// a receipt that neither the input nor the archive holds FAILs chain_absent
+// when earlier receipts of its chain are in the input, or in an archive
+// that knows chain scopes (PriorScopes): a gap. On the first receipt of its
+// chain it is a chain that starts before the input, its link not checked
+// (SKIPPED, which does not make a receipt INCOMPLETE), counted in
+// Summary.ChainsOutside.
 package stream
 
 import (
@@ -100,6 +111,33 @@ type Prior interface {
 	Nonces(ctx context.Context, digests []string) (map[string]bool, error)
 }
 
+// PriorScopes is a Prior that also knows the chain scopes of the receipts
+// it holds. With it, a link to a receipt neither the input nor the archive
+// holds is a gap (chain_absent) when the archive holds earlier receipts of
+// its chain, as one run over the archive and the input would judge it, and
+// not a chain that starts before the input: a log loaded as it grows, or a
+// day at a time, gives the verdicts of one load of the whole. An archive
+// loaded out of order (the next day first) holds only later receipts of
+// the chain, which make no gap.
+type PriorScopes interface {
+	Prior
+	// Scopes is asked, for every chain scope whose first receipt in the
+	// input names a receipt neither holds, whether the archive holds a
+	// receipt of that scope with a chain hash issued before that receipt,
+	// and returns those it does, by Digest. An archived receipt without an
+	// issue time, or a query without one, counts as earlier.
+	Scopes(ctx context.Context, qs []ScopeQuery) (map[string]bool, error)
+}
+
+// ScopeQuery asks PriorScopes about one chain scope.
+type ScopeQuery struct {
+	Digest string // ScopeDigest of the scope
+	// Before is the issue time, in Unix microseconds, of the input's
+	// first receipt of the scope, when HasBefore.
+	Before    int64
+	HasBefore bool
+}
+
 // NonceDigest is the key a Prior is asked nonces by: the first 32 hex
 // characters (128 bits) of the SHA-256 of the receipt's nonce key (its
 // issuer and nonce, verify.Result.NonceKey); empty without a nonce. An
@@ -152,6 +190,11 @@ type Record struct {
 	// Rendered is what Options.Render appended for the Result, when set.
 	// Valid until emit returns.
 	Rendered []byte
+	// Duplicate: the receipt is an earlier one of the input or the
+	// archive delivered again (Summary.Duplicates). ChainOutside: it is
+	// the first receipt of a chain that starts before the input
+	// (Summary.ChainsOutside).
+	Duplicate, ChainOutside bool
 }
 
 // Summary counts every record of the run: each line read ends in exactly
@@ -167,6 +210,15 @@ type Summary struct {
 	Incomplete  int64                   `json:"incomplete"`
 	Unreadable  int64                   `json:"unreadable"`
 	Reasons     map[verify.Reason]int64 `json:"reasons"`
+	// Duplicates counts receipts that are an earlier receipt of the input
+	// (or the archive) delivered again: the same chain hash, so the same
+	// signed bytes. They are judged as the first delivery was, not as
+	// replays or forks.
+	Duplicates int64 `json:"duplicates"`
+	// ChainsOutside counts chains whose first receipt in the input names
+	// a predecessor that neither the input nor the archive holds: chains
+	// that start before the input, their first link not checked.
+	ChainsOutside int64 `json:"chains_outside"`
 }
 
 // Run verifies every source and calls emit once per record that is not a
@@ -351,6 +403,8 @@ func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error
 		rec.Rendered = opts.Render(renderBufs.Get(), res)
 	}
 	sum.tally(res)
+	rec.Duplicate, rec.ChainOutside = deliveryOf(r.judgments)
+	sum.deliveries(r.judgments)
 	err := emit(&rec)
 	renderBufs.Put(rec.Rendered)
 	r.rendered = nil
@@ -393,6 +447,18 @@ func (sum *Summary) tally(res *verify.Result) {
 	}
 	for _, reason := range res.Reasons {
 		sum.Reasons[reason]++
+	}
+}
+
+// deliveries counts a record's receipt delivered again or starting a
+// chain outside the input, from its judgments.
+func (sum *Summary) deliveries(js []judgment) {
+	dup, outside := deliveryOf(js)
+	if dup {
+		sum.Duplicates++
+	}
+	if outside {
+		sum.ChainsOutside++
 	}
 }
 

@@ -22,6 +22,10 @@ type IndexEntry struct {
 	HasLink   bool     // a non-genesis link
 	Scope     string   // the format and its chain scope (verify.ChainScope): receipts of one chain share it
 	NonceKey  string   // issuer and nonce; empty without a nonce
+	// Issued is the receipt's issue time in Unix microseconds, when
+	// HasIssued: what orders it among archived receipts of its chain.
+	Issued    int64
+	HasIssued bool
 }
 
 // Stream is the set of hooks package verify registers for package stream.
