@@ -3,11 +3,14 @@ package verify
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/receiptverify/verify/verify/canon"
 )
 
 // TestAlgMismatch: a receipt whose alg names another algorithm than its
@@ -98,8 +101,9 @@ func FuzzVerify(f *testing.F) {
 				t.Fatalf("verdict %s with error %v", res.Verdict, err)
 			}
 		case Unreadable:
-			if err == nil {
-				t.Fatal("unreadable without an error")
+			var ce *canon.Error
+			if !errors.As(err, &ce) || ce.Reason == "" {
+				t.Fatalf("unreadable with the error %v (%T), not a *canon.Error with a reason", err, err)
 			}
 		default:
 			t.Fatalf("verdict %q", res.Verdict)

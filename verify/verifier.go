@@ -30,8 +30,19 @@ type Verifier struct {
 	predecessor   *chainRef
 }
 
-// Option configures a Verifier.
+// Option configures a Verifier. New returns the first error of its
+// options, an *OptionError.
 type Option func(*Verifier) error
+
+// OptionError is an option New refused: which one, and why.
+type OptionError struct {
+	Option string // "WithMaxSkew", "WithPredecessor"
+	Err    error  // of WithPredecessor, the predecessor's: a *canon.Error when it is no JSON
+}
+
+func (e *OptionError) Error() string { return "verify: " + e.Option + ": " + e.Err.Error() }
+
+func (e *OptionError) Unwrap() error { return e.Err }
 
 // WithTime sets the instant expiry and clock skew are judged against. Without
 // it the skew axis is not run and expiry is judged against nothing (not run).
@@ -44,7 +55,7 @@ func WithTime(at time.Time) Option {
 func WithMaxSkew(d time.Duration) Option {
 	return func(v *Verifier) error {
 		if d < 0 {
-			return errors.New("max skew must not be negative")
+			return &OptionError{Option: "WithMaxSkew", Err: errors.New("the skew must not be negative")}
 		}
 		v.maxSkew = d
 		return nil
@@ -69,7 +80,7 @@ func WithPredecessor(raw []byte) Option {
 	return func(v *Verifier) error {
 		ref, err := chainRefOf(raw)
 		if err != nil {
-			return fmt.Errorf("predecessor: %w", err)
+			return &OptionError{Option: "WithPredecessor", Err: err}
 		}
 		v.predecessor = ref
 		return nil
@@ -116,8 +127,11 @@ type VerifyOptions struct {
 }
 
 // Verify checks one receipt given as its exact bytes. It returns an error
-// only when raw is not a JSON document at all; the Result then has the
-// verdict UNREADABLE. Every other problem is a verdict.
+// only when raw is not a JSON document this tool reads, and that error is
+// always a *canon.Error whose Reason says why (syntax, invalid_utf8,
+// duplicate_member, too_deep, too_large, trailing_data, ...); the Result
+// then has the verdict UNREADABLE and the reason malformed. Every other
+// problem is a verdict, with its reasons on the Result's axes.
 func (v *Verifier) Verify(raw []byte) (*Result, error) { return v.VerifyWith(raw, VerifyOptions{}) }
 
 // VerifyWith is Verify with options. The Result never refers to raw's

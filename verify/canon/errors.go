@@ -2,24 +2,27 @@ package canon
 
 import (
 	"fmt"
+
+	"github.com/receiptverify/verify/verify/internal/reason"
 )
 
-// Reason is a stable code for why a document was rejected. Message text is
-// not an API; reasons are.
-type Reason string
+// Reason is a stable code for why a document was rejected: the one type of
+// every package's reasons (verify.Reason is the same). Message text is not
+// an API; reasons are.
+type Reason = reason.Reason
 
 // The reasons a dialect rejects a document.
 const (
-	ReasonSyntax          Reason = "syntax"           // not JSON
-	ReasonInvalidUTF8     Reason = "invalid_utf8"     // bytes that are not UTF-8
-	ReasonLoneSurrogate   Reason = "lone_surrogate"   // \ud800 without its pair
-	ReasonDuplicateMember Reason = "duplicate_member" // one object, one name twice
-	ReasonTooDeep         Reason = "too_deep"         // nesting over the dialect's limit
-	ReasonTooLarge        Reason = "too_large"        // document over limits.MaxDocumentBytes
-	ReasonUnsafeInteger   Reason = "unsafe_integer"   // integer literal beyond 2^53
-	ReasonNonFinite       Reason = "non_finite"       // number that overflows a double
-	ReasonTrailingData    Reason = "trailing_data"    // bytes after the document
-	ReasonUnsupported     Reason = "unsupported"      // a value the dialect cannot express
+	ReasonSyntax          = reason.Syntax          // not JSON
+	ReasonInvalidUTF8     = reason.InvalidUTF8     // bytes that are not UTF-8
+	ReasonLoneSurrogate   = reason.LoneSurrogate   // \ud800 without its pair
+	ReasonDuplicateMember = reason.DuplicateMember // one object, one name twice
+	ReasonTooDeep         = reason.TooDeep         // nesting over the dialect's limit
+	ReasonTooLarge        = reason.TooLarge        // document over limits.MaxDocumentBytes
+	ReasonUnsafeInteger   = reason.UnsafeInteger   // integer literal beyond 2^53
+	ReasonNonFinite       = reason.NonFinite       // number that overflows a double
+	ReasonTrailingData    = reason.TrailingData    // bytes after the document
+	ReasonUnsupported     = reason.Unsupported     // a value the dialect cannot express
 )
 
 // Error is a rejected document: why, where (byte offset into the input, or

@@ -204,3 +204,29 @@ func TestAsqavContextComposition(t *testing.T) {
 		}
 	}
 }
+
+// TestAsqavPayloadDigest recomputes the payload_digest of a real
+// production receipt (asqav-06, signed by the Asqav cloud signer) from its
+// context, and of a missing context (the empty object).
+func TestAsqavPayloadDigest(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/receipts/asqav-06-mldsa65-payload-prod/receipt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := canon.Parse(raw, canon.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Get("payload")
+	got, err := AsqavPayloadDigest(canon.Asqav, p.Get("context"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (PayloadDigest{Hash: "b0e3686703eb8c50ee5575ddacfe2277169c24bec8a59d118dca612b08cd061d", Size: 63}); got != want {
+		t.Errorf("asqav-06: %+v, want %+v", got, want)
+	}
+	got, err = AsqavPayloadDigest(canon.Asqav, nil)
+	if err != nil || got != (PayloadDigest{Hash: "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a", Size: 2}) {
+		t.Errorf("no context: %+v, %v", got, err)
+	}
+}

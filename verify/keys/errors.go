@@ -3,24 +3,27 @@ package keys
 import (
 	"errors"
 	"fmt"
+
+	"github.com/receiptverify/verify/verify/internal/reason"
 )
 
-// Reason is a stable, machine-readable cause. The set is closed.
-type Reason string
+// Reason is a stable, machine-readable cause: the one type of every
+// package's reasons (verify.Reason is the same). The set is closed.
+type Reason = reason.Reason
 
 // The reasons this package reports.
 const (
-	ReasonUnknownKey     Reason = "unknown_key"        // no key matches the ids on the wire
-	ReasonMalformedKey   Reason = "malformed_key"      // an entry or key value cannot be used
-	ReasonMalformedFile  Reason = "malformed_key_file" // the file as a whole cannot be read
-	ReasonUnsupportedAlg Reason = "unsupported_alg"    // the key's algorithm is not supported
-	ReasonLimit          Reason = "limit_exceeded"     // a limit in limits.go was hit
-	ReasonNoKeys         Reason = "no_keys"            // a file yielded no usable key
-	ReasonKeyRevoked     Reason = "key_revoked"        // status is not active, or revoked_at has passed
-	ReasonConflict       Reason = "key_conflict"       // entries give one key id different keys or ids
+	ReasonUnknownKey     = reason.UnknownKey       // no key matches the ids on the wire
+	ReasonMalformedKey   = reason.MalformedKey     // an entry or key value cannot be used
+	ReasonMalformedFile  = reason.MalformedKeyFile // the file as a whole cannot be read
+	ReasonUnsupportedAlg = reason.UnsupportedAlg   // the key's algorithm is not supported
+	ReasonLimit          = reason.Limit            // a limit in limits.go was hit
+	ReasonNoKeys         = reason.NoKeys           // a file yielded no usable key
+	ReasonKeyRevoked     = reason.KeyRevoked       // status is not active, or revoked_at has passed
+	ReasonConflict       = reason.KeyConflict      // entries give one key id different keys or ids
 	// ReasonRevokedAfterIssue: the key was revoked after the issue time the
 	// receipt claims, which cannot be checked (see Key.CheckStatus).
-	ReasonRevokedAfterIssue Reason = "revoked_after_issue"
+	ReasonRevokedAfterIssue = reason.RevokedAfterIssue
 )
 
 // Error is the only error type returned by this package. Entries skipped

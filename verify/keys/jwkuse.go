@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/receiptverify/verify/verify/internal/reason"
 )
 
 // ReasonKeyUse is an entry whose JWK "use" or "key_ops" says it is not
 // for verifying signatures (RFC 7517 §4.2, §4.3): it is kept, so that a
 // receipt naming it is told why, but never verifies one.
-const ReasonKeyUse Reason = "key_use_excluded"
+const ReasonKeyUse = reason.KeyUseExcluded
 
 // useExcluded says why an entry's use or key_ops member excludes
 // verifying, "" when neither does. A key_ops that is not an array of

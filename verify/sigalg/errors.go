@@ -4,18 +4,21 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/receiptverify/verify/verify/internal/reason"
 )
 
-// Reason is a stable, machine-readable cause. The set is closed.
-type Reason string
+// Reason is a stable, machine-readable cause: the one type of every
+// package's reasons (verify.Reason is the same). The set is closed.
+type Reason = reason.Reason
 
 // The reasons this package reports.
 const (
-	ReasonUnsupportedAlg     Reason = "unsupported_alg"
-	ReasonMalformedKey       Reason = "malformed_key"
-	ReasonMalformedSignature Reason = "malformed_signature"
-	ReasonBadSignature       Reason = "bad_signature"
-	ReasonMalformedEncoding  Reason = "malformed_encoding"
+	ReasonUnsupportedAlg     = reason.UnsupportedAlg
+	ReasonMalformedKey       = reason.MalformedKey
+	ReasonMalformedSignature = reason.MalformedSignature
+	ReasonBadSignature       = reason.BadSignature
+	ReasonMalformedEncoding  = reason.MalformedEncoding
 )
 
 // Error is the only error type returned by this package.
