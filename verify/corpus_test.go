@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,8 @@ var keyFiles = []string{"jwks.json", "keys.json", "acta-keys.json", "did_map.jso
 // every case). One reason differs by path on purpose: told that the given
 // predecessor is the one, Verify calls a link to another receipt
 // chain_mismatch, where the stream, which looks the link up in the whole
-// input, calls it chain_absent.
+// input, calls it chain_absent; so where a case gives a predecessor, its
+// chain_absent is expected here as chain_mismatch, and nothing else is.
 func TestReceiptCorpus(t *testing.T) {
 	t.Parallel()
 	for _, c := range vectors.Cases(t, "..") {
@@ -58,12 +60,18 @@ func TestReceiptCorpus(t *testing.T) {
 			res, _ := v.Verify(raw)
 			reasons := make([]string, len(res.Reasons))
 			for i, r := range res.Reasons {
-				if r == ReasonChainMismatch {
-					r = ReasonChainAbsent
-				}
 				reasons[i] = string(r)
 			}
-			if d := c.Lines[0].Check(res.Format, string(res.Verdict), reasons); d != "" {
+			want := c.Lines[0]
+			if c.Predecessor != "" {
+				want.Reasons = slices.Clone(want.Reasons)
+				for i, r := range want.Reasons {
+					if r == string(ReasonChainAbsent) {
+						want.Reasons[i] = string(ReasonChainMismatch)
+					}
+				}
+			}
+			if d := want.Check(res.Format, string(res.Verdict), reasons); d != "" {
 				t.Fatalf("%s\n%s", d, dump(res))
 			}
 			if n := c.Lines[0].SignatureNote; n != "" && !strings.Contains(res.Axes.Of(AxisSignature).Note, n) {
