@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/receiptverify/verify/verify"
@@ -41,6 +42,9 @@ type fileLoad struct {
 	counts stream.Summary
 	// changed: found rewritten at commit, after the run counted its records.
 	changed bool
+	// redelivered counts the records not stored because their lines are
+	// stored already from another file (insertChunk).
+	redelivered stream.Summary
 
 	tx       *sql.Tx
 	loadedAt time.Time   // the load's clock (UTC): files.loaded_at, and the day of undated receipts
@@ -186,13 +190,59 @@ func (f *fileLoad) begin() error {
 		var err error
 		for sp := range chunks {
 			if err == nil {
-				_, err = tx.ExecContext(f.ctx, receiptInsert+sp.read(receiptColumns), sha, source, loadDay, trust)
+				err = f.insertChunk(tx, sp, sha, source, loadDay, trust)
 			}
 			sp.remove()
 		}
 		f.inserted <- err
 	}(f.chunks, f.sum.SHA256, f.sum.Path, f.loadedAt.Format(time.DateOnly), f.trust)
 	return nil
+}
+
+// insertChunk inserts one receipts chunk but for the lines stored already
+// from another file (notRedelivered), whose counts it adds to
+// f.redelivered. It runs on the inserting goroutine; finish reads
+// f.redelivered once that goroutine is done (wait).
+func (f *fileLoad) insertChunk(tx *sql.Tx, sp *spool, sha, source, loadDay, trust string) error {
+	res, err := tx.ExecContext(f.ctx, receiptInsert+sp.read(receiptColumns)+notRedelivered, sha, source, loadDay, trust)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil || n >= sp.rows {
+		return err
+	}
+	rows, err := tx.QueryContext(f.ctx, "SELECT s.verdict, array_to_string(s.reasons, ',') FROM "+sp.read(receiptColumns)+redeliveredRows, sha)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	c := &f.redelivered
+	if c.Reasons == nil {
+		c.Reasons = map[verify.Reason]int64{}
+	}
+	for rows.Next() {
+		var verdict string
+		var reasons sql.NullString
+		if err := rows.Scan(&verdict, &reasons); err != nil {
+			return err
+		}
+		switch verify.Verdict(verdict) {
+		case verify.Pass:
+			c.Pass++
+		case verify.Fail:
+			c.Fail++
+		default:
+			c.Incomplete++
+		}
+		c.Receipts++
+		if reasons.String != "" {
+			for _, r := range strings.Split(reasons.String, ",") {
+				c.Reasons[verify.Reason(r)]++
+			}
+		}
+	}
+	return rows.Err()
 }
 
 // flushChunk hands the current receipts chunk to the inserting goroutine,
@@ -272,6 +322,11 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	if werr := f.wait(); err == nil {
 		err = werr
 	}
+	if err == nil && f.redelivered.Receipts > 0 {
+		s.Accepted -= f.redelivered.Receipts
+		s.Redelivered = f.redelivered.Receipts
+		f.counts = subtractCounts(f.counts, f.redelivered)
+	}
 	if err == nil && !f.rawAll && s.Accepted > 0 {
 		err = f.fillFlagged(id.sha256)
 	}
@@ -286,10 +341,10 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	if err == nil {
 		_, err = f.tx.ExecContext(f.ctx,
 			`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at,
-				content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13)`,
+				content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256, redelivered)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, $14)`,
 			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
-			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust)
+			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust, s.Redelivered)
 	}
 	if err == nil {
 		err = f.relink()

@@ -88,6 +88,11 @@ type FileSummary struct {
 	Lines     int64  // lines read from FirstLine on, blank ones included
 	Accepted  int64  // rows added to receipts
 	Rejected  int64  // rows added to rejects
+	// Redelivered are the file's receipts whose lines are stored already
+	// from another file (a batch delivered again): counted here, not
+	// stored again, not judged replays, and out of Accepted and the
+	// load's verification counts.
+	Redelivered int64
 	// TrustChanged: the file is already loaded, and what is stored of it
 	// was verified with other key or schema files (their SHA-256 differ)
 	// or strictness. A judging time (--at) or tool version of its own does
@@ -288,8 +293,11 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 		if err == nil {
 			sum.Verify = addCounts(done, vs)
 			for _, f := range l.pending {
-				if f.changed { // not loaded: its records are not counted
+				switch {
+				case f.changed: // not loaded: its records are not counted
 					sum.Verify = subtractCounts(sum.Verify, f.counts)
+				case f.sum.Err == nil: // lines stored before from another file are not counted
+					sum.Verify = subtractCounts(sum.Verify, f.redelivered)
 				}
 			}
 			break
@@ -377,7 +385,7 @@ func (e *InputChangedError) Error() string {
 	return fmt.Sprintf("changed while it was being verified%s: rewritten in place; nothing of it recorded, the next load reads it again", at)
 }
 
-// subtractCounts takes the record counts of b from a.
+// subtractCounts takes the record counts and reasons of b from a.
 func subtractCounts(a, b stream.Summary) stream.Summary {
 	a.Receipts -= b.Receipts
 	a.Pass -= b.Pass
@@ -385,6 +393,15 @@ func subtractCounts(a, b stream.Summary) stream.Summary {
 	a.Incomplete -= b.Incomplete
 	a.Unreadable -= b.Unreadable
 	a.FilesFailed -= b.FilesFailed
+	if len(b.Reasons) > 0 {
+		reasons := make(map[verify.Reason]int64, len(a.Reasons))
+		for r, n := range a.Reasons {
+			if n -= b.Reasons[r]; n > 0 {
+				reasons[r] = n
+			}
+		}
+		a.Reasons = reasons
+	}
 	return a
 }
 

@@ -160,6 +160,21 @@ const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, byte_off
 	make_timestamp(issued_us), COALESCE(CAST(make_timestamp(issued_us) AS DATE), CAST($3 AS DATE)), raw,
 	nonce_key, $4 FROM `
 
+// notRedelivered follows receiptInsert's read_ndjson call: it leaves out
+// the spool rows whose line is stored already from another file ($1 is the
+// file_sha256 being loaded), by line_sha256. A log re-sent inside another
+// file (an incoming directory that delivers a batch again) is recognised
+// so: its lines are counted as re-delivered, not stored twice, and not
+// judged replays of themselves.
+const notRedelivered = ` AS s WHERE NOT EXISTS
+	(SELECT 1 FROM receipts r WHERE r.line_sha256 = s.line_sha256 AND r.file_sha256 <> $1)`
+
+// redeliveredRows reads back, from a spool receiptInsert took with
+// notRedelivered, the verdict and reasons of the rows it left out: those
+// the file being loaded ($1) holds no row of.
+const redeliveredRows = ` AS s WHERE NOT EXISTS
+	(SELECT 1 FROM receipts r WHERE r.file_sha256 = $1 AND r.line = s.line)`
+
 // appendRejectRow appends one rejects row (see appendReceiptRow). raw is
 // left out (NULL) when the line was too long to keep or is not valid UTF-8,
 // which a VARCHAR cannot hold exactly.

@@ -201,6 +201,11 @@ func writeLoadNotes(w io.Writer, dbPath, out string, lsum analytics.LoadSummary,
 			fmt.Fprintf(w, "left for the next run: %s: its last line has no newline yet (still being written)\n", termtext.Escape(f.Path))
 		}
 	}
+	for _, f := range lsum.Files {
+		if f.Redelivered > 0 {
+			fmt.Fprintf(w, "re-delivered: %s: %d line(s) stored already from another file: not stored again, not judged replays\n", termtext.Escape(f.Path), f.Redelivered)
+		}
+	}
 	for _, l := range late {
 		fmt.Fprintf(w, "late delivery: %d receipt(s) added to %s, reported before; report it again: verify report --db %s --day %s --out %s\n",
 			l.Added, l.Day, shellQuote(dbPath), l.Day, shellQuote(filepath.Join(out, l.Day)))

@@ -270,3 +270,85 @@ func TestQuietExpiredBaseline(t *testing.T) {
 		t.Errorf("without -q: want a line per expired entry:\n%s", stderr)
 	}
 }
+
+// TestRedeliveryStoredOnce: a line already stored that arrives again
+// inside another file (an incoming directory that re-sends a batch) is
+// counted as re-delivered: not stored again, not judged a replay, out of
+// the verification counts; the same within one run. A line repeated
+// inside one file is still a replay.
+func TestRedeliveryStoredOnce(t *testing.T) {
+	t.Parallel()
+	lines, keys := liveCorpus(t, 12, 24)
+	dir := t.TempDir()
+	at := "--at=2026-12-01T00:00:00Z"
+	db := filepath.Join(dir, "audit.duckdb")
+	log := filepath.Join(dir, "logs", "agent.jsonl")
+	writeFile(t, log, []byte(strings.Join(lines[:10], "")))
+	if code, _, stderr := runVerify(t, "load", "--db", db, "--keys", keys, at, log); code != exitOK {
+		t.Fatalf("load: exit %d\n%s", code, stderr)
+	}
+	batch := filepath.Join(dir, "incoming", "batch.jsonl")
+	writeFile(t, batch, []byte(strings.Join(lines[4:15], "")))
+	code, stdout, stderr := runVerify(t, "audit", "--db", db, "--out", filepath.Join(dir, "report"), "--keys", keys, at, filepath.Dir(batch))
+	if code != exitOK {
+		t.Errorf("re-sent batch: exit %d, want 0\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		": 5 receipts (5 pass, 0 fail, 0 incomplete)",
+		"re-delivered: " + batch + ": 6 line(s) stored already from another file",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if want := "verify: load: " + batch + ": 5 accepted, 0 rejected; 6 re-delivered"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	storedOnce := func(db string, want int) {
+		t.Helper()
+		got, _ := dbRows(t, db)
+		rows := strings.Split(strings.TrimSpace(got), "\n")
+		if len(rows) != want {
+			t.Errorf("%d receipts stored, want %d:\n%s", len(rows), want, got)
+		}
+		seen := map[string]bool{}
+		for _, r := range rows {
+			f := strings.Fields(r)
+			if seen[f[1]] || f[2] != "PASS" {
+				t.Errorf("stored twice or not PASS: %s", r)
+			}
+			seen[f[1]] = true
+		}
+		if _, out, _ := runVerify(t, "query", "--db", db, "-f", "jsonl", "replays"); out != "" {
+			t.Errorf("replays:\n%s", out)
+		}
+	}
+	storedOnce(db, 15)
+	if _, out, _ := runVerify(t, "query", "--db", db, "-f", "csv", "files"); !strings.Contains(out, batch+",") || !strings.Contains(out, ",11,5,0,") {
+		t.Errorf("the batch's files row does not say 11 lines, 5 accepted:\n%s", out)
+	}
+
+	// Two new files sharing lines, in one run: the second's shared lines
+	// are re-delivered.
+	db2 := filepath.Join(dir, "one-run.duckdb")
+	other := filepath.Join(dir, "two", "b.jsonl")
+	writeFile(t, filepath.Join(dir, "two", "a.jsonl"), []byte(strings.Join(lines[:12], "")))
+	writeFile(t, other, []byte(strings.Join(lines[8:20], "")))
+	code, _, stderr = runVerify(t, "load", "--db", db2, "--keys", keys, at, filepath.Dir(other))
+	if code != exitOK || !strings.Contains(stderr, other+": 8 accepted, 0 rejected; 4 re-delivered") {
+		t.Errorf("one run: exit %d\n%s", code, stderr)
+	}
+	storedOnce(db2, 20)
+
+	// A line repeated inside one file is a replay, as before.
+	db3 := filepath.Join(dir, "replay.duckdb")
+	twice := filepath.Join(dir, "twice.jsonl")
+	writeFile(t, twice, []byte(strings.Join(lines[:3], "")+lines[1]))
+	code, stdout, stderr = runVerify(t, "audit", "--db", db3, "--out", filepath.Join(dir, "report3"), "--keys", keys, at, twice)
+	if code != exitRejected || strings.Contains(stdout, "re-delivered") {
+		t.Errorf("a line twice in one file: exit %d, want %d\nstdout: %s\nstderr: %s", code, exitRejected, stdout, stderr)
+	}
+	if _, out, _ := runVerify(t, "query", "--db", db3, "-f", "jsonl", "replays"); out == "" {
+		t.Errorf("a line twice in one file is no replay")
+	}
+}
