@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,9 @@ type fileLoad struct {
 	// redelivered counts the records not stored because their lines are
 	// stored already from another file (insertChunk).
 	redelivered stream.Summary
+	// redeliveredDays are the days of the stored receipts those lines
+	// are.
+	redeliveredDays []string
 
 	tx       *sql.Tx
 	loadedAt time.Time   // the load's clock (UTC): files.loaded_at, and the day of undated receipts
@@ -242,7 +246,25 @@ func (f *fileLoad) insertChunk(tx *sql.Tx, sp *spool, sha, source, loadDay, trus
 			}
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	days, err := tx.QueryContext(f.ctx, "SELECT DISTINCT CAST(r.day AS VARCHAR) FROM "+sp.read(receiptColumns)+
+		" AS s JOIN receipts r ON r.line_sha256 = s.line_sha256 AND r.file_sha256 <> $1", sha)
+	if err != nil {
+		return err
+	}
+	defer days.Close()
+	for days.Next() {
+		var d string
+		if err := days.Scan(&d); err != nil {
+			return err
+		}
+		if !slices.Contains(f.redeliveredDays, d) {
+			f.redeliveredDays = append(f.redeliveredDays, d)
+		}
+	}
+	return days.Err()
 }
 
 // flushChunk hands the current receipts chunk to the inserting goroutine,
@@ -341,10 +363,11 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	if err == nil {
 		_, err = f.tx.ExecContext(f.ctx,
 			`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at,
-				content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256, redelivered)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, $14)`,
+				content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256, redelivered, redelivered_days)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, $14, NULLIF($15, ''))`,
 			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
-			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust, s.Redelivered)
+			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust, s.Redelivered,
+			strings.Join(slices.Sorted(slices.Values(f.redeliveredDays)), ","))
 	}
 	if err == nil {
 		err = f.relink()

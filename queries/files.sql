@@ -6,7 +6,8 @@
 -- loaded.
 --
 -- One row per file: path, file_sha256, size_bytes, lines, accepted,
--- rejected, loaded_at, receipts_on_day. Order: path, file_sha256.
+-- rejected, loaded_at, receipts_on_day, redelivered (its lines stored
+-- already from another file, not stored again). Order: path, file_sha256.
 WITH params AS (SELECT CAST(? AS DATE) AS day),
 on_day AS (
     SELECT r.file_sha256 AS file_sha256, COUNT(*) AS receipts
@@ -22,7 +23,8 @@ SELECT f.path AS path,
        f.accepted AS accepted,
        f.rejected AS rejected,
        f.loaded_at AS loaded_at,
-       COALESCE(d.receipts, 0) AS receipts_on_day
+       COALESCE(d.receipts, 0) AS receipts_on_day,
+       COALESCE(f.redelivered, 0) AS redelivered
 FROM files f
 CROSS JOIN params p
 LEFT JOIN on_day d ON d.file_sha256 = f.file_sha256

@@ -145,8 +145,10 @@ func auditAction(ctx *cli.Context) error {
 
 // inputDays are the UTC days of the files of a load (those loaded before
 // included), in order: the days of the database (days.sql) whose files
-// (files.sql) include one of them, and the load day of an input file with
-// no receipt at all, whose rejected lines are reported on that day.
+// (files.sql) include one of them, the days of the stored receipts an
+// input re-delivered, and the load day of an input file with no receipt
+// at all and not wholly re-delivered, whose rejected lines are reported
+// on that day.
 func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary) ([]string, error) {
 	want := map[string]bool{}
 	for _, f := range lsum.Files {
@@ -156,13 +158,19 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 			}
 		}
 	}
-	var days []string
+	days, err := analytics.RedeliveredDays(ctx, db, lsum)
+	if err != nil {
+		return nil, err
+	}
 	loaded, err := analytics.RunQuery(ctx, db.SQL(), "files", "")
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range loaded.Rows {
-		if accepted, _ := r[loaded.Col("accepted")].(int64); want[analytics.Text(r[loaded.Col("file_sha256")])] && accepted == 0 {
+		accepted, _ := r[loaded.Col("accepted")].(int64)
+		rejected, _ := r[loaded.Col("rejected")].(int64)
+		redelivered, _ := r[loaded.Col("redelivered")].(int64)
+		if want[analytics.Text(r[loaded.Col("file_sha256")])] && accepted == 0 && (rejected > 0 || redelivered == 0) {
 			if t, ok := r[loaded.Col("loaded_at")].(time.Time); ok {
 				days = append(days, t.UTC().Format(time.DateOnly))
 			}

@@ -328,6 +328,18 @@ func TestRedeliveryStoredOnce(t *testing.T) {
 		t.Errorf("the batch's files row does not say 11 lines, 5 accepted:\n%s", out)
 	}
 
+	// A batch wholly re-delivered stores nothing; audit reports the day
+	// of the receipts it holds, in the run that loads it and in the next.
+	again := filepath.Join(dir, "again", "batch.jsonl")
+	writeFile(t, again, []byte(lines[9]+lines[2]+lines[7]))
+	for run := range 2 {
+		code, stdout, stderr := runVerify(t, "audit", "--db", db, "--out", filepath.Join(dir, "report"), "--keys", keys, at, again)
+		if code != exitOK || !strings.Contains(stdout, "\n2026-11-01        15 ") {
+			t.Errorf("wholly re-delivered, run %d: exit %d, want 0 and the day of its receipts\nstdout: %s\nstderr: %s", run, code, stdout, stderr)
+		}
+	}
+	storedOnce(db, 15)
+
 	// Two new files sharing lines, in one run: the second's shared lines
 	// are re-delivered.
 	db2 := filepath.Join(dir, "one-run.duckdb")
