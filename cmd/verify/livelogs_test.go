@@ -364,3 +364,45 @@ func TestRedeliveryStoredOnce(t *testing.T) {
 		t.Errorf("a line twice in one file is no replay")
 	}
 }
+
+// TestLateDeliveryReportedAgain: audit without --day reports again every
+// day a late file adds receipts to; with --day of another night it names
+// the late day and the command that reports it again.
+func TestLateDeliveryReportedAgain(t *testing.T) {
+	t.Parallel()
+	first, keys1 := liveCorpus(t, 14, 12)
+	late, keys2 := liveCorpus(t, 15, 5)
+	later, keys3 := liveCorpus(t, 16, 3)
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	db := filepath.Join(dir, "audit.duckdb")
+	out := filepath.Join(dir, "report")
+	audit := func(at string, extra ...string) (int, string, string) {
+		t.Helper()
+		args := []string{"audit", "--db", db, "--out", out, "--keys", keys1, "--keys", keys2, "--keys", keys3, "--at", at}
+		return runVerify(t, append(append(args, extra...), logs)...)
+	}
+	summary := func() string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(out, "2026-11-01", "summary.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	writeFile(t, filepath.Join(logs, "a.jsonl"), []byte(strings.Join(first, "")))
+	if code, stdout, stderr := audit("2026-11-02T01:10:00Z"); code != exitOK || !strings.Contains(summary(), "Receipts of the day: **12**") {
+		t.Fatalf("first night: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	writeFile(t, filepath.Join(logs, "b.jsonl"), []byte(strings.Join(late, "")))
+	code, stdout, stderr := audit("2026-11-03T01:10:00Z")
+	if code != exitOK || strings.Contains(stdout, "late delivery") || !strings.Contains(summary(), "Receipts of the day: **17**") {
+		t.Errorf("late file, no --day: exit %d, want the day reported again\nstdout: %s\nstderr: %s\nsummary.md: %s", code, stdout, stderr, summary())
+	}
+	writeFile(t, filepath.Join(logs, "c.jsonl"), []byte(strings.Join(later, "")))
+	code, stdout, stderr = audit("2026-11-04T01:10:00Z", "--day", "2026-11-03")
+	want := "late delivery: 3 receipt(s) added to 2026-11-01, reported before; report it again: verify report --db " + db + " --day 2026-11-01 --out " + filepath.Join(out, "2026-11-01")
+	if code != exitEmpty || !strings.Contains(stdout, want) || !strings.Contains(summary(), "Receipts of the day: **17**") {
+		t.Errorf("late file, --day of another night: exit %d, want %d and %q\nstdout: %s\nstderr: %s", code, exitEmpty, want, stdout, stderr)
+	}
+}
