@@ -1,6 +1,7 @@
--- files: the input files that hold receipts of the day, and those with no
--- receipt at all loaded on the day, with their counts as loaded (files
--- table) and their receipts on the day.
+-- files: the input files that hold receipts of the day, those with no
+-- receipt at all loaded on the day (but for those wholly re-delivered),
+-- and those that re-delivered lines stored before of receipts of the day,
+-- with their counts as loaded (files table) and their receipts on the day.
 --
 -- Parameter: the UTC day (DATE), bound once below; NULL lists every file
 -- loaded.
@@ -30,5 +31,7 @@ CROSS JOIN params p
 LEFT JOIN on_day d ON d.file_sha256 = f.file_sha256
 WHERE p.day IS NULL
    OR d.receipts IS NOT NULL
-   OR (f.accepted = 0 AND CAST(f.loaded_at AS DATE) = p.day)
+   OR (f.accepted = 0 AND CAST(f.loaded_at AS DATE) = p.day
+       AND (f.rejected > 0 OR COALESCE(f.redelivered, 0) = 0))
+   OR (',' || f.redelivered_days || ',') LIKE ('%,' || CAST(p.day AS VARCHAR) || ',%')
 ORDER BY f.path, f.file_sha256

@@ -324,8 +324,19 @@ func TestRedeliveryStoredOnce(t *testing.T) {
 		}
 	}
 	storedOnce(db, 15)
-	if _, out, _ := runVerify(t, "query", "--db", db, "-f", "csv", "files"); !strings.Contains(out, batch+",") || !strings.Contains(out, ",11,5,0,") {
-		t.Errorf("the batch's files row does not say 11 lines, 5 accepted:\n%s", out)
+	if _, out, _ := runVerify(t, "query", "--db", db, "-f", "csv", "files"); !strings.Contains(out, batch+",") || !strings.Contains(out, ",11,5,0,") || !strings.Contains(out, ",5,6\r\n") {
+		t.Errorf("the batch's files row does not say 11 lines, 5 accepted, 6 re-delivered:\n%s", out)
+	}
+	md := func() string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, "report", "2026-11-01", "summary.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if !strings.Contains(md(), "batch.jsonl | `") || !strings.Contains(md(), "| 11 | 5 | 0 | 6 | 5 |") {
+		t.Errorf("summary.md does not list the batch with its re-delivered lines:\n%s", md())
 	}
 
 	// A batch wholly re-delivered stores nothing; audit reports the day
@@ -339,6 +350,9 @@ func TestRedeliveryStoredOnce(t *testing.T) {
 		}
 	}
 	storedOnce(db, 15)
+	if !strings.Contains(md(), "| 3 | 0 | 0 | 3 | 0 |") {
+		t.Errorf("summary.md does not list the batch wholly re-delivered:\n%s", md())
+	}
 
 	// Two new files sharing lines, in one run: the second's shared lines
 	// are re-delivered.
