@@ -338,6 +338,19 @@ func TestRedeliveryStoredOnce(t *testing.T) {
 	if !strings.Contains(md(), "batch.jsonl | `") || !strings.Contains(md(), "| 11 | 5 | 0 | 6 | 5 |") {
 		t.Errorf("summary.md does not list the batch with its re-delivered lines:\n%s", md())
 	}
+	// explain --db of a re-delivered line explains the stored one; show
+	// says where to look.
+	code, stdout, stderr = runVerify(t, "explain", "--db", db, batch+":1")
+	if code != exitOK || !strings.HasPrefix(stdout, log+":5\n") || !strings.Contains(stderr, "verify: explain: "+batch+":1 re-delivers "+log+":5, stored from there") {
+		t.Errorf("explain a re-delivered line: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, _, stderr = runVerify(t, "show", "--db", db, batch+":1")
+	if code != exitRejected || !strings.Contains(stderr, "re-delivered 6 line(s) stored from another file, not stored again; verify explain --db") {
+		t.Errorf("show a re-delivered line: exit %d\nstderr: %s", code, stderr)
+	}
+	if code, stdout, _ := runVerify(t, "show", "--db", db, batch+":7"); code != exitOK || stdout != lines[10] {
+		t.Errorf("show the batch's own line 7: exit %d\n%s", code, stdout)
+	}
 
 	// A batch wholly re-delivered stores nothing; audit reports the day
 	// of the receipts it holds, in the run that loads it and in the next.
