@@ -169,11 +169,14 @@ const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, byte_off
 const notRedelivered = ` AS s WHERE NOT EXISTS
 	(SELECT 1 FROM receipts r WHERE r.line_sha256 = s.line_sha256 AND r.file_sha256 <> $1)`
 
-// redeliveredRows reads back, from a spool receiptInsert took with
-// notRedelivered, the verdict and reasons of the rows it left out: those
-// the file being loaded ($1) holds no row of.
-const redeliveredRows = ` AS s WHERE NOT EXISTS
-	(SELECT 1 FROM receipts r WHERE r.file_sha256 = $1 AND r.line = s.line)`
+// redeliveredRows follows a read_ndjson call over a receipts spool: it
+// keeps the rows notRedelivered leaves out.
+const redeliveredRows = ` AS s WHERE EXISTS
+	(SELECT 1 FROM receipts r WHERE r.line_sha256 = s.line_sha256 AND r.file_sha256 <> $1)`
+
+// redeliveredDays follows a read_ndjson call over a receipts spool: the
+// days of the stored receipts its re-delivered rows are.
+const redeliveredDays = ` AS s JOIN receipts r ON r.line_sha256 = s.line_sha256 AND r.file_sha256 <> $1`
 
 // appendRejectRow appends one rejects row (see appendReceiptRow). raw is
 // left out (NULL) when the line was too long to keep or is not valid UTF-8,

@@ -28,7 +28,6 @@ type spool struct {
 	buf     []byte
 	size    int64
 	longest int64 // the longest row
-	rows    int64
 }
 
 func newSpool(dir string) (*spool, error) {
@@ -41,7 +40,6 @@ func newSpool(dir string) (*spool, error) {
 
 func (s *spool) add(row func([]byte) []byte) error {
 	s.buf = row(s.buf[:0])
-	s.rows++
 	s.size += int64(len(s.buf))
 	s.longest = max(s.longest, int64(len(s.buf)))
 	if _, err := s.w.Write(s.buf); err != nil {
