@@ -64,6 +64,7 @@ func auditAction(ctx *cli.Context) error {
 		return err
 	}
 	dbPath := ctx.String("db")
+	created := dbMissing(dbPath)
 	db, err := openDB(ctx, dbPath)
 	if err != nil {
 		return err
@@ -71,6 +72,7 @@ func auditAction(ctx *cli.Context) error {
 	defer db.Close()
 	lsum, err := verifyAndLoad(ctx, db, "audit")
 	if err != nil {
+		removeUnfinishedDB(db, dbPath, created, err)
 		return err // an interrupted load writes no report
 	}
 	bg := runContext(ctx)

@@ -58,6 +58,7 @@ func loadAction(ctx *cli.Context) error {
 	if ctx.String("db") == "" {
 		return usagef(ctx, "--db FILE is required")
 	}
+	created := dbMissing(ctx.String("db"))
 	db, err := openDB(ctx, ctx.String("db"))
 	if err != nil {
 		return err
@@ -65,6 +66,7 @@ func loadAction(ctx *cli.Context) error {
 	defer db.Close()
 	sum, err := verifyAndLoad(ctx, db, "load")
 	if err != nil {
+		removeUnfinishedDB(db, ctx.String("db"), created, err)
 		return err
 	}
 	late, err := analytics.LateDays(context.Background(), db, sum)
