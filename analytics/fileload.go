@@ -190,11 +190,14 @@ func (f *fileLoad) begin() error {
 	f.tx = tx
 	f.chunks = make(chan *spool)
 	f.inserted = make(chan error, 1)
+	// The file's own content: this file_sha256 and the stored content it
+	// extends.
+	own := append([]string{f.sum.SHA256}, f.sum.Holds...)
 	go func(chunks <-chan *spool, sha, source, loadDay, trust string) {
 		var err error
 		for sp := range chunks {
 			if err == nil {
-				err = f.insertChunk(tx, sp, sha, source, loadDay, trust)
+				err = f.insertChunk(tx, sp, own, sha, source, loadDay, trust)
 			}
 			sp.remove()
 		}
@@ -204,14 +207,14 @@ func (f *fileLoad) begin() error {
 }
 
 // insertChunk inserts one receipts chunk but for the lines stored already
-// from another file (notRedelivered), whose counts and days it adds to
-// f.redelivered and f.redeliveredDays. Such lines are looked for first,
-// and the insert leaves them out only when there are some: an INSERT
-// with the anti-join is slower than the lookup. It runs on the inserting
-// goroutine; finish reads what it adds once that goroutine is done
-// (wait).
-func (f *fileLoad) insertChunk(tx *sql.Tx, sp *spool, sha, source, loadDay, trust string) error {
-	rows, err := tx.QueryContext(f.ctx, "SELECT s.verdict, array_to_string(s.reasons, ',') FROM "+sp.read(receiptColumns)+redeliveredRows, sha)
+// from a file not among own (notRedelivered), whose counts and days it
+// adds to f.redelivered and f.redeliveredDays. Such lines are looked for
+// first, and the insert leaves them out only when there are some: an
+// INSERT with the anti-join is slower than the look-up. It runs on the
+// inserting goroutine; finish reads what it adds once that goroutine is
+// done (wait).
+func (f *fileLoad) insertChunk(tx *sql.Tx, sp *spool, own []string, sha, source, loadDay, trust string) error {
+	rows, err := tx.QueryContext(f.ctx, "SELECT s.verdict, array_to_string(s.reasons, ',') FROM "+sp.read(receiptColumns)+redeliveredRows(own))
 	if err != nil {
 		return err
 	}
@@ -250,7 +253,7 @@ func (f *fileLoad) insertChunk(tx *sql.Tx, sp *spool, sha, source, loadDay, trus
 		_, err = tx.ExecContext(f.ctx, receiptInsert+sp.read(receiptColumns), sha, source, loadDay, trust)
 		return err
 	}
-	days, err := tx.QueryContext(f.ctx, "SELECT DISTINCT CAST(r.day AS VARCHAR) FROM "+sp.read(receiptColumns)+redeliveredDays, sha)
+	days, err := tx.QueryContext(f.ctx, "SELECT DISTINCT CAST(r.day AS VARCHAR) FROM "+sp.read(receiptColumns)+redeliveredDays(own))
 	if err != nil {
 		return err
 	}
@@ -267,7 +270,7 @@ func (f *fileLoad) insertChunk(tx *sql.Tx, sp *spool, sha, source, loadDay, trus
 	if err := days.Err(); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(f.ctx, receiptInsert+sp.read(receiptColumns)+notRedelivered, sha, source, loadDay, trust)
+	_, err = tx.ExecContext(f.ctx, receiptInsert+sp.read(receiptColumns)+notRedelivered(own), sha, source, loadDay, trust)
 	return err
 }
 

@@ -160,23 +160,39 @@ const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, byte_off
 	make_timestamp(issued_us), COALESCE(CAST(make_timestamp(issued_us) AS DATE), CAST($3 AS DATE)), raw,
 	nonce_key, $4 FROM `
 
-// notRedelivered follows receiptInsert's read_ndjson call: it leaves out
-// the spool rows whose line is stored already from another file ($1 is the
-// file_sha256 being loaded), by line_sha256. A log re-sent inside another
-// file (an incoming directory that delivers a batch again) is recognised
-// so: its lines are counted as re-delivered, not stored twice, and not
-// judged replays of themselves.
-const notRedelivered = ` AS s WHERE NOT EXISTS
-	(SELECT 1 FROM receipts r WHERE r.line_sha256 = s.line_sha256 AND r.file_sha256 <> $1)`
+// A line stored already from another file is a re-delivery: a log
+// re-sent inside another file (an incoming directory that delivers a
+// batch again) is recognised by its lines' line_sha256, counted, not
+// stored twice, and not judged replays of itself. The file's own stored
+// content (own: the file_sha256 being loaded and those of the content it
+// extends) does not count, so that a log loaded as it grows judges a line
+// it repeats as the log loaded whole does: a replay. The three follow a
+// read_ndjson call over a receipts spool.
 
-// redeliveredRows follows a read_ndjson call over a receipts spool: it
-// keeps the rows notRedelivered leaves out.
-const redeliveredRows = ` AS s WHERE EXISTS
-	(SELECT 1 FROM receipts r WHERE r.line_sha256 = s.line_sha256 AND r.file_sha256 <> $1)`
+// notRedelivered leaves out the re-delivered rows (after receiptInsert).
+func notRedelivered(own []string) string { return " AS s WHERE NOT EXISTS " + storedElsewhere(own) }
 
-// redeliveredDays follows a read_ndjson call over a receipts spool: the
-// days of the stored receipts its re-delivered rows are.
-const redeliveredDays = ` AS s JOIN receipts r ON r.line_sha256 = s.line_sha256 AND r.file_sha256 <> $1`
+// redeliveredRows keeps only the re-delivered rows.
+func redeliveredRows(own []string) string { return " AS s WHERE EXISTS " + storedElsewhere(own) }
+
+// redeliveredDays joins the re-delivered rows to the stored receipts they
+// are, r.
+func redeliveredDays(own []string) string {
+	return " AS s JOIN receipts r ON r.line_sha256 = s.line_sha256 AND r.file_sha256 NOT IN (" + sqlStrings(own) + ")"
+}
+
+func storedElsewhere(own []string) string {
+	return "(SELECT 1 FROM receipts r WHERE r.line_sha256 = s.line_sha256 AND r.file_sha256 NOT IN (" + sqlStrings(own) + "))"
+}
+
+// sqlStrings is ss as a list of SQL string literals.
+func sqlStrings(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
+	return strings.Join(q, ", ")
+}
 
 // appendRejectRow appends one rejects row (see appendReceiptRow). raw is
 // left out (NULL) when the line was too long to keep or is not valid UTF-8,

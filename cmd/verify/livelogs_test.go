@@ -379,6 +379,24 @@ func TestRedeliveryStoredOnce(t *testing.T) {
 	}
 	storedOnce(db2, 20)
 
+	// A line a growing log repeats is a replay, as in the log loaded
+	// whole, not a re-delivery of its own earlier part.
+	grown := filepath.Join(dir, "grown.jsonl")
+	whole := filepath.Join(dir, "whole", "grown.jsonl")
+	writeFile(t, whole, []byte(strings.Join(lines[:4], "")+lines[1]+lines[4]))
+	writeFile(t, grown, []byte(strings.Join(lines[:4], "")))
+	dbGrown, dbWhole := filepath.Join(dir, "grown.duckdb"), filepath.Join(dir, "whole.duckdb")
+	runVerify(t, "load", "--db", dbGrown, "--keys", keys, at, grown)
+	writeFile(t, grown, []byte(strings.Join(lines[:4], "")+lines[1]+lines[4]))
+	code, _, stderr = runVerify(t, "load", "--db", dbGrown, "--keys", keys, at, grown)
+	if code != exitOK || strings.Contains(stderr, "re-delivered") {
+		t.Errorf("grown log: exit %d\n%s", code, stderr)
+	}
+	runVerify(t, "load", "--db", dbWhole, "--keys", keys, at, whole)
+	if g, w := func() string { r, _ := dbRows(t, dbGrown); return r }(), func() string { r, _ := dbRows(t, dbWhole); return r }(); g != w || strings.Count(g, "\n") != 6 || !strings.Contains(g, "nonce_replay") {
+		t.Errorf("the log loaded as it grew:\n%s\nloaded whole:\n%s", g, w)
+	}
+
 	// A line repeated inside one file is a replay, as before.
 	db3 := filepath.Join(dir, "replay.duckdb")
 	twice := filepath.Join(dir, "twice.jsonl")
