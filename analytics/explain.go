@@ -47,6 +47,16 @@ func LoadedReceiptsAt(ctx context.Context, q Querier, source string, line int64)
 	return loadedReceipts(ctx, rs)
 }
 
+// LoadedReceiptsByLine returns the receipts whose line's SHA-256 (hex)
+// is sum (see ReceiptsByLineSHA256), as ReceiptsByAction.
+func LoadedReceiptsByLine(ctx context.Context, q Querier, sum string) ([]LoadedReceipt, error) {
+	rs, err := ReceiptsByLineSHA256(ctx, q, sum)
+	if err != nil {
+		return nil, err
+	}
+	return loadedReceipts(ctx, rs)
+}
+
 func loadedReceipts(ctx context.Context, rs []StoredReceipt) ([]LoadedReceipt, error) {
 	out := make([]LoadedReceipt, len(rs))
 	for i, r := range rs {

@@ -118,7 +118,7 @@ func TestResultFieldsAgree(t *testing.T) {
 
 	// The row encoder: what appendReceiptRow writes is what receiptColumns
 	// reads, and receiptInsert fills every column.
-	row := appendReceiptRow(nil, res, []byte(`{"r":1}`), 0, true)
+	row := appendReceiptRow(nil, res, []byte(`{"r":1}`), 0, true, deliveryFlags{duplicate: true, chainOutside: true})
 	var spooled map[string]any
 	if err := json.Unmarshal(row, &spooled); err != nil {
 		t.Fatal(err)
@@ -326,7 +326,7 @@ func TestRowIssuedAtEveryForm(t *testing.T) {
 		var row struct {
 			IssuedUS *int64 `json:"issued_us"`
 		}
-		if err := json.Unmarshal(appendReceiptRow(nil, res, nil, 0, true), &row); err != nil {
+		if err := json.Unmarshal(appendReceiptRow(nil, res, nil, 0, true, deliveryFlags{}), &row); err != nil {
 			t.Fatal(err)
 		}
 		if row.IssuedUS == nil {
@@ -339,7 +339,7 @@ func TestRowIssuedAtEveryForm(t *testing.T) {
 	}
 	// A date alone is midnight UTC.
 	res := &verify.Result{Fields: verify.Fields{IssuedAt: "2026-11-01"}}
-	if !strings.Contains(string(appendReceiptRow(nil, res, nil, 0, true)), `"issued_us":1793491200000000`) {
-		t.Errorf("issued_at 2026-11-01: row %s", appendReceiptRow(nil, res, nil, 0, true))
+	if !strings.Contains(string(appendReceiptRow(nil, res, nil, 0, true, deliveryFlags{})), `"issued_us":1793491200000000`) {
+		t.Errorf("issued_at 2026-11-01: row %s", appendReceiptRow(nil, res, nil, 0, true, deliveryFlags{}))
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/receiptverify/verify/verify"
@@ -41,6 +43,12 @@ type fileLoad struct {
 	counts stream.Summary
 	// changed: found rewritten at commit, after the run counted its records.
 	changed bool
+	// redelivered counts the records not stored because their lines are
+	// stored already from another file (insertChunk).
+	redelivered stream.Summary
+	// redeliveredDays are the days of the stored receipts those lines
+	// are.
+	redeliveredDays []string
 
 	tx       *sql.Tx
 	loadedAt time.Time   // the load's clock (UTC): files.loaded_at, and the day of undated receipts
@@ -147,7 +155,11 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		f.rows = sp
 	}
 	withRaw := f.rawAll || res.Verdict != verify.Pass
-	if err := f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res, raw, offset, withRaw) }); err != nil {
+	var flags deliveryFlags
+	if rec != nil {
+		flags = deliveryFlags{duplicate: rec.Duplicate, chainOutside: rec.ChainOutside}
+	}
+	if err := f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res, raw, offset, withRaw, flags) }); err != nil {
 		return err
 	}
 	if f.rows.size >= f.chunk {
@@ -189,17 +201,95 @@ func (f *fileLoad) begin() error {
 	f.tx = tx
 	f.chunks = make(chan *spool)
 	f.inserted = make(chan error, 1)
+	// The file's own content: this file_sha256 and the stored content it
+	// extends.
+	own := append([]string{f.sum.SHA256}, f.sum.Holds...)
 	go func(chunks <-chan *spool, sha, source, loadDay, trust string) {
 		var err error
 		for sp := range chunks {
 			if err == nil {
-				_, err = tx.ExecContext(f.ctx, receiptInsert+sp.read(receiptColumns), sha, source, loadDay, trust)
+				err = f.insertChunk(tx, sp, own, sha, source, loadDay, trust)
 			}
 			sp.remove()
 		}
 		f.inserted <- err
 	}(f.chunks, f.sum.SHA256, f.sum.Path, f.loadedAt.Format(time.DateOnly), f.trust)
 	return nil
+}
+
+// insertChunk inserts one receipts chunk but for the lines stored already
+// from a file not among own (notRedelivered), whose counts and days it
+// adds to f.redelivered and f.redeliveredDays. Such lines are looked for
+// first, and the insert leaves them out only when there are some: an
+// INSERT with the anti-join is slower than the look-up. It runs on the
+// inserting goroutine; finish reads what it adds once that goroutine is
+// done (wait).
+func (f *fileLoad) insertChunk(tx *sql.Tx, sp *spool, own []string, sha, source, loadDay, trust string) error {
+	rows, err := tx.QueryContext(f.ctx, "SELECT s.verdict, array_to_string(s.reasons, ','), COALESCE(s.duplicate, false), COALESCE(s.chain_outside, false) FROM "+sp.read(receiptColumns)+redeliveredRows(own))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var found int64
+	c := &f.redelivered
+	for rows.Next() {
+		var verdict string
+		var reasons sql.NullString
+		var duplicate, outside bool
+		if err := rows.Scan(&verdict, &reasons, &duplicate, &outside); err != nil {
+			return err
+		}
+		found++
+		if duplicate {
+			c.Duplicates++
+		}
+		if outside {
+			c.ChainsOutside++
+		}
+		switch verify.Verdict(verdict) {
+		case verify.Pass:
+			c.Pass++
+		case verify.Fail:
+			c.Fail++
+		default:
+			c.Incomplete++
+		}
+		c.Receipts++
+		if reasons.String != "" {
+			if c.Reasons == nil {
+				c.Reasons = map[verify.Reason]int64{}
+			}
+			for _, r := range strings.Split(reasons.String, ",") {
+				c.Reasons[verify.Reason(r)]++
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if found == 0 {
+		_, err = tx.ExecContext(f.ctx, receiptInsert+sp.read(receiptColumns), sha, source, loadDay, trust)
+		return err
+	}
+	days, err := tx.QueryContext(f.ctx, "SELECT DISTINCT CAST(r.day AS VARCHAR) FROM "+sp.read(receiptColumns)+redeliveredDays(own))
+	if err != nil {
+		return err
+	}
+	defer days.Close()
+	for days.Next() {
+		var d sql.NullString
+		if err := days.Scan(&d); err != nil {
+			return err
+		}
+		if d.Valid && !slices.Contains(f.redeliveredDays, d.String) {
+			f.redeliveredDays = append(f.redeliveredDays, d.String)
+		}
+	}
+	if err := days.Err(); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(f.ctx, receiptInsert+sp.read(receiptColumns)+notRedelivered(own), sha, source, loadDay, trust)
+	return err
 }
 
 // flushChunk hands the current receipts chunk to the inserting goroutine,
@@ -279,6 +369,13 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	if werr := f.wait(); err == nil {
 		err = werr
 	}
+	if err == nil && f.redelivered.Receipts > 0 {
+		s.Accepted -= f.redelivered.Receipts
+		s.Duplicates -= f.redelivered.Duplicates
+		s.ChainsOutside -= f.redelivered.ChainsOutside
+		s.Redelivered = f.redelivered.Receipts
+		f.counts = subtractCounts(f.counts, f.redelivered)
+	}
 	if err == nil && !f.rawAll && s.Accepted > 0 {
 		err = f.fillFlagged(id.sha256)
 	}
@@ -293,10 +390,11 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	if err == nil {
 		_, err = f.tx.ExecContext(f.ctx,
 			`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at,
-				content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13)`,
+				content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256, redelivered, redelivered_days)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, $14, NULLIF($15, ''))`,
 			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
-			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust)
+			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust, s.Redelivered,
+			strings.Join(slices.Sorted(slices.Values(f.redeliveredDays)), ","))
 	}
 	if err == nil {
 		err = f.relink()

@@ -51,3 +51,39 @@ func LateDays(ctx context.Context, db *DB, sum LoadSummary) ([]LateDay, error) {
 	}
 	return out, nil
 }
+
+// RedeliveredDays are the UTC days (YYYY-MM-DD) of the stored receipts
+// that the inputs of a load re-delivered (files.redelivered_days), this
+// load's or, for an input already loaded, the load's that stored it: the
+// days an audit of those inputs reports.
+func RedeliveredDays(ctx context.Context, db *DB, sum LoadSummary) ([]string, error) {
+	var held []string
+	for _, f := range sum.Files {
+		if f.Err == nil {
+			for _, sha := range f.Holds {
+				held = append(held, "'"+strings.ReplaceAll(sha, "'", "''")+"'")
+			}
+		}
+	}
+	if len(held) == 0 {
+		return nil, nil
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT unnest(string_split(redelivered_days, ',')) AS day FROM files
+		WHERE file_sha256 IN (`+strings.Join(held, ",")+`) AND redelivered_days IS NOT NULL ORDER BY day`)
+	if err != nil {
+		return nil, &IOError{Op: "read re-delivered days", Path: db.path, Err: err}
+	}
+	defer rows.Close()
+	var days []string
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			return nil, &IOError{Op: "read re-delivered days", Path: db.path, Err: err}
+		}
+		days = append(days, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, &IOError{Op: "read re-delivered days", Path: db.path, Err: err}
+	}
+	return days, nil
+}

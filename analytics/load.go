@@ -93,6 +93,11 @@ type FileSummary struct {
 	// first receipt added names a receipt neither holds (its link not
 	// checked): see stream.Summary.
 	Duplicates, ChainsOutside int64
+	// Redelivered are the file's receipts whose lines are stored already
+	// from another file (a batch delivered again): counted here, not
+	// stored again, not judged replays, and out of Accepted and the
+	// load's verification counts.
+	Redelivered int64
 	// TrustChanged: the file is already loaded, and what is stored of it
 	// was verified with other key or schema files (their SHA-256 differ)
 	// or strictness. A judging time (--at) or tool version of its own does
@@ -293,8 +298,11 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 		if err == nil {
 			sum.Verify = addCounts(done, vs)
 			for _, f := range l.pending {
-				if f.changed { // not loaded: its records are not counted
+				switch {
+				case f.changed: // not loaded: its records are not counted
 					sum.Verify = subtractCounts(sum.Verify, f.counts)
+				case f.sum.Err == nil: // lines stored before from another file are not counted
+					sum.Verify = subtractCounts(sum.Verify, f.redelivered)
 				}
 			}
 			break
@@ -382,7 +390,7 @@ func (e *InputChangedError) Error() string {
 	return fmt.Sprintf("changed while it was being verified%s: rewritten in place; nothing of it recorded, the next load reads it again", at)
 }
 
-// subtractCounts takes the record counts of b from a.
+// subtractCounts takes the record counts and reasons of b from a.
 func subtractCounts(a, b stream.Summary) stream.Summary {
 	a.Receipts -= b.Receipts
 	a.Pass -= b.Pass
@@ -390,6 +398,15 @@ func subtractCounts(a, b stream.Summary) stream.Summary {
 	a.Incomplete -= b.Incomplete
 	a.Unreadable -= b.Unreadable
 	a.FilesFailed -= b.FilesFailed
+	if len(b.Reasons) > 0 {
+		reasons := make(map[verify.Reason]int64, len(a.Reasons))
+		for r, n := range a.Reasons {
+			if n -= b.Reasons[r]; n > 0 {
+				reasons[r] = n
+			}
+		}
+		a.Reasons = reasons
+	}
 	return a
 }
 

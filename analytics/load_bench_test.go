@@ -254,7 +254,9 @@ func writeSpool(b *testing.B, results []*stream.Record) string {
 		b.Fatal(err)
 	}
 	for _, r := range results {
-		if err := sp.add(func(buf []byte) []byte { return appendReceiptRow(buf, r.Result, r.Raw, r.Offset, true) }); err != nil {
+		if err := sp.add(func(buf []byte) []byte {
+			return appendReceiptRow(buf, r.Result, r.Raw, r.Offset, true, deliveryFlags{})
+		}); err != nil {
 			b.Fatal(err)
 		}
 	}

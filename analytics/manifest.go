@@ -72,6 +72,9 @@ type ManifestInput struct {
 	Accepted      int64  `json:"accepted"`
 	Rejected      int64  `json:"rejected"`
 	ReceiptsOnDay int64  `json:"receipts_on_day"`
+	// Redelivered are its lines not stored because they were stored
+	// already from another file.
+	Redelivered int64 `json:"redelivered"`
 }
 
 // ManifestTrust is the trust material some of the day's verdicts came

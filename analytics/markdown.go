@@ -132,11 +132,12 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 	if len(sum.Inputs) == 0 {
 		p("No loaded file holds receipts of this day.\n\n")
 	} else {
-		p("| file | sha256 | lines | accepted | rejected | receipts on the day |\n|---|---|---:|---:|---:|---:|\n")
+		p("| file | sha256 | lines | accepted | rejected | re-delivered | receipts on the day |\n|---|---|---:|---:|---:|---:|---:|\n")
 		for _, in := range sum.Inputs {
-			p("| %s | `%s` | %d | %d | %d | %d |\n", mdText(in.Path), in.SHA256[:min(12, len(in.SHA256))], in.Lines, in.Accepted, in.Rejected, in.ReceiptsOnDay)
+			p("| %s | `%s` | %d | %d | %d | %d | %d |\n", mdText(in.Path), in.SHA256[:min(12, len(in.SHA256))], in.Lines, in.Accepted, in.Rejected, in.Redelivered, in.ReceiptsOnDay)
 		}
-		p("\nTheir rejected lines (unreadable, not receipts), with line and error: [rejects.csv](rejects.csv).\n\n")
+		p("\nTheir rejected lines (unreadable, not receipts), with line and error: [rejects.csv](rejects.csv). " +
+			"Re-delivered lines were stored before from another file: counted, not stored again, not judged replays.\n\n")
 	}
 	if len(man.NotRead) > 0 {
 		p("Not read: %d file(s) the input directories held, as their names are not those of receipt files or --exclude named them (`--include GLOB` reads others):\n\n", len(man.NotRead))

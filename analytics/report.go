@@ -203,7 +203,7 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 		g := func(c string) any { return r[files.Col(c)] }
 		sum.Inputs = append(sum.Inputs, ManifestInput{Path: Text(g("path")), SHA256: Text(g("file_sha256")),
 			SizeBytes: asInt(g("size_bytes")), Lines: asInt(g("lines")), Accepted: asInt(g("accepted")),
-			Rejected: asInt(g("rejected")), ReceiptsOnDay: asInt(g("receipts_on_day"))})
+			Rejected: asInt(g("rejected")), ReceiptsOnDay: asInt(g("receipts_on_day")), Redelivered: asInt(g("redelivered"))})
 	}
 	man.Inputs = sum.Inputs
 	man.NotRead = opts.NotRead

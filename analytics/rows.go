@@ -53,7 +53,14 @@ func toolMatch(res *verify.Result) string {
 // Where the line is in its file (byte_offset, byte_length, line_sha256) is
 // always written, but for an offset of -1 (not known); the line itself
 // (raw) only when withRaw: see RawPolicy.
-func appendReceiptRow(b []byte, res *verify.Result, raw []byte, offset int64, withRaw bool) []byte {
+// deliveryFlags are what the stream said of a record beside its result:
+// kept in the spool (not in receipts) so that a re-delivered line, left
+// out at insert, is left out of these counts too.
+type deliveryFlags struct {
+	duplicate, chainOutside bool
+}
+
+func appendReceiptRow(b []byte, res *verify.Result, raw []byte, offset int64, withRaw bool, flags deliveryFlags) []byte {
 	f := &res.Fields
 	b = append(b, `{"line":`...)
 	b = strconv.AppendInt(b, int64(res.Line), 10)
@@ -114,6 +121,12 @@ func appendReceiptRow(b []byte, res *verify.Result, raw []byte, offset int64, wi
 		b = strconv.AppendInt(b, t.UnixMicro(), 10)
 	}
 	b = appendField(b, "nonce_key", stream.NonceDigest(res.NonceKey()))
+	if flags.duplicate {
+		b = append(b, `,"duplicate":true`...)
+	}
+	if flags.chainOutside {
+		b = append(b, `,"chain_outside":true`...)
+	}
 	if withRaw {
 		b = append(b, `,"raw":"`...)
 		b = jsonenc.AppendChars(b, raw, false)
@@ -138,7 +151,8 @@ const receiptColumns = `{line: 'BIGINT', byte_offset: 'BIGINT', byte_length: 'BI
 	session_id: 'VARCHAR', step: 'BIGINT', action_type: 'VARCHAR', tool_name: 'VARCHAR',
 	tool_fingerprint: 'VARCHAR', tool_match: 'VARCHAR', tool_servers: 'VARCHAR[]', nonce: 'VARCHAR',
 	call_signature: 'VARCHAR', signature_sha256: 'VARCHAR', previous_hash: 'VARCHAR', chain_hash: 'VARCHAR',
-	chain_scope: 'VARCHAR', decision: 'VARCHAR', issued_us: 'BIGINT', nonce_key: 'VARCHAR', raw: 'VARCHAR'}`
+	chain_scope: 'VARCHAR', decision: 'VARCHAR', issued_us: 'BIGINT', nonce_key: 'VARCHAR', raw: 'VARCHAR',
+	duplicate: 'BOOLEAN', chain_outside: 'BOOLEAN'}`
 
 // receiptInsert turns spool rows into receipts rows, columns named so that
 // a database whose later columns were added by ALTER TABLE takes them
@@ -159,6 +173,40 @@ const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, byte_off
 	tool_servers, nonce, call_signature, signature_sha256, previous_hash, chain_hash, chain_scope, decision,
 	make_timestamp(issued_us), COALESCE(CAST(make_timestamp(issued_us) AS DATE), CAST($3 AS DATE)), raw,
 	nonce_key, $4 FROM `
+
+// A line stored already from another file is a re-delivery: a log
+// re-sent inside another file (an incoming directory that delivers a
+// batch again) is recognised by its lines' line_sha256, counted, not
+// stored twice, and not judged replays of itself. The file's own stored
+// content (own: the file_sha256 being loaded and those of the content it
+// extends) does not count, so that a log loaded as it grows judges a line
+// it repeats as the log loaded whole does: a replay. The three follow a
+// read_ndjson call over a receipts spool.
+
+// notRedelivered leaves out the re-delivered rows (after receiptInsert).
+func notRedelivered(own []string) string { return " AS s WHERE NOT EXISTS " + storedElsewhere(own) }
+
+// redeliveredRows keeps only the re-delivered rows.
+func redeliveredRows(own []string) string { return " AS s WHERE EXISTS " + storedElsewhere(own) }
+
+// redeliveredDays joins the re-delivered rows to the stored receipts they
+// are, r.
+func redeliveredDays(own []string) string {
+	return " AS s JOIN receipts r ON r.line_sha256 = s.line_sha256 AND r.file_sha256 NOT IN (" + sqlStrings(own) + ")"
+}
+
+func storedElsewhere(own []string) string {
+	return "(SELECT 1 FROM receipts r WHERE r.line_sha256 = s.line_sha256 AND r.file_sha256 NOT IN (" + sqlStrings(own) + "))"
+}
+
+// sqlStrings is ss as a list of SQL string literals.
+func sqlStrings(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
+	return strings.Join(q, ", ")
+}
 
 // appendRejectRow appends one rejects row (see appendReceiptRow). raw is
 // left out (NULL) when the line was too long to keep or is not valid UTF-8,

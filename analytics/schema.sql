@@ -35,7 +35,9 @@ CREATE TABLE IF NOT EXISTS files (
     base_sha256   VARCHAR,              -- file_sha256 of the content this row extends; NULL for a whole file
     head_sha256   VARCHAR,              -- hex SHA-256 of the first line (without its newline), to find the content a grown file extends
     unterminated  BOOLEAN,              -- the content's last line has no newline
-    trust_sha256  VARCHAR               -- the trust material its receipts were verified with (trust table)
+    trust_sha256  VARCHAR,              -- the trust material its receipts were verified with (trust table)
+    redelivered   BIGINT,               -- its receipts not stored because their lines were stored already from another file
+    redelivered_days VARCHAR            -- the UTC days of the stored receipts those are, comma-separated
 );
 
 CREATE TABLE IF NOT EXISTS receipts (
@@ -120,6 +122,8 @@ ALTER TABLE files ADD COLUMN IF NOT EXISTS base_sha256 VARCHAR;
 ALTER TABLE files ADD COLUMN IF NOT EXISTS head_sha256 VARCHAR;
 ALTER TABLE files ADD COLUMN IF NOT EXISTS unterminated BOOLEAN;
 ALTER TABLE files ADD COLUMN IF NOT EXISTS trust_sha256 VARCHAR;
+ALTER TABLE files ADD COLUMN IF NOT EXISTS redelivered BIGINT;
+ALTER TABLE files ADD COLUMN IF NOT EXISTS redelivered_days VARCHAR;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS nonce_key VARCHAR;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS trust_sha256 VARCHAR;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS byte_offset BIGINT;

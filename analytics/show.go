@@ -53,6 +53,35 @@ func ReceiptsByActionID(ctx context.Context, q Querier, id string) ([]StoredRece
 	return storedReceipts(ctx, q, "WHERE action_id = ? ORDER BY day, source, line", id)
 }
 
+// ReceiptsByLineSHA256 returns the receipts whose line's SHA-256 (hex) is
+// sum, by source and line: where a line that another file re-delivered is
+// stored.
+func ReceiptsByLineSHA256(ctx context.Context, q Querier, sum string) ([]StoredReceipt, error) {
+	return storedReceipts(ctx, q, "WHERE line_sha256 = ? ORDER BY source, line", sum)
+}
+
+// Redelivered is how many lines the files loaded from source re-delivered
+// (files.redelivered): lines stored already from another file, not
+// stored again.
+func Redelivered(ctx context.Context, q Querier, source string) (int64, error) {
+	rows, err := q.QueryContext(ctx, "SELECT COALESCE(sum(redelivered), 0) FROM files WHERE path = ? OR path = ?",
+		source, filepath.Clean(source))
+	if err != nil {
+		return 0, &IOError{Op: "query files", Err: err}
+	}
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		if err := rows.Scan(&n); err != nil {
+			return 0, &IOError{Op: "query files", Err: err}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, &IOError{Op: "query files", Err: err}
+	}
+	return n, nil
+}
+
 func storedReceipts(ctx context.Context, q Querier, where string, args ...any) ([]StoredReceipt, error) {
 	rows, err := q.QueryContext(ctx, storedReceiptSQL+where, args...)
 	if err != nil {

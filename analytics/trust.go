@@ -195,7 +195,7 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 			offset = -1
 		}
 		withRaw := raw.Valid || res.Verdict != verify.Pass
-		if err := sp.add(func(dst []byte) []byte { return appendReceiptRow(dst, res, b, offset, withRaw) }); err != nil {
+		if err := sp.add(func(dst []byte) []byte { return appendReceiptRow(dst, res, b, offset, withRaw, deliveryFlags{}) }); err != nil {
 			rows.Close()
 			return err
 		}

@@ -4,7 +4,7 @@
 --   nonce           the same nonce from the same issuer_id
 --   signature       the same signature (as carried; value is its SHA-256)
 --   call_signature  the same UndoLog call signature
--- The first occurrence (by issued_at, then source, file, line) is the
+-- The first occurrence (by issued_at, then source, line, file) is the
 -- original; every later one is a finding, reported on its own UTC day, so
 -- a replay of an older receipt shows on the day it was replayed.
 --
@@ -110,7 +110,7 @@ ranked AS (
            o.chain_hash AS chain_hash,
            ROW_NUMBER() OVER (
                PARTITION BY o.kind, o.scope, o.value
-               ORDER BY o.issued_at NULLS LAST, o.source, o.file_sha256, o.line
+               ORDER BY o.issued_at NULLS LAST, o.source, o.line, o.file_sha256
            ) AS occurrence,
            COUNT(*) OVER (PARTITION BY o.kind, o.scope, o.value) AS occurrences
     FROM occurrences o

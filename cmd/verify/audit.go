@@ -64,6 +64,7 @@ func auditAction(ctx *cli.Context) error {
 		return err
 	}
 	dbPath := ctx.String("db")
+	created := dbMissing(dbPath)
 	db, err := openDB(ctx, dbPath)
 	if err != nil {
 		return err
@@ -71,6 +72,7 @@ func auditAction(ctx *cli.Context) error {
 	defer db.Close()
 	lsum, err := verifyAndLoad(ctx, db, "audit")
 	if err != nil {
+		removeUnfinishedDB(db, dbPath, created, err)
 		return err // an interrupted load writes no report
 	}
 	bg := runContext(ctx)
@@ -145,8 +147,10 @@ func auditAction(ctx *cli.Context) error {
 
 // inputDays are the UTC days of the files of a load (those loaded before
 // included), in order: the days of the database (days.sql) whose files
-// (files.sql) include one of them, and the load day of an input file with
-// no receipt at all, whose rejected lines are reported on that day.
+// (files.sql) include one of them, the days of the stored receipts an
+// input re-delivered, and the load day of an input file with no receipt
+// at all and not wholly re-delivered, whose rejected lines are reported
+// on that day.
 func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary) ([]string, error) {
 	want := map[string]bool{}
 	for _, f := range lsum.Files {
@@ -156,13 +160,19 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 			}
 		}
 	}
-	var days []string
+	days, err := analytics.RedeliveredDays(ctx, db, lsum)
+	if err != nil {
+		return nil, err
+	}
 	loaded, err := analytics.RunQuery(ctx, db.SQL(), "files", "")
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range loaded.Rows {
-		if accepted, _ := r[loaded.Col("accepted")].(int64); want[analytics.Text(r[loaded.Col("file_sha256")])] && accepted == 0 {
+		accepted, _ := r[loaded.Col("accepted")].(int64)
+		rejected, _ := r[loaded.Col("rejected")].(int64)
+		redelivered, _ := r[loaded.Col("redelivered")].(int64)
+		if want[analytics.Text(r[loaded.Col("file_sha256")])] && accepted == 0 && (rejected > 0 || redelivered == 0) {
 			if t, ok := r[loaded.Col("loaded_at")].(time.Time); ok {
 				days = append(days, t.UTC().Format(time.DateOnly))
 			}
@@ -199,6 +209,11 @@ func writeLoadNotes(w io.Writer, dbPath, out string, lsum analytics.LoadSummary,
 	for _, f := range lsum.Files {
 		if f.Incomplete {
 			fmt.Fprintf(w, "left for the next run: %s: its last line has no newline yet (still being written)\n", termtext.Escape(f.Path))
+		}
+	}
+	for _, f := range lsum.Files {
+		if f.Redelivered > 0 {
+			fmt.Fprintf(w, "re-delivered: %s: %d line(s) stored already from another file: not stored again, not judged replays\n", termtext.Escape(f.Path), f.Redelivered)
 		}
 	}
 	for _, l := range late {

@@ -28,7 +28,19 @@ func runVerify(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var o, e bytes.Buffer
 	code = run(append([]string{"verify"}, args...), strings.NewReader(""), &o, &e)
+	checkStderrLines(t, args, e.String())
 	return code, o.String(), e.String()
+}
+
+// checkStderrLines fails the test when a line of stderr does not begin
+// "verify:", as the README promises of every diagnostic.
+func checkStderrLines(t *testing.T, args []string, stderr string) {
+	t.Helper()
+	for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		if l != "" && !strings.HasPrefix(l, "verify:") {
+			t.Errorf("verify %s: a stderr line without the verify: prefix: %q", strings.Join(args, " "), l)
+		}
+	}
 }
 
 // TestAnalyticsExitCodes pins the exit codes of audit, query, report and

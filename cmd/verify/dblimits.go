@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -62,4 +65,28 @@ func makeParentDir(path string) error {
 		return &ioError{fmt.Errorf("--db: %w", err)}
 	}
 	return nil
+}
+
+// dbMissing says whether path names no file yet: a database openDB is
+// about to create.
+func dbMissing(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// removeUnfinishedDB closes and removes a database this run created when
+// err is an interruption and no file was loaded into it (a run stopped
+// while it waited for its first input, say): an unfinished output is not
+// left behind. Its write-ahead log goes with it.
+func removeUnfinishedDB(db *analytics.DB, path string, created bool, err error) {
+	var ie *interruptedError
+	if !created || !errors.As(err, &ie) {
+		return
+	}
+	t, qerr := analytics.RunQuery(context.Background(), db.SQL(), "files", "")
+	if qerr != nil || len(t.Rows) > 0 || db.Close() != nil {
+		return
+	}
+	os.Remove(path)
+	os.Remove(path + ".wal")
 }

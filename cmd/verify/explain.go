@@ -480,12 +480,32 @@ func explainFromDB(ctx *cli.Context, dbPath, arg string) (*explanation, error) {
 		}
 	}
 	if len(rows) == 0 {
-		if fi, serr := os.Stat(path); perr == nil && serr == nil && fi.Mode().IsRegular() {
-			fmt.Fprintf(ctx.App.ErrWriter, "verify: explain: %s has no receipt at %s: judged from the file\n", termtext.Escape(dbPath), termtext.Escape(arg))
-			db.Close()
-			return explainLine(ctx, path, line)
+		fi, serr := os.Stat(path)
+		if perr != nil || serr != nil || !fi.Mode().IsRegular() {
+			return nil, usagef(ctx, "%s: no receipt at FILE:LINE or with action_id %q", dbPath, arg)
 		}
-		return nil, usagef(ctx, "%s: no receipt at FILE:LINE or with action_id %q", dbPath, arg)
+		ex, err := explainLine(ctx, path, line)
+		if err != nil {
+			return nil, err
+		}
+		// A loaded file's line that another file delivered first is
+		// stored from there.
+		n, err := analytics.Redelivered(bg, db.SQL(), path)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			sum := sha256.Sum256(ex.raw)
+			if rows, err = analytics.LoadedReceiptsByLine(bg, db.SQL(), hex.EncodeToString(sum[:])); err != nil {
+				return nil, err
+			}
+		}
+		if len(rows) == 0 {
+			fmt.Fprintf(ctx.App.ErrWriter, "verify: explain: %s has no receipt at %s: judged from the file\n", termtext.Escape(dbPath), termtext.Escape(arg))
+			return ex, nil
+		}
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: explain: %s re-delivers %s:%d, stored from there (the same bytes): explained as stored\n",
+			termtext.Escape(arg), termtext.Escape(rows[0].Source), rows[0].Line)
 	}
 	row := rows[0]
 	judgedWith, err := useRecordedTrust(ctx, db, row)

@@ -270,3 +270,198 @@ func TestQuietExpiredBaseline(t *testing.T) {
 		t.Errorf("without -q: want a line per expired entry:\n%s", stderr)
 	}
 }
+
+// TestRedeliveryStoredOnce: a line already stored that arrives again
+// inside another file (an incoming directory that re-sends a batch) is
+// counted as re-delivered: not stored again, not judged a replay, out of
+// the verification counts; the same within one run. A line repeated
+// inside one file is still a replay.
+func TestRedeliveryStoredOnce(t *testing.T) {
+	t.Parallel()
+	lines, keys := liveCorpus(t, 12, 24)
+	dir := t.TempDir()
+	at := "--at=2026-12-01T00:00:00Z"
+	db := filepath.Join(dir, "audit.duckdb")
+	log := filepath.Join(dir, "logs", "agent.jsonl")
+	writeFile(t, log, []byte(strings.Join(lines[:10], "")))
+	if code, _, stderr := runVerify(t, "load", "--db", db, "--keys", keys, at, log); code != exitOK {
+		t.Fatalf("load: exit %d\n%s", code, stderr)
+	}
+	batch := filepath.Join(dir, "incoming", "batch.jsonl")
+	writeFile(t, batch, []byte(strings.Join(lines[4:15], "")))
+	code, stdout, stderr := runVerify(t, "audit", "--db", db, "--out", filepath.Join(dir, "report"), "--keys", keys, at, filepath.Dir(batch))
+	if code != exitOK {
+		t.Errorf("re-sent batch: exit %d, want 0\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		": 5 receipts (5 pass, 0 fail, 0 incomplete)",
+		"re-delivered: " + batch + ": 6 line(s) stored already from another file",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if want := "verify: load: " + batch + ": 5 accepted, 0 rejected; 6 re-delivered"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	storedOnce := func(db string, want int) {
+		t.Helper()
+		got, _ := dbRows(t, db)
+		rows := strings.Split(strings.TrimSpace(got), "\n")
+		if len(rows) != want {
+			t.Errorf("%d receipts stored, want %d:\n%s", len(rows), want, got)
+		}
+		seen := map[string]bool{}
+		for _, r := range rows {
+			f := strings.Fields(r)
+			if seen[f[1]] || f[2] != "PASS" {
+				t.Errorf("stored twice or not PASS: %s", r)
+			}
+			seen[f[1]] = true
+		}
+		if _, out, _ := runVerify(t, "query", "--db", db, "-f", "jsonl", "replays"); out != "" {
+			t.Errorf("replays:\n%s", out)
+		}
+	}
+	storedOnce(db, 15)
+	if _, out, _ := runVerify(t, "query", "--db", db, "-f", "csv", "files"); !strings.Contains(out, batch+",") || !strings.Contains(out, ",11,5,0,") || !strings.Contains(out, ",5,6\r\n") {
+		t.Errorf("the batch's files row does not say 11 lines, 5 accepted, 6 re-delivered:\n%s", out)
+	}
+	md := func() string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, "report", "2026-11-01", "summary.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if !strings.Contains(md(), "batch.jsonl | `") || !strings.Contains(md(), "| 11 | 5 | 0 | 6 | 5 |") {
+		t.Errorf("summary.md does not list the batch with its re-delivered lines:\n%s", md())
+	}
+	// explain --db of a re-delivered line explains the stored one; show
+	// says where to look.
+	code, stdout, stderr = runVerify(t, "explain", "--db", db, batch+":1")
+	if code != exitOK || !strings.HasPrefix(stdout, log+":5\n") || !strings.Contains(stderr, "verify: explain: "+batch+":1 re-delivers "+log+":5, stored from there") {
+		t.Errorf("explain a re-delivered line: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, _, stderr = runVerify(t, "show", "--db", db, batch+":1")
+	if code != exitRejected || !strings.Contains(stderr, "re-delivered 6 line(s) stored from another file, not stored again; verify explain --db") {
+		t.Errorf("show a re-delivered line: exit %d\nstderr: %s", code, stderr)
+	}
+	if code, stdout, _ := runVerify(t, "show", "--db", db, batch+":7"); code != exitOK || stdout != lines[10] {
+		t.Errorf("show the batch's own line 7: exit %d\n%s", code, stdout)
+	}
+
+	// A batch wholly re-delivered stores nothing; audit reports the day
+	// of the receipts it holds, in the run that loads it and in the next.
+	again := filepath.Join(dir, "again", "batch.jsonl")
+	writeFile(t, again, []byte(lines[9]+lines[2]+lines[7]))
+	for run := range 2 {
+		code, stdout, stderr := runVerify(t, "audit", "--db", db, "--out", filepath.Join(dir, "report"), "--keys", keys, at, again)
+		if code != exitOK || !strings.Contains(stdout, "\n2026-11-01        15 ") {
+			t.Errorf("wholly re-delivered, run %d: exit %d, want 0 and the day of its receipts\nstdout: %s\nstderr: %s", run, code, stdout, stderr)
+		}
+	}
+	storedOnce(db, 15)
+	if !strings.Contains(md(), "| 3 | 0 | 0 | 3 | 0 |") {
+		t.Errorf("summary.md does not list the batch wholly re-delivered:\n%s", md())
+	}
+
+	// Two new files sharing lines, in one run: the second's shared lines
+	// are re-delivered.
+	db2 := filepath.Join(dir, "one-run.duckdb")
+	other := filepath.Join(dir, "two", "b.jsonl")
+	writeFile(t, filepath.Join(dir, "two", "a.jsonl"), []byte(strings.Join(lines[:12], "")))
+	writeFile(t, other, []byte(strings.Join(lines[8:20], "")))
+	code, _, stderr = runVerify(t, "load", "--db", db2, "--keys", keys, at, filepath.Dir(other))
+	if code != exitOK || !strings.Contains(stderr, other+": 8 accepted, 0 rejected; 4 re-delivered") {
+		t.Errorf("one run: exit %d\n%s", code, stderr)
+	}
+	storedOnce(db2, 20)
+
+	// A line a growing log repeats is the same receipt delivered again
+	// (PASS, a low duplicate row), as in the log loaded whole, not a
+	// re-delivery of its own earlier part.
+	grown := filepath.Join(dir, "grown.jsonl")
+	whole := filepath.Join(dir, "whole", "grown.jsonl")
+	writeFile(t, whole, []byte(strings.Join(lines[:4], "")+lines[1]+lines[4]))
+	writeFile(t, grown, []byte(strings.Join(lines[:4], "")))
+	dbGrown, dbWhole := filepath.Join(dir, "grown.duckdb"), filepath.Join(dir, "whole.duckdb")
+	runVerify(t, "load", "--db", dbGrown, "--keys", keys, at, grown)
+	writeFile(t, grown, []byte(strings.Join(lines[:4], "")+lines[1]+lines[4]))
+	code, _, stderr = runVerify(t, "load", "--db", dbGrown, "--keys", keys, at, grown)
+	if code != exitOK || strings.Contains(stderr, "re-delivered") {
+		t.Errorf("grown log: exit %d\n%s", code, stderr)
+	}
+	runVerify(t, "load", "--db", dbWhole, "--keys", keys, at, whole)
+	if g, w := func() string { r, _ := dbRows(t, dbGrown); return r }(), func() string { r, _ := dbRows(t, dbWhole); return r }(); g != w || strings.Count(g, "\n") != 6 || strings.Contains(g, "FAIL") {
+		t.Errorf("the log loaded as it grew:\n%s\nloaded whole:\n%s", g, w)
+	}
+	for _, db := range []string{dbGrown, dbWhole} {
+		if _, out, _ := runVerify(t, "query", "--db", db, "-f", "csv", "replays"); !oneDuplicateRow(out, "grown.jsonl,5,") {
+			t.Errorf("%s: replays, want one low duplicate row, line 5 repeating line 2:\n%s", db, out)
+		}
+	}
+
+	// A line repeated inside one file is the same receipt delivered
+	// again: PASS, a low duplicate row, not a re-delivery.
+	db3 := filepath.Join(dir, "replay.duckdb")
+	twice := filepath.Join(dir, "twice.jsonl")
+	writeFile(t, twice, []byte(strings.Join(lines[:3], "")+lines[1]))
+	code, stdout, stderr = runVerify(t, "audit", "--db", db3, "--out", filepath.Join(dir, "report3"), "--keys", keys, at, twice)
+	if code != exitOK || strings.Contains(stdout, "re-delivered") {
+		t.Errorf("a line twice in one file: exit %d, want %d\nstdout: %s\nstderr: %s", code, exitOK, stdout, stderr)
+	}
+	if _, out, _ := runVerify(t, "query", "--db", db3, "-f", "csv", "replays"); !oneDuplicateRow(out, "twice.jsonl,4,") {
+		t.Errorf("a line twice in one file: replays, want one low duplicate row, line 4 repeating line 2:\n%s", out)
+	}
+}
+
+// oneDuplicateRow says whether the CSV of the replays query is one low
+// duplicate row whose receipt is at (source and line, as "file.jsonl,N,").
+func oneDuplicateRow(csv, at string) bool {
+	rows := strings.Split(strings.TrimSpace(csv), "\n")[1:]
+	return len(rows) == 1 && strings.HasPrefix(rows[0], "replays,low,") && strings.Contains(rows[0], ",duplicate,") && strings.Contains(rows[0], at)
+}
+
+// TestLateDeliveryReportedAgain: audit without --day reports again every
+// day a late file adds receipts to; with --day of another night it names
+// the late day and the command that reports it again.
+func TestLateDeliveryReportedAgain(t *testing.T) {
+	t.Parallel()
+	first, keys1 := liveCorpus(t, 14, 12)
+	late, keys2 := liveCorpus(t, 15, 5)
+	later, keys3 := liveCorpus(t, 16, 3)
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	db := filepath.Join(dir, "audit.duckdb")
+	out := filepath.Join(dir, "report")
+	audit := func(at string, extra ...string) (int, string, string) {
+		t.Helper()
+		args := []string{"audit", "--db", db, "--out", out, "--keys", keys1, "--keys", keys2, "--keys", keys3, "--at", at}
+		return runVerify(t, append(append(args, extra...), logs)...)
+	}
+	summary := func() string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(out, "2026-11-01", "summary.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	writeFile(t, filepath.Join(logs, "a.jsonl"), []byte(strings.Join(first, "")))
+	if code, stdout, stderr := audit("2026-11-02T01:10:00Z"); code != exitOK || !strings.Contains(summary(), "Receipts of the day: **12**") {
+		t.Fatalf("first night: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	writeFile(t, filepath.Join(logs, "b.jsonl"), []byte(strings.Join(late, "")))
+	code, stdout, stderr := audit("2026-11-03T01:10:00Z")
+	if code != exitOK || strings.Contains(stdout, "late delivery") || !strings.Contains(summary(), "Receipts of the day: **17**") {
+		t.Errorf("late file, no --day: exit %d, want the day reported again\nstdout: %s\nstderr: %s\nsummary.md: %s", code, stdout, stderr, summary())
+	}
+	writeFile(t, filepath.Join(logs, "c.jsonl"), []byte(strings.Join(later, "")))
+	code, stdout, stderr = audit("2026-11-04T01:10:00Z", "--day", "2026-11-03")
+	want := "late delivery: 3 receipt(s) added to 2026-11-01, reported before; report it again: verify report --db " + db + " --day 2026-11-01 --out " + filepath.Join(out, "2026-11-01")
+	if code != exitEmpty || !strings.Contains(stdout, want) || !strings.Contains(summary(), "Receipts of the day: **17**") {
+		t.Errorf("late file, --day of another night: exit %d, want %d and %q\nstdout: %s\nstderr: %s", code, exitEmpty, want, stdout, stderr)
+	}
+}

@@ -32,7 +32,9 @@ func newLoadCommand() *cli.Command {
 			"file, --at, --strict-schemas, the tool version); a known file met with other material\n" +
 			"is left as it is, with a warning, unless --reverify is given.\n\n" +
 			"stderr gets one line per file: \"verify: load: FILE: N accepted, M rejected\",\n" +
-			"\"verify: load: FILE: already loaded\" or \"lines N on\" for a grown file. A receipt that fails verification is loaded\n" +
+			"\"verify: load: FILE: already loaded\" or \"lines N on\" for a grown file. A line stored already from\n" +
+			"another file (a batch delivered again) is counted as re-delivered, not stored twice and not\n" +
+			"judged a replay. A receipt that fails verification is loaded\n" +
 			"(with its verdict); the exit code says whether the load worked, not whether receipts passed.\n\n" +
 			"Exit codes: 0 loaded, 64 usage, 66 an input, key or schema file could not be read, or an\n" +
 			"input's already-loaded part has changed (a PATH that does not exist or cannot be read, a\n" +
@@ -56,6 +58,7 @@ func loadAction(ctx *cli.Context) error {
 	if ctx.String("db") == "" {
 		return usagef(ctx, "--db FILE is required")
 	}
+	created := dbMissing(ctx.String("db"))
 	db, err := openDB(ctx, ctx.String("db"))
 	if err != nil {
 		return err
@@ -63,6 +66,7 @@ func loadAction(ctx *cli.Context) error {
 	defer db.Close()
 	sum, err := verifyAndLoad(ctx, db, "load")
 	if err != nil {
+		removeUnfinishedDB(db, ctx.String("db"), created, err)
 		return err
 	}
 	late, err := analytics.LateDays(context.Background(), db, sum)
@@ -113,6 +117,9 @@ func fileLine(f analytics.FileSummary) string {
 	}
 	if f.ChainsOutside > 0 {
 		line += fmt.Sprintf("; %d chain(s) starting before what is loaded, their first link not checked (load the earlier files first)", f.ChainsOutside)
+	}
+	if f.Redelivered > 0 {
+		line += fmt.Sprintf("; %d re-delivered: their lines are stored already from another file, not stored again", f.Redelivered)
 	}
 	if f.Incomplete {
 		line += "; its last line has no newline and cannot be read (still being written?): left for a later load"

@@ -48,6 +48,9 @@ func TestLoadExitCodes(t *testing.T) {
 		{"no keys, reverify", []string{"load", "--db", db, at, "--reverify", receipts}, exitOK, "verify: load: " + receipts + ": already loaded; its stored receipts verified again"},
 		{"keys again, reverify", load("--reverify", receipts), exitOK, "verify: load: " + receipts + ": already loaded; its stored receipts verified again"},
 		{"keys again", load(receipts), exitOK, "verify: load: " + receipts + ": already loaded\n"},
+		// The next night's clock is not other trust material.
+		{"keys again, another --at", []string{"load", "--db", db, "--keys", keys, "--schemas", schemas, "--at=2026-12-02T01:10:00Z", receipts}, exitOK, "verify: load: " + receipts + ": already loaded\n"},
+		{"keys again, no --at", []string{"load", "--db", db, "--keys", keys, "--schemas", schemas, receipts}, exitOK, "verify: load: " + receipts + ": already loaded\n"},
 		{"unreadable gzip", load(notGzip), exitNoInput, "verify: load: " + notGzip + ": unreadable, not loaded: "},
 		{"missing path", load(filepath.Join(dir, "missing.jsonl")), exitNoInput, ""},
 		{"missing keys", []string{"load", "--db", db, "--keys", filepath.Join(dir, "nope.json"), receipts}, exitNoInput, ""},

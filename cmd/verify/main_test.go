@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -16,8 +19,64 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"verify": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		"verify": func() {
+			stderr := &prefixChecker{w: os.Stderr}
+			code := run(os.Args, os.Stdin, os.Stdout, stderr)
+			if bad := stderr.bad(); bad != "" {
+				fmt.Fprintf(os.Stderr, "TEST FAILURE: a stderr line without the verify: prefix: %q (exit %d)\n", bad, code)
+				code = exitPrefixMissing
+			}
+			os.Exit(code)
+		},
 	})
+}
+
+// exitPrefixMissing is the exit code of the verify that testscripts and
+// the signal tests run when it wrote a stderr line without the prefix
+// "verify:", so that every script checks the prefix through its exit code.
+const exitPrefixMissing = 97
+
+// prefixChecker passes stderr through and keeps the first line that does
+// not begin "verify:" (blank lines aside).
+type prefixChecker struct {
+	mu    sync.Mutex
+	w     io.Writer
+	start []byte // the current line's first bytes, up to len("verify:")
+	first string // the first line without the prefix, as far as it was seen
+}
+
+const stderrPrefix = "verify:"
+
+func (p *prefixChecker) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	for _, c := range b {
+		if c == '\n' {
+			p.endLine()
+			continue
+		}
+		if len(p.start) < len(stderrPrefix) {
+			p.start = append(p.start, c)
+		}
+	}
+	p.mu.Unlock()
+	return p.w.Write(b)
+}
+
+// endLine judges the line whose start was seen.
+func (p *prefixChecker) endLine() {
+	if len(p.start) > 0 && string(p.start) != stderrPrefix && p.first == "" {
+		p.first = string(p.start) + "..."
+	}
+	p.start = p.start[:0]
+}
+
+// bad is the first line without the prefix, the last one, unterminated,
+// included; empty when there is none.
+func (p *prefixChecker) bad() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endLine()
+	return p.first
 }
 
 // TestScripts runs testdata/script/*.txtar. Besides the standard commands

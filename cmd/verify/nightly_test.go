@@ -39,7 +39,8 @@ func genDays(t *testing.T, seed uint64, n, days int, start time.Time) (byDay map
 // TestNightlyWeek runs the README's nightly job (audit -q --day
 // yesterday over the log directory, at 01:10 UTC) for seven nights over a
 // directory that a producer appends to and logrotate rotates by rename,
-// copytruncate, gzip and dateext, that gets a late delivery and an edit.
+// copytruncate, gzip and dateext, that gets a late delivery, a batch sent
+// again and an edit.
 // Each night gives the exit code a person expects, says what it must, and
 // the database ends with every receipt stored once. docs/nightly.md shows
 // this week (go test -run TestNightlyWeek -v ./cmd/verify prints it).
@@ -85,7 +86,7 @@ func TestNightlyWeek(t *testing.T) {
 		}
 		fmt.Fprintf(&transcript, "night %d, --day %s: %s: exit %d\n", n, day(n), what, code)
 		for _, l := range strings.Split(strings.TrimSpace(stdout+stderr), "\n") {
-			if strings.HasPrefix(l, "verify:") || strings.HasPrefix(l, "not read") || strings.HasPrefix(l, "left for") || strings.HasPrefix(l, "late delivery") || strings.HasPrefix(l, "loaded ") {
+			if strings.HasPrefix(l, "verify:") || strings.HasPrefix(l, "not read") || strings.HasPrefix(l, "left for") || strings.HasPrefix(l, "late delivery") || strings.HasPrefix(l, "re-delivered") || strings.HasPrefix(l, "loaded ") {
 				fmt.Fprintf(&transcript, "    %s\n", strings.ReplaceAll(strings.ReplaceAll(l, root+"/", ""), root, "."))
 			}
 		}
@@ -134,7 +135,10 @@ func TestNightlyWeek(t *testing.T) {
 	write("agent.jsonl.1", read("agent.jsonl"))
 	d4, b4 := agent[day(4)], begun(4)
 	write("agent.jsonl", strings.Join(d4[:b4], ""))
-	night(3, "rotated by copytruncate", exitOK)
+	// A relay re-sends the end of day 2 in a file of its own.
+	write("relay-resend.jsonl", strings.Join(d2[len(d2)-5:], ""))
+	night(3, "rotated by copytruncate; a relay re-sends 5 lines of day 2", exitOK,
+		"re-delivered: "+path("relay-resend.jsonl")+": 5 line(s) stored already from another file")
 	total += len(d3) - b3 + b4
 
 	// Night 4: the same with compression: .2 gzipped to .3.gz.

@@ -61,6 +61,14 @@ func showAction(ctx *cli.Context) error {
 		}
 	}
 	if len(found) == 0 {
+		if file, _, perr := splitPathLine(arg); perr == nil {
+			if n, err := analytics.Redelivered(bg, db.SQL(), file); err != nil {
+				return err
+			} else if n > 0 {
+				return &rejectedError{fmt.Errorf("show: %s: no receipt stored at that FILE:LINE: %s re-delivered %d line(s) stored from another file, not stored again; verify explain --db %s %s names where it is stored",
+					arg, file, n, shellQuote(ctx.String("db")), shellQuote(arg))}
+			}
+		}
 		return &rejectedError{fmt.Errorf("show: %s: no receipt at that FILE:LINE or with that action_id", arg)}
 	}
 	stdout, stderr := ctx.App.Writer, ctx.App.ErrWriter

@@ -164,6 +164,13 @@ func TestSIGTERMWhileFIFOBlocks(t *testing.T) {
 			}
 		})
 	}
+	// A database the interrupted run created, nothing loaded into it, is
+	// not left behind.
+	for _, name := range []string{"l.duckdb", "a.duckdb", "b.duckdb"} {
+		if _, err := os.Lstat(filepath.Join(work, name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s left behind (%v)", name, err)
+		}
+	}
 }
 
 // TestClosedPipeQuery: `verify query ... | head -1` ends with exit 74 and
