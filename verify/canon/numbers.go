@@ -56,7 +56,7 @@ func AppendPythonRepr(dst []byte, f float64) []byte {
 // isIntegerLiteral reports whether a JSON number literal has neither
 // fraction nor exponent, which is what Python's json.loads turns into an int.
 func isIntegerLiteral(lit string) bool {
-	return strings.IndexAny(lit, ".eE") < 0
+	return !strings.ContainsAny(lit, ".eE")
 }
 
 // exceedsSafeInteger reports whether an integer literal's magnitude is above

@@ -21,8 +21,6 @@ const (
 	p384Codec    = 0x1201
 )
 
-var ed25519Multicodec = [2]byte{0xed, 0x01} // ed25519Codec as a varint
-
 // didKeyAlgs maps the supported codecs to their algorithms.
 var didKeyAlgs = map[uint64]sigalg.Alg{ed25519Codec: sigalg.Ed25519, p256Codec: sigalg.ES256, p384Codec: sigalg.ES384}
 

@@ -60,7 +60,14 @@ func NewCompressedPublicKey(alg Alg, compressed []byte) (*PublicKey, error) {
 	if x == nil {
 		return nil, &Error{Reason: ReasonMalformedKey, Alg: alg, Detail: "not a compressed " + curve.Params().Name + " point"}
 	}
-	return NewPublicKey(alg, elliptic.Marshal(curve, x, y)) //nolint:staticcheck // the encoding NewPublicKey takes
+	// The uncompressed point (SEC 1: 04 || X || Y), the encoding
+	// NewPublicKey takes.
+	n := (curve.Params().BitSize + 7) / 8
+	point := make([]byte, 1+2*n)
+	point[0] = 4
+	x.FillBytes(point[1 : 1+n])
+	y.FillBytes(point[1+n:])
+	return NewPublicKey(alg, point)
 }
 
 // CompressedBytes returns an ECDSA key as a compressed point, nil for
