@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -64,6 +65,11 @@ type ExportSummary struct {
 	// (day=*/receipts.parquet, *.parquet), which the export no longer
 	// writes or replaces and a reader of the new layout does not read.
 	Stale []string
+	// Removed are the day partitions of an earlier export whose days the
+	// database no longer holds, removed so that a reader of the export
+	// counts what the database holds; Kept, such directories holding
+	// files the export did not write, left as they are.
+	Removed, Kept []string
 }
 
 // ExportedDay is one day's partition of receipts.
@@ -111,7 +117,7 @@ const receiptWidth = "strlen(raw) + 512"
 // (swapped atomically where the system can, renamed over otherwise), so a
 // re-run replaces a day's files as a whole and a reader never sees half
 // of them or two generations mixed. Partitions of days no longer in the
-// database are left alone. Rows are in (issued_at, source, file, line)
+// database are removed (removeGoneDays). Rows are in (issued_at, source, file, line)
 // order across a day's parts: DuckDB writes rotating files in order only
 // with one thread, so the export runs with one. A database error (COPY
 // included) is an *IOError, a directory that cannot be made a
@@ -197,6 +203,9 @@ func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) 
 		if d.Parts, err = copyParts(ctx, conn, q, d.Path, bound, rowGroupRows(bound, widths[i], d.Rows)); err != nil {
 			return sum, err
 		}
+	}
+	if sum.Removed, sum.Kept, err = removeGoneDays(filepath.Join(dir, ParquetReceipts), sum.Days); err != nil {
+		return sum, &WriteError{Path: dir, Err: err}
 	}
 	for _, t := range sideTables {
 		if err := ctx.Err(); err != nil {
@@ -317,6 +326,62 @@ func replaceDir(tmp, final string) error {
 		return err
 	}
 	return os.RemoveAll(old)
+}
+
+// dayPartition is the name of a day's directory under receipts/, and
+// partFile the name of a part file the export writes.
+var (
+	dayPartition = regexp.MustCompile(`^day=[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+	partFile     = regexp.MustCompile(`^part-[0-9]+\.parquet$`)
+)
+
+// removeGoneDays removes the day partitions under receipts whose days are
+// not among days: an earlier export's days that the database no longer
+// holds. A directory holding anything but part files is kept, not
+// touched: the export did not write it. Each is renamed to a hidden name
+// first, so that a reader sees the day whole or not at all.
+func removeGoneDays(receipts string, days []ExportedDay) (removed, kept []string, err error) {
+	ents, err := os.ReadDir(receipts)
+	if err != nil {
+		return nil, nil, err
+	}
+	have := make(map[string]bool, len(days))
+	for _, d := range days {
+		have["day="+d.Day] = true
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !dayPartition.MatchString(e.Name()) || have[e.Name()] {
+			continue
+		}
+		path := filepath.Join(receipts, e.Name())
+		files, err := os.ReadDir(path)
+		if err != nil {
+			return removed, kept, err
+		}
+		ours := true
+		for _, f := range files {
+			if !f.Type().IsRegular() || !partFile.MatchString(f.Name()) {
+				ours = false
+				break
+			}
+		}
+		if !ours {
+			kept = append(kept, path)
+			continue
+		}
+		gone := filepath.Join(receipts, "."+e.Name()+".removed")
+		if err := os.RemoveAll(gone); err != nil {
+			return removed, kept, err
+		}
+		if err := os.Rename(path, gone); err != nil {
+			return removed, kept, err
+		}
+		if err := os.RemoveAll(gone); err != nil {
+			return removed, kept, err
+		}
+		removed = append(removed, path)
+	}
+	return removed, kept, nil
 }
 
 // staleLayout lists the files of the earlier layout in dir: a receipts

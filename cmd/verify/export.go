@@ -68,6 +68,12 @@ func exportAction(ctx *cli.Context) error {
 	if sum.Undated > 0 {
 		fmt.Fprintf(ctx.App.ErrWriter, "verify: %d receipt(s) without issued_at have no day and were not exported\n", sum.Undated)
 	}
+	for _, d := range sum.Removed {
+		fmt.Fprintf(w, "verify: export: %s removed: the database holds no receipt of that day\n", d)
+	}
+	for _, d := range sum.Kept {
+		fmt.Fprintf(w, "verify: export: %s kept: the database holds no receipt of that day, but the directory holds files the export did not write\n", d)
+	}
 	if len(sum.Stale) > 0 {
 		fmt.Fprintf(ctx.App.ErrWriter, "verify: %s holds %d file(s) of the earlier export layout (such as %s), left as they are; the new layout does not read them\n",
 			dir, len(sum.Stale), filepath.ToSlash(sum.Stale[0]))
