@@ -168,7 +168,7 @@ func (g *gen) buildMix(s *slot) error {
 		s.decision = "deny"
 	}
 	ctx := obj(m("tool", str(s.tool.name)), m("args", args(r, s.tool)))
-	ctxCanon, err := canon.RFC8785.Append(nil, &ctx)
+	ctxCanon, err := canon.RFC8785().Append(nil, &ctx)
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (g *gen) buildMix(s *slot) error {
 			)),
 		)
 		var body []byte
-		if body, err = canon.RFC8785.Append(nil, &stmt); err != nil {
+		if body, err = canon.RFC8785().Append(nil, &stmt); err != nil {
 			return err
 		}
 		s.payload = str(string(body))
@@ -239,7 +239,7 @@ func (g *gen) buildMix(s *slot) error {
 				m("chain", obj(m("sequence", integer(s.step+1)), m("previous_receipt_hash", prev), m("chain_id", str(s.sess.id)))),
 			)),
 		)
-		s.msg, err = canon.RFC8785.Append(nil, &s.payload)
+		s.msg, err = canon.RFC8785().Append(nil, &s.payload)
 		sum := sha256.Sum256(s.msg)
 		s.hash = hex.EncodeToString(sum[:])
 	default:
@@ -265,7 +265,7 @@ func uuidFrom(r *rand.Rand) string {
 // order built, values in the format's canonical form.
 func appendMix(b []byte, s *slot) []byte {
 	a := s.sess.agent
-	field := func(name string, v canon.Value, d *canon.Dialect) {
+	field := func(name string, v canon.Value, d canon.Dialect) {
 		b = strconv.AppendQuote(b, name)
 		b = append(b, ':')
 		var err error
@@ -308,7 +308,7 @@ func appendMix(b []byte, s *slot) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			field(mem.Name, mem.Value, canon.RFC8785)
+			field(mem.Name, mem.Value, canon.RFC8785())
 		}
 		issued := time.UnixMicro(s.t).UTC().Format(time.RFC3339)
 		b = append(b, `,"proof":{"type":"Ed25519Signature2020","created":"`+issued+`","verificationMethod":`...)

@@ -259,7 +259,7 @@ func newToolbox() (*toolbox, error) {
 			t := &ts.Items[i]
 			name := t.Get("name").Text
 			schema := t.Get("inputSchema")
-			fp, err := fingerprint.AsqavTool(canon.RFC8785, name, schema)
+			fp, err := fingerprint.AsqavTool(canon.RFC8785(), name, schema)
 			if err != nil {
 				return nil, err
 			}
@@ -272,7 +272,7 @@ func newToolbox() (*toolbox, error) {
 					drifted.Members[j].Value = p
 				}
 			}
-			dfp, err := fingerprint.AsqavTool(canon.RFC8785, name, &drifted)
+			dfp, err := fingerprint.AsqavTool(canon.RFC8785(), name, &drifted)
 			if err != nil {
 				return nil, err
 			}

@@ -79,7 +79,7 @@ func isACTASigText(s string) bool {
 }
 
 func actaChainHash(doc *canon.Value) (string, error) {
-	b, err := canon.RFC8785.Append(nil, doc)
+	b, err := canon.RFC8785().Append(nil, doc)
 	if err != nil {
 		return "", err
 	}
@@ -130,7 +130,7 @@ func checkACTA(c *check) {
 	}
 	c.readLink()
 
-	msg, err := canon.RFC8785.Append(nil, p)
+	msg, err := canon.RFC8785().Append(nil, p)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "payload cannot be canonicalized: "+err.Error())
 		return
@@ -178,7 +178,7 @@ func checkACTA(c *check) {
 			return
 		}
 		c.noteFailure(canonNote)
-		c.hintNormalization(key, canon.RFC8785, p, sig)
+		c.hintNormalization(key, canon.RFC8785(), p, sig)
 		return
 	}
 	c.noteSignature(canonNote)

@@ -12,7 +12,7 @@ import (
 // over the canonical bytes of the receipt minus aerfUnsigned, signed
 // directly; the signature is hex, the key found by key_id in a key map.
 // The canonical form is the producer's, Python's json.dumps(sort_keys=True)
-// (canon.AsqavCodePoint; 500.0 stays 500.0), which the reference verifier
+// (canon.AsqavCodePoint(); 500.0 stays 500.0), which the reference verifier
 // (verifiers/go) reproduces. Neither normalizes Unicode: the spec asks
 // producers for NFC text, and the verifier checks the bytes as given.
 //
@@ -50,7 +50,7 @@ func isAERF(doc *canon.Value) bool {
 // aerfSigningInput returns the signed value and its canonical bytes.
 func aerfSigningInput(doc *canon.Value) (canon.Value, []byte, error) {
 	s := withoutMembers(doc, aerfUnsigned...)
-	b, err := canon.AsqavCodePoint.Append(nil, &s)
+	b, err := canon.AsqavCodePoint().Append(nil, &s)
 	return s, b, err
 }
 
@@ -124,7 +124,7 @@ func (c *check) aerfIssuerSignature(signed *canon.Value, msg []byte) {
 		return
 	}
 	c.verifySignature(key, string(sigalg.Ed25519), msg, sig)
-	c.hintNormalization(key, canon.AsqavCodePoint, signed, sig)
+	c.hintNormalization(key, canon.AsqavCodePoint(), signed, sig)
 }
 
 // aerfCoSignatures checks the parent counter-signature and the PDP binding.
@@ -148,7 +148,7 @@ func (c *check) aerfCoSignatures(msg []byte) {
 			}
 			tuple.Members = append(tuple.Members, canon.Member{Name: name, Value: v})
 		}
-		return canon.AsqavCodePoint.Append(nil, &tuple)
+		return canon.AsqavCodePoint().Append(nil, &tuple)
 	})
 }
 

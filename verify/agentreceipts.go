@@ -13,7 +13,7 @@ import (
 // proof (type Ed25519Signature2020) signs the RFC 8785 bytes of the
 // receipt minus proof, directly, with no Unicode normalization (the SDKs
 // never normalize). An integer beyond 2^53, which RFC 8785 cannot carry,
-// is checked as the Python SDK signs it, verbatim (canon.AgentReceiptsPy),
+// is checked as the Python SDK signs it, verbatim (canon.AgentReceiptsPy()),
 // and the signature's note says so. Optional members written as null are dropped first:
 // the SDKs' WAL and HTTP emitters write every absent optional member as
 // null, but sign without them, and spec v0.5.0 §7.1.1 has a verifier drop
@@ -65,18 +65,18 @@ func hasString(v *canon.Value, s string) bool {
 // agentReceiptSigningInput returns the signed value, its bytes and the
 // dialect that wrote them: RFC 8785, or, when RFC 8785 refuses an integer
 // beyond 2^53, the Python SDK's form, which writes integers verbatim
-// (canon.AgentReceiptsPy; identical wherever RFC 8785 accepts). The SDK
+// (canon.AgentReceiptsPy(); identical wherever RFC 8785 accepts). The SDK
 // signs and hashes such receipts, and its verifier passes them; no other
 // refusal is relaxed.
-func agentReceiptSigningInput(doc *canon.Value) (canon.Value, []byte, *canon.Dialect, error) {
+func agentReceiptSigningInput(doc *canon.Value) (canon.Value, []byte, canon.Dialect, error) {
 	s := withoutMembers(doc, "proof")
 	s = withoutOptionalNulls(&s, 0)
-	b, err := canon.RFC8785.Append(nil, &s)
+	b, err := canon.RFC8785().Append(nil, &s)
 	if err == nil || !errors.Is(err, &canon.Error{Reason: canon.ReasonUnsafeInteger}) {
-		return s, b, canon.RFC8785, err
+		return s, b, canon.RFC8785(), err
 	}
-	b, err = canon.AgentReceiptsPy.Append(nil, &s)
-	return s, b, canon.AgentReceiptsPy, err
+	b, err = canon.AgentReceiptsPy().Append(nil, &s)
+	return s, b, canon.AgentReceiptsPy(), err
 }
 
 // agentReceiptsPyNote names the form a receipt was checked in when RFC
@@ -241,7 +241,7 @@ func checkAgentReceipt(c *check) {
 	}
 	c.verifySignature(key, string(sigalg.Ed25519), msg, sig)
 	c.hintNormalization(key, dialect, &signed, sig)
-	if dialect == canon.AgentReceiptsPy {
+	if dialect == canon.AgentReceiptsPy() {
 		c.noteSignature(agentReceiptsPyNote)
 		c.noteFailure(agentReceiptsPyNote)
 	}

@@ -133,14 +133,14 @@ func asqavEnvelopeDigest(doc *canon.Value) (string, error) {
 
 // asqavEnvelopeDigestReusing is asqavEnvelopeDigest(doc) for a check that
 // has already written the payload's canonical form (payloadCanon, in
-// dialect payloadIn; payloadIn is nil when it has not) for the signature:
+// dialect payloadIn; payloadIn is the zero Dialect when it has not) for the signature:
 // when the envelope is written in the same dialect, those bytes are hashed
 // as they are instead of written again. Either member order puts
 // "payload" before "signature", so the envelope's canonical form is
 // {"payload":P,"signature":S}.
-func asqavEnvelopeDigestReusing(doc *canon.Value, payloadCanon []byte, payloadIn *canon.Dialect) (string, error) {
+func asqavEnvelopeDigestReusing(doc *canon.Value, payloadCanon []byte, payloadIn canon.Dialect) (string, error) {
 	shape := asqavShapeOf(doc)
-	if shape == asqavNoEnvelope || payloadIn == nil {
+	if shape == asqavNoEnvelope || payloadIn == (canon.Dialect{}) {
 		return asqavEnvelopeDigest(doc)
 	}
 	d := asqavDialect(firstStr(doc.Get("payload"), "issued_at", "timestamp"))
@@ -181,11 +181,11 @@ func hashModeSignatureMember(doc *canon.Value) string {
 
 // asqavDialect picks the member order in force at the receipt's issue time;
 // a receipt without a readable time gets the current order.
-func asqavDialect(issued string) *canon.Dialect {
+func asqavDialect(issued string) canon.Dialect {
 	if t, ok := parseTime(issued); ok {
 		return canon.AsqavAt(t)
 	}
-	return canon.Asqav
+	return canon.Asqav()
 }
 
 // asqavChainHash is what a successor names in previousReceiptHash: the hex
@@ -352,7 +352,7 @@ func firstVerifying(ks []*keys.Key, claimed string, msg, sig []byte) *keys.Key {
 // asqavDigests recomputes payload_digest (from ctx, the payload's context,
 // nil when absent) and the advisory action_ref (from action_type and
 // context).
-func (c *check) asqavDigests(d *canon.Dialect, p, ctx *canon.Value, ctxCanon []byte) {
+func (c *check) asqavDigests(d canon.Dialect, p, ctx *canon.Value, ctxCanon []byte) {
 	// Both digests follow from one canonicalization of the context, or
 	// from ctxCanon, its canonical form under d if already written.
 	var canonCtx fingerprint.AsqavContext

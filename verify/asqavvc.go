@@ -57,7 +57,7 @@ func (c *check) checkReceiptDigest(proof, subject *canon.Value) {
 	if !ok {
 		return
 	}
-	for _, d := range []*canon.Dialect{canon.RFC8785, canon.AsqavCodePoint} {
+	for _, d := range []canon.Dialect{canon.RFC8785(), canon.AsqavCodePoint()} {
 		if b, err := d.Append(nil, subject); err == nil && "sha256:"+sha256Hex(b) == want {
 			return
 		}

@@ -66,7 +66,7 @@ func checkAuthproof(c *check) {
 		c.skip(AxisSignature, ReasonUncheckable, "no embedded key")
 		return
 	}
-	raw, err := canon.RFC8785.Append(nil, jwk)
+	raw, err := canon.RFC8785().Append(nil, jwk)
 	var key *keys.Key
 	if err == nil {
 		key, err = keys.ParseJWK("signerPublicKey", raw)

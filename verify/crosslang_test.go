@@ -33,11 +33,11 @@ func TestCrossLanguageCases(t *testing.T) {
 			if why, ok := crossLangSkips[name]; ok {
 				t.Skip(why)
 			}
-			receipt, err := canon.RFC8785.Append(nil, c.Get("receipt"))
+			receipt, err := canon.RFC8785().Append(nil, c.Get("receipt"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			jwks, _ := canon.RFC8785.Append(nil, c.Get("jwks"))
+			jwks, _ := canon.RFC8785().Append(nil, c.Get("jwks"))
 			var snaps []*keys.Snapshot
 			if s, err := keys.Load("jwks.json", jwks); err == nil {
 				snaps = append(snaps, s)
@@ -49,7 +49,7 @@ func TestCrossLanguageCases(t *testing.T) {
 				Verdict Verdict             `json:"verdict"`
 				Axes    map[AxisName]Status `json:"axes"`
 			}
-			raw, _ := canon.RFC8785.Append(nil, c.Get("expect"))
+			raw, _ := canon.RFC8785().Append(nil, c.Get("expect"))
 			if err := json.Unmarshal(raw, &expect); err != nil {
 				t.Fatal(err)
 			}

@@ -118,12 +118,12 @@ func checkDataIntegrity(c *check) {
 		return
 	}
 	config := withoutMembers(proof, "proofValue")
-	configJCS, err := canon.RFC8785.Append(nil, &config)
+	configJCS, err := canon.RFC8785().Append(nil, &config)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "proof cannot be canonicalized: "+err.Error())
 		return
 	}
-	docJCS, err := canon.RFC8785.Append(c.canonBuf[:0], &unsecured)
+	docJCS, err := canon.RFC8785().Append(c.canonBuf[:0], &unsecured)
 	if err != nil {
 		c.fail(AxisStructure, ReasonMalformed, "document cannot be canonicalized: "+err.Error())
 		return
@@ -181,8 +181,8 @@ func contextStartsWith(have, want *canon.Value) bool {
 		return false
 	}
 	for i := range w {
-		a, errA := canon.RFC8785.Append(nil, &h[i])
-		b, errB := canon.RFC8785.Append(nil, &w[i])
+		a, errA := canon.RFC8785().Append(nil, &h[i])
+		b, errB := canon.RFC8785().Append(nil, &w[i])
 		if errA != nil || errB != nil || !bytes.Equal(a, b) {
 			return false
 		}

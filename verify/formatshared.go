@@ -68,7 +68,7 @@ func normCopy(f norm.Form, v *canon.Value) (out canon.Value, changed bool, err e
 // text was normalized after signing (or signed by another tool), since the
 // producers that call this sign and check their text as given. The
 // verdict stays FAIL, as the producer's own verifier gives it.
-func (c *check) hintNormalization(key *keys.Key, d *canon.Dialect, v *canon.Value, sig []byte) {
+func (c *check) hintNormalization(key *keys.Key, d canon.Dialect, v *canon.Value, sig []byte) {
 	ax := c.res.Axes.Of(AxisSignature)
 	if ax.Status != StatusFail || ax.Reason != ReasonBadSignature {
 		return
@@ -102,7 +102,7 @@ func (c *check) noteFailure(extra string) {
 
 // canonicalNFC writes v in dialect d after NFC normalization, for the
 // producers that normalize before signing (pipelock).
-func canonicalNFC(d *canon.Dialect, v *canon.Value) ([]byte, bool, error) {
+func canonicalNFC(d canon.Dialect, v *canon.Value) ([]byte, bool, error) {
 	n, changed, err := normCopy(norm.NFC, v)
 	if err != nil {
 		return nil, false, err
@@ -171,7 +171,7 @@ func quoteShort(s string) string {
 // jsonText is v as compact JSON for a note (a string comes quoted),
 // bounded in length.
 func jsonText(v *canon.Value) string {
-	b, err := canon.RFC8785.Append(nil, v)
+	b, err := canon.RFC8785().Append(nil, v)
 	if err != nil {
 		return "a " + v.Kind.String()
 	}

@@ -252,7 +252,7 @@ func TestOthersNFC(t *testing.T) {
 	t.Parallel()
 	decomposed := canon.StringValue("e\u0301")
 	v := canon.ObjectValue(canon.Member{Name: "a", Value: decomposed})
-	b, changed, err := canonicalNFC(canon.RFC8785, &v)
+	b, changed, err := canonicalNFC(canon.RFC8785(), &v)
 	if err != nil || !changed || string(b) != "{\"a\":\"\u00e9\"}" {
 		t.Fatalf("got %q, %v, %v", b, changed, err)
 	}
@@ -260,7 +260,7 @@ func TestOthersNFC(t *testing.T) {
 		canon.Member{Name: "\u00e9", Value: canon.StringValue("1")},
 		canon.Member{Name: "e\u0301", Value: canon.StringValue("2")},
 	)
-	if _, _, err := canonicalNFC(canon.RFC8785, &clash); err == nil {
+	if _, _, err := canonicalNFC(canon.RFC8785(), &clash); err == nil {
 		t.Fatal("names equal under NFC were accepted")
 	}
 }

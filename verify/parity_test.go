@@ -106,7 +106,7 @@ func expectOf(t *testing.T, c *canon.Value, into any) {
 	if e == nil {
 		t.Fatal("case has no expect")
 	}
-	raw, err := canon.RFC8785.Append(nil, e)
+	raw, err := canon.RFC8785().Append(nil, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func expectOf(t *testing.T, c *canon.Value, into any) {
 
 func encode(t *testing.T, v *canon.Value) []byte {
 	t.Helper()
-	b, err := canon.RFC8785.Append(nil, v)
+	b, err := canon.RFC8785().Append(nil, v)
 	if err != nil {
 		t.Fatal(err)
 	}

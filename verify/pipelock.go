@@ -13,7 +13,7 @@ import (
 // signature object replaced by the zero value {signer_key_id: "",
 // key_purpose: "", algorithm: "", signature: ""}, as the Go reference
 // (internal/contract/receipt SignablePreimage) marshals it. The canonical
-// form is the reference's own (canon.Pipelock): every string and member
+// form is the reference's own (canon.Pipelock()): every string and member
 // name in NFC, names in code-point order, strings quoted by Go's
 // encoding/json, so & < > and U+2028, U+2029 are escaped inside the signed
 // bytes, integers only. Exactly those bytes are accepted; the note says so
@@ -64,7 +64,7 @@ func isPipelock(doc *canon.Value) bool {
 }
 
 func pipelockChainHash(doc *canon.Value) (string, error) {
-	b, _, err := canonicalNFC(canon.Pipelock, goDecoded(doc))
+	b, _, err := canonicalNFC(canon.Pipelock(), goDecoded(doc))
 	if err != nil {
 		return "", err
 	}
@@ -87,7 +87,7 @@ func pipelockSigningInput(doc *canon.Value) ([]byte, bool, error) {
 		}
 		clone.Members[i] = m
 	}
-	return canonicalNFC(canon.Pipelock, &clone)
+	return canonicalNFC(canon.Pipelock(), &clone)
 }
 
 // hasGoEscapes reports whether v holds a character the pipelock form

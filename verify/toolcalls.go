@@ -78,7 +78,7 @@ func checkUndoLog(c *check) {
 		c.fail(AxisStructure, ReasonBadField, err.Error())
 		return
 	case err != nil:
-		if sig, e := fingerprint.UndoLogRecord(canon.UndoLogP3, c.raw); e == nil {
+		if sig, e := fingerprint.UndoLogRecord(canon.UndoLogP3(), c.raw); e == nil {
 			c.res.Fingerprints.CallSignature = sig
 		}
 		c.fail(AxisSignature, ReasonFingerprintMismatch, err.Error())

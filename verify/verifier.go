@@ -237,7 +237,7 @@ type check struct {
 	// canonBuf is an Asqav payload's canonical form in that dialect, as
 	// signed, which the anchors note's envelope digest reuses.
 	canonBuf, sigBuf []byte
-	payloadIn        *canon.Dialect
+	payloadIn        canon.Dialect
 	keepSigned       bool // VerifyOptions.KeepSigned
 }
 

@@ -30,7 +30,7 @@ after either. Exit 1 if any line was rejected.
 --list prints every dialect name (aliases included) and its description,
 tab separated, one per line.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "dialect", Value: canon.RFC8785.Name(), Usage: "canonical JSON `DIALECT` (see --list)"},
+			&cli.StringFlag{Name: "dialect", Value: canon.RFC8785().Name(), Usage: "canonical JSON `DIALECT` (see --list)"},
 			&cli.BoolFlag{Name: "lines", Usage: "read one document per line, print one canonical form per line"},
 			&cli.BoolFlag{Name: "list", Usage: "list the dialects and exit"},
 		},
@@ -39,7 +39,7 @@ tab separated, one per line.`,
 }
 
 type canonOptions struct {
-	dialect *canon.Dialect
+	dialect canon.Dialect
 	lines   bool
 	file    string
 }

@@ -47,23 +47,23 @@ KIND is one of: ` + strings.Join(fingerprintKinds, ", ") + `.`,
 func asqavDialectFlag() cli.Flag {
 	return &cli.StringFlag{
 		Name:  "dialect",
-		Value: canon.RFC8785.Name(),
+		Value: canon.RFC8785().Name(),
 		Usage: "canonical JSON `DIALECT`: rfc8785, asqav or asqav-codepoint (or their aliases)",
 	}
 }
 
 // asqavDialect resolves --dialect to one of the dialects an Asqav
 // fingerprint can be computed under.
-func asqavDialect(ctx *cli.Context) (*canon.Dialect, error) {
+func asqavDialect(ctx *cli.Context) (canon.Dialect, error) {
 	d, err := canon.Lookup(ctx.String("dialect"))
 	if err != nil {
-		return nil, usagef(ctx, "%v", err)
+		return canon.Dialect{}, usagef(ctx, "%v", err)
 	}
 	switch d {
-	case canon.RFC8785, canon.Asqav, canon.AsqavCodePoint:
+	case canon.RFC8785(), canon.Asqav(), canon.AsqavCodePoint():
 		return d, nil
 	}
-	return nil, usagef(ctx, "dialect %q does not apply to asqav fingerprints (use rfc8785, asqav or asqav-codepoint)", ctx.String("dialect"))
+	return canon.Dialect{}, usagef(ctx, "dialect %q does not apply to asqav fingerprints (use rfc8785, asqav or asqav-codepoint)", ctx.String("dialect"))
 }
 
 // fingerprintLines runs fn over every record of the command's input.

@@ -16,7 +16,9 @@ import (
 // Number::toString, as in RFC 8785. Wherever RFC8785 accepts a document,
 // the two write the same bytes. Python refuses to print an int of more
 // than 4300 digits, and so does this dialect.
-var AgentReceiptsPy = &Dialect{
+func AgentReceiptsPy() Dialect { return Dialect{agentReceiptsPy} }
+
+var agentReceiptsPy = &dialect{
 	name:  "agentreceipts-py",
 	doc:   "agent-receipts Python SDK (obsigna): RFC 8785, but integers of any size written verbatim",
 	parse: ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: RejectDuplicates},
@@ -28,7 +30,7 @@ var AgentReceiptsPy = &Dialect{
 	},
 }
 
-func init() { register(AgentReceiptsPy) }
+func init() { register(agentReceiptsPy) }
 
 func appendNumberPythonIntJCS(dst []byte, lit string) ([]byte, error) {
 	if !isIntegerLiteral(lit) {

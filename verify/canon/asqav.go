@@ -9,7 +9,9 @@ import (
 // AsqavUTF16Since is the moment the Asqav cloud signer switched its member
 // order from code points to UTF-16 code units. Receipts issued before it
 // were canonicalized with AsqavCodePoint.
-var AsqavUTF16Since = time.Date(2026, 9, 2, 18, 5, 9, 0, time.UTC)
+func AsqavUTF16Since() time.Time { return asqavUTF16Since }
+
+var asqavUTF16Since = time.Date(2026, 9, 2, 18, 5, 9, 0, time.UTC)
 
 // Asqav is the Asqav cloud signing dialect as it is today: Python's
 // json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
@@ -17,27 +19,31 @@ var AsqavUTF16Since = time.Date(2026, 9, 2, 18, 5, 9, 0, time.UTC)
 // written verbatim (Python ints are exact), other numbers as Python's
 // repr(float) (500.0, 1e+16, 1e-05); numbers beyond a double, lone
 // surrogates and duplicate names are rejected; 200 levels deep at most.
-var Asqav = newAsqav("asqav", "Asqav cloud signer (Python json.dumps), UTF-16 member order", compareUTF16)
+func Asqav() Dialect { return Dialect{asqav} }
+
+var asqav = newAsqav("asqav", "Asqav cloud signer (Python json.dumps), UTF-16 member order", compareUTF16)
 
 // AsqavCodePoint is the Asqav dialect with code-point member order, used by
 // receipts issued before AsqavUTF16Since.
-var AsqavCodePoint = newAsqav("asqav-codepoint", "Asqav cloud signer before 2026-09-02T18:05:09Z: code-point member order", compareCodePoints)
+func AsqavCodePoint() Dialect { return Dialect{asqavCodePoint} }
+
+var asqavCodePoint = newAsqav("asqav-codepoint", "Asqav cloud signer before 2026-09-02T18:05:09Z: code-point member order", compareCodePoints)
 
 func init() {
-	register(Asqav, "asqav-utf16")
-	register(AsqavCodePoint)
+	register(asqav, "asqav-utf16")
+	register(asqavCodePoint)
 }
 
 // AsqavAt returns the Asqav dialect in force at issuedAt.
-func AsqavAt(issuedAt time.Time) *Dialect {
-	if issuedAt.Before(AsqavUTF16Since) {
-		return AsqavCodePoint
+func AsqavAt(issuedAt time.Time) Dialect {
+	if issuedAt.Before(AsqavUTF16Since()) {
+		return AsqavCodePoint()
 	}
-	return Asqav
+	return Asqav()
 }
 
-func newAsqav(name, doc string, order func(a, b string) int) *Dialect {
-	return &Dialect{
+func newAsqav(name, doc string, order func(a, b string) int) *dialect {
+	return &dialect{
 		name:  name,
 		doc:   doc,
 		parse: ParseOptions{MaxDepth: limits.AsqavMaxDepth, Duplicates: RejectDuplicates},

@@ -54,7 +54,7 @@ func TestAsqavDialect(t *testing.T) {
 		{`{"＠":1,"😀":1}`, `{"😀":1,"＠":1}`},
 	}
 	for _, c := range cases {
-		got, err := Asqav.Canonicalize([]byte(c.in))
+		got, err := Asqav().Canonicalize([]byte(c.in))
 		if c.want == "" {
 			if err == nil {
 				t.Errorf("%s: accepted as %s, want rejection", c.in, got)
@@ -65,7 +65,7 @@ func TestAsqavDialect(t *testing.T) {
 			t.Errorf("%s: got %s, %v; want %s", c.in, got, err, c.want)
 		}
 	}
-	if got, _ := AsqavCodePoint.Canonicalize([]byte(`{"😀":1,"＠":1}`)); string(got) != `{"＠":1,"😀":1}` {
+	if got, _ := AsqavCodePoint().Canonicalize([]byte(`{"😀":1,"＠":1}`)); string(got) != `{"＠":1,"😀":1}` {
 		t.Errorf("asqav-codepoint order: %s", got)
 	}
 	deep := make([]byte, 0, 402)
@@ -75,19 +75,19 @@ func TestAsqavDialect(t *testing.T) {
 	for i := 0; i < 201; i++ {
 		deep = append(deep, ']')
 	}
-	if _, err := Asqav.Canonicalize(deep); err == nil {
-		t.Error("201 levels accepted; the Asqav limit is 200")
+	if _, err := Asqav().Canonicalize(deep); err == nil {
+		t.Error("201 levels accepted; the Asqav() limit is 200")
 	}
-	if _, err := Asqav.Canonicalize(deep[1 : len(deep)-1]); err != nil {
+	if _, err := Asqav().Canonicalize(deep[1 : len(deep)-1]); err != nil {
 		t.Errorf("200 levels rejected: %v", err)
 	}
 }
 
 func TestAsqavAt(t *testing.T) {
-	if AsqavAt(AsqavUTF16Since.Add(-time.Second)) != AsqavCodePoint {
+	if AsqavAt(AsqavUTF16Since().Add(-time.Second)) != AsqavCodePoint() {
 		t.Error("before the switch: want code-point order")
 	}
-	if AsqavAt(AsqavUTF16Since) != Asqav {
+	if AsqavAt(AsqavUTF16Since()) != Asqav() {
 		t.Error("at the switch: want UTF-16 order")
 	}
 }

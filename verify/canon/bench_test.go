@@ -12,7 +12,7 @@ import (
 // The benchmarks canonicalize one ~1 KiB receipt-like document. Run them
 // side by side (go test -bench . -benchmem ./verify/canon/) and compare
 // ratios: absolute times drift on shared machines.
-func benchDialect(b *testing.B, d *Dialect) {
+func benchDialect(b *testing.B, d Dialect) {
 	raw := readFile(b, "../../testdata/bench/receipt-1k.json")
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
@@ -25,9 +25,9 @@ func benchDialect(b *testing.B, d *Dialect) {
 	}
 }
 
-func BenchmarkRFC8785(b *testing.B)        { benchDialect(b, RFC8785) }
-func BenchmarkAsqav(b *testing.B)          { benchDialect(b, Asqav) }
-func BenchmarkAsqavCodePoint(b *testing.B) { benchDialect(b, AsqavCodePoint) }
+func BenchmarkRFC8785(b *testing.B)        { benchDialect(b, RFC8785()) }
+func BenchmarkAsqav(b *testing.B)          { benchDialect(b, Asqav()) }
+func BenchmarkAsqavCodePoint(b *testing.B) { benchDialect(b, AsqavCodePoint()) }
 
 // BenchmarkGowebpkiJCS is the baseline: github.com/gowebpki/jcs v1.0.2 on
 // the same document.
@@ -35,7 +35,7 @@ func BenchmarkGowebpkiJCS(b *testing.B) {
 	raw := readFile(b, "../../testdata/bench/receipt-1k.json")
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
-	want, err := RFC8785.Canonicalize(raw)
+	want, err := RFC8785().Canonicalize(raw)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func BenchmarkGowebpkiJCS(b *testing.B) {
 	}
 }
 
-// receiptLine is an Asqav receipt as one JSON Lines line (~5.3 KB), shaped
+// receiptLine is an Asqav() receipt as one JSON Lines line (~5.3 KB), shaped
 // like the ones the verifier reads: a payload of about twenty members with
 // a nested context, and an ML-DSA-65 signature, whose 3,309 bytes are
 // 4,412 characters of base64url, from a fixed seed.
@@ -80,17 +80,17 @@ func BenchmarkParseReceiptLine(b *testing.B) {
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ParseBorrowed(line, Asqav.parse); err != nil {
+		if _, err := ParseBorrowed(line, Asqav().p.parse); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 // BenchmarkAppendReceiptPayload writes the canonical form of a parsed
-// receipt payload, the bytes an Asqav signature covers.
+// receipt payload, the bytes an Asqav() signature covers.
 func BenchmarkAppendReceiptPayload(b *testing.B) {
 	_, payload := receiptLine(b)
-	v, err := Asqav.Parse(payload)
+	v, err := Asqav().Parse(payload)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func BenchmarkAppendReceiptPayload(b *testing.B) {
 	b.ReportAllocs()
 	var dst []byte
 	for b.Loop() {
-		if dst, err = Asqav.Append(dst[:0], &v); err != nil {
+		if dst, err = Asqav().Append(dst[:0], &v); err != nil {
 			b.Fatal(err)
 		}
 	}

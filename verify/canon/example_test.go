@@ -9,7 +9,7 @@ import (
 // The RFC 8785 canonical form: members sorted, numbers in ECMAScript form,
 // no insignificant white space.
 func ExampleDialect_Canonicalize() {
-	out, err := canon.RFC8785.Canonicalize([]byte(`{"b": 2, "a": [1.0, 1e21, "\u00e9"]}`))
+	out, err := canon.RFC8785().Canonicalize([]byte(`{"b": 2, "a": [1.0, 1e21, "\u00e9"]}`))
 	if err != nil {
 		panic(err)
 	}

@@ -51,7 +51,9 @@ import (
 //
 // The dialect never rejects a parsed document for its content: every JSON
 // value has an Overturn canonical form.
-var Overturn = &Dialect{
+func Overturn() Dialect { return Dialect{overturn} }
+
+var overturn = &dialect{
 	name: "overturn-v1",
 	doc:  "Overturn fingerprint v1: JSON.parse input, doubles, nulls dropped, strings trimmed, code-point member order",
 	parse: ParseOptions{
@@ -69,7 +71,7 @@ var Overturn = &Dialect{
 	},
 }
 
-func init() { register(Overturn, "overturn") }
+func init() { register(overturn, "overturn") }
 
 func appendStringJS(dst []byte, s string) ([]byte, error) {
 	dst, _ = appendQuotedJS(dst, s, false)

@@ -66,7 +66,7 @@ func TestOverturnCanonical(t *testing.T) {
 		{"white space", " \n{ \"a\" : [ true , false ] }\t", `{"a":[true,false]}`},
 	}
 	for _, c := range cases {
-		got, err := Overturn.Canonicalize([]byte(c.in))
+		got, err := Overturn().Canonicalize([]byte(c.in))
 		if err != nil || string(got) != c.want {
 			t.Errorf("%s: %q: got %q, %v; want %q", c.name, c.in, got, err, c.want)
 		}
@@ -79,14 +79,14 @@ func TestOverturnCanonical(t *testing.T) {
 func TestOverturnKeyOrder(t *testing.T) {
 	t.Parallel()
 	astral, fullwidth := "😀", "＠" // U+1F600, U+FF20
-	if Overturn.w.order(astral, fullwidth) <= 0 {
+	if Overturn().p.w.order(astral, fullwidth) <= 0 {
 		t.Errorf("code-point order must put U+1F600 after U+FF20")
 	}
 	if compareUTF16(astral, fullwidth) >= 0 {
 		t.Errorf("UTF-16 order puts U+1F600 before U+FF20; the test premise is wrong")
 	}
 	for _, in := range []string{`{"😀":1,"＠":2}`, `{"＠":2,"😀":1}`} {
-		got, err := Overturn.Canonicalize([]byte(in))
+		got, err := Overturn().Canonicalize([]byte(in))
 		if want := `{"＠":2,"😀":1}`; err != nil || string(got) != want {
 			t.Errorf("%s: got %s, %v; want %s", in, got, err, want)
 		}
@@ -144,12 +144,12 @@ func TestOverturnRejects(t *testing.T) {
 		{`Infinity`, ReasonSyntax},
 		{`1 2`, ReasonTrailingData},
 	} {
-		_, err := Overturn.Canonicalize([]byte(c.in))
+		_, err := Overturn().Canonicalize([]byte(c.in))
 		if !errors.Is(err, &Error{Reason: c.reason}) {
 			t.Errorf("%.40q: got %v, want reason %s", c.in, err, c.reason)
 		}
 	}
-	if _, err := Overturn.Canonicalize([]byte(strings.Repeat("[", 1000) + strings.Repeat("]", 1000))); err != nil {
+	if _, err := Overturn().Canonicalize([]byte(strings.Repeat("[", 1000) + strings.Repeat("]", 1000))); err != nil {
 		t.Errorf("1000 levels must be accepted: %v", err)
 	}
 }
@@ -157,7 +157,7 @@ func TestOverturnRejects(t *testing.T) {
 func TestOverturnLookup(t *testing.T) {
 	t.Parallel()
 	for _, n := range []string{"overturn-v1", "overturn"} {
-		if d, err := Lookup(n); err != nil || d != Overturn {
+		if d, err := Lookup(n); err != nil || d != Overturn() {
 			t.Errorf("Lookup(%q) = %v, %v", n, d, err)
 		}
 	}
@@ -188,18 +188,18 @@ func FuzzOverturn(f *testing.F) {
 		file.Close()
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		v, err := Overturn.Parse(in)
+		v, err := Overturn().Parse(in)
 		if err != nil {
 			return
 		}
-		c1, err := Overturn.Append(nil, &v)
+		c1, err := Overturn().Append(nil, &v)
 		if err != nil {
 			t.Fatalf("%q: parsed but not written: %v", in, err)
 		}
 		if !json.Valid(c1) {
 			t.Fatalf("%q: output is not JSON: %q", in, c1)
 		}
-		c2, err := Overturn.Canonicalize(c1)
+		c2, err := Overturn().Canonicalize(c1)
 		if err != nil {
 			t.Fatalf("%q: output %q does not re-parse: %v", in, c1, err)
 		}
@@ -207,7 +207,7 @@ func FuzzOverturn(f *testing.F) {
 			if !hasNonFinite(&v) {
 				t.Fatalf("%q: not a fixed point:\n%q\n%q", in, c1, c2)
 			}
-			c3, err := Overturn.Canonicalize(c2)
+			c3, err := Overturn().Canonicalize(c2)
 			if err != nil || string(c3) != string(c2) {
 				t.Fatalf("%q: second pass not stable:\n%q\n%q (%v)", in, c2, c3, err)
 			}

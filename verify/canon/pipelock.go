@@ -15,7 +15,9 @@ import (
 // (a fraction or an exponent is refused, as the reference refuses floats).
 // The reference also puts every string in Unicode NFC first; a Value must
 // be normalized before it is written in this dialect.
-var Pipelock = &Dialect{
+func Pipelock() Dialect { return Dialect{pipelock} }
+
+var pipelock = &dialect{
 	name:  "pipelock",
 	doc:   "pipelock Go reference: code-point member order, Go encoding/json escapes (& < > U+2028 U+2029), integers only",
 	parse: ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: RejectDuplicates},
@@ -27,7 +29,7 @@ var Pipelock = &Dialect{
 	},
 }
 
-func init() { register(Pipelock) }
+func init() { register(pipelock) }
 
 // appendStringGo quotes s as Go's json.Marshal does with HTML escaping on
 // (its default): \" \\ \b \f \n \r \t, \u00xx for the other controls and

@@ -8,7 +8,9 @@ import "github.com/receiptverify/verify/internal/limits"
 // duplicate names, invalid UTF-8, lone surrogates, integer literals beyond
 // 2^53 in magnitude that a double cannot carry unchanged, and numbers beyond
 // the double range are rejected, as is nesting deeper than limits.MaxDepth.
-var RFC8785 = &Dialect{
+func RFC8785() Dialect { return Dialect{rfc8785} }
+
+var rfc8785 = &dialect{
 	name:  "rfc8785",
 	doc:   "RFC 8785 JCS: UTF-16 member order, ECMAScript numbers, strict input",
 	parse: ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: RejectDuplicates},
@@ -20,7 +22,7 @@ var RFC8785 = &Dialect{
 	},
 }
 
-func init() { register(RFC8785, "jcs") }
+func init() { register(rfc8785, "jcs") }
 
 func appendStringJCS(dst []byte, s string) ([]byte, error) {
 	dst, ok := appendQuotedJS(dst, s, true)

@@ -27,7 +27,7 @@ func TestRFC8785Pairs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			raw := readFile(t, in)
 			want := readFile(t, filepath.Join("../../testdata/jcs/output", name))
-			got, err := RFC8785.Canonicalize(raw)
+			got, err := RFC8785().Canonicalize(raw)
 			if err != nil {
 				t.Fatalf("canonicalize: %v", err)
 			}
@@ -41,12 +41,12 @@ func TestRFC8785Pairs(t *testing.T) {
 // TestDoorsParity checks the Python/TypeScript parity pairs: the safe input
 // canonicalizes identically under every dialect that accepts it; the
 // divergent one (an integer above 2^53 and an astral/BMP key pair) gives the
-// Python text under the code-point Asqav dialect and is refused by RFC 8785.
+// Python text under the code-point Asqav() dialect and is refused by RFC 8785.
 func TestDoorsParity(t *testing.T) {
 	dir := "../../testdata/asqav/doors-parity"
 	safe := readFile(t, filepath.Join(dir, "parity-safe-input.json"))
 	wantSafe := readFile(t, filepath.Join(dir, "parity-safe.jcs"))
-	for _, d := range []*Dialect{RFC8785, Asqav, AsqavCodePoint} {
+	for _, d := range []Dialect{RFC8785(), Asqav(), AsqavCodePoint()} {
 		got, err := d.Canonicalize(safe)
 		if err != nil || !bytes.Equal(got, wantSafe) {
 			t.Errorf("%s: parity-safe: got %q, %v; want %q", d.Name(), got, err, wantSafe)
@@ -54,10 +54,10 @@ func TestDoorsParity(t *testing.T) {
 	}
 	div := readFile(t, filepath.Join(dir, "divergence-input.json"))
 	wantPy := readFile(t, filepath.Join(dir, "divergence-python.jcs"))
-	if got, err := AsqavCodePoint.Canonicalize(div); err != nil || !bytes.Equal(got, wantPy) {
+	if got, err := AsqavCodePoint().Canonicalize(div); err != nil || !bytes.Equal(got, wantPy) {
 		t.Errorf("asqav-codepoint: divergence: got %q, %v; want %q", got, err, wantPy)
 	}
-	_, err := RFC8785.Canonicalize(div)
+	_, err := RFC8785().Canonicalize(div)
 	if !errors.Is(err, &Error{Reason: ReasonUnsafeInteger}) {
 		t.Errorf("rfc8785 must reject the integer above 2^53, got %v", err)
 	}
@@ -91,7 +91,7 @@ func TestRFC8785Rejects(t *testing.T) {
 		{strings.Repeat("[", 1001) + strings.Repeat("]", 1001), ReasonTooDeep, ``},
 	}
 	for _, c := range cases {
-		_, err := RFC8785.Canonicalize([]byte(c.in))
+		_, err := RFC8785().Canonicalize([]byte(c.in))
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Reason != c.reason {
 			t.Errorf("%.40q: got %v, want reason %s", c.in, err, c.reason)
@@ -101,7 +101,7 @@ func TestRFC8785Rejects(t *testing.T) {
 			t.Errorf("%.40q: path %q, want %q", c.in, ce.Path, c.path)
 		}
 	}
-	_, err := RFC8785.Canonicalize([]byte("\uFEFF{}"))
+	_, err := RFC8785().Canonicalize([]byte("\uFEFF{}"))
 	if err == nil || !strings.Contains(err.Error(), "byte order mark") {
 		t.Errorf("a leading byte order mark: got %v, want a message that names it", err)
 	}
@@ -132,7 +132,7 @@ func TestRFC8785Accepts(t *testing.T) {
 		`"\ud83d\ude00"`:               `"😀"`,
 	}
 	for in, want := range cases {
-		got, err := RFC8785.Canonicalize([]byte(in))
+		got, err := RFC8785().Canonicalize([]byte(in))
 		if want == "" {
 			if err == nil {
 				t.Errorf("%q: accepted as %q, want rejection", in, got)

@@ -49,7 +49,9 @@ import (
 //     ECMAScript's Number::toString (AppendES6): 1.0 -> 1, -0.0 -> 0,
 //     1e21 -> 1e+21, 1e-7 -> 1e-7, 0.000001 stays plain. A literal beyond
 //     the double range (Python reads it as inf) is an error.
-var UndoLogP3 = &Dialect{
+func UndoLogP3() Dialect { return Dialect{undoLogP3} }
+
+var undoLogP3 = &dialect{
 	name:  "undolog-p3",
 	doc:   "UndoLog Python SDK (current, official vectors): ASCII-escaped, ECMAScript floats, exact ints",
 	parse: ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: LastDuplicateWins, AllowLoneSurrogates: true},
@@ -94,7 +96,9 @@ var UndoLogP3 = &Dialect{
 //     p3). This is the "ties broken upward" of the notes; it was checked
 //     against rustc 1.95. Ties need 17 significant digits and a double
 //     that is not an integer, so they are rare.
-var UndoLogR3 = &Dialect{
+func UndoLogR3() Dialect { return Dialect{undoLogR3} }
+
+var undoLogR3 = &dialect{
 	name:  "undolog-r3",
 	doc:   "UndoLog Rust engine (current, writes stored rows): raw UTF-8, raw names, serde_json number reading",
 	parse: ParseOptions{MaxDepth: undologSerdeMaxDepth, Duplicates: LastDuplicateWins},
@@ -121,7 +125,9 @@ var UndoLogR3 = &Dialect{
 //     NaN by default, so a literal beyond the double range, which
 //     json.loads reads as inf, is written Infinity or -Infinity: the output
 //     is then not JSON, but it is what was hashed.
-var UndoLogP1 = &Dialect{
+func UndoLogP1() Dialect { return Dialect{undoLogP1} }
+
+var undoLogP1 = &dialect{
 	name:  "undolog-p1",
 	doc:   "UndoLog Python SDK 0.1.0: raw names, ensure_ascii strings (DEL escaped), Python repr floats",
 	parse: ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: LastDuplicateWins, AllowLoneSurrogates: true},
@@ -147,7 +153,9 @@ var UndoLogP1 = &Dialect{
 // ensure_ascii escaping". The 0.1.0 Rust source disagrees for r1: it calls
 // serde_json::to_string, which writes ryu floats and raw UTF-8. This
 // profile follows the source.
-var UndoLogR1 = &Dialect{
+func UndoLogR1() Dialect { return Dialect{undoLogR1} }
+
+var undoLogR1 = &dialect{
 	name:  "undolog-r1",
 	doc:   "UndoLog Rust engine 0.1.0: raw names, serde_json strings, ryu floats",
 	parse: ParseOptions{MaxDepth: undologSerdeMaxDepth, Duplicates: LastDuplicateWins},
@@ -173,7 +181,9 @@ var UndoLogR1 = &Dialect{
 //     9007199254740993 -> 9007199254740992. A literal beyond the double
 //     range is Infinity, which canonicalJson refuses ("Cannot serialise
 //     infinite value"), and so does this profile.
-var UndoLogT2 = &Dialect{
+func UndoLogT2() Dialect { return Dialect{undoLogT2} }
+
+var undoLogT2 = &dialect{
 	name:  "undolog-t2",
 	doc:   "UndoLog TypeScript SDK 0.2.0: ASCII-escaped, UTF-16 member order, every number a double",
 	parse: ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: LastDuplicateWins, AllowLoneSurrogates: true},
@@ -186,11 +196,11 @@ var UndoLogT2 = &Dialect{
 }
 
 func init() {
-	register(UndoLogP3, "undolog")
-	register(UndoLogR3)
-	register(UndoLogP1)
-	register(UndoLogR1)
-	register(UndoLogT2)
+	register(undoLogP3, "undolog")
+	register(undoLogR3)
+	register(undoLogP1)
+	register(undoLogR1)
+	register(undoLogT2)
 }
 
 // undologSerdeMaxDepth is the deepest nesting serde_json accepts: its

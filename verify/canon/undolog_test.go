@@ -35,7 +35,7 @@ func TestUndoLogP3Vectors(t *testing.T) {
 			if v.ArgsJSON == nil || v.CanonicalArgs == nil {
 				t.Fatal("vector lacks args_json or canonical_args")
 			}
-			got, err := UndoLogP3.Canonicalize([]byte(*v.ArgsJSON))
+			got, err := UndoLogP3().Canonicalize([]byte(*v.ArgsJSON))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,9 +48,9 @@ func TestUndoLogP3Vectors(t *testing.T) {
 
 func TestUndoLogLookup(t *testing.T) {
 	t.Parallel()
-	for name, want := range map[string]*Dialect{
-		"undolog": UndoLogP3, "undolog-p3": UndoLogP3, "undolog-r3": UndoLogR3,
-		"undolog-p1": UndoLogP1, "undolog-r1": UndoLogR1, "undolog-t2": UndoLogT2,
+	for name, want := range map[string]Dialect{
+		"undolog": UndoLogP3(), "undolog-p3": UndoLogP3(), "undolog-r3": UndoLogR3(),
+		"undolog-p1": UndoLogP1(), "undolog-r1": UndoLogR1(), "undolog-t2": UndoLogT2(),
 	} {
 		if d, err := Lookup(name); err != nil || d != want {
 			t.Errorf("Lookup(%q) = %v, %v", name, d, err)
@@ -137,9 +137,9 @@ func TestUndoLogProfiles(t *testing.T) {
 	for _, c := range undologCases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, p := range []struct {
-				d    *Dialect
+				d    Dialect
 				want string
-			}{{UndoLogP3, c.p3}, {UndoLogR3, c.r3}, {UndoLogP1, c.p1}, {UndoLogR1, c.r1}} {
+			}{{UndoLogP3(), c.p3}, {UndoLogR3(), c.r3}, {UndoLogP1(), c.p1}, {UndoLogR1(), c.r1}} {
 				got, err := p.d.Canonicalize([]byte(c.in))
 				if reason, ok := strings.CutPrefix(p.want, "!"); ok {
 					var ce *Error
@@ -165,16 +165,16 @@ func TestUndoLogProfiles(t *testing.T) {
 func TestUndoLogHandBuilt(t *testing.T) {
 	t.Parallel()
 	bad := StringValue("a\xffb")
-	for _, d := range []*Dialect{UndoLogP3, UndoLogP1} {
+	for _, d := range []Dialect{UndoLogP3(), UndoLogP1()} {
 		if _, err := d.Append(nil, &bad); !errors.Is(err, &Error{Reason: ReasonInvalidUTF8}) {
 			t.Errorf("%s: invalid UTF-8 string: %v", d.Name(), err)
 		}
 	}
 	lone := ObjectValue(Member{Name: "\xed\xa0\x80", Value: StringValue("\xed\xb0\x80")})
-	if got, err := UndoLogP3.Append(nil, &lone); err != nil || string(got) != `{"\ud800":"\udc00"}` {
+	if got, err := UndoLogP3().Append(nil, &lone); err != nil || string(got) != `{"\ud800":"\udc00"}` {
 		t.Errorf("p3: %s, %v", got, err)
 	}
-	for _, d := range []*Dialect{UndoLogR3, UndoLogR1, UndoLogP1} {
+	for _, d := range []Dialect{UndoLogR3(), UndoLogR1(), UndoLogP1()} {
 		if _, err := d.Append(nil, &lone); !errors.Is(err, &Error{Reason: ReasonLoneSurrogate}) {
 			t.Errorf("%s: lone surrogate: %v", d.Name(), err)
 		}
@@ -273,7 +273,7 @@ func plainNames(v *Value) bool {
 // fuzzUndoLog runs the checks every profile shares: no panic; when
 // isJSON(input) the output must be JSON (encoding/json) and re-canonicalize
 // without error, and when also idempotent(input) to the same bytes.
-func fuzzUndoLog(f *testing.F, d *Dialect, isJSON, idempotent func(v *Value) bool) {
+func fuzzUndoLog(f *testing.F, d Dialect, isJSON, idempotent func(v *Value) bool) {
 	seedUndoLogFuzz(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := d.Parse(data)
@@ -302,31 +302,31 @@ func always(*Value) bool { return true }
 // FuzzUndoLogP3: the output is always ASCII JSON, and idempotent: integers
 // are verbatim, ECMAScript floats read back to the same double, names and
 // strings (lone surrogates included) come back as they were.
-func FuzzUndoLogP3(f *testing.F) { fuzzUndoLog(f, UndoLogP3, always, always) }
+func FuzzUndoLogP3(f *testing.F) { fuzzUndoLog(f, UndoLogP3(), always, always) }
 
 // FuzzUndoLogP1: JSON and idempotent unless a name needs escaping (names
 // are written raw) or a number overflowed (written Infinity); Python repr
 // floats read back exactly.
 func FuzzUndoLogP1(f *testing.F) {
 	ok := func(v *Value) bool { return plainNames(v) && !hasNonFinite(v) }
-	fuzzUndoLog(f, UndoLogP1, ok, ok)
+	fuzzUndoLog(f, UndoLogP1(), ok, ok)
 }
 
 // FuzzUndoLogR3: JSON unless a name needs escaping; idempotent only
 // without floats too (see hasFraction).
 func FuzzUndoLogR3(f *testing.F) {
-	fuzzUndoLog(f, UndoLogR3, plainNames, func(v *Value) bool { return !hasFraction(v) })
+	fuzzUndoLog(f, UndoLogR3(), plainNames, func(v *Value) bool { return !hasFraction(v) })
 }
 
 // FuzzUndoLogR1: as FuzzUndoLogR3.
 func FuzzUndoLogR1(f *testing.F) {
-	fuzzUndoLog(f, UndoLogR1, plainNames, func(v *Value) bool { return !hasFraction(v) })
+	fuzzUndoLog(f, UndoLogR1(), plainNames, func(v *Value) bool { return !hasFraction(v) })
 }
 
 // FuzzUndoLogT2: as FuzzUndoLogP3: ASCII JSON, and idempotent, every
 // number being a double written in ECMAScript form, which reads back to
 // the same double.
-func FuzzUndoLogT2(f *testing.F) { fuzzUndoLog(f, UndoLogT2, always, always) }
+func FuzzUndoLogT2(f *testing.F) { fuzzUndoLog(f, UndoLogT2(), always, always) }
 
 // BenchmarkUndoLogP3 canonicalizes a ~1 KiB tool-call args object.
 func BenchmarkUndoLogP3(b *testing.B) {
@@ -336,7 +336,7 @@ func BenchmarkUndoLogP3(b *testing.B) {
 	var dst []byte
 	for b.Loop() {
 		var err error
-		if dst, err = UndoLogP3.AppendCanonical(dst[:0], raw); err != nil {
+		if dst, err = UndoLogP3().AppendCanonical(dst[:0], raw); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -375,16 +375,16 @@ func TestUndoLogT2(t *testing.T) {
 		{`["\ud800","\u007f","é"]`, `["\ud800","` + "\x7f" + `","\u00e9"]`},
 	}
 	for _, c := range cases {
-		got, err := UndoLogT2.Canonicalize([]byte(c.in))
+		got, err := UndoLogT2().Canonicalize([]byte(c.in))
 		if err != nil || string(got) != c.want {
 			t.Errorf("%s: got %s (%v), want %s", c.in, got, err, c.want)
 		}
 	}
-	if _, err := UndoLogT2.Canonicalize([]byte(`{"x":1e400}`)); err == nil {
+	if _, err := UndoLogT2().Canonicalize([]byte(`{"x":1e400}`)); err == nil {
 		t.Error("1e400: canonicalJson refuses Infinity, so must the profile")
 	}
 	// p3 keeps code-point order and exact integers.
-	if got, _ := UndoLogP3.Canonicalize([]byte(`{"ﬁle":"a","😀":"b","id":9007199254740993}`)); string(got) != `{"id":9007199254740993,"\ufb01le":"a","\ud83d\ude00":"b"}` {
+	if got, _ := UndoLogP3().Canonicalize([]byte(`{"ﬁle":"a","😀":"b","id":9007199254740993}`)); string(got) != `{"id":9007199254740993,"\ufb01le":"a","\ud83d\ude00":"b"}` {
 		t.Errorf("p3: %s", got)
 	}
 }

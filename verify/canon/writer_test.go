@@ -75,7 +75,7 @@ func TestSortByKey(t *testing.T) {
 	}
 }
 
-// TestAppendMarked checks, in every dialect, on the RFC 8785 and Asqav
+// TestAppendMarked checks, in every dialect, on the RFC 8785 and Asqav()
 // parity inputs, the conformance receipts and nested shapes with nulls and
 // spaces to drop or trim, that marking any value inside a document leaves
 // the document's bytes as Append writes them and finds exactly the bytes
@@ -118,8 +118,8 @@ func FuzzAppendMarked(f *testing.F) {
 	})
 }
 
-func distinctDialects() []*Dialect {
-	var ds []*Dialect
+func distinctDialects() []Dialect {
+	var ds []Dialect
 	for _, name := range Names() {
 		if d, _ := Lookup(name); !slices.Contains(ds, d) {
 			ds = append(ds, d)
@@ -131,7 +131,7 @@ func distinctDialects() []*Dialect {
 // checkMarked marks each value of in, parsed by d, in turn: the document's
 // bytes must be Append's and the marked bytes those Append writes for the
 // value alone. It returns how many values were found and compared.
-func checkMarked(t *testing.T, d *Dialect, in []byte) (marked int) {
+func checkMarked(t *testing.T, d Dialect, in []byte) (marked int) {
 	doc, err := d.Parse(in)
 	if err != nil {
 		return 0
@@ -146,7 +146,7 @@ func checkMarked(t *testing.T, d *Dialect, in []byte) (marked int) {
 		switch {
 		case err != nil:
 		case end == 0:
-			if !(d.w.dropNulls && sub.Kind == Null) {
+			if !(d.p.w.dropNulls && sub.Kind == Null) {
 				t.Fatalf("%s %q: %q not marked", d.Name(), in, alone)
 			}
 		case aloneErr != nil || string(out[start:end]) != string(alone):

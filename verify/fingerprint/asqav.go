@@ -11,7 +11,7 @@ import (
 // AsqavAction returns the Asqav action fingerprint, "sha256:" + lowercase
 // hex SHA-256 of the canonical {"action_type", "context"}. A missing or null
 // context is hashed as {}, as the SDK's `context or {}` does.
-func AsqavAction(d *canon.Dialect, actionType, context *canon.Value) (string, error) {
+func AsqavAction(d canon.Dialect, actionType, context *canon.Value) (string, error) {
 	ctx, err := CanonicalContext(d, context)
 	if err != nil {
 		return "", err
@@ -28,7 +28,7 @@ type PayloadDigest struct {
 
 // AsqavPayloadDigest computes the payload_digest of context (missing or
 // null counts as {}).
-func AsqavPayloadDigest(d *canon.Dialect, context *canon.Value) (PayloadDigest, error) {
+func AsqavPayloadDigest(d canon.Dialect, context *canon.Value) (PayloadDigest, error) {
 	ctx, err := CanonicalContext(d, context)
 	if err != nil {
 		return PayloadDigest{}, err
@@ -40,14 +40,14 @@ func AsqavPayloadDigest(d *canon.Dialect, context *canon.Value) (PayloadDigest, 
 // its payload_digest and action fingerprints follow: a verifier that checks
 // both canonicalizes the context once, not twice.
 type AsqavContext struct {
-	d    *canon.Dialect
+	d    canon.Dialect
 	text []byte
 }
 
 // CanonicalContext canonicalizes context (missing or null counts as {})
 // under d, one of the Asqav-family dialects (rfc8785, asqav,
 // asqav-codepoint).
-func CanonicalContext(d *canon.Dialect, context *canon.Value) (AsqavContext, error) {
+func CanonicalContext(d canon.Dialect, context *canon.Value) (AsqavContext, error) {
 	ctx := orEmptyObject(context)
 	b, err := d.Append(nil, &ctx)
 	if err != nil {
@@ -60,7 +60,7 @@ func CanonicalContext(d *canon.Dialect, context *canon.Value) (AsqavContext, err
 // Asqav-family dialects, is text: written already, inside the canonical
 // payload (canon.Dialect.AppendMarked). text must stay unchanged while
 // the AsqavContext is in use.
-func AsqavContextOf(d *canon.Dialect, text []byte) AsqavContext {
+func AsqavContextOf(d canon.Dialect, text []byte) AsqavContext {
 	return AsqavContext{d: d, text: text}
 }
 
@@ -100,7 +100,7 @@ const ToolFingerprintLen = 32
 // AsqavTool returns the Asqav tool_fingerprint: the first 32 lowercase hex
 // characters of SHA-256 over the canonical {"tool_name", "schema"}. A
 // missing or null schema is hashed as {}.
-func AsqavTool(d *canon.Dialect, toolName string, schema *canon.Value) (string, error) {
+func AsqavTool(d canon.Dialect, toolName string, schema *canon.Value) (string, error) {
 	obj := canon.ObjectValue(
 		canon.Member{Name: "tool_name", Value: canon.StringValue(toolName)},
 		canon.Member{Name: "schema", Value: orEmptyObject(schema)},
@@ -115,7 +115,7 @@ func AsqavTool(d *canon.Dialect, toolName string, schema *canon.Value) (string, 
 
 // AsqavActionRecord reads {"action_type", "context"} and returns its action
 // fingerprint.
-func AsqavActionRecord(d *canon.Dialect, record []byte) (string, error) {
+func AsqavActionRecord(d canon.Dialect, record []byte) (string, error) {
 	v, err := parseRecord(d, record)
 	if err != nil {
 		return "", err
@@ -132,7 +132,7 @@ func AsqavActionRecord(d *canon.Dialect, record []byte) (string, error) {
 
 // AsqavToolRecord reads {"tool_name", "schema"} and returns its
 // tool_fingerprint.
-func AsqavToolRecord(d *canon.Dialect, record []byte) (string, error) {
+func AsqavToolRecord(d canon.Dialect, record []byte) (string, error) {
 	v, err := parseRecord(d, record)
 	if err != nil {
 		return "", err

@@ -50,7 +50,7 @@ func TestAsqavFingerprintVectors(t *testing.T) {
 			if got := sha256Hex([]byte(canonical.Text)); got != sum.Text {
 				t.Fatalf("vector is inconsistent: sha256(canonical) = %s, file says %s", got, sum.Text)
 			}
-			for _, d := range []*canon.Dialect{canon.RFC8785, canon.Asqav} {
+			for _, d := range []canon.Dialect{canon.RFC8785(), canon.Asqav()} {
 				got, err := d.Append(nil, input)
 				if err != nil {
 					t.Fatalf("%s: %v", d.Name(), err)
@@ -60,7 +60,7 @@ func TestAsqavFingerprintVectors(t *testing.T) {
 				}
 			}
 			if at := input.Get("action_type"); at != nil && len(input.Members) == 2 && input.Get("context") != nil {
-				fp, err := AsqavAction(canon.RFC8785, at, input.Get("context"))
+				fp, err := AsqavAction(canon.RFC8785(), at, input.Get("context"))
 				if err != nil || fp != "sha256:"+sum.Text {
 					t.Fatalf("action fingerprint %s, %v; want sha256:%s", fp, err, sum.Text)
 				}
@@ -80,15 +80,15 @@ func TestAsqavExtraVectors(t *testing.T) {
 			var err error
 			switch {
 			case vec.Get("raw") != nil:
-				got, err = canon.RFC8785.Canonicalize([]byte(vec.Get("raw").Text))
+				got, err = canon.RFC8785().Canonicalize([]byte(vec.Get("raw").Text))
 			case vec.Get("input") != nil:
-				got, err = canon.RFC8785.Append(nil, vec.Get("input"))
+				got, err = canon.RFC8785().Append(nil, vec.Get("input"))
 			case vec.Get("canonical_wrong") != nil:
 				wrong := vec.Get("canonical_wrong").Text
 				if sha256Hex([]byte(wrong)) != vec.Get("sha256_wrong").Text {
 					t.Fatal("vector is inconsistent")
 				}
-				got, err = canon.RFC8785.Canonicalize([]byte(wrong))
+				got, err = canon.RFC8785().Canonicalize([]byte(wrong))
 				if err != nil || string(got) == wrong {
 					t.Fatalf("code-point order must not survive canonicalization: got %s, %v", got, err)
 				}
@@ -114,7 +114,7 @@ func TestAsqavExtraVectors(t *testing.T) {
 		})
 	}
 	for i, vec := range file.Get("tool_fingerprints").Items {
-		fp, err := AsqavTool(canon.RFC8785, vec.Get("tool_name").Text, vec.Get("schema"))
+		fp, err := AsqavTool(canon.RFC8785(), vec.Get("tool_name").Text, vec.Get("schema"))
 		if want := vec.Get("tool_fingerprint").Text; err != nil || fp != want {
 			t.Errorf("tool_fingerprints[%d]: got %s, %v; want %s", i, fp, err, want)
 		}
@@ -122,7 +122,7 @@ func TestAsqavExtraVectors(t *testing.T) {
 			obj := canon.ObjectValue(
 				canon.Member{Name: "tool_name", Value: *vec.Get("tool_name")},
 				canon.Member{Name: "schema", Value: orEmptyObject(vec.Get("schema"))})
-			got, _ := canon.RFC8785.Append(nil, &obj)
+			got, _ := canon.RFC8785().Append(nil, &obj)
 			if string(got) != c.Text {
 				t.Errorf("tool_fingerprints[%d]: canonical %s, want %s", i, got, c.Text)
 			}
@@ -132,7 +132,7 @@ func TestAsqavExtraVectors(t *testing.T) {
 
 func TestAsqavRecords(t *testing.T) {
 	cases := []struct {
-		fn   func(*canon.Dialect, []byte) (string, error)
+		fn   func(canon.Dialect, []byte) (string, error)
 		in   string
 		want string // "" means an error is expected
 	}{
@@ -148,7 +148,7 @@ func TestAsqavRecords(t *testing.T) {
 		{AsqavToolRecord, `{"schema":{}}`, ""},
 	}
 	for _, c := range cases {
-		got, err := c.fn(canon.RFC8785, []byte(c.in))
+		got, err := c.fn(canon.RFC8785(), []byte(c.in))
 		if c.want == "" {
 			if err == nil {
 				t.Errorf("%s: got %s, want an error", c.in, got)
@@ -175,11 +175,11 @@ func TestAsqavContextComposition(t *testing.T) {
 	file := loadVectors(t, "../../testdata/asqav/fingerprint-vectors.json")
 	for _, vec := range file.Get("vectors").Items {
 		if in := vec.Get("input"); in.Get("action_type") != nil {
-			b, _ := canon.RFC8785.Append(nil, in)
+			b, _ := canon.RFC8785().Append(nil, in)
 			docs = append(docs, string(b))
 		}
 	}
-	for _, d := range []*canon.Dialect{canon.RFC8785, canon.Asqav, canon.AsqavCodePoint} {
+	for _, d := range []canon.Dialect{canon.RFC8785(), canon.Asqav(), canon.AsqavCodePoint()} {
 		for _, doc := range docs {
 			v, err := canon.Parse([]byte(doc), canon.ParseOptions{})
 			if err != nil {
@@ -218,14 +218,14 @@ func TestAsqavPayloadDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := doc.Get("payload")
-	got, err := AsqavPayloadDigest(canon.Asqav, p.Get("context"))
+	got, err := AsqavPayloadDigest(canon.Asqav(), p.Get("context"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := (PayloadDigest{Hash: "b0e3686703eb8c50ee5575ddacfe2277169c24bec8a59d118dca612b08cd061d", Size: 63}); got != want {
 		t.Errorf("asqav-06: %+v, want %+v", got, want)
 	}
-	got, err = AsqavPayloadDigest(canon.Asqav, nil)
+	got, err = AsqavPayloadDigest(canon.Asqav(), nil)
 	if err != nil || got != (PayloadDigest{Hash: "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a", Size: 2}) {
 		t.Errorf("no context: %+v, %v", got, err)
 	}

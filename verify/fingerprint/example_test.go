@@ -10,7 +10,7 @@ import (
 // An Asqav tool_fingerprint: the first 32 hex of the SHA-256 of the
 // canonical {"schema", "tool_name"} (a published vector).
 func ExampleAsqavToolRecord() {
-	fp, err := fingerprint.AsqavToolRecord(canon.Asqav, []byte(`{"tool_name":"search","schema":{"args":{"q":"string"}}}`))
+	fp, err := fingerprint.AsqavToolRecord(canon.Asqav(), []byte(`{"tool_name":"search","schema":{"args":{"q":"string"}}}`))
 	if err != nil {
 		panic(err)
 	}

@@ -76,7 +76,7 @@ func contains(list []string, s string) bool {
 // Overturn returns the Overturn v1 fingerprint of a call whose arguments
 // have already been selected (pass OverturnSelect's result, or the args
 // themselves for a tool that declares neither matchOn nor ignoreArgs):
-// lowercase hex SHA-256 of kind + "\n" + name + "\n" + the canon.Overturn
+// lowercase hex SHA-256 of kind + "\n" + name + "\n" + the canon.Overturn()
 // form of args. kind and name are used exactly as given, not trimmed. A
 // lone surrogate in kind or name is hashed as U+FFFD, as Node's UTF-8
 // encoding of a JavaScript string does.
@@ -86,7 +86,7 @@ func Overturn(kind, name string, args canon.Value) (string, error) {
 	buf = append(buf, '\n')
 	buf = appendUTF8(buf, name)
 	buf = append(buf, '\n')
-	buf, err := canon.Overturn.Append(buf, &args)
+	buf, err := canon.Overturn().Append(buf, &args)
 	if err != nil {
 		return "", err
 	}
@@ -135,7 +135,7 @@ func OverturnRecord(record []byte) (string, error) {
 
 // readOverturnRecord returns a record's kind, name and selected args.
 func readOverturnRecord(record []byte) (kind, name string, selected canon.Value, err error) {
-	v, err := parseRecord(canon.Overturn, record)
+	v, err := parseRecord(canon.Overturn(), record)
 	if err != nil {
 		return "", "", canon.Value{}, err
 	}

@@ -70,7 +70,7 @@ func TestOverturnVectors(t *testing.T) {
 			if err != nil {
 				t.Fatalf("record: %v", err)
 			}
-			got, err := canon.Overturn.Append(nil, &args)
+			got, err := canon.Overturn().Append(nil, &args)
 			if err != nil || string(got) != v.Canonical {
 				t.Errorf("canonical: got %q, %v; want %q", got, err, v.Canonical)
 			}
@@ -103,7 +103,7 @@ func TestOverturnContractExamples(t *testing.T) {
 	for _, c := range cases {
 		sum := sha256.Sum256([]byte("tool_call\n" + c.name + "\n" + c.canonical))
 		byHand := hex.EncodeToString(sum[:])
-		args, err := canon.Overturn.Parse([]byte(c.args))
+		args, err := canon.Overturn().Parse([]byte(c.args))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,17 +149,17 @@ func TestOverturnSelect(t *testing.T) {
 		{"bool passes", `true`, match("a"), `true`},
 	}
 	for _, c := range cases {
-		args, err := canon.Overturn.Parse([]byte(c.args))
+		args, err := canon.Overturn().Parse([]byte(c.args))
 		if err != nil {
 			t.Fatal(err)
 		}
-		before, _ := canon.Overturn.Append(nil, &args)
+		before, _ := canon.Overturn().Append(nil, &args)
 		sel := OverturnSelect(&args, c.opts)
-		got, err := canon.Overturn.Append(nil, &sel)
+		got, err := canon.Overturn().Append(nil, &sel)
 		if err != nil || string(got) != c.want {
 			t.Errorf("%s: got %s, %v; want %s", c.name, got, err, c.want)
 		}
-		if after, _ := canon.Overturn.Append(nil, &args); !bytes.Equal(before, after) {
+		if after, _ := canon.Overturn().Append(nil, &args); !bytes.Equal(before, after) {
 			t.Errorf("%s: select modified its input", c.name)
 		}
 	}

@@ -18,7 +18,7 @@ func fieldError(field, detail string) error { return &FieldError{Field: field, D
 
 // parseRecord parses one record with the dialect's input rules and checks
 // that it is an object.
-func parseRecord(d *canon.Dialect, record []byte) (canon.Value, error) {
+func parseRecord(d canon.Dialect, record []byte) (canon.Value, error) {
 	v, err := d.Parse(record)
 	if err != nil {
 		return canon.Value{}, err

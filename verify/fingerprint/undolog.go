@@ -47,7 +47,7 @@ const UndoLogSignatureLen = 64
 //
 // args nil is an error; a JSON null is a value like any other (it
 // canonicalizes to null).
-func UndoLogSignature(d *canon.Dialect, sessionID string, stepIndex uint32, toolName string, args *canon.Value) (string, error) {
+func UndoLogSignature(d canon.Dialect, sessionID string, stepIndex uint32, toolName string, args *canon.Value) (string, error) {
 	sid, err := parseUUID(sessionID)
 	if err != nil {
 		return "", err
@@ -85,7 +85,7 @@ func UndoLogSignature(d *canon.Dialect, sessionID string, stepIndex uint32, tool
 // step_index must be an integer literal in [0, 2^32-1] (-0 counts as 0, as
 // Python's json.loads reads it); tool_name a string; args any JSON value,
 // null included, but present. Other members are ignored.
-func UndoLogRecord(d *canon.Dialect, record []byte) (string, error) {
+func UndoLogRecord(d canon.Dialect, record []byte) (string, error) {
 	v, err := parseRecord(d, record)
 	if err != nil {
 		return "", err
@@ -184,8 +184,8 @@ func AdvisoryLockKey(signature string) int64 {
 // vectors), the current Rust engine (which writes the stored rows), the
 // TypeScript SDK, then the 0.1.0 Python SDK and Rust engine. A row that
 // several reproduce is reported as the first's.
-func UndoLogProfiles() []*canon.Dialect {
-	return []*canon.Dialect{canon.UndoLogP3, canon.UndoLogR3, canon.UndoLogT2, canon.UndoLogP1, canon.UndoLogR1}
+func UndoLogProfiles() []canon.Dialect {
+	return []canon.Dialect{canon.UndoLogP3(), canon.UndoLogR3(), canon.UndoLogT2(), canon.UndoLogP1(), canon.UndoLogR1()}
 }
 
 // ErrNoUndoLogProfile is what errors.Is finds in the error

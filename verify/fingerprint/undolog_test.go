@@ -35,15 +35,15 @@ func TestUndoLogVectors(t *testing.T) {
 			if v.ArgsJSON == nil || v.CanonicalArgs == nil || v.SessionID == nil || v.Signature == nil || v.StepIndex == nil || v.ToolName == nil {
 				t.Fatal("vector lacks a field")
 			}
-			args, err := canon.UndoLogP3.Parse([]byte(*v.ArgsJSON))
+			args, err := canon.UndoLogP3().Parse([]byte(*v.ArgsJSON))
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := canon.UndoLogP3.Append(nil, &args)
+			got, err := canon.UndoLogP3().Append(nil, &args)
 			if err != nil || string(got) != *v.CanonicalArgs {
 				t.Fatalf("canonical args %s, %v; want %s", got, err, *v.CanonicalArgs)
 			}
-			sig, err := UndoLogSignature(canon.UndoLogP3, *v.SessionID, *v.StepIndex, *v.ToolName, &args)
+			sig, err := UndoLogSignature(canon.UndoLogP3(), *v.SessionID, *v.StepIndex, *v.ToolName, &args)
 			if err != nil || sig != *v.Signature {
 				t.Fatalf("signature %s, %v; want %s", sig, err, *v.Signature)
 			}
@@ -54,7 +54,7 @@ func TestUndoLogVectors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sig, err := UndoLogRecord(canon.UndoLogP3, record); err != nil || sig != *v.Signature {
+			if sig, err := UndoLogRecord(canon.UndoLogP3(), record); err != nil || sig != *v.Signature {
 				t.Fatalf("record signature %s, %v", sig, err)
 			}
 			if p, err := MatchUndoLogProfile(record, *v.Signature); err != nil || p != "undolog-p3" {
@@ -86,7 +86,7 @@ func TestAdvisoryLockKeys(t *testing.T) {
 func TestUndoLogUUIDForms(t *testing.T) {
 	t.Parallel()
 	args := canon.EmptyObject()
-	want, err := UndoLogSignature(canon.UndoLogP3, "550e8400-e29b-41d4-a716-446655440000", 0, "ping", &args)
+	want, err := UndoLogSignature(canon.UndoLogP3(), "550e8400-e29b-41d4-a716-446655440000", 0, "ping", &args)
 	if err != nil || want != "eb17211045db0ec2d3f0e8b0b10c984e889efe279a6c5eb2dca6085732ad1f61" {
 		t.Fatalf("%s, %v", want, err)
 	}
@@ -97,7 +97,7 @@ func TestUndoLogUUIDForms(t *testing.T) {
 		"urn:uuid:550e8400-e29b-41d4-a716-446655440000",
 		"URN:UUID:550E8400-E29B-41D4-A716-446655440000",
 	} {
-		if got, err := UndoLogSignature(canon.UndoLogP3, s, 0, "ping", &args); err != nil || got != want {
+		if got, err := UndoLogSignature(canon.UndoLogP3(), s, 0, "ping", &args); err != nil || got != want {
 			t.Errorf("%q: %s, %v", s, got, err)
 		}
 	}
@@ -108,7 +108,7 @@ func TestUndoLogUUIDForms(t *testing.T) {
 		"{{550e8400-e29b-41d4-a716-446655440000}}", "+50e8400e29b41d4a716446655440000",
 		" 550e8400-e29b-41d4-a716-446655440000", "550e8400_e29b_41d4_a716_446655440000",
 	} {
-		_, err := UndoLogSignature(canon.UndoLogP3, s, 0, "ping", &args)
+		_, err := UndoLogSignature(canon.UndoLogP3(), s, 0, "ping", &args)
 		var fe *FieldError
 		if !errors.As(err, &fe) || fe.Field != "session_id" {
 			t.Errorf("%q: %v, want a session_id FieldError", s, err)
@@ -133,7 +133,7 @@ func TestUndoLogRecordErrors(t *testing.T) {
 		{`{` + sid + `,"step_index":0,"tool_name":"t"}`, "args"},
 		{`{"session_id":7,"step_index":0,"tool_name":"t","args":{}}`, "session_id"},
 	} {
-		_, err := UndoLogRecord(canon.UndoLogP3, []byte(c.record))
+		_, err := UndoLogRecord(canon.UndoLogP3(), []byte(c.record))
 		var fe *FieldError
 		if !errors.As(err, &fe) || fe.Field != c.field {
 			t.Errorf("%s: %v, want a FieldError on %s", c.record, err, c.field)
@@ -144,11 +144,11 @@ func TestUndoLogRecordErrors(t *testing.T) {
 		`{` + sid + `,"step_index":-0,"tool_name":"t","args":[1,"two"],"extra":1}`,
 	}
 	for _, r := range ok {
-		if _, err := UndoLogRecord(canon.UndoLogP3, []byte(r)); err != nil {
+		if _, err := UndoLogRecord(canon.UndoLogP3(), []byte(r)); err != nil {
 			t.Errorf("%s: %v", r, err)
 		}
 	}
-	if _, err := UndoLogRecord(canon.UndoLogP3, []byte(`[1]`)); err == nil {
+	if _, err := UndoLogRecord(canon.UndoLogP3(), []byte(`[1]`)); err == nil {
 		t.Error("array record accepted")
 	}
 }
@@ -156,23 +156,23 @@ func TestUndoLogRecordErrors(t *testing.T) {
 func TestUndoLogStepAndArgsSensitivity(t *testing.T) {
 	t.Parallel()
 	const sid = "550e8400-e29b-41d4-a716-446655440000"
-	a, _ := canon.UndoLogP3.Parse([]byte(`{"b":1,"a":2}`))
-	b, _ := canon.UndoLogP3.Parse([]byte(`{"a":2,"b":1}`))
-	s1, _ := UndoLogSignature(canon.UndoLogP3, sid, 1, "t", &a)
-	s2, _ := UndoLogSignature(canon.UndoLogP3, sid, 1, "t", &b)
-	s3, _ := UndoLogSignature(canon.UndoLogP3, sid, 2, "t", &a)
+	a, _ := canon.UndoLogP3().Parse([]byte(`{"b":1,"a":2}`))
+	b, _ := canon.UndoLogP3().Parse([]byte(`{"a":2,"b":1}`))
+	s1, _ := UndoLogSignature(canon.UndoLogP3(), sid, 1, "t", &a)
+	s2, _ := UndoLogSignature(canon.UndoLogP3(), sid, 1, "t", &b)
+	s3, _ := UndoLogSignature(canon.UndoLogP3(), sid, 2, "t", &a)
 	if s1 != s2 || s1 == s3 || len(s1) != UndoLogSignatureLen {
 		t.Fatalf("%s %s %s", s1, s2, s3)
 	}
 	// The length prefixes keep ("ab", "c") and ("a", "bc") apart.
 	c := canon.StringValue("c")
 	bc := canon.StringValue("bc")
-	x, _ := UndoLogSignature(canon.UndoLogP3, sid, 1, "ab", &c)
-	y, _ := UndoLogSignature(canon.UndoLogP3, sid, 1, "a", &bc)
+	x, _ := UndoLogSignature(canon.UndoLogP3(), sid, 1, "ab", &c)
+	y, _ := UndoLogSignature(canon.UndoLogP3(), sid, 1, "a", &bc)
 	if x == y {
 		t.Fatal("boundary collision")
 	}
-	if _, err := UndoLogSignature(canon.UndoLogP3, sid, 1, "t", nil); err == nil {
+	if _, err := UndoLogSignature(canon.UndoLogP3(), sid, 1, "t", nil); err == nil {
 		t.Fatal("nil args accepted")
 	}
 }

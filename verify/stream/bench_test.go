@@ -247,12 +247,12 @@ func bareInputs(b *testing.B, dir string) ([]bareInput, int) {
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
 		total += len(line)
-		doc, err := canon.Asqav.Parse(line)
+		doc, err := canon.Asqav().Parse(line)
 		if err != nil {
 			b.Fatal(err)
 		}
 		p, s := doc.Get("payload"), doc.Get("signature")
-		msg, err := canon.Asqav.Append(nil, p)
+		msg, err := canon.Asqav().Append(nil, p)
 		if err != nil {
 			b.Fatal(err)
 		}

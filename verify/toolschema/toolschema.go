@@ -94,7 +94,7 @@ func (s *Set) Add(server string, data []byte) error {
 }
 
 func (s *Set) add(server, name string, schema *canon.Value) error {
-	fp, err := fingerprint.AsqavTool(canon.RFC8785, name, schema)
+	fp, err := fingerprint.AsqavTool(canon.RFC8785(), name, schema)
 	if err != nil {
 		return err
 	}
