@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify/stream"
 )
 

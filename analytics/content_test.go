@@ -15,7 +15,7 @@ import (
 	"testing/iotest"
 	"time"
 
-	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/stream"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/internal/receiptgen"
 )
 
 // TestChainsAcrossLoads: an archive loaded in two parts (yesterday's file,

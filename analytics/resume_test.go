@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/internal/receiptgen"
 )
 
 // splitByDay writes the corpus's lines to one file per UTC day of

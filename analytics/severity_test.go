@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/internal/receiptgen"
 )
 
 // seededReport generates an Ed25519 corpus for seed, loads it the real

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/internal/receiptgen"
 )
 
 // genAuditCorpus writes a small generated corpus (three days, planted

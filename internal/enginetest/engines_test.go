@@ -16,7 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify/stream"
 )
 

@@ -17,8 +17,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/queries"
-	"github.com/receiptverify/verify/receiptgen"
 )
 
 // TestEnginesSharded: a generated archive with planted anomalies (breaks,

@@ -17,7 +17,7 @@ import (
 
 	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
 
-	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/canon"
 	"github.com/receiptverify/verify/verify/sigalg"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify"
 )
 

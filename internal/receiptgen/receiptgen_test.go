@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/sigalg"

@@ -3,7 +3,7 @@ package receiptgen_test
 import (
 	"fmt"
 
-	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/internal/receiptgen"
 )
 
 func ExampleGenerate() {

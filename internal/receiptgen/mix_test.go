@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/receiptverify/verify/receiptgen"
+	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
