@@ -69,7 +69,7 @@ func TestResultFieldsAgree(t *testing.T) {
 
 	// The JSON Schema's properties.
 	var schema map[string]any
-	if err := json.Unmarshal(schemas.Result, &schema); err != nil {
+	if err := json.Unmarshal(schemas.Result(), &schema); err != nil {
 		t.Fatal(err)
 	}
 	schemaPaths := propertyPaths(schema)

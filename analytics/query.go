@@ -40,7 +40,7 @@ type Query struct {
 
 // Queries lists the embedded queries by name.
 func Queries() []Query {
-	entries, err := fs.ReadDir(queries.FS, ".")
+	entries, err := fs.ReadDir(queries.FS(), ".")
 	if err != nil {
 		panic(err) // an embed.FS root always reads
 	}
@@ -50,7 +50,7 @@ func Queries() []Query {
 		if !ok || e.IsDir() {
 			continue
 		}
-		b, err := fs.ReadFile(queries.FS, e.Name())
+		b, err := fs.ReadFile(queries.FS(), e.Name())
 		if err != nil {
 			panic(err)
 		}

@@ -187,7 +187,7 @@ func TestQueriesAllDays(t *testing.T) {
 func TestQueryFiles(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, nil)
-	names, err := fs.Glob(queries.FS, "*.sql")
+	names, err := fs.Glob(queries.FS(), "*.sql")
 	if err != nil || len(names) < len(Findings) {
 		t.Fatalf("queries: %v %v", names, err)
 	}

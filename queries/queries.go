@@ -30,15 +30,20 @@
 // re-run), and carries an event_time.
 package queries
 
-import "embed"
+import (
+	"embed"
+	"io/fs"
+)
 
-// FS holds the *.sql files.
-//
+// FS holds the *.sql files, read-only.
+func FS() fs.FS { return files }
+
 //go:embed *.sql
-var FS embed.FS
+var files embed.FS
 
 // Judgments is shard/judgments.sql, the cross-file judgments of a sharded
 // verification: not a report query (it takes no day), so not in FS.
-//
+func Judgments() string { return judgments }
+
 //go:embed shard/judgments.sql
-var Judgments string
+var judgments string

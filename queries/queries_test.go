@@ -13,14 +13,14 @@ import (
 // (analytics.TestQueryFiles runs each in DuckDB.)
 func TestFiles(t *testing.T) {
 	t.Parallel()
-	names, err := fs.Glob(FS, "*.sql")
+	names, err := fs.Glob(FS(), "*.sql")
 	if err != nil || len(names) == 0 {
 		t.Fatalf("no queries: %v", err)
 	}
 	for _, name := range names {
 		base := strings.TrimSuffix(name, ".sql")
 		t.Run(base, func(t *testing.T) {
-			b, err := fs.ReadFile(FS, name)
+			b, err := fs.ReadFile(FS(), name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,10 +48,10 @@ func TestFiles(t *testing.T) {
 // DuckDB, ClickHouse and PostgreSQL).
 func TestJudgments(t *testing.T) {
 	t.Parallel()
-	if !strings.HasPrefix(Judgments, "-- judgments: ") || !strings.Contains(Judgments, "\n-- Parameter: none.") {
+	if !strings.HasPrefix(Judgments(), "-- judgments: ") || !strings.Contains(Judgments(), "\n-- Parameter: none.") {
 		t.Errorf("does not open with its header comment, saying it takes no parameter")
 	}
-	code := strings.TrimSpace(stripComments(Judgments))
+	code := strings.TrimSpace(stripComments(Judgments()))
 	if strings.Contains(code, "?") {
 		t.Errorf("holds a ? placeholder")
 	}

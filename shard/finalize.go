@@ -52,7 +52,7 @@ func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*ve
 			return stream.Summary{}, fmt.Errorf("finalize: %w", err)
 		}
 	}
-	judgments, source := "CREATE TEMP TABLE judgments AS "+queries.Judgments, "queries/shard/judgments.sql"
+	judgments, source := "CREATE TEMP TABLE judgments AS "+queries.Judgments(), "queries/shard/judgments.sql"
 	if opts.Judgments != "" {
 		files, err := judgmentFiles(opts.Judgments)
 		if err != nil {

@@ -18,7 +18,7 @@ func TestResultMatchesSchema(t *testing.T) {
 			Properties map[string]any `json:"properties"`
 		} `json:"properties"`
 	}
-	if err := json.Unmarshal(schemas.Result, &schema); err != nil {
+	if err := json.Unmarshal(schemas.Result(), &schema); err != nil {
 		t.Fatal(err)
 	}
 	check := func(name string, typ reflect.Type, want map[string]any) {

@@ -114,7 +114,7 @@ func TestFinalizeJudgmentsCover(t *testing.T) {
 			t.Fatalf("%s: %v", l, err)
 		}
 	}
-	if _, err := db.Exec("CREATE TABLE j AS " + queries.Judgments); err != nil {
+	if _, err := db.Exec("CREATE TABLE j AS " + queries.Judgments()); err != nil {
 		t.Fatal(err)
 	}
 	write := func(t *testing.T, name, query string) string {

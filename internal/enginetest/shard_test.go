@@ -171,7 +171,7 @@ func TestEnginesSharded(t *testing.T) {
 				records = append(records, f)
 			}
 		}
-		got, err := queryRows(postgresRecords(t, records), queries.Judgments)
+		got, err := queryRows(postgresRecords(t, records), queries.Judgments())
 		if err != nil {
 			t.Fatalf("PostgreSQL: %v", err)
 		}
@@ -203,7 +203,7 @@ func duckDBJudgments(t *testing.T, views []string) result {
 			t.Fatal(err)
 		}
 	}
-	res, err := queryRows(duck, queries.Judgments)
+	res, err := queryRows(duck, queries.Judgments())
 	if err != nil {
 		t.Fatalf("DuckDB: %v", err)
 	}
@@ -283,7 +283,7 @@ func clickHouseJudgments(t *testing.T, views []string, out string) {
 		Queries []chQuery `json:"queries"`
 	}{
 		Setup: append(append(append([]string{}, ClickHouseSettings...), views...),
-			"INSERT INTO FUNCTION file("+q(out)+", Parquet) SELECT * FROM ("+queries.Judgments+")",
+			"INSERT INTO FUNCTION file("+q(out)+", Parquet) SELECT * FROM ("+queries.Judgments()+")",
 		),
 		Queries: []chQuery{{ID: "rows", SQL: "SELECT count() FROM file(" + q(out) + ", Parquet)"}},
 	}
