@@ -96,10 +96,10 @@ func finalizeShardAction(ctx *cli.Context, output string) error {
 		return usagef(ctx, "--emit needs --shard N: the shard this step folds")
 	case ctx.String("emit") == "":
 		return usagef(ctx, "--shard needs --emit DIR: where the shard's results and summary are published")
-	case !ctx.IsSet("judgments"):
-		return usagef(ctx, "--shard needs --judgments: the rows of queries/shard/judgments.sql over the whole run")
 	case ctx.IsSet("history"):
 		return usagef(ctx, "--history does not go with --shard: the engine that ran the judgments reads the history")
+	case !ctx.IsSet("judgments"):
+		return usagef(ctx, "--shard needs --judgments: the rows of queries/shard/judgments.sql over the whole run")
 	}
 	dir, n := ctx.String("emit"), ctx.Int64("shard")
 	sigCtx := runContext(ctx)
