@@ -24,7 +24,11 @@ import (
 // partRows is how many records one Parquet part holds: the rows wait in
 // an in-memory table until then, so memory stays bounded (a few hundred
 // MB at most) however large the shard.
-const partRows = 1 << 16
+var partRows int64 = 1 << 16
+
+// groupRows is how many records a row group of a part holds: the fold
+// reads a part one row group at a time.
+var groupRows = 1 << 13
 
 // recordsTable is the columns of records-NNNNN.parquet (see the package
 // documentation).
@@ -216,7 +220,7 @@ func (w *Writer) flush() error {
 	name := fmt.Sprintf("records-%05d.parquet", len(w.parts))
 	path := filepath.Join(w.attempt, name)
 	ctx := context.Background()
-	stmt := fmt.Sprintf("COPY records TO %s (FORMAT parquet, COMPRESSION zstd)", sqlString(path))
+	stmt := fmt.Sprintf("COPY records TO %s (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE %d)", sqlString(path), groupRows)
 	if _, err := w.conn.ExecContext(ctx, stmt); err != nil {
 		return err
 	}
