@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
@@ -29,6 +30,9 @@ import (
 // The results of every shard, concatenated in shard order, are the
 // output of one verify receipts over the plan's inputs (without its
 // summary); the summaries add up to its summary (ReadFolds).
+
+// reasonCode is the form of a reason code (verify.Reason).
+var reasonCode = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // FoldManifest names a folded shard's directory.
 const FoldManifest = "fold.json"
@@ -225,8 +229,10 @@ func readFoldManifest(dir string) (*foldManifest, error) {
 		return nil, bad("a summary with a negative count, or whose receipts are not its pass, fail and incomplete")
 	}
 	for r, n := range s.Reasons {
-		if n < 0 {
-			return nil, bad("summary: a negative count of %s", r)
+		// A reason is printed in the summary: a code, never text that a
+		// terminal acts on.
+		if !reasonCode.MatchString(string(r)) || n <= 0 {
+			return nil, bad("summary: reason %q with count %d: not a reason code of verify with a positive count", r, n)
 		}
 	}
 	return &m, nil

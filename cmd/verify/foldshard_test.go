@@ -247,6 +247,9 @@ func TestSummarizeRefusals(t *testing.T) {
 		{"summary negative", func(t *testing.T) []string {
 			return []string{dirs[0], forged(t, editJSON(t, "summary.files", -1))}
 		}, exitDataErr, `fold.json: a summary with a negative count`},
+		{"summary reason not a code", func(t *testing.T) []string {
+			return []string{dirs[0], forged(t, editJSON(t, "summary.reasons", map[string]any{"\x1b]0;owned\x07": 1}))}
+		}, exitDataErr, `fold.json: summary: reason .* not a reason code of verify`},
 		{"another format", func(t *testing.T) []string {
 			return []string{dirs[0], forged(t, editJSON(t, "format", "csv"))}
 		}, exitDataErr, `fold.json: format "csv"`},
