@@ -16,7 +16,12 @@
 --                    (scope_key) and its issuer and nonce (nonce_key),
 --                    NULL where it has none;
 --   history_records  the same of runs finalized before (their records
---                    count as earlier), or an empty table.
+--                    count as earlier), or an empty table. It is read
+--                    only for the keys the run's records name: its
+--                    rows are filtered by the run's link and nonce keys
+--                    before any grouping or join, and every join has the
+--                    history on its left (ClickHouse builds the right
+--                    side), so memory follows the run, not the history.
 --
 -- Rule: a receipt naming a predecessor links to it when some receipt has
 -- that chain hash (the earliest of the input, else the earliest of the
@@ -42,21 +47,32 @@ owner_scopes AS (
     FROM owners o
     JOIN shard_records r ON r.chain_key = o.k AND r.ord = o.owner_ord
 ),
+day_links AS (
+    SELECT DISTINCT r.link_key AS k
+    FROM shard_records r
+    WHERE r.link_key IS NOT NULL
+),
+day_nonces AS (
+    SELECT DISTINCT r.nonce_key AS k
+    FROM shard_records r
+    WHERE r.nonce_key IS NOT NULL
+),
 history_owners AS (
     SELECT h.chain_key AS k, MIN(h.ord) AS owner_ord
     FROM history_records h
-    WHERE h.chain_key IS NOT NULL
+    WHERE h.chain_key IN (SELECT d.k FROM day_links d)
     GROUP BY h.chain_key
 ),
 history_scopes AS (
     SELECT o.k AS k, h.scope_key AS scope_key
-    FROM history_owners o
-    JOIN history_records h ON h.chain_key = o.k AND h.ord = o.owner_ord
+    FROM history_records h
+    JOIN history_owners o ON o.k = h.chain_key AND o.owner_ord = h.ord
+    WHERE h.chain_key IN (SELECT d.k FROM day_links d)
 ),
 history_named AS (
     SELECT DISTINCT h.link_key AS k
     FROM history_records h
-    WHERE h.link_key IS NOT NULL
+    WHERE h.link_key IN (SELECT d.k FROM day_links d)
 ),
 first_namers AS (
     SELECT r.link_key AS k, MIN(r.ord) AS first_ord
@@ -73,7 +89,7 @@ first_users AS (
 history_nonces AS (
     SELECT DISTINCT h.nonce_key AS k
     FROM history_records h
-    WHERE h.nonce_key IS NOT NULL
+    WHERE h.nonce_key IN (SELECT d.k FROM day_nonces d)
 )
 SELECT j.ord AS ord, j.kind AS kind, j.outcome AS outcome, j.first_ord AS first_ord
 FROM (
