@@ -2,7 +2,9 @@ package shard
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"path/filepath"
 
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
@@ -24,111 +26,174 @@ type FinalizeOptions struct {
 // the run's map directories and calls emit with each final result, in
 // the order of one run over the whole input: by shard number, then in
 // each shard's order. The summary is that run's. Nothing is emitted when
-// the judgments do not cover the records exactly (an *Error).
+// the judgments do not cover the records exactly (an *Error). The fold
+// streams, shard by shard and part by part (see foldShard); the
+// judgments and their checks are DuckDB's.
 func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*verify.Result) error) (stream.Summary, error) {
-	shards := run.shards
-	// The ordinal over the whole run of the first record of each shard.
-	base := map[int64]uint64{}
-	var next uint64
-	sums := make([]stream.MapSummary, len(shards))
-	for i, s := range shards {
-		base[s.m.Shard] = next
-		next += s.m.Summary.Records
+	sums := make([]stream.MapSummary, len(run.shards))
+	for i, s := range run.shards {
 		sums[i] = s.m.Summary
 	}
-
-	db, err := openDuckDB()
+	conn, done, err := judgmentsConn(ctx, run.Parts(), run.HistoryParts())
 	if err != nil {
 		return stream.Summary{}, err
 	}
-	defer db.Close()
-	conn, err := db.Conn(ctx)
+	defer done()
+	source, err := loadJudgments(ctx, conn, opts.Judgments, -1)
 	if err != nil {
 		return stream.Summary{}, err
 	}
-	defer conn.Close()
-	for _, stmt := range duckDBViews(run.Parts(), run.HistoryParts()) {
-		if _, err := conn.ExecContext(ctx, stmt); err != nil {
-			return stream.Summary{}, fmt.Errorf("finalize: %w", err)
-		}
-	}
-	judgments, source := "CREATE TEMP TABLE judgments AS "+queries.Judgments(), "queries/shard/judgments.sql"
-	if opts.Judgments != "" {
-		files, err := judgmentFiles(opts.Judgments)
-		if err != nil {
-			return stream.Summary{}, err
-		}
-		judgments, source = "CREATE TEMP TABLE judgments AS SELECT ord, kind, outcome, first_ord FROM read_parquet("+files+")", opts.Judgments
-	}
-	if _, err := conn.ExecContext(ctx, judgments); err != nil {
-		if opts.Judgments != "" {
-			return stream.Summary{}, &Error{Reason: ReasonJudgments, Path: opts.Judgments, Msg: "not the rows of queries/shard/judgments.sql: " + err.Error()}
-		}
-		return stream.Summary{}, fmt.Errorf("finalize: judgments: %w", err)
-	}
-	if err := checkJudgments(ctx, conn, source, shards); err != nil {
+	if err := checkJudgments(ctx, conn, source, run.shards); err != nil {
 		return stream.Summary{}, err
-	}
-
-	rows, err := conn.QueryContext(ctx, `SELECT r.ord, r.state, j.kind, j.outcome, j.first_ord
-FROM shard_records r LEFT JOIN judgments j ON j.ord = r.ord
-ORDER BY r.ord, j.kind NULLS FIRST`)
-	if err != nil {
-		return stream.Summary{}, fmt.Errorf("finalize: %w", err)
-	}
-	defer rows.Close()
-	recordOf := func(ord int64) (uint64, error) {
-		b, ok := base[ord>>SeqBits]
-		if !ok || ord < 0 {
-			return 0, fmt.Errorf("finalize: judgment names record %d of no shard given", ord)
-		}
-		return b + uint64(ord&(1<<SeqBits-1)), nil
 	}
 	f := stream.NewFolder(sums...)
-	var (
-		cur   int64 = -1
-		state []byte
-		js    []stream.Judgment
-	)
-	fold := func() error {
-		if cur < 0 {
-			return nil
-		}
-		res, err := f.Fold(state, js)
-		if err != nil {
-			return fmt.Errorf("finalize: %w", err)
-		}
-		return emit(res)
-	}
-	for rows.Next() {
-		var (
-			ord           int64
-			st            []byte
-			kind, outcome *string
-			firstOrd      *int64
-		)
-		if err := rows.Scan(&ord, &st, &kind, &outcome, &firstOrd); err != nil {
-			return stream.Summary{}, fmt.Errorf("finalize: %w", err)
-		}
-		if ord != cur {
-			if err := fold(); err != nil {
-				return stream.Summary{}, err
-			}
-			cur, state, js = ord, st, js[:0]
-		}
-		if kind != nil && outcome != nil && firstOrd != nil {
-			first, err := recordOf(*firstOrd)
-			if err != nil {
-				return stream.Summary{}, err
-			}
-			js = append(js, stream.Judgment{Kind: *kind, Outcome: *outcome, First: first})
+	recordOf := run.recordOf()
+	for _, s := range run.shards {
+		if err := foldShard(ctx, conn, s, source, recordOf, f, emit); err != nil {
+			return stream.Summary{}, err
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return stream.Summary{}, fmt.Errorf("finalize: %w", err)
+	return f.Summary(), nil
+}
+
+// FinalizeShard folds shard n of run alone, with the judgments in the
+// Parquet file (or glob) judgments, which may hold every shard's rows or
+// only shard n's: what Finalize gives for that shard's records, in the
+// same order, and the summary of that shard (its files and lines, and its
+// verdicts). run is from OpenShard. The shards' summaries add up to
+// Finalize's (AddSummary). Nothing is emitted when the judgments do not
+// cover shard n's records exactly; an *Error found while folding (a row of
+// no record) comes after some results were emitted, so write them where
+// a failure discards them.
+func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emit func(*verify.Result) error) (stream.Summary, error) {
+	var s *shardDir
+	for _, d := range run.shards {
+		if d.m.Shard == n {
+			s = d
+		}
 	}
-	if err := fold(); err != nil {
+	if s == nil || run.only != n {
+		return stream.Summary{}, fmt.Errorf("finalize: shard %d was not opened for a fold of its own", n)
+	}
+	var parts []string
+	for _, p := range s.m.Parts {
+		parts = append(parts, filepath.Join(s.dir, p.Name))
+	}
+	conn, done, err := judgmentsConn(ctx, absAll(parts), nil)
+	if err != nil {
+		return stream.Summary{}, err
+	}
+	defer done()
+	source, err := loadJudgments(ctx, conn, judgments, n)
+	if err != nil {
+		return stream.Summary{}, err
+	}
+	if err := checkJudgments(ctx, conn, source, []*shardDir{s}); err != nil {
+		return stream.Summary{}, err
+	}
+	f := stream.NewFolder(s.m.Summary)
+	if err := foldShard(ctx, conn, s, source, run.recordOf(), f, emit); err != nil {
 		return stream.Summary{}, err
 	}
 	return f.Summary(), nil
+}
+
+// AddSummary is the summary of a run whose shards summarized as a and b.
+func AddSummary(a, b stream.Summary) stream.Summary {
+	s := stream.Summary{
+		Files: a.Files + b.Files, FilesFailed: a.FilesFailed + b.FilesFailed,
+		Lines: a.Lines + b.Lines, Blank: a.Blank + b.Blank,
+		Pass: a.Pass + b.Pass, Fail: a.Fail + b.Fail, Incomplete: a.Incomplete + b.Incomplete,
+		Unreadable: a.Unreadable + b.Unreadable,
+		Duplicates: a.Duplicates + b.Duplicates, ChainsOutside: a.ChainsOutside + b.ChainsOutside,
+		Reasons: map[verify.Reason]int64{},
+	}
+	for _, m := range []map[verify.Reason]int64{a.Reasons, b.Reasons} {
+		for r, n := range m {
+			s.Reasons[r] += n
+		}
+	}
+	s.Receipts = s.Pass + s.Fail + s.Incomplete
+	return s
+}
+
+// recordOf turns an ord into the record's ordinal over the whole run:
+// every earlier shard's records counted before it. An ord of no shard of
+// the run, or past its shard's records, is an error.
+func (r *Run) recordOf() func(int64) (uint64, error) {
+	type span struct{ base, records uint64 }
+	spans := map[int64]span{}
+	var next uint64
+	for _, s := range r.shards {
+		spans[s.m.Shard] = span{next, s.m.Summary.Records}
+		next += s.m.Summary.Records
+	}
+	return func(ord int64) (uint64, error) {
+		sp, ok := spans[ord>>SeqBits]
+		seq := uint64(ord & (1<<SeqBits - 1))
+		if !ok || ord < 0 || seq >= sp.records {
+			return 0, fmt.Errorf("ord %d is no record of the run", ord)
+		}
+		return sp.base + seq, nil
+	}
+}
+
+// judgmentsConn opens a private DuckDB with shard_records over parts and
+// history_records over history.
+func judgmentsConn(ctx context.Context, parts, history []string) (*sql.Conn, func(), error) {
+	db, err := openDuckDB()
+	if err != nil {
+		return nil, nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	done := func() { conn.Close(); db.Close() }
+	for _, stmt := range duckDBViews(parts, history) {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			done()
+			return nil, nil, fmt.Errorf("finalize: %w", err)
+		}
+	}
+	return conn, done, nil
+}
+
+// loadJudgments makes the table judgments, sorted by ord and kind: the
+// rows of the judgments file (or glob) arg, of shard n only when n >= 0,
+// or, without arg, those of queries/shard/judgments.sql run here. It
+// returns the name of the judgments for messages.
+func loadJudgments(ctx context.Context, conn *sql.Conn, arg string, n int64) (string, error) {
+	if arg == "" {
+		if _, err := conn.ExecContext(ctx, "CREATE TEMP TABLE judgments AS SELECT * FROM ("+queries.Judgments()+") ORDER BY ord, kind"); err != nil {
+			return "", fmt.Errorf("finalize: judgments: %w", err)
+		}
+		return "queries/shard/judgments.sql", nil
+	}
+	files, err := judgmentFiles(arg)
+	if err != nil {
+		return "", err
+	}
+	where := ""
+	if n >= 0 {
+		where = fmt.Sprintf(" WHERE ord BETWEEN %d AND %d", n<<SeqBits, n<<SeqBits+1<<SeqBits-1)
+	}
+	stmt := "CREATE TEMP TABLE judgments AS SELECT ord, kind, outcome, first_ord FROM read_parquet(" + files + ")" + where + " ORDER BY ord, kind"
+	if _, err := conn.ExecContext(ctx, stmt); err != nil {
+		return "", &Error{Reason: ReasonJudgments, Path: arg, Msg: "not the rows of queries/shard/judgments.sql: " + err.Error()}
+	}
+	return arg, nil
+}
+
+func absAll(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			a = p
+		}
+		out[i] = a
+	}
+	return out
 }

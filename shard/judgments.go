@@ -99,15 +99,23 @@ FROM judgments j GROUP BY ALL`)
 	for k, c := range got {
 		return refuse("%d rows of kind %q for shard %q, which the run does not have", c.rows, k[1], k[0])
 	}
+	// shard_records holds the records of shards alone: a first_ord in
+	// another shard (an earlier one, when a shard is folded alone) is
+	// checked by the fold against that shard's record count.
+	local := make([]string, len(shards))
+	for i, s := range shards {
+		local[i] = fmt.Sprint(s.m.Shard)
+	}
 	var ord int64
 	var kind, outcome string
 	err = conn.QueryRowContext(ctx, `SELECT j.ord, j.kind, COALESCE(j.outcome, 'NULL') FROM judgments j
 LEFT JOIN shard_records r ON r.ord = j.ord
 LEFT JOIN shard_records f ON f.ord = j.first_ord
-WHERE r.ord IS NULL OR f.ord IS NULL OR j.first_ord > j.ord OR j.outcome IS NULL OR NOT (`+judgmentOutcomes+`)
-	OR (j.kind = 'chain' AND (r.link_key IS NULL OR f.link_key IS DISTINCT FROM r.link_key))
-	OR (j.kind = 'nonce' AND (r.nonce_key IS NULL OR f.nonce_key IS DISTINCT FROM r.nonce_key))
-	OR (j.kind = 'delivery' AND (r.chain_key IS NULL OR f.chain_key IS DISTINCT FROM r.chain_key))
+WHERE r.ord IS NULL OR j.first_ord IS NULL OR j.first_ord < 0 OR j.first_ord > j.ord OR j.outcome IS NULL OR NOT (`+judgmentOutcomes+`)
+	OR (f.ord IS NULL AND (j.first_ord >> 40) IN (`+strings.Join(local, ", ")+`))
+	OR (j.kind = 'chain' AND (r.link_key IS NULL OR (f.ord IS NOT NULL AND f.link_key IS DISTINCT FROM r.link_key)))
+	OR (j.kind = 'nonce' AND (r.nonce_key IS NULL OR (f.ord IS NOT NULL AND f.nonce_key IS DISTINCT FROM r.nonce_key)))
+	OR (j.kind = 'delivery' AND (r.chain_key IS NULL OR (f.ord IS NOT NULL AND f.chain_key IS DISTINCT FROM r.chain_key)))
 LIMIT 1`).Scan(&ord, &kind, &outcome)
 	switch {
 	case err == sql.ErrNoRows:

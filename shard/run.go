@@ -17,6 +17,9 @@ type Run struct {
 	Plan    *RunPlan
 	shards  []*shardDir
 	history []*shardDir
+	// only is the shard whose parts OpenShard checked, or -1: Open
+	// checked every part.
+	only int64
 }
 
 // shardDir is one map task's directory and its manifest.
@@ -29,7 +32,21 @@ type shardDir struct {
 // of earlier runs (history) against their own manifests. Every refusal
 // is an *Error naming the directory or file.
 func Open(ctx context.Context, plan *RunPlan, dirs, history []string) (*Run, error) {
-	r := &Run{Plan: plan}
+	return open(ctx, plan, dirs, history, -1)
+}
+
+// OpenShard checks the map directories dirs against plan, as Open does,
+// but the parts of shard n alone: what FinalizeShard reads. The other
+// shards' manifests give the run's record numbers.
+func OpenShard(ctx context.Context, plan *RunPlan, dirs []string, n int64) (*Run, error) {
+	if n < 0 || n >= plan.Shards {
+		return nil, &Error{Reason: ReasonExtraShard, Path: plan.Path, Msg: fmt.Sprintf("--shard %d: the plan has shards 0 to %d", n, plan.Shards-1)}
+	}
+	return open(ctx, plan, dirs, nil, n)
+}
+
+func open(ctx context.Context, plan *RunPlan, dirs, history []string, only int64) (*Run, error) {
+	r := &Run{Plan: plan, only: only}
 	inputs := map[int64][]Input{}
 	for _, in := range plan.Inputs {
 		inputs[in.Shard] = append(inputs[in.Shard], in)
@@ -82,7 +99,11 @@ func Open(ctx context.Context, plan *RunPlan, dirs, history []string) (*Run, err
 		seenHistory[m.Shard] = d
 		r.history = append(r.history, &shardDir{dir: d, m: m})
 	}
-	if err := checkParts(ctx, append(slices.Clone(r.shards), r.history...)); err != nil {
+	check := append(slices.Clone(r.shards), r.history...)
+	if only >= 0 {
+		check = slices.DeleteFunc(check, func(s *shardDir) bool { return s.m.Shard != only })
+	}
+	if err := checkParts(ctx, check); err != nil {
 		return nil, err
 	}
 	return r, nil

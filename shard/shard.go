@@ -12,7 +12,13 @@
 // engine that reads Parquet; [Finalize] checks that they judge every
 // record with a link or a nonce exactly once and folds them into the
 // verdicts one `verify receipts` over the whole input gives, in the same
-// order. Every refusal is an [*Error] with a [Reason].
+// order. The fold streams: each part's records, read in the order the map
+// step wrote them, meet the judgments of their ord range, so memory holds
+// one part. [FinalizeShard] folds one shard alone (`verify finalize
+// --shard N --emit DIR`, one task per shard) into a directory of its own
+// ([CreateFold]), and [ReadFolds] checks the folded shards and adds up
+// their summaries (`verify summarize`). Every refusal is an [*Error]
+// with a [Reason].
 //
 // # Layout of a map task's directory
 //

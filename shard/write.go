@@ -24,7 +24,11 @@ import (
 // partRows is how many records one Parquet part holds: the rows wait in
 // an in-memory table until then, so memory stays bounded (a few hundred
 // MB at most) however large the shard.
-const partRows = 1 << 16
+var partRows int64 = 1 << 16
+
+// groupRows is how many records a row group of a part holds: the fold
+// reads a part one row group at a time.
+var groupRows = 1 << 13
 
 // recordsTable is the columns of records-NNNNN.parquet (see the package
 // documentation).
@@ -70,23 +74,29 @@ func Create(dir string, plan *RunPlan, n int64, trust Trust) (*Writer, error) {
 	if err := checkTarget(dir, plan, n); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return nil, err
-	}
-	attempt, err := os.MkdirTemp(filepath.Dir(dir), attemptPrefix(dir))
+	attempt, err := newAttempt(dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Chmod(attempt, 0o755); err != nil {
-		os.RemoveAll(attempt)
+	w := &Writer{dir: dir, attempt: attempt, plan: plan, trust: trust, shard: n}
+	if err := w.openTable(); err != nil {
+		w.Abort()
 		return nil, err
 	}
+	return w, nil
+}
+
+// openTable opens a DuckDB of its own for the next part, with the
+// records table and its appender. Each part gets a new database, closed
+// once the part is written: the map step's memory is one part's, however
+// many parts the shard has (a table emptied or dropped in one database
+// keeps memory that grows with the shard).
+func (w *Writer) openTable() error {
 	db, err := openDuckDB()
 	if err != nil {
-		os.RemoveAll(attempt)
-		return nil, err
+		return err
 	}
-	w := &Writer{dir: dir, attempt: attempt, plan: plan, trust: trust, shard: n, db: db}
+	w.db = db
 	ctx := context.Background()
 	if w.conn, err = db.Conn(ctx); err == nil {
 		_, err = w.conn.ExecContext(ctx, recordsTable)
@@ -94,11 +104,23 @@ func Create(dir string, plan *RunPlan, n int64, trust Trust) (*Writer, error) {
 	if err == nil {
 		err = w.openAppender()
 	}
-	if err != nil {
-		w.Abort()
-		return nil, err
+	return err
+}
+
+// newAttempt makes a new hidden attempt directory beside dir.
+func newAttempt(dir string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
 	}
-	return w, nil
+	attempt, err := os.MkdirTemp(filepath.Dir(dir), attemptPrefix(dir))
+	if err != nil {
+		return "", err
+	}
+	if err := os.Chmod(attempt, 0o755); err != nil {
+		os.RemoveAll(attempt)
+		return "", err
+	}
+	return attempt, nil
 }
 
 // attemptPrefix is the name of dir's attempt directories but for their
@@ -145,6 +167,11 @@ func (w *Writer) openAppender() error {
 func (w *Writer) Add(m *stream.Mapped) error {
 	if m.Seq >= 1<<SeqBits {
 		return fmt.Errorf("more than 2^%d records in one shard", SeqBits)
+	}
+	if w.db == nil {
+		if err := w.openTable(); err != nil {
+			return err
+		}
 	}
 	r := m.Result
 	axes, err := r.Axes.MarshalJSON()
@@ -193,13 +220,11 @@ func (w *Writer) flush() error {
 	name := fmt.Sprintf("records-%05d.parquet", len(w.parts))
 	path := filepath.Join(w.attempt, name)
 	ctx := context.Background()
-	stmt := fmt.Sprintf("COPY records TO %s (FORMAT parquet, COMPRESSION zstd)", sqlString(path))
+	stmt := fmt.Sprintf("COPY records TO %s (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE %d)", sqlString(path), groupRows)
 	if _, err := w.conn.ExecContext(ctx, stmt); err != nil {
 		return err
 	}
-	if _, err := w.conn.ExecContext(ctx, "DELETE FROM records"); err != nil {
-		return err
-	}
+	w.release()
 	sum, err := fileSHA256(path, true)
 	if err != nil {
 		return err
@@ -207,7 +232,7 @@ func (w *Writer) flush() error {
 	w.part.Name, w.part.SHA256 = name, sum
 	w.parts = append(w.parts, w.part)
 	w.part = Part{}
-	return w.openAppender()
+	return nil
 }
 
 // fileSHA256 is the SHA-256 of the file at path, in hex; with sync, the
@@ -277,27 +302,36 @@ func writeSynced(path string, data []byte) error {
 // publish renames the attempt to the shard's directory and removes the
 // other attempts of the shard, which can no longer publish.
 func (w *Writer) publish() error {
-	if d, err := os.Open(w.attempt); err == nil {
-		d.Sync() // the attempt's entries reach the disk before it is published
-		d.Close()
-	}
-	err := os.Rename(w.attempt, w.dir)
-	if err != nil {
-		// An empty directory made beforehand (by a batch script): not
-		// every system renames over one.
-		if os.Remove(w.dir) == nil {
-			err = os.Rename(w.attempt, w.dir)
-		}
-	}
-	if err != nil {
+	if err := publishAttempt(w.attempt, w.dir); err != nil {
 		return w.failed(err)
 	}
 	w.attempt = ""
-	if d, err := os.Open(filepath.Dir(w.dir)); err == nil {
+	return nil
+}
+
+// publishAttempt renames the directory attempt, written whole, to dir
+// and removes the other attempts of dir.
+func publishAttempt(attempt, dir string) error {
+	if d, err := os.Open(attempt); err == nil {
+		d.Sync() // the attempt's entries reach the disk before it is published
+		d.Close()
+	}
+	err := os.Rename(attempt, dir)
+	if err != nil {
+		// An empty directory made beforehand (by a batch script): not
+		// every system renames over one.
+		if os.Remove(dir) == nil {
+			err = os.Rename(attempt, dir)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(dir)); err == nil {
 		d.Sync() // the rename reaches the disk where the system allows it
 		d.Close()
 	}
-	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(w.dir), globEscape(attemptPrefix(w.dir))+"*"))
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), globEscape(attemptPrefix(dir))+"*"))
 	for _, s := range stale {
 		os.RemoveAll(s)
 	}

@@ -51,6 +51,10 @@ var examples = map[string][]string{
 	"finalize": {
 		"verify receipts --plan plan.json --emit maps/shard-0 --shard 0",
 		"verify finalize --plan plan.json maps/*",
+		"verify finalize --plan plan.json --judgments judgments.parquet --shard 0 --emit folds/shard-0 maps/*",
+	},
+	"summarize": {
+		"verify summarize --plan plan.json --results folds/* > results.jsonl",
 	},
 	"parts": {
 		"verify parts --plan plan.json --engine clickhouse maps/* > views.sql",

@@ -14,11 +14,13 @@ package main
 //	      a configuration file refused (others than its owner can write it)
 //	65    show and explain --db: the archive file has changed since it was loaded (the bytes
 //	      at a receipt's recorded place are not those loaded); a sharded run (receipts --emit,
-//	      parts, finalize): a map step's inputs or trust material differ from the plan's, a map
-//	      directory is foreign, duplicated or of no shard of the plan, a part's SHA-256 or
-//	      counts differ from its manifest, judgments do not judge each record exactly once
+//	      parts, finalize, summarize): a map step's inputs or trust material differ from the
+//	      plan's, a map or folded directory is foreign, duplicated or of no shard of the plan, a
+//	      part's or results file's SHA-256 or counts differ from its manifest, judgments do not
+//	      judge each record exactly once
 //	66    input unreadable: missing file, a directory, a read or gzip error; a sharded run's
-//	      plan, a shard of the plan, a part or the judgments cannot be read
+//	      plan, a shard of the plan, a part, the judgments or a folded shard's results cannot
+//	      be read
 //	74    I/O error on the audit database or on files written (load, report, export, audit),
 //	      on the temporary spool, or on stdout (any command: the output stops short)
 //	130   interrupted (SIGINT or SIGTERM), any command and phase: the run stops,

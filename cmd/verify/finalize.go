@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/receiptverify/verify/shard"
@@ -23,7 +24,10 @@ func newFinalizeCommand() *cli.Command {
 			"computed by another engine with --judgments, which must judge every record with a link or a\n" +
 			"nonce exactly once), and writes what one verify receipts over the whole input writes, in its\n" +
 			"order (shard by shard) and with its exit codes: docs/scale-out.md.\n\n" +
-			"Exit codes: those of verify receipts; 65 a directory, part or judgments file does not match\n" +
+			"With --shard N --emit DIR (and --judgments), finalize folds shard N alone, in memory bounded\n" +
+			"by a part, and publishes its results and summary in DIR: one task per shard, a second array\n" +
+			"job; verify summarize adds the shards' summaries and gives the exit code.\n\n" +
+			"Exit codes: those of verify receipts (0 with --emit once the shard is published); 65 a directory, part or judgments file does not match\n" +
 			"the plan or the manifests (a foreign, duplicated or extra shard, other trust material, a\n" +
 			"part's digest or counts, judgments missing, repeated or of no record), 66 the plan, a shard,\n" +
 			"a part or the judgments cannot be read.",
@@ -31,6 +35,8 @@ func newFinalizeCommand() *cli.Command {
 			formatFlag("text", "jsonl"),
 			&cli.StringFlag{Name: "plan", Usage: "the run plan `FILE` the map steps read (verify plan); required"},
 			&cli.StringFlag{Name: "judgments", Usage: "the rows of queries/shard/judgments.sql as Parquet `FILE` (or glob), run by another engine over the same DIRs"},
+			&cli.Int64Flag{Name: "shard", Usage: "fold shard `N` of the plan alone (with --emit and --judgments)"},
+			&cli.StringFlag{Name: "emit", Usage: "publish the shard's results and summary in `DIR` (with --shard): verify summarize reads it"},
 			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its receipts count as loaded before"},
 		},
 		Action: finalizeAction,
@@ -51,6 +57,9 @@ func finalizeAction(ctx *cli.Context) error {
 	}
 	if ctx.IsSet("judgments") && ctx.IsSet("history") {
 		return usagef(ctx, "--history does not go with --judgments: the engine that ran the judgments reads the history")
+	}
+	if ctx.IsSet("shard") || ctx.IsSet("emit") {
+		return finalizeShardAction(ctx, output)
 	}
 	sigCtx := runContext(ctx)
 	phase(sigCtx, "finalize")
@@ -75,6 +84,67 @@ func finalizeAction(ctx *cli.Context) error {
 	}
 	placeSummary(stdout, stderr, output, sum)
 	return runOutcome(sum)
+}
+
+// finalizeShardAction is `verify finalize --shard N --emit DIR`: shard N
+// folded alone with the judgments of another engine, its results and
+// summary published in DIR for verify summarize.
+func finalizeShardAction(ctx *cli.Context, output string) error {
+	stderr := ctx.App.ErrWriter
+	switch {
+	case !ctx.IsSet("shard"):
+		return usagef(ctx, "--emit needs --shard N: the shard this step folds")
+	case ctx.String("emit") == "":
+		return usagef(ctx, "--shard needs --emit DIR: where the shard's results and summary are published")
+	case ctx.IsSet("history"):
+		return usagef(ctx, "--history does not go with --shard: the engine that ran the judgments reads the history")
+	case !ctx.IsSet("judgments"):
+		return usagef(ctx, "--shard needs --judgments: the rows of queries/shard/judgments.sql over the whole run")
+	}
+	dir, n := ctx.String("emit"), ctx.Int64("shard")
+	sigCtx := runContext(ctx)
+	phase(sigCtx, "finalize")
+	plan, err := shard.ReadPlan(ctx.String("plan"))
+	if err != nil {
+		return err
+	}
+	if shard.FoldPublished(dir, plan, n) {
+		fmt.Fprintf(stderr, "verify: finalize: shard %d of run %s is already folded in %s: nothing to do\n", n, plan.ID, dir)
+		return nil
+	}
+	run, err := shard.OpenShard(sigCtx, plan, ctx.Args().Slice(), n)
+	if err != nil {
+		return finalizeError(sigCtx.Err(), err)
+	}
+	w, err := shard.CreateFold(dir, plan, n, output)
+	if errors.Is(err, shard.ErrPublished) {
+		fmt.Fprintf(stderr, "verify: finalize: shard %d of run %s is already folded in %s: nothing to do\n", n, plan.ID, dir)
+		return nil
+	}
+	if err != nil {
+		var se *shard.Error
+		if errors.As(err, &se) {
+			return err
+		}
+		return &ioError{fmt.Errorf("--emit %s: %w", dir, err)}
+	}
+	defer onInterrupt(ctx, nil, "removing the unpublished attempt")()
+	emit := resultEmitter(output, w, w, newProgressBar(io.Discard))
+	sum, err := shard.FinalizeShard(sigCtx, run, n, ctx.String("judgments"), func(r *verify.Result) error { return emit(&stream.Record{Result: r}) })
+	if err != nil {
+		w.Abort()
+		return finalizeError(sigCtx.Err(), err)
+	}
+	switch err := w.Close(sum); {
+	case errors.Is(err, shard.ErrPublished):
+		fmt.Fprintf(stderr, "verify: finalize: shard %d of run %s was folded in %s by another attempt meanwhile: this one's output is dropped\n", n, plan.ID, dir)
+		return nil
+	case err != nil:
+		return &ioError{fmt.Errorf("--emit %s: %w", dir, err)}
+	}
+	fmt.Fprintf(stderr, "verify: finalize: shard %d of run %s: %d receipts verified (%d pass, %d fail, %d incomplete), %d unreadable, folded in %s; verify summarize gives the run's summary\n",
+		n, plan.ID, sum.Receipts, sum.Pass, sum.Fail, sum.Incomplete, sum.Unreadable, dir)
+	return nil
 }
 
 // finalizeError is the error of a failed finalize: interrupted, a

@@ -60,6 +60,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			newPlanCommand(),
 			newFinalizeCommand(),
 			newPartsCommand(),
+			newSummarizeCommand(),
 			newLoadCommand(),
 			newQueryCommand(),
 			newReportCommand(),

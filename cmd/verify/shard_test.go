@@ -70,6 +70,43 @@ func (r *shardRun) finalize(t *testing.T, args ...string) (int, string, string) 
 	return runVerify(t, append(append([]string{"finalize", "--plan", r.plan, "-f", "jsonl"}, args...), r.shards...)...)
 }
 
+// judgments runs the judgment SQL over the run's parts, as another
+// engine would, into the table j of a DuckDB, and gives a function that
+// writes the rows of a query over j as the Parquet file name in the run's
+// directory.
+func (r *shardRun) judgments(t *testing.T) func(t *testing.T, name, query string) string {
+	t.Helper()
+	code, views, stderr := runVerify(t, append([]string{"parts", "--plan", r.plan, "--engine", "duckdb"}, r.shards...)...)
+	if code != exitOK {
+		t.Fatalf("parts: exit %d\n%s", code, stderr)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	for l := range strings.Lines(views) {
+		if _, err := db.Exec(l); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+	}
+	if _, err := db.Exec("CREATE TABLE j AS " + queries.Judgments()); err != nil {
+		t.Fatal(err)
+	}
+	return func(t *testing.T, name, query string) string {
+		t.Helper()
+		p := filepath.Join(r.work, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec("COPY (" + query + ") TO '" + p + "' (FORMAT parquet)"); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return p
+	}
+}
+
 // refused checks a refusal: the exit code, no result on stdout, and
 // stderr matching pattern.
 func refused(t *testing.T, code int, stdout, stderr string, want int, pattern string) {
@@ -97,34 +134,7 @@ func TestFinalizeJudgmentsCover(t *testing.T) {
 		t.Fatalf("finalize: exit %d (want %d), output equal to verify receipts: %t\n%s", code, r.wantCode, got == r.want, stderr)
 	}
 
-	// The judgments as another engine writes them: the SQL over the
-	// exact parts verify parts names.
-	code, views, stderr := runVerify(t, append([]string{"parts", "--plan", r.plan, "--engine", "duckdb"}, r.shards...)...)
-	if code != exitOK {
-		t.Fatalf("parts: exit %d\n%s", code, stderr)
-	}
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	for l := range strings.Lines(views) {
-		if _, err := db.Exec(l); err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-	}
-	if _, err := db.Exec("CREATE TABLE j AS " + queries.Judgments()); err != nil {
-		t.Fatal(err)
-	}
-	write := func(t *testing.T, name, query string) string {
-		t.Helper()
-		p := filepath.Join(r.work, name)
-		if _, err := db.Exec("COPY (" + query + ") TO '" + p + "' (FORMAT parquet)"); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		return p
-	}
+	write := r.judgments(t)
 	good := write(t, "good.parquet", "SELECT * FROM j ORDER BY ord, kind")
 	code, got, stderr = r.finalize(t, "--judgments", good)
 	if code != r.wantCode || got != r.want {
@@ -132,9 +142,6 @@ func TestFinalizeJudgmentsCover(t *testing.T) {
 	}
 
 	dup := filepath.Join(r.work, "dup")
-	if err := os.MkdirAll(dup, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	write(t, "dup/a.parquet", "SELECT * FROM j")
 	write(t, "dup/b.parquet", "SELECT * FROM j WHERE kind = 'nonce' AND ord < 1099511627776")
 	for _, c := range []struct {

@@ -147,16 +147,64 @@ func TestEnginesSharded(t *testing.T) {
 			t.Errorf("summary:\n%s\nverify receipts:\n%s", got.summary(), want.summary())
 		}
 	}
+	// folded folds each shard alone (a second array job: one process per
+	// shard, at once) with the judgments judgmentsOf gives it, and
+	// summarizes the folded shards with their results.
+	folded := func(t *testing.T, format string, judgmentsOf func(n int) string) verifyRun {
+		t.Helper()
+		folds := t.TempDir()
+		var dirs []string
+		runs := make([]verifyRun, len(shards))
+		var wg sync.WaitGroup
+		for i := range shards {
+			out := filepath.Join(folds, fmt.Sprintf("shard-%d", i))
+			dirs = append([]string{out}, dirs...) // any order: the plan orders them
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runs[i] = runVerify(t, bin, append([]string{"finalize", "--plan", plan, "--format", format, "--judgments", judgmentsOf(i),
+					"--shard", fmt.Sprint(i), "--emit", out}, reversed...)...)
+			}()
+		}
+		wg.Wait()
+		for i, r := range runs {
+			if r.code != 0 {
+				t.Fatalf("finalize --shard %d: exit %d\n%s", i, r.code, r.stderr)
+			}
+		}
+		return runVerify(t, bin, append([]string{"summarize", "--plan", plan, "--results"}, dirs...)...)
+	}
 	t.Run("duckdb", func(t *testing.T) {
 		same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plan, "--format", "json"}, reversed...)...))
+	})
+	t.Run("duckdb/per-shard", func(t *testing.T) {
+		judgments := filepath.Join(t.TempDir(), "judgments.parquet")
+		duckDBJudgmentsFile(t, views("duckdb"), judgments)
+		same(t, folded(t, "jsonl", func(int) string { return judgments }))
+		// The text output: its lines, then the summary on stdout.
+		wantText := runVerify(t, bin, append(append([]string{"receipts"}, trust...), parts...)...)
+		got := folded(t, "text", func(int) string { return judgments })
+		if got.code != wantText.code || !bytes.Equal(got.stdout, wantText.stdout) {
+			t.Errorf("text: exit %d, verify receipts %d; output:\n%s", got.code, wantText.code, firstDiff(wantText.stdout, got.stdout))
+		}
 	})
 	t.Run("clickhouse", func(t *testing.T) {
 		if os.Getenv("VERIFY_ENGINES") == "off" {
 			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 		}
 		judgments := filepath.Join(dir, "judgments.parquet")
-		clickHouseJudgments(t, views("clickhouse"), judgments)
+		clickHouseJudgments(t, views("clickhouse"), judgments, false)
 		same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plan, "--format", "json", "--judgments", judgments}, reversed...)...))
+	})
+	t.Run("clickhouse/per-shard", func(t *testing.T) {
+		if os.Getenv("VERIFY_ENGINES") == "off" {
+			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+		}
+		// The judgments written one file per shard: each fold reads its
+		// own.
+		out := filepath.Join(t.TempDir(), "judgments")
+		clickHouseJudgments(t, views("clickhouse"), out, true)
+		same(t, folded(t, "jsonl", func(n int) string { return filepath.Join(out, fmt.Sprintf("shard-%d.parquet", n)) }))
 	})
 	t.Run("postgres", func(t *testing.T) {
 		if os.Getenv("VERIFY_ENGINES") == "off" {
@@ -208,6 +256,27 @@ func duckDBJudgments(t *testing.T, views []string) result {
 		t.Fatalf("DuckDB: %v", err)
 	}
 	return res
+}
+
+// duckDBJudgmentsFile runs the judgment SQL on DuckDB after the
+// statements of verify parts --engine duckdb and writes its rows as
+// Parquet to out.
+func duckDBJudgmentsFile(t *testing.T, views []string, out string) {
+	t.Helper()
+	duck, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer duck.Close()
+	duck.SetMaxOpenConns(1)
+	for _, s := range views {
+		if _, err := duck.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := duck.Exec("COPY (" + queries.Judgments() + ") TO '" + strings.ReplaceAll(filepath.ToSlash(out), "'", "''") + "' (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // postgresRecords starts PostgreSQL and loads the records of the parts
@@ -267,8 +336,9 @@ func postgresRecords(t *testing.T, records []string) *sql.DB {
 
 // clickHouseJudgments runs queries/shard/judgments.sql on chDB after the
 // statements of verify parts --engine clickhouse and writes its rows as
-// Parquet to out.
-func clickHouseJudgments(t *testing.T, views []string, out string) {
+// Parquet to out, or with perShard to one file per shard in the
+// directory out, shard-N.parquet.
+func clickHouseJudgments(t *testing.T, views []string, out string, perShard bool) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -278,14 +348,21 @@ func clickHouseJudgments(t *testing.T, views []string, out string) {
 		absent(t, "ClickHouse: chDB is not installed in %s (npm install)", filepath.Dir(chdbRunner))
 	}
 	q := func(s string) string { return "'" + strings.ReplaceAll(filepath.ToSlash(s), "'", "\\'") + "'" }
+	insert := "INSERT INTO FUNCTION file(" + q(out) + ", Parquet) SELECT * FROM (" + queries.Judgments() + ")"
+	read := out
+	if perShard {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		insert = "INSERT INTO FUNCTION file(" + q(filepath.Join(out, "shard-{_partition_id}.parquet")) + ", Parquet) PARTITION BY intDiv(ord, 1099511627776) SELECT * FROM (" + queries.Judgments() + ")"
+		read = filepath.Join(out, "shard-*.parquet")
+	}
 	req := struct {
 		Setup   []string  `json:"setup"`
 		Queries []chQuery `json:"queries"`
 	}{
-		Setup: append(append(append([]string{}, ClickHouseSettings...), views...),
-			"INSERT INTO FUNCTION file("+q(out)+", Parquet) SELECT * FROM ("+queries.Judgments()+")",
-		),
-		Queries: []chQuery{{ID: "rows", SQL: "SELECT count() FROM file(" + q(out) + ", Parquet)"}},
+		Setup:   append(append(append([]string{}, ClickHouseSettings...), views...), insert),
+		Queries: []chQuery{{ID: "rows", SQL: "SELECT count() FROM file(" + q(read) + ", Parquet)"}},
 	}
 	stdout, _ := runNode(t, node, chdbRunner, req)
 	var a chAnswer

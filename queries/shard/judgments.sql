@@ -16,7 +16,13 @@
 --                    (scope_key) and its issuer and nonce (nonce_key),
 --                    NULL where it has none;
 --   history_records  the same of runs finalized before (their records
---                    count as earlier), or an empty table.
+--                    count as earlier), or an empty table. It is read
+--                    only for the keys the run's records name: its
+--                    rows are filtered by the run's link, chain, scope
+--                    and nonce keys before any grouping or join, and
+--                    every join has the history on its left (ClickHouse
+--                    builds the right side), so memory follows the run,
+--                    not the history.
 --
 -- Rule: a receipt naming a predecessor links to it when some receipt has
 -- that chain hash (the earliest of the input, else the earliest of the
@@ -51,26 +57,53 @@ owner_scopes AS (
     FROM owners o
     JOIN shard_records r ON r.chain_key = o.k AND r.ord = o.owner_ord
 ),
+-- The run's keys, by which the history is read: the predecessors named,
+-- the receipts' own chain hashes (a receipt the history holds delivered
+-- again), the chain scopes and the nonces.
+day_links AS (
+    SELECT DISTINCT r.link_key AS k
+    FROM shard_records r
+    WHERE r.link_key IS NOT NULL
+),
+day_chain_keys AS (
+    SELECT DISTINCT u.k AS k
+    FROM (
+        SELECT r.link_key AS k FROM shard_records r WHERE r.link_key IS NOT NULL
+        UNION ALL
+        SELECT r.chain_key AS k FROM shard_records r WHERE r.chain_key IS NOT NULL
+    ) u
+),
+day_scopes AS (
+    SELECT DISTINCT r.scope_key AS k
+    FROM shard_records r
+    WHERE r.chain_key IS NOT NULL OR r.link_key IS NOT NULL
+),
+day_nonces AS (
+    SELECT DISTINCT r.nonce_key AS k
+    FROM shard_records r
+    WHERE r.nonce_key IS NOT NULL
+),
 history_owners AS (
     SELECT h.chain_key AS k, MIN(h.ord) AS owner_ord
     FROM history_records h
-    WHERE h.chain_key IS NOT NULL
+    WHERE h.chain_key IN (SELECT d.k FROM day_chain_keys d)
     GROUP BY h.chain_key
 ),
 history_scopes AS (
     SELECT o.k AS k, h.scope_key AS scope_key
-    FROM history_owners o
-    JOIN history_records h ON h.chain_key = o.k AND h.ord = o.owner_ord
+    FROM history_records h
+    JOIN history_owners o ON o.k = h.chain_key AND o.owner_ord = h.ord
+    WHERE h.chain_key IN (SELECT d.k FROM day_chain_keys d)
 ),
 history_named AS (
     SELECT DISTINCT h.link_key AS k
     FROM history_records h
-    WHERE h.link_key IS NOT NULL
+    WHERE h.link_key IN (SELECT d.k FROM day_links d)
 ),
 history_chain_scopes AS (
     SELECT DISTINCT h.scope_key AS k
     FROM history_records h
-    WHERE h.chain_key IS NOT NULL
+    WHERE h.chain_key IS NOT NULL AND h.scope_key IN (SELECT d.k FROM day_scopes d)
 ),
 scope_firsts AS (
     SELECT r.scope_key AS k, MIN(r.ord) AS first_ord
@@ -93,7 +126,7 @@ first_users AS (
 history_nonces AS (
     SELECT DISTINCT h.nonce_key AS k
     FROM history_records h
-    WHERE h.nonce_key IS NOT NULL
+    WHERE h.nonce_key IN (SELECT d.k FROM day_nonces d)
 ),
 -- Each naming receipt's judgment as if it were no receipt delivered again.
 chain_base AS (

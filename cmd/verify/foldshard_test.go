@@ -1,0 +1,271 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// fold runs verify finalize --shard n --emit dir over the run's shards.
+func (r *shardRun) fold(t *testing.T, n int, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	return runVerify(t, append(append([]string{"finalize", "--plan", r.plan, "--shard", fmt.Sprint(n), "--emit", dir}, args...), r.shards...)...)
+}
+
+// summaryLines are the summary lines of stderr (verify: summary: ...).
+func summaryLines(stderr string) string {
+	var b strings.Builder
+	for l := range strings.Lines(stderr) {
+		if strings.HasPrefix(l, "verify: summary: ") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// TestFinalizeShard: each shard folded alone (verify finalize --shard N
+// --emit DIR) publishes its part of the output; verify summarize over the
+// folded shards, in any order, gives the output, summary and exit code of
+// one verify receipts over the inputs. Judgments that do not cover the
+// shard's records, and a first_ord past an earlier shard's records, are
+// refused with nothing published. Serially: run is not safe to call twice
+// at once (see TestExitCodes).
+func TestFinalizeShard(t *testing.T) {
+	r := newShardRun(t)
+	write := r.judgments(t)
+	good := write(t, "good.parquet", "SELECT * FROM j")
+	_, _, wholeStderr := r.finalize(t, "--judgments", good)
+
+	folds := filepath.Join(r.work, "folds")
+	var dirs []string
+	for i := range r.shards {
+		dir := filepath.Join(folds, fmt.Sprintf("shard-%d", i))
+		code, stdout, stderr := r.fold(t, i, dir, "-f", "jsonl", "--judgments", good)
+		if code != exitOK || stdout != "" {
+			t.Fatalf("fold of shard %d: exit %d, stdout %q\n%s", i, code, stdout, stderr)
+		}
+		if !regexp.MustCompile(`^verify: finalize: shard \d of run \w+: \d+ receipts verified .*, folded in `).MatchString(stderr) {
+			t.Errorf("fold of shard %d: stderr %q", i, stderr)
+		}
+		dirs = append([]string{dir}, dirs...)
+	}
+	code, stdout, stderr := runVerify(t, append([]string{"summarize", "--plan", r.plan, "--results"}, dirs...)...)
+	if code != r.wantCode || stdout != r.want {
+		t.Fatalf("summarize --results: exit %d (want %d), output equal to verify receipts: %t\n%s", code, r.wantCode, stdout == r.want, stderr)
+	}
+	if got, want := summaryLines(stderr), summaryLines(wholeStderr); got != want || got == "" {
+		t.Errorf("summary:\n%s\nfinalize of the whole run:\n%s", got, want)
+	}
+	code, stdout, _ = runVerify(t, append([]string{"summarize", "--plan", r.plan}, dirs...)...)
+	if code != r.wantCode || stdout != "" {
+		t.Errorf("summarize without --results: exit %d, stdout %q", code, stdout)
+	}
+
+	t.Run("text", func(t *testing.T) {
+		_, want, _ := runVerify(t, append(append([]string{"receipts"}, r.trust...), r.sources...)...)
+		var dirs []string
+		for i := range r.shards {
+			dir := filepath.Join(r.work, "folds-text", fmt.Sprintf("shard-%d", i))
+			if code, _, stderr := r.fold(t, i, dir, "--judgments", good); code != exitOK {
+				t.Fatalf("fold of shard %d: exit %d\n%s", i, code, stderr)
+			}
+			dirs = append(dirs, dir)
+		}
+		code, got, _ := runVerify(t, append([]string{"summarize", "--plan", r.plan, "--results"}, dirs...)...)
+		if code != r.wantCode || got != want {
+			t.Errorf("exit %d (want %d), output:\n%s\nverify receipts:\n%s", code, r.wantCode, got, want)
+		}
+		code, got, _ = runVerify(t, append([]string{"summarize", "--plan", r.plan}, dirs...)...)
+		if code != r.wantCode || !strings.HasPrefix(got, "summary: ") || !strings.HasSuffix(want, got) {
+			t.Errorf("without --results: exit %d, stdout %q", code, got)
+		}
+		// A shard folded as text beside the others as JSON Lines.
+		code, stdout, stderr := runVerify(t, "summarize", "--plan", r.plan, filepath.Join(folds, "shard-0"), dirs[1])
+		refused(t, code, stdout, stderr, exitDataErr, `shard-1: folded as text, and .* as jsonl: fold every shard in one format`)
+	})
+
+	t.Run("retry of a folded shard", func(t *testing.T) {
+		code, stdout, stderr := r.fold(t, 1, filepath.Join(folds, "shard-1"), "-f", "jsonl", "--judgments", good)
+		if code != exitOK || stdout != "" || !strings.Contains(stderr, "shard 1 of run") || !strings.Contains(stderr, "is already folded in") {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+	})
+
+	shard1 := "1099511627776"
+	for _, c := range []struct {
+		name, query, pattern string
+	}{
+		{"the other shard judgments only", "SELECT * FROM j WHERE ord < " + shard1, `shard 1 \(.*shard-1\): 0 chain rows, and its manifest counts \d+ records with a link`},
+		{"partial", "SELECT * FROM j WHERE ord <> (SELECT max(ord) FROM j)", `shard 1 .*: \d+ (chain|nonce) rows, and its manifest counts \d+`},
+		{"repeated", "SELECT * FROM j UNION ALL (SELECT * FROM j WHERE ord >= " + shard1 + " ORDER BY ord LIMIT 1)", `shard 1 .*: a record judged twice`},
+		{"first_ord of no record in the shard", "SELECT ord, kind, outcome, CASE WHEN ord = (SELECT max(ord) FROM j) THEN " + shard1 + " + 100000 ELSE first_ord END AS first_ord FROM j",
+			`names as first_ord no record with the same key at or before it`},
+		{"first_ord past an earlier shard records", "SELECT ord, kind, outcome, CASE WHEN ord = (SELECT max(ord) FROM j) THEN 100000 ELSE first_ord END AS first_ord FROM j",
+			`the (chain|nonce) row of ord \d+: ord 100000 is no record of the run`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := write(t, "shard1/"+strings.ReplaceAll(c.name, " ", "-")+".parquet", c.query)
+			dir := filepath.Join(r.work, "refused", strings.ReplaceAll(c.name, " ", "-"))
+			code, stdout, stderr := r.fold(t, 1, dir, "-f", "jsonl", "--judgments", p)
+			refused(t, code, stdout, stderr, exitDataErr, c.pattern)
+			if ents, _ := os.ReadDir(filepath.Dir(dir)); len(ents) != 0 {
+				t.Errorf("left in %s: %v", filepath.Dir(dir), ents)
+			}
+		})
+	}
+
+	for _, c := range []struct {
+		name    string
+		args    []string
+		code    int
+		pattern string
+	}{
+		{"--emit without --shard", []string{"finalize", "--plan", r.plan, "--judgments", good, "--emit", "x"}, exitUsage, `--emit needs --shard N`},
+		{"--shard without --emit", []string{"finalize", "--plan", r.plan, "--judgments", good, "--shard", "0"}, exitUsage, `--shard needs --emit DIR`},
+		{"--shard without --judgments", []string{"finalize", "--plan", r.plan, "--shard", "0", "--emit", "x"}, exitUsage, `--shard needs --judgments`},
+		{"--shard with --history", []string{"finalize", "--plan", r.plan, "--shard", "0", "--emit", "x", "--history", r.shards[0]}, exitUsage, `--history does not go with`},
+		{"--shard out of range", []string{"finalize", "--plan", r.plan, "--judgments", good, "--shard", "2", "--emit", filepath.Join(r.work, "x")}, exitDataErr, `--shard 2: the plan has shards 0 to 1`},
+		{"--emit holding something else", []string{"finalize", "--plan", r.plan, "--judgments", good, "--shard", "0", "--emit", r.shards[1]}, exitDataErr, `not empty and not a folded shard's directory`},
+		{"--emit holding another shard", []string{"finalize", "--plan", r.plan, "--judgments", good, "--shard", "0", "--emit", filepath.Join(folds, "shard-1")}, exitDataErr, `holds folded shard 1 of run \w+ .*, not shard 0`},
+		{"a missing map directory", []string{"finalize", "--plan", r.plan, "--judgments", good, "--shard", "0", "--emit", filepath.Join(r.work, "x"), r.shards[0]}, exitNoInput, `shard 1 of 2 is missing`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := c.args
+			if c.name != "a missing map directory" {
+				args = append(args, r.shards...)
+			}
+			code, stdout, stderr := runVerify(t, args...)
+			refused(t, code, stdout, stderr, c.code, c.pattern)
+		})
+	}
+	if _, err := os.Stat(filepath.Join(r.work, "x")); err == nil {
+		t.Errorf("a refused fold left %s", filepath.Join(r.work, "x"))
+	}
+}
+
+// TestSummarizeRefusals: verify summarize refuses folded shards that do
+// not make up the plan's run (missing, repeated, foreign or extra), and a
+// results file or summary changed since its fold, with exit 65 or 66 and
+// nothing on stdout.
+func TestSummarizeRefusals(t *testing.T) {
+	r := newShardRun(t)
+	good := r.judgments(t)(t, "good.parquet", "SELECT * FROM j")
+	folds := filepath.Join(r.work, "folds")
+	var dirs []string
+	for i := range r.shards {
+		dir := filepath.Join(folds, fmt.Sprintf("shard-%d", i))
+		if code, _, stderr := r.fold(t, i, dir, "-f", "jsonl", "--judgments", good); code != exitOK {
+			t.Fatalf("fold of shard %d: exit %d\n%s", i, code, stderr)
+		}
+		dirs = append(dirs, dir)
+	}
+	// forged copies shard 1's folded directory and lets edit change it.
+	forged := func(t *testing.T, edit func(dir string)) string {
+		t.Helper()
+		dir := filepath.Join(t.TempDir(), "shard-1")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"fold.json", "results.jsonl"} {
+			b, err := os.ReadFile(filepath.Join(dirs[1], name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		edit(dir)
+		return dir
+	}
+	editJSON := func(t *testing.T, key string, value any) func(string) {
+		return func(dir string) {
+			p := filepath.Join(dir, "fold.json")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			if sub, k, ok := strings.Cut(key, "."); ok {
+				m[sub].(map[string]any)[k] = value
+			} else {
+				m[key] = value
+			}
+			if b, err = json.Marshal(m); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	results := func(t *testing.T, change func([]byte) []byte) func(string) {
+		return func(dir string) {
+			p := filepath.Join(dir, "results.jsonl")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, change(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		dirs    func(t *testing.T) []string
+		code    int
+		pattern string
+	}{
+		{"missing", func(*testing.T) []string { return dirs[:1] }, exitNoInput, `folded shard 1 of 2 is missing`},
+		{"given twice", func(*testing.T) []string { return []string{dirs[0], dirs[1], dirs[1]} }, exitDataErr, `folded shard 1, as .*shard-1 is: give each shard once`},
+		{"copied", func(t *testing.T) []string { return []string{dirs[0], dirs[1], forged(t, func(string) {})} }, exitDataErr, `folded shard 1, as .* is: give each shard once`},
+		{"a map directory", func(*testing.T) []string { return []string{dirs[0], r.shards[1]} }, exitNoInput, `not a folded shard's directory: no fold.json`},
+		{"foreign", func(t *testing.T) []string {
+			return []string{dirs[0], forged(t, editJSON(t, "plan_sha256", strings.Repeat("0", 64)))}
+		}, exitDataErr, `folded shard 1 of run \w+ \(plan SHA-256 0+\), not of run`},
+		{"extra shard", func(t *testing.T) []string { return []string{dirs[0], dirs[1], forged(t, editJSON(t, "shard", 5))} }, exitDataErr, `shard 5, and the plan has shards 0 to 1`},
+		{"results grown", func(t *testing.T) []string {
+			return []string{dirs[0], forged(t, results(t, func(b []byte) []byte { return append(b, b[:10]...) }))}
+		}, exitDataErr, `results.jsonl: \d+ bytes, fold.json says \d+`},
+		{"results changed", func(t *testing.T) []string {
+			return []string{dirs[0], forged(t, results(t, func(b []byte) []byte { return []byte(strings.Replace(string(b), `"PASS"`, `"FAIL"`, 1)) }))}
+		}, exitDataErr, `results.jsonl: SHA-256 [0-9a-f]{64}, fold.json says`},
+		{"results removed", func(t *testing.T) []string {
+			return []string{dirs[0], forged(t, func(dir string) { os.Remove(filepath.Join(dir, "results.jsonl")) })}
+		}, exitNoInput, `results.jsonl: the results cannot be read`},
+		{"summary forged", func(t *testing.T) []string {
+			return []string{dirs[0], forged(t, editJSON(t, "summary.fail", 0))}
+		}, exitDataErr, `fold.json: a summary with a negative count, receipts that are not`},
+		{"summary duplicates", func(t *testing.T) []string {
+			return []string{dirs[0], forged(t, editJSON(t, "summary.duplicates", 1<<40))}
+		}, exitDataErr, `fold.json: .*more duplicates or chains outside than receipts`},
+		{"summary negative", func(t *testing.T) []string {
+			return []string{dirs[0], forged(t, editJSON(t, "summary.files", -1))}
+		}, exitDataErr, `fold.json: a summary with a negative count`},
+		{"summary reason not a code", func(t *testing.T) []string {
+			return []string{dirs[0], forged(t, editJSON(t, "summary.reasons", map[string]any{"\x1b]0;owned\x07": 1}))}
+		}, exitDataErr, `fold.json: summary: reason .* not a reason code of verify`},
+		{"another format", func(t *testing.T) []string {
+			return []string{dirs[0], forged(t, editJSON(t, "format", "csv"))}
+		}, exitDataErr, `fold.json: format "csv"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runVerify(t, append([]string{"summarize", "--plan", r.plan, "--results"}, c.dirs(t)...)...)
+			refused(t, code, stdout, stderr, c.code, c.pattern)
+		})
+	}
+	t.Run("usage", func(t *testing.T) {
+		code, stdout, stderr := runVerify(t, "summarize", "--plan", r.plan)
+		refused(t, code, stdout, stderr, exitUsage, `want at least one DIR`)
+		code, stdout, stderr = runVerify(t, append([]string{"summarize"}, dirs...)...)
+		refused(t, code, stdout, stderr, exitUsage, `want --plan FILE`)
+	})
+}

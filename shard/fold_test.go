@@ -1,0 +1,148 @@
+package shard
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/queries"
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/stream"
+)
+
+// TestFoldRowGroups: a shard of many parts, each of many row groups (the
+// sizes cut small), folds to what stream.Run gives, whole and alone
+// (FinalizeShard), with blank lines between the records so that ords
+// have gaps at the groups' edges; the summaries agree.
+func TestFoldRowGroups(t *testing.T) {
+	oldParts, oldGroups := partRows, groupRows
+	partRows, groupRows = 5000, 2048 // DuckDB writes groups of at least 2048 rows
+	t.Cleanup(func() { partRows, groupRows = oldParts, oldGroups })
+
+	dir := t.TempDir()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	cfg := receiptgen.Config{Seed: 11, N: 12000, Rate: 0.1, Days: 1, Start: start, Algs: receiptgen.Ed25519Only}
+	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := receiptgen.LoadVerifier(dir, start.AddDate(0, 0, 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	var body strings.Builder
+	for i, l := range lines {
+		body.WriteString(l)
+		if i%6 == 0 {
+			body.WriteString("\n") // a blank line: a gap in the ords
+		}
+	}
+	body.WriteString(strings.Join(lines[3:9], "")) // replays and forks
+	in := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(in, []byte(body.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srcs := []stream.Source{{Name: in, Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(in) }}}
+	ctx := context.Background()
+	plan := testPlan(t, in)
+	out := filepath.Join(dir, "maps", "shard-0")
+	w, err := Create(out, plan, 0, plan.Trust)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msum, err := stream.Map(ctx, v, srcs, stream.Options{}, w.Add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(msum); err != nil {
+		t.Fatal(err)
+	}
+
+	var want strings.Builder
+	wantSum, err := stream.Run(ctx, v, srcs, stream.Options{Render: stream.RenderJSON}, func(r *stream.Record) error {
+		want.Write(r.Rendered)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Open(ctx, plan, []string{out}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(run.shards[0].m.Parts); n < 3 {
+		t.Fatalf("%d parts, want many", n)
+	}
+	groups, err := func() ([]ordRange, error) {
+		conn, done, err := judgmentsConn(ctx, run.Parts(), nil)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		return rowGroups(ctx, conn, filepath.Join(out, "records-00000.parquet"))
+	}()
+	if err != nil || len(groups) < 2 {
+		t.Fatalf("the first part has %d row groups (%v), want many", len(groups), err)
+	}
+	render := func(got *strings.Builder) func(*verify.Result) error {
+		return func(r *verify.Result) error {
+			got.Write(stream.RenderJSON(nil, r))
+			return nil
+		}
+	}
+	check := func(what string, got string, sum stream.Summary) {
+		t.Helper()
+		if got != want.String() {
+			t.Errorf("%s differs from stream.Run:\n got %.1500s\nwant %.1500s", what, got, want.String())
+		}
+		if sum.Receipts != wantSum.Receipts || sum.Fail != wantSum.Fail || sum.Blank != wantSum.Blank || sum.Lines != wantSum.Lines {
+			t.Errorf("%s: summary %+v, stream.Run %+v", what, sum, wantSum)
+		}
+	}
+	var got strings.Builder
+	sum, err := Finalize(ctx, run, FinalizeOptions{}, render(&got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("Finalize", got.String(), sum)
+	if !strings.Contains(got.String(), "chain_fork") || !strings.Contains(got.String(), "nonce_replay") {
+		t.Error("no fork or replay judged")
+	}
+
+	// The judgments as another engine writes them, folded shard alone.
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, s := range duckDBViews(run.Parts(), nil) {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jfile := filepath.Join(dir, "judgments.parquet")
+	if _, err := db.Exec("COPY (" + queries.Judgments() + ") TO " + sqlString(jfile) + " (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
+	alone, err := OpenShard(ctx, plan, []string{out}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Reset()
+	sum, err = FinalizeShard(ctx, alone, 0, jfile, render(&got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("FinalizeShard", got.String(), sum)
+}

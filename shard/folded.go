@@ -1,0 +1,304 @@
+package shard
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/stream"
+)
+
+// A shard folded alone (`verify finalize --shard N --emit DIR`) is a
+// directory of two files, published as a map step's is (a hidden
+// attempt directory renamed to DIR):
+//
+//	results.jsonl | results.txt   the shard's part of the output of verify receipts
+//	fold.json                     the run plan's id, SHA-256 and shard count, the
+//	                              shard's number, the output format, the results
+//	                              file's name, SHA-256 and size, the shard's summary,
+//	                              the build
+//
+// The results of every shard, concatenated in shard order, are the
+// output of one verify receipts over the plan's inputs (without its
+// summary); the summaries add up to its summary (ReadFolds).
+
+// reasonCode is the form of a reason code (verify.Reason).
+var reasonCode = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+// FoldManifest names a folded shard's directory.
+const FoldManifest = "fold.json"
+
+// foldVersion is the version of a folded shard's layout.
+const foldVersion = 1
+
+type foldManifest struct {
+	Version    int    `json:"version"`
+	Build      string `json:"build"`
+	Run        string `json:"run"`
+	PlanSHA256 string `json:"plan_sha256"`
+	Shards     int64  `json:"shards"`
+	Shard      int64  `json:"shard"`
+	Attempt    string `json:"attempt"`
+	// Format is the output's: "jsonl" or "text".
+	Format  string         `json:"format"`
+	Results string         `json:"results"`
+	SHA256  string         `json:"sha256"`
+	Bytes   int64          `json:"bytes"`
+	Summary stream.Summary `json:"summary"`
+}
+
+// FoldWriter writes one shard's folded output.
+type FoldWriter struct {
+	dir, attempt string
+	plan         *RunPlan
+	m            foldManifest
+	f            *os.File
+	buf          *bufio.Writer
+	h            hash.Hash
+}
+
+// resultsName is the results file's name for format.
+func resultsName(format string) string {
+	if format == "jsonl" {
+		return "results.jsonl"
+	}
+	return "results.txt"
+}
+
+// CreateFold starts writing the output of shard n of plan, in format
+// ("jsonl" or "text"), into a hidden attempt directory beside dir; Close
+// publishes it as dir. dir must not exist or be empty; one published by
+// this plan and shard already gives ErrPublished.
+func CreateFold(dir string, plan *RunPlan, n int64, format string) (*FoldWriter, error) {
+	dir = filepath.Clean(dir)
+	if n < 0 || n >= plan.Shards {
+		return nil, &Error{Reason: ReasonExtraShard, Path: plan.Path, Msg: fmt.Sprintf("--shard %d: the plan has shards 0 to %d", n, plan.Shards-1)}
+	}
+	if format != "jsonl" && format != "text" {
+		return nil, fmt.Errorf("no output format %q", format)
+	}
+	base := filepath.Base(dir)
+	if base == "." || base == ".." || base == string(filepath.Separator) {
+		return nil, fmt.Errorf("%s: name a directory of its own for the shard", dir)
+	}
+	if err := checkFoldTarget(dir, plan, n); err != nil {
+		return nil, err
+	}
+	attempt, err := newAttempt(dir)
+	if err != nil {
+		return nil, err
+	}
+	w := &FoldWriter{dir: dir, attempt: attempt, plan: plan, h: sha256.New(), m: foldManifest{
+		Version: foldVersion, Build: build(), Run: plan.ID, PlanSHA256: plan.SHA256, Shards: plan.Shards, Shard: n,
+		Attempt: filepath.Base(attempt), Format: format, Results: resultsName(format)}}
+	w.f, err = os.OpenFile(filepath.Join(attempt, w.m.Results), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		w.Abort()
+		return nil, err
+	}
+	w.buf = bufio.NewWriterSize(w.f, 1<<16)
+	return w, nil
+}
+
+// Write appends p to the shard's results.
+func (w *FoldWriter) Write(p []byte) (int, error) {
+	n, err := w.buf.Write(p)
+	w.h.Write(p[:n])
+	w.m.Bytes += int64(n)
+	return n, err
+}
+
+// Close writes fold.json with the shard's summary and publishes the
+// attempt as the shard's directory in one rename. ErrPublished: another
+// attempt of the shard published first, and this one's files are
+// removed.
+func (w *FoldWriter) Close(sum stream.Summary) error {
+	err := w.buf.Flush()
+	if err == nil {
+		err = w.f.Sync()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f = nil
+	if err != nil {
+		return w.failed(err)
+	}
+	w.m.SHA256 = hex.EncodeToString(w.h.Sum(nil))
+	w.m.Summary = sum
+	b, err := json.MarshalIndent(w.m, "", "  ")
+	if err != nil {
+		return w.failed(err)
+	}
+	if err := writeSynced(filepath.Join(w.attempt, FoldManifest), append(b, '\n')); err != nil {
+		return w.failed(err)
+	}
+	if err := publishAttempt(w.attempt, w.dir); err != nil {
+		return w.failed(err)
+	}
+	w.attempt = ""
+	return nil
+}
+
+func (w *FoldWriter) failed(err error) error {
+	w.Abort()
+	if checkFoldTarget(w.dir, w.plan, w.m.Shard) == ErrPublished {
+		return ErrPublished
+	}
+	return err
+}
+
+// Abort removes the attempt: nothing is published.
+func (w *FoldWriter) Abort() {
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
+	if w.attempt != "" {
+		os.RemoveAll(w.attempt)
+		w.attempt = ""
+	}
+}
+
+// FoldPublished reports whether dir holds shard n of plan folded by
+// some attempt.
+func FoldPublished(dir string, plan *RunPlan, n int64) bool {
+	return checkFoldTarget(filepath.Clean(dir), plan, n) == ErrPublished
+}
+
+// checkFoldTarget refuses a dir that holds anything but nothing or this
+// shard of this plan folded (ErrPublished).
+func checkFoldTarget(dir string, plan *RunPlan, n int64) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(ents) == 0 {
+		return nil
+	}
+	m, err := readFoldManifest(dir)
+	if err != nil {
+		return &Error{Reason: ReasonPublished, Path: dir, Msg: "not empty and not a folded shard's directory: --emit names a directory of the shard's own"}
+	}
+	if m.PlanSHA256 != plan.SHA256 || m.Shard != n {
+		return &Error{Reason: ReasonPublished, Path: dir, Msg: fmt.Sprintf("holds folded shard %d of run %s (plan SHA-256 %s), not shard %d of run %s (%s)",
+			m.Shard, m.Run, m.PlanSHA256, n, plan.ID, plan.SHA256)}
+	}
+	return ErrPublished
+}
+
+func readFoldManifest(dir string) (*foldManifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, FoldManifest))
+	if err != nil {
+		return nil, &Error{Reason: ReasonMissing, Path: dir, Msg: "not a folded shard's directory: no " + FoldManifest + " (" + errText(err) + ")"}
+	}
+	var m foldManifest
+	bad := func(format string, a ...any) error {
+		return &Error{Reason: ReasonManifest, Path: filepath.Join(dir, FoldManifest), Msg: fmt.Sprintf(format, a...)}
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, bad("%v", err)
+	}
+	switch {
+	case m.Version != foldVersion:
+		return nil, bad("layout version %d, want %d (written by another verify: fold the shard again)", m.Version, foldVersion)
+	case m.Build != build():
+		return nil, bad("written by verify build %q, this is %q: run every step with one build", m.Build, build())
+	case m.Shard < 0 || m.Shard > MaxShard:
+		return nil, bad("shard %d out of range", m.Shard)
+	case m.Results != resultsName(m.Format) || (m.Format != "jsonl" && m.Format != "text"):
+		return nil, bad("format %q with results %q: want jsonl with %s or text with %s", m.Format, m.Results, resultsName("jsonl"), resultsName("text"))
+	case len(m.SHA256) != 64 || m.Bytes < 0:
+		return nil, bad("no SHA-256 or a negative size for %s", m.Results)
+	}
+	s := m.Summary
+	if s.Files < 0 || s.FilesFailed < 0 || s.Lines < 0 || s.Blank < 0 || s.Pass < 0 || s.Fail < 0 || s.Incomplete < 0 || s.Unreadable < 0 ||
+		s.Receipts != s.Pass+s.Fail+s.Incomplete || s.Duplicates < 0 || s.Duplicates > s.Receipts || s.ChainsOutside < 0 || s.ChainsOutside > s.Receipts {
+		return nil, bad("a summary with a negative count, receipts that are not its pass, fail and incomplete, or more duplicates or chains outside than receipts")
+	}
+	for r, n := range s.Reasons {
+		// A reason is printed in the summary: a code, never text that a
+		// terminal acts on.
+		if !reasonCode.MatchString(string(r)) || n <= 0 {
+			return nil, bad("summary: reason %q with count %d: not a reason code of verify with a positive count", r, n)
+		}
+	}
+	return &m, nil
+}
+
+// Folds are the folded shards of a run, checked against its plan.
+type Folds struct {
+	// Format is the output format every shard was folded in.
+	Format string
+	// Results are the shards' results files, in shard order.
+	Results []string
+	// Summary is the run's: the shards' summaries added up.
+	Summary stream.Summary
+}
+
+// ReadFolds checks the folded shards' directories dirs against plan: one
+// per shard of the plan, none of another plan, all of one output format,
+// each results file the bytes its fold.json names. Every refusal is an
+// *Error naming the directory or file.
+func ReadFolds(plan *RunPlan, dirs []string) (*Folds, error) {
+	byShard := map[int64]string{}
+	ms := map[int64]*foldManifest{}
+	out := &Folds{Summary: stream.Summary{Reasons: map[verify.Reason]int64{}}}
+	for _, d := range dirs {
+		m, err := readFoldManifest(d)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case m.PlanSHA256 != plan.SHA256:
+			return nil, &Error{Reason: ReasonForeign, Path: d, Msg: fmt.Sprintf("folded shard %d of run %s (plan SHA-256 %s), not of run %s (%s, %s): a foreign shard",
+				m.Shard, m.Run, m.PlanSHA256, plan.ID, plan.Path, plan.SHA256)}
+		case m.Shard >= plan.Shards:
+			return nil, &Error{Reason: ReasonExtraShard, Path: d, Msg: fmt.Sprintf("shard %d, and the plan has shards 0 to %d", m.Shard, plan.Shards-1)}
+		case out.Format != "" && m.Format != out.Format:
+			return nil, &Error{Reason: ReasonManifest, Path: d, Msg: fmt.Sprintf("folded as %s, and %s as %s: fold every shard in one format", m.Format, byShard[0], out.Format)}
+		}
+		if other, ok := byShard[m.Shard]; ok {
+			return nil, &Error{Reason: ReasonDuplicateShard, Path: d, Msg: fmt.Sprintf("folded shard %d, as %s is: give each shard once", m.Shard, other)}
+		}
+		out.Format = m.Format
+		byShard[m.Shard], ms[m.Shard] = d, m
+	}
+	for n := range plan.Shards {
+		d, ok := byShard[n]
+		if !ok {
+			return nil, &Error{Reason: ReasonMissing, Path: plan.Path, Msg: fmt.Sprintf("folded shard %d of %d is missing: no directory given holds it", n, plan.Shards)}
+		}
+		m := ms[n]
+		path := filepath.Join(d, m.Results)
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, &Error{Reason: ReasonMissing, Path: path, Msg: "the results cannot be read: " + errText(err)}
+		}
+		if fi.Size() != m.Bytes {
+			return nil, &Error{Reason: ReasonPart, Path: path, Msg: fmt.Sprintf("%d bytes, %s says %d: not the results the fold wrote", fi.Size(), FoldManifest, m.Bytes)}
+		}
+		sum, err := fileSHA256(path, false)
+		if err != nil {
+			return nil, &Error{Reason: ReasonMissing, Path: path, Msg: "the results cannot be read: " + errText(err)}
+		}
+		if sum != m.SHA256 {
+			return nil, &Error{Reason: ReasonPart, Path: path, Msg: fmt.Sprintf("SHA-256 %s, %s says %s: not the results the fold wrote", sum, FoldManifest, m.SHA256)}
+		}
+		out.Results = append(out.Results, path)
+		out.Summary = AddSummary(out.Summary, m.Summary)
+	}
+	return out, nil
+}
