@@ -45,14 +45,18 @@
 package shard
 
 import (
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -108,27 +112,54 @@ type Part struct {
 
 // build names the build of verify that runs, as the state's binary form
 // is private to it: the module version and, when recorded, the VCS
-// revision; the executable's modification time otherwise would not
-// distinguish two development builds, so those are named "devel" and a
-// mismatch between two of them is not caught.
-func build() string {
+// revision. A build that records no revision (a development build, or
+// one made with -buildvcs=false) is named by the SHA-256 of its
+// executable instead, so that two different development builds are
+// still told apart.
+func build() string { return buildOnce() }
+
+var buildOnce = sync.OnceValue(func() string {
 	b := "devel"
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return b
+	if ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		b = bi.Main.Version
 	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		b = v
+	revision := false
+	if ok {
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision":
+				b += " " + s.Value
+				revision = true
+			case s.Key == "vcs.modified" && s.Value == "true":
+				b += "+modified"
+			}
+		}
 	}
-	for _, s := range bi.Settings {
-		switch {
-		case s.Key == "vcs.revision":
-			b += " " + s.Value
-		case s.Key == "vcs.modified" && s.Value == "true":
-			b += "+modified"
+	if !revision {
+		if sum, err := executableSHA256(); err == nil {
+			b += " sha256:" + sum
 		}
 	}
 	return b
+})
+
+// executableSHA256 is the hex SHA-256 of the running executable's file.
+func executableSHA256() (string, error) {
+	path, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func readManifest(dir string) (*manifest, error) {

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -19,15 +21,8 @@ func TestBinaryLinksNoNetworkCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	gocmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to build the binary: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "verify")
-	if out, err := exec.Command(gocmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out, err := exec.Command(gocmd, "tool", "nm", bin).Output()
+	bin := builtBinary(t)
+	out, err := exec.Command(goCommand(t), "tool", "nm", bin).Output()
 	if err != nil {
 		t.Fatalf("go tool nm: %v", err)
 	}
@@ -54,5 +49,68 @@ func TestBinaryLinksNoNetworkCode(t *testing.T) {
 	}
 	if !bytes.Contains(out, []byte(" main.main")) {
 		t.Fatalf("go tool nm printed no main.main: not the symbol table of the binary?")
+	}
+}
+
+// goCommand is the go command, which building the binary needs.
+func goCommand(t *testing.T) string {
+	t.Helper()
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to build the binary: %v", err)
+	}
+	return gocmd
+}
+
+// builtBinary builds the command for a test that needs the real
+// executable, not the test binary: a development build, with no VCS
+// revision recorded (-buildvcs=false), whatever the checkout.
+func builtBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "verify")
+	if out, err := exec.Command(goCommand(t), "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestPlanOfAnotherBuildRefused: a build that records no VCS revision is
+// named by its executable's SHA-256, so a map step run by another build
+// than the plan's (here the same binary with a byte appended) is refused,
+// exit 65, naming both builds.
+func TestPlanOfAnotherBuildRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := builtBinary(t)
+	dir := filepath.Dir(bin)
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "verify-other")
+	if err := os.WriteFile(other, append(b, 0), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	input := filepath.Join(dir, "a.jsonl")
+	demo, err := os.ReadFile("../../testdata/demo/receipts.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(input, demo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.json")
+	if out, err := exec.Command(bin, "plan", "--at", "2026-12-01T00:00:00Z", "-o", plan, input).CombinedOutput(); err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	cmd := exec.Command(other, "receipts", "--plan", plan, "--emit", filepath.Join(dir, "out"), "--shard", "0")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitDataErr || !strings.Contains(string(out), "run every step of a sharded run with one build") || !strings.Contains(string(out), "sha256:") {
+		t.Fatalf("map step of another build: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(bin, "receipts", "--plan", plan, "--emit", filepath.Join(dir, "out"), "--shard", "0").CombinedOutput(); err != nil {
+		t.Fatalf("map step of the plan's build: %v\n%s", err, out)
 	}
 }
