@@ -58,7 +58,11 @@ func newProgress(ctx *cli.Context, srcs []stream.Source) *progressBar {
 
 func newProgressBar(stderr io.Writer) *progressBar {
 	on := false
-	if f, ok := stderr.(*os.File); ok {
+	under := stderr
+	if l, ok := under.(*lockedWriter); ok {
+		under = l.w
+	}
+	if f, ok := under.(*os.File); ok {
 		on = term.IsTerminal(int(f.Fd()))
 	}
 	return &progressBar{w: stderr, on: on}

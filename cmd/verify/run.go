@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/termtext"
@@ -18,6 +19,9 @@ import (
 // runs it on args (args[0] is the program name) and returns the exit code.
 // Nothing below it calls os.Exit.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// The signal watcher and the progress line write to stderr from
+	// goroutines of their own, beside the command's messages.
+	stderr = &lockedWriter{w: stderr}
 	out := &stdoutWriter{w: stdout}
 	if f, ok := stdout.(*os.File); ok && f == os.Stdout && stdoutClosedAtStart() {
 		out.closed = true
@@ -264,4 +268,17 @@ func report(stderr io.Writer, err error) {
 	if errors.As(err, &usage) {
 		fmt.Fprintf(stderr, "verify: run '%s --help' for usage\n", usage.cmd)
 	}
+}
+
+// lockedWriter makes one writer safe for the goroutines that write
+// diagnostics at once: each Write goes through whole, one at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
