@@ -3,8 +3,11 @@ package analytics
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io/fs"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -112,6 +115,23 @@ func csvOf(t *testing.T, tb *Table) string {
 	return strings.ReplaceAll(b.String(), "\r\n", "\n")
 }
 
+// idsOfKeys replaces each {{KEY}} of want by the finding_id of KEY
+// as docs/analytics.md defines it, the first 32 hex digits of the SHA-256
+// of the row's identifying facts, so that the expected ids follow from
+// the documented keys (each query's finding_key) and are not pasted from
+// a run. The fixture's file f1 has file_sha256 "f1".
+func idsOfKeys(want string) string {
+	return findingKeyRef.ReplaceAllStringFunc(want, func(ref string) string {
+		sum := sha256.Sum256([]byte(ref[2 : len(ref)-2]))
+		return hex.EncodeToString(sum[:])[:32]
+	})
+}
+
+var findingKeyRef = regexp.MustCompile(`\{\{[^}]*\}\}`)
+
+// TestQueriesOnFixture runs each query on a fixture of seven receipts
+// and compares every row, the finding ids computed from the keys the
+// queries document.
 func TestQueriesOnFixture(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
@@ -121,23 +141,23 @@ func TestQueriesOnFixture(t *testing.T) {
 	}{
 		{"collisions", "2026-11-01", "finding,severity,finding_id,day,tool_name,fingerprints,tool_fingerprint,expected_server,expected,receipts,agents,sessions,failed,first_seen,last_seen,event_time\n"},
 		{"collisions", "2026-11-02", `finding,severity,finding_id,day,tool_name,fingerprints,tool_fingerprint,expected_server,expected,receipts,agents,sessions,failed,first_seen,last_seen,event_time
-collisions,info,5c38d735d8074e26b5d71508d69f3883,2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z
-collisions,info,ee3ac66426150602f5686a912fa91101,2026-11-02,search,2,B,files,match,1,1,1,0,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z
+collisions,info,{{collisions|2026-11-02|search|A|crm}},2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z
+collisions,info,{{collisions|2026-11-02|search|B|files}},2026-11-02,search,2,B,files,match,1,1,1,0,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z
 `},
 		{"drift", "2026-11-01", "finding,severity,finding_id,day,kind,tool_name,tool_fingerprint,previous_fingerprint,expected,expected_server,previous_expected,receipts,first_seen,last_seen,agent_id,session_id,action_id,source,line,event_time\n"},
 		{"drift", "2026-11-02", `finding,severity,finding_id,day,kind,tool_name,tool_fingerprint,previous_fingerprint,expected,expected_server,previous_expected,receipts,first_seen,last_seen,agent_id,session_id,action_id,source,line,event_time
-drift,high,1c067ba29477d09491f910908fed5232,2026-11-02,first_seen,pay,X,,unknown,,,1,2026-11-02T09:00:10.000000Z,2026-11-02T09:00:10.000000Z,ag2,s2,a5,f1.jsonl,5,2026-11-02T09:00:10.000000Z
-drift,low,46ced4a2f025515ad5e9d95e5fc67673,2026-11-02,first_seen,search,B,,match,files,,1,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,ag2,s2,a4,f1.jsonl,4,2026-11-02T09:00:05.000000Z
-drift,info,d4bf755b69401ca9e8ebc71982b2e898,2026-11-02,session_change,search,B,A,match,files,match,1,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,ag2,s2,a4,f1.jsonl,4,2026-11-02T09:00:05.000000Z
-drift,high,bc2ae750cc766e6593439471f56cf2ef,2026-11-02,unexpected_fingerprint,pay,X,,unknown,,,1,2026-11-02T09:00:10.000000Z,2026-11-02T09:00:10.000000Z,ag2,s2,a5,f1.jsonl,5,2026-11-02T09:00:10.000000Z
+drift,high,{{drift|first_seen|2026-11-02|pay|X}},2026-11-02,first_seen,pay,X,,unknown,,,1,2026-11-02T09:00:10.000000Z,2026-11-02T09:00:10.000000Z,ag2,s2,a5,f1.jsonl,5,2026-11-02T09:00:10.000000Z
+drift,low,{{drift|first_seen|2026-11-02|search|B}},2026-11-02,first_seen,search,B,,match,files,,1,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,ag2,s2,a4,f1.jsonl,4,2026-11-02T09:00:05.000000Z
+drift,info,{{drift|session_change|2026-11-02|search|B|A|f1:4}},2026-11-02,session_change,search,B,A,match,files,match,1,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,ag2,s2,a4,f1.jsonl,4,2026-11-02T09:00:05.000000Z
+drift,high,{{drift|unexpected_fingerprint|2026-11-02|pay|X}},2026-11-02,unexpected_fingerprint,pay,X,,unknown,,,1,2026-11-02T09:00:10.000000Z,2026-11-02T09:00:10.000000Z,ag2,s2,a5,f1.jsonl,5,2026-11-02T09:00:10.000000Z
 `},
 		{"replays", "2026-11-02", `finding,severity,finding_id,day,kind,value,occurrence,occurrences,verdict,action_id,agent_id,issuer_id,issued_at,source,line,first_action_id,first_issued_at,first_source,first_line,event_time
-replays,high,677a7451f726a5f79f66458e1ca206df,2026-11-02,action_id,a1,2,2,FAIL,a1,ag3,org1,2026-11-02T11:00:00.000000Z,f1.jsonl,6,a1,2026-11-01T10:00:00.000000Z,f1.jsonl,1,2026-11-02T11:00:00.000000Z
-replays,high,cf201b352a2519e5d5edf41c67d9a9d3,2026-11-02,nonce,n1,2,2,FAIL,a1,ag3,org1,2026-11-02T11:00:00.000000Z,f1.jsonl,6,a1,2026-11-01T10:00:00.000000Z,f1.jsonl,1,2026-11-02T11:00:00.000000Z
+replays,high,{{replays|action_id||a1|f1:6}},2026-11-02,action_id,a1,2,2,FAIL,a1,ag3,org1,2026-11-02T11:00:00.000000Z,f1.jsonl,6,a1,2026-11-01T10:00:00.000000Z,f1.jsonl,1,2026-11-02T11:00:00.000000Z
+replays,high,{{replays|nonce|org1|n1|f1:6}},2026-11-02,nonce,n1,2,2,FAIL,a1,ag3,org1,2026-11-02T11:00:00.000000Z,f1.jsonl,6,a1,2026-11-01T10:00:00.000000Z,f1.jsonl,1,2026-11-02T11:00:00.000000Z
 `},
 		{"failures", "2026-11-02", `finding,severity,finding_id,day,reasons,verdict,format,action_id,agent_id,issuer_id,session_id,step,tool_name,issued_at,source,line,event_time
-failures,high,e35b8799c35aeca7fdf09c7819a1e15b,2026-11-02,bad_signature,FAIL,asqav-native,a7,ag3,org2,s3,1,users.list,2026-11-02T11:00:01.000000Z,f1.jsonl,7,2026-11-02T11:00:01.000000Z
-failures,high,68d480e5fe8552a07207a68bab9c6939,2026-11-02,nonce_replay,FAIL,asqav-native,a1,ag3,org1,s3,0,users.list,2026-11-02T11:00:00.000000Z,f1.jsonl,6,2026-11-02T11:00:00.000000Z
+failures,high,{{failures|f1:7}},2026-11-02,bad_signature,FAIL,asqav-native,a7,ag3,org2,s3,1,users.list,2026-11-02T11:00:01.000000Z,f1.jsonl,7,2026-11-02T11:00:01.000000Z
+failures,high,{{failures|f1:6}},2026-11-02,nonce_replay,FAIL,asqav-native,a1,ag3,org1,s3,0,users.list,2026-11-02T11:00:00.000000Z,f1.jsonl,6,2026-11-02T11:00:00.000000Z
 `},
 		{"days", "", `day,receipts,pass,fail,incomplete,undated,first_issued_at,last_issued_at
 2026-11-01,2,2,0,0,0,2026-11-01T10:00:00.000000Z,2026-11-01T10:01:00.000000Z
@@ -150,8 +170,8 @@ failures,high,68d480e5fe8552a07207a68bab9c6939,2026-11-02,nonce_replay,FAIL,asqa
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := csvOf(t, tb); got != tt.want {
-				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			if got, want := csvOf(t, tb), idsOfKeys(tt.want); got != want {
+				t.Errorf("got\n%s\nwant\n%s", got, want)
 			}
 		})
 	}
