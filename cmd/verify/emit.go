@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/receiptverify/verify/shard"
+	"github.com/receiptverify/verify/internal/shard"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )

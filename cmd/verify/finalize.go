@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/receiptverify/verify/shard"
+	"github.com/receiptverify/verify/internal/shard"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"

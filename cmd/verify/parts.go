@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/receiptverify/verify/shard"
+	"github.com/receiptverify/verify/internal/shard"
 	"github.com/urfave/cli/v2"
 )
 

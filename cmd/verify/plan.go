@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/shard"
+	"github.com/receiptverify/verify/internal/shard"
 	"github.com/urfave/cli/v2"
 )
 

@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/shard"
 	"github.com/receiptverify/verify/internal/termtext"
-	"github.com/receiptverify/verify/shard"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )

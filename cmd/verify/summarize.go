@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/receiptverify/verify/shard"
+	"github.com/receiptverify/verify/internal/shard"
 	"github.com/urfave/cli/v2"
 )
 

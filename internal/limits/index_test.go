@@ -23,7 +23,7 @@ var notLimits = map[string]string{
 	"analytics chartMaxName":        "the width at which a chart truncates a name",
 	"analytics defaultMaxObject":    "DuckDB's default maximum_object_size, raised to the longest row",
 	"analytics DefaultMaxFileBytes": "where the Parquet export starts its next part file, a size of output",
-	"shard MaxShard":                "the largest --shard number the record ordinals have room for, checked as a usage error",
+	"internal/shard MaxShard":       "the largest --shard number the record ordinals have room for, checked as a usage error",
 }
 
 // limitName is how a limit is named outside package limits.

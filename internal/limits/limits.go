@@ -17,7 +17,7 @@
 //	verify/canon   undologSerdeMaxDepth       127      nesting, UndoLog Rust dialects (serde_json's)
 //	verify/canon   undologPythonMaxIntDigits  4300     digits of an integer, UndoLog Python dialects and agentreceipts-py (CPython's)
 //	cmd/verify     maxTrustFile               64 MiB   a key, schema or predecessor file, read whole
-//	shard          maxPlanBytes               64 MiB   a sharded run's plan file, read whole
+//	internal/shard maxPlanBytes               64 MiB   a sharded run's plan file, read whole
 //	analytics      MaxBaselineBytes           8 MiB    a --baseline file, read whole
 //
 // A test fails when a limit named Max… is defined elsewhere without a line
