@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/receiptverify/verify/internal/shard"
 	"github.com/receiptverify/verify/verify/stream"
@@ -84,16 +85,8 @@ func emitAction(ctx *cli.Context) error {
 	}
 
 	w, err := shard.Create(dir, plan, n, trust)
-	if errors.Is(err, shard.ErrPublished) {
-		fmt.Fprintf(stderr, "verify: emit: shard %d of run %s is already published in %s: nothing to do\n", n, plan.ID, dir)
-		return nil
-	}
-	if err != nil {
-		var se *shard.Error
-		if errors.As(err, &se) {
-			return err
-		}
-		return &ioError{fmt.Errorf("--emit %s: %w", dir, err)}
+	if done, err := attemptCreated(err, stderr, fmt.Sprintf("emit: shard %d of run %s is already published in %s", n, plan.ID, dir), dir); done || err != nil {
+		return err
 	}
 	sigCtx := runContext(ctx)
 	inputs, cleanup, err := expandInputs(sigCtx, paths, ctx.App.Reader, stderr, walkOptions{})
@@ -133,4 +126,22 @@ func emitAction(ctx *cli.Context) error {
 	fmt.Fprintf(stderr, "verify: emit: shard %d of run %s: %d records of %d lines in %d files published in %s; verify finalize gives their verdicts\n",
 		n, plan.ID, sum.Records-uint64(sum.Blank), sum.Lines, sum.Files, dir)
 	return nil
+}
+
+// attemptCreated sorts out the error of creating an attempt directory for
+// --emit DIR: done, with nothing to do, when another attempt published
+// the shard already (published says so on stderr); a refusal of the
+// shard package as it is; any other error an I/O error naming DIR.
+func attemptCreated(err error, stderr io.Writer, published, dir string) (done bool, _ error) {
+	var se *shard.Error
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.Is(err, shard.ErrPublished):
+		fmt.Fprintf(stderr, "verify: %s: nothing to do\n", published)
+		return true, nil
+	case errors.As(err, &se):
+		return false, err
+	}
+	return false, &ioError{fmt.Errorf("--emit %s: %w", dir, err)}
 }

@@ -117,16 +117,8 @@ func finalizeShardAction(ctx *cli.Context, output string) error {
 		return finalizeError(sigCtx.Err(), err)
 	}
 	w, err := shard.CreateFold(dir, plan, n, output)
-	if errors.Is(err, shard.ErrPublished) {
-		fmt.Fprintf(stderr, "verify: finalize: shard %d of run %s is already folded in %s: nothing to do\n", n, plan.ID, dir)
-		return nil
-	}
-	if err != nil {
-		var se *shard.Error
-		if errors.As(err, &se) {
-			return err
-		}
-		return &ioError{fmt.Errorf("--emit %s: %w", dir, err)}
+	if done, err := attemptCreated(err, stderr, fmt.Sprintf("finalize: shard %d of run %s is already folded in %s", n, plan.ID, dir), dir); done || err != nil {
+		return err
 	}
 	defer onInterrupt(ctx, nil, "removing the unpublished attempt")()
 	emit := resultEmitter(output, w, w, newProgressBar(io.Discard))

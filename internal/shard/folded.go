@@ -5,10 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -178,25 +176,13 @@ func FoldPublished(dir string, plan *RunPlan, n int64) bool {
 // checkFoldTarget refuses a dir that holds anything but nothing or this
 // shard of this plan folded (ErrPublished).
 func checkFoldTarget(dir string, plan *RunPlan, n int64) error {
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if len(ents) == 0 {
-		return nil
-	}
-	m, err := readFoldManifest(dir)
-	if err != nil {
-		return &Error{Reason: ReasonPublished, Path: dir, Msg: "not empty and not a folded shard's directory: --emit names a directory of the shard's own"}
-	}
-	if m.PlanSHA256 != plan.SHA256 || m.Shard != n {
-		return &Error{Reason: ReasonPublished, Path: dir, Msg: fmt.Sprintf("holds folded shard %d of run %s (plan SHA-256 %s), not shard %d of run %s (%s)",
-			m.Shard, m.Run, m.PlanSHA256, n, plan.ID, plan.SHA256)}
-	}
-	return ErrPublished
+	return checkPublishTarget(dir, plan, n, "a folded shard's directory", "folded shard", func(dir string) (owner, error) {
+		m, err := readFoldManifest(dir)
+		if err != nil {
+			return owner{}, err
+		}
+		return owner{m.Run, m.PlanSHA256, m.Shard}, nil
+	})
 }
 
 func readFoldManifest(dir string) (*foldManifest, error) {

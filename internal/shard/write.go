@@ -130,6 +130,26 @@ func attemptPrefix(dir string) string { return "." + filepath.Base(dir) + ".atte
 // checkTarget refuses a dir that holds anything but nothing or this
 // shard of this plan published (ErrPublished).
 func checkTarget(dir string, plan *RunPlan, n int64) error {
+	return checkPublishTarget(dir, plan, n, "a published map directory", "shard", func(dir string) (owner, error) {
+		m, err := readManifest(dir)
+		if err != nil {
+			return owner{}, err
+		}
+		return owner{m.Run, m.PlanSHA256, m.Shard}, nil
+	})
+}
+
+// owner is what a published directory says it holds: a shard of a run.
+type owner struct {
+	run, planSHA256 string
+	shard           int64
+}
+
+// checkPublishTarget refuses a dir that holds anything but nothing or
+// shard n of plan published by some attempt (ErrPublished). what names
+// such a directory in messages ("a published map directory"), held what
+// it holds ("shard", "folded shard"); read reads its owner.
+func checkPublishTarget(dir string, plan *RunPlan, n int64, what, held string, read func(string) (owner, error)) error {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -140,13 +160,13 @@ func checkTarget(dir string, plan *RunPlan, n int64) error {
 	if len(ents) == 0 {
 		return nil
 	}
-	m, err := readManifest(dir)
+	o, err := read(dir)
 	if err != nil {
-		return &Error{Reason: ReasonPublished, Path: dir, Msg: "not empty and not a published map directory: --emit names a directory of the shard's own"}
+		return &Error{Reason: ReasonPublished, Path: dir, Msg: "not empty and not " + what + ": --emit names a directory of the shard's own"}
 	}
-	if m.PlanSHA256 != plan.SHA256 || m.Shard != n {
-		return &Error{Reason: ReasonPublished, Path: dir, Msg: fmt.Sprintf("holds shard %d of run %s (plan SHA-256 %s), not shard %d of run %s (%s)",
-			m.Shard, m.Run, m.PlanSHA256, n, plan.ID, plan.SHA256)}
+	if o.planSHA256 != plan.SHA256 || o.shard != n {
+		return &Error{Reason: ReasonPublished, Path: dir, Msg: fmt.Sprintf("holds %s %d of run %s (plan SHA-256 %s), not shard %d of run %s (%s)",
+			held, o.shard, o.run, o.planSHA256, n, plan.ID, plan.SHA256)}
 	}
 	return ErrPublished
 }
