@@ -82,9 +82,15 @@ func open(ctx context.Context, plan *RunPlan, dirs, history []string, only int64
 		}
 	}
 	sort.Slice(r.shards, func(i, j int) bool { return r.shards[i].m.Shard < r.shards[j].m.Shard })
-	// History records keep their ord, shard number and all: two history
-	// directories of one shard number would give two records one ord.
-	seenHistory := map[int64]string{}
+	// History records keep their ord: runs numbered alike (each day's
+	// array job 0..N-1) give records of one ord, which the judgments do
+	// not mind (they group the history by key, not by ord). One shard of
+	// one run given twice is a mistake, refused.
+	type runShard struct {
+		plan  string
+		shard int64
+	}
+	seenHistory := map[runShard]string{}
 	for _, d := range history {
 		m, err := readManifest(d)
 		if err != nil {
@@ -93,10 +99,11 @@ func open(ctx context.Context, plan *RunPlan, dirs, history []string, only int64
 		if m.PlanSHA256 == plan.SHA256 {
 			return nil, &Error{Reason: ReasonDuplicateShard, Path: d, Msg: "a shard of this run given as history"}
 		}
-		if other, ok := seenHistory[m.Shard]; ok {
-			return nil, &Error{Reason: ReasonDuplicateShard, Path: d, Msg: fmt.Sprintf("history shard %d, as %s is: history directories need distinct shard numbers", m.Shard, other)}
+		k := runShard{m.PlanSHA256, m.Shard}
+		if other, ok := seenHistory[k]; ok {
+			return nil, &Error{Reason: ReasonDuplicateShard, Path: d, Msg: fmt.Sprintf("history shard %d of run %s, as %s is: one shard of a run given twice", m.Shard, m.Run, other)}
 		}
-		seenHistory[m.Shard] = d
+		seenHistory[k] = d
 		r.history = append(r.history, &shardDir{dir: d, m: m})
 	}
 	check := append(slices.Clone(r.shards), r.history...)

@@ -158,6 +158,23 @@ func TestHistory(t *testing.T) {
 	if got == finalize() {
 		t.Error("the history changed no verdict")
 	}
+
+	// The same history as two earlier runs, each numbered from shard 0
+	// as each day's array job is (their records share ord values), with
+	// a receipt in both: the same judgments.
+	a, b := filepath.Join(dir, "earlier-a.jsonl"), filepath.Join(dir, "earlier-b.jsonl")
+	quarter := half / 2
+	for p, body := range map[string]string{a: strings.Join(lines[:quarter+1], ""), b: strings.Join(lines[quarter:half], "")} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	histA, histB := filepath.Join(dir, "hist-a"), filepath.Join(dir, "hist-b")
+	emitDir(a, histA, false)
+	emitDir(b, histB, false)
+	if two := finalize(histA, histB); two != got {
+		t.Errorf("finalize with the history as two runs numbered alike differs from one:\n got %.2000s\nwant %.2000s", two, got)
+	}
 }
 
 // testPlan writes and reads the plan of a one-shard run over the file at

@@ -90,7 +90,7 @@ history_owners AS (
     GROUP BY h.chain_key
 ),
 history_scopes AS (
-    SELECT o.k AS k, h.scope_key AS scope_key
+    SELECT DISTINCT o.k AS k, h.scope_key AS scope_key
     FROM history_records h
     JOIN history_owners o ON o.k = h.chain_key AND o.owner_ord = h.ord
     WHERE h.chain_key IN (SELECT d.k FROM day_chain_keys d)
