@@ -154,18 +154,38 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		}
 		f.rows = sp
 	}
-	withRaw := f.rawAll || res.Verdict != verify.Pass
-	var flags deliveryFlags
-	if rec != nil {
-		flags = deliveryFlags{duplicate: rec.Duplicate, chainOutside: rec.ChainOutside}
+	var err error
+	if rec != nil && rec.Rendered != nil { // encoded on a verifying goroutine (render)
+		err = f.rows.write(rec.Rendered)
+	} else {
+		withRaw := f.rawAll || res.Verdict != verify.Pass
+		var flags deliveryFlags
+		if rec != nil {
+			flags = deliveryFlags{duplicate: rec.Duplicate, chainOutside: rec.ChainOutside}
+		}
+		err = f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res, raw, offset, withRaw, flags) })
 	}
-	if err := f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res, raw, offset, withRaw, flags) }); err != nil {
+	if err != nil {
 		return err
 	}
 	if f.rows.size >= f.chunk {
 		return f.flushChunk()
 	}
 	return nil
+}
+
+// render encodes the receipts row of a verified record as add would,
+// on a verifying goroutine (stream.Options.RenderRecord): the row and its
+// line's SHA-256 cost the goroutine that emits nothing. It returns nil
+// for a record add encodes itself or does not store.
+func (f *fileLoad) render(dst []byte, rec *stream.Record) []byte {
+	res := rec.Result
+	if res.Line == 0 || res.Verdict == verify.Unreadable {
+		return nil
+	}
+	withRaw := f.rawAll || res.Verdict != verify.Pass
+	flags := deliveryFlags{duplicate: rec.Duplicate, chainOutside: rec.ChainOutside}
+	return appendReceiptRowAt(dst, res, int64(res.Line)+f.plan.firstLine-1, rec.Raw, rec.Offset+f.plan.skip, withRaw, flags)
 }
 
 // count adds one result to the file's counts, as stream.Summary counts it.

@@ -288,8 +288,18 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 	var done stream.Summary // the files committed by runs that stopped at a changed input
 	for {
 		srcs := make([]stream.Source, len(l.pending))
+		bySource := make(map[string]*fileLoad, len(l.pending))
 		for i, f := range l.pending {
 			srcs[i] = f.source()
+			bySource[f.key] = f
+		}
+		// The rows are encoded on the verifying goroutines; the map is
+		// only read while the run lasts.
+		sopts.RenderRecord = func(dst []byte, rec *stream.Record) []byte {
+			if f := bySource[rec.Source]; f != nil {
+				return f.render(dst, rec)
+			}
+			return nil
 		}
 		vs, err := stream.Run(ctx, v, srcs, sopts, l.emit)
 		if err == nil {

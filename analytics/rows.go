@@ -61,9 +61,15 @@ type deliveryFlags struct {
 }
 
 func appendReceiptRow(b []byte, res *verify.Result, raw []byte, offset int64, withRaw bool, flags deliveryFlags) []byte {
+	return appendReceiptRowAt(b, res, int64(res.Line), raw, offset, withRaw, flags)
+}
+
+// appendReceiptRowAt is appendReceiptRow with the line number given
+// apart from the result's.
+func appendReceiptRowAt(b []byte, res *verify.Result, line int64, raw []byte, offset int64, withRaw bool, flags deliveryFlags) []byte {
 	f := &res.Fields
 	b = append(b, `{"line":`...)
-	b = strconv.AppendInt(b, int64(res.Line), 10)
+	b = strconv.AppendInt(b, line, 10)
 	if offset >= 0 { // -1: not known (a row stored before offsets were)
 		b = append(b, `,"byte_offset":`...)
 		b = strconv.AppendInt(b, offset, 10)

@@ -74,12 +74,20 @@ type Options struct {
 	// the one that calls emit. Rendered is valid until emit returns; its
 	// memory is then reused for a later result.
 	Render func(dst []byte, r *verify.Result) []byte
+	// RenderRecord is Render given the whole Record (its Raw, Offset and
+	// deliveries), for a caller whose encoding keeps the record's bytes
+	// or their hash (an archive's rows). It is called on the verifying
+	// goroutines for the records that were verified; for the others
+	// (lines that could not be read, sources that failed) Record.Rendered
+	// is nil. Its result is kept in Record.Rendered as Render's is; set
+	// one of the two.
+	RenderRecord func(dst []byte, rec *Record) []byte
 	// KeepRaw keeps each record's bytes in Record.Raw, and where they are
-	// in the source in Record.Offset, and the signature
-	// text in Fields.Signature (for loading into analytics): the second
-	// pass then reads the input again, and fails with ErrInputChanged if
-	// it is not what was verified. Off by default, when results carry only
-	// the signature's SHA-256.
+	// in the source in Record.Offset (for loading into analytics): the
+	// second pass then reads the input again, and fails with
+	// ErrInputChanged if it is not what was verified. Results never carry
+	// the signature text (Fields.Signature), only its SHA-256: a caller
+	// that wants the text has it in Raw.
 	KeepRaw bool
 	// OmitSignatureHash leaves Fields.SignatureSHA256 empty in every
 	// result, for a caller that does not write it out (text output, the
@@ -275,10 +283,10 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			if r.kind != recordLine {
 				return
 			}
-			// Without KeepRaw the signature text is kilobytes the spool
-			// need not carry. The result is encoded into its frame before
-			// the line is released, so it may borrow the line's bytes.
-			res := hooks.VerifyBorrowed(rn.v, r.raw, !rn.opts.KeepRaw, rn.opts.OmitSignatureHash)
+			// The signature text is kilobytes the spool need not carry.
+			// The result is encoded into its frame before the line is
+			// released, so it may borrow the line's bytes.
+			res := hooks.VerifyBorrowed(rn.v, r.raw, true, rn.opts.OmitSignatureHash)
 			res.Source, res.Line = r.source, r.line
 			r.entry = hooks.IndexEntry(res)
 			r.spooled = rn.sp.encode(r, res)
@@ -336,8 +344,13 @@ func (rn *runner) writePass(ctx context.Context, emit func(*Record) error) (Summ
 			if res.Verdict != verify.Unreadable {
 				judge(res, r.judgments)
 			}
-			if rn.opts.Render != nil {
+			switch {
+			case rn.opts.Render != nil:
 				r.rendered = rn.opts.Render(renderBufs.Get(), res)
+			case rn.opts.RenderRecord != nil:
+				rec := Record{Result: res, Raw: r.raw, Offset: r.offset}
+				rec.Duplicate, rec.ChainOutside = deliveryOf(r.judgments)
+				r.rendered = rn.opts.RenderRecord(renderBufs.Get(), &rec)
 			}
 			r.result = res
 		},
