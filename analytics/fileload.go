@@ -31,6 +31,7 @@ type fileLoad struct {
 	sum     *FileSummary
 	key     string // the stream.Source name, unique within the run
 	lines   lineCounter
+	ident   *identReader // the verifying read of a deferred input (plan.deferred)
 	tempDir string
 	hook    func(context.Context, *FileSummary) error
 	v       *verify.Verifier
@@ -88,6 +89,10 @@ func (f *fileLoad) source() stream.Source {
 			return rc, err
 		}
 		var r io.ReadCloser = rc
+		if opens == 1 && f.plan.deferred {
+			f.ident = newIdentReader(rc)
+			r = f.ident
+		}
 		if opens == 2 {
 			f.lines = lineCounter{rc: rc, oneDoc: !f.in.Lines, h: sha256.New()}
 			r = &f.lines
@@ -109,6 +114,7 @@ func (f *fileLoad) source() stream.Source {
 // or a rejects row for an unreadable line. rec says what the stream
 // judged of it beyond its result (a delivery again, a chain's start).
 func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream.Record) error {
+	f.settle()
 	res.Source = f.in.Name
 	if res.Line > 0 {
 		res.Line += int(f.plan.firstLine - 1)
@@ -172,6 +178,53 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		return f.flushChunk()
 	}
 	return nil
+}
+
+// settle gives a deferred input (plan.deferred) its content identity from
+// its verifying read, once that read is done: the first pass has read
+// every input before the second emits a record. A read that stopped short
+// of the end (a file of too many lines) is completed by a read of its own.
+func (f *fileLoad) settle() {
+	if !f.plan.deferred {
+		return
+	}
+	f.plan.deferred = false
+	r := f.ident
+	switch {
+	case r == nil: // never opened: its records say why
+		return
+	case r.err != nil:
+		f.sum.Err = r.err
+		return
+	case !r.eof:
+		rc, err := f.in.Open()
+		var id contentID
+		if err == nil {
+			id, err = readContent(f.ctx, rc, func(string) ([]int64, error) { return nil, nil })
+			rc.Close()
+		}
+		if err != nil {
+			f.sum.Err = err
+			return
+		}
+		f.plan.id = id
+	default:
+		f.plan.id = r.contentID(f.plan.id.head)
+	}
+	f.identified()
+}
+
+// identified fills the file's summary from its content identity, once
+// known, as Load does for an input identified before it is verified.
+func (f *fileLoad) identified() {
+	s := f.sum
+	size, err := storedSize(f.in, f.plan.id.bytes)
+	if err != nil {
+		s.Err = err
+		return
+	}
+	s.Size, s.SHA256 = size, f.plan.id.sha256
+	s.Holds = []string{s.SHA256}
 }
 
 // render encodes the receipts row of a verified record as add would,
@@ -338,6 +391,7 @@ func (f *fileLoad) wait() error {
 // finish inserts the rest of one file's rows and its files row and commits,
 // or, for a file not read to its end, rolls back.
 func (f *fileLoad) finish(onFile func(FileSummary)) error {
+	f.settle()
 	s := f.sum
 	if s.Err == nil && f.lines.err != nil {
 		s.Err = f.lines.err
