@@ -42,11 +42,7 @@ func (c *lineCounter) Read(p []byte) (int, error) {
 	if n > 0 {
 		c.n += int64(n)
 		c.last = p[n-1]
-		for _, b := range p[:n] {
-			if b == '\n' {
-				c.newline++
-			}
-		}
+		c.newline += int64(bytes.Count(p[:n], []byte{'\n'}))
 		if c.h != nil {
 			c.h.Write(p[:n])
 		}

@@ -23,15 +23,19 @@ import (
 // written, so verifying, spooling and inserting overlap and at most two
 // chunks are on disk. Rejects are few and go in at the end.
 type fileLoad struct {
-	ctx     context.Context
-	idx     int // in the inputs
-	in      Input
-	plan    plan
-	trust   string // trust_sha256
-	sum     *FileSummary
-	key     string // the stream.Source name, unique within the run
-	lines   lineCounter
-	ident   *identReader // the verifying read of a deferred input (plan.deferred)
+	ctx   context.Context
+	idx   int // in the inputs
+	in    Input
+	plan  plan
+	trust string // trust_sha256
+	sum   *FileSummary
+	key   string // the stream.Source name, unique within the run
+	lines lineCounter
+	ident *identReader // the verifying read of a deferred input (plan.deferred)
+	// hashAt is the opening of the input (1 or 2) that counts its lines
+	// and hashes it whole: the verifying read, or, when the stream reads
+	// the input again for the lines (stream.Options.KeepRaw), that read.
+	hashAt  int
 	tempDir string
 	hook    func(context.Context, *FileSummary) error
 	v       *verify.Verifier
@@ -93,8 +97,11 @@ func (f *fileLoad) source() stream.Source {
 			f.ident = newIdentReader(rc)
 			r = f.ident
 		}
-		if opens == 2 {
-			f.lines = lineCounter{rc: rc, oneDoc: !f.in.Lines, h: sha256.New()}
+		if opens == f.hashAt {
+			f.lines = lineCounter{rc: r, oneDoc: !f.in.Lines}
+			if f.ident == nil || f.hashAt == 2 { // on the same read, a deferred input's identReader hashes it
+				f.lines.h = sha256.New()
+			}
 			r = &f.lines
 		}
 		if f.plan.skip > 0 {
@@ -169,7 +176,13 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		if rec != nil {
 			flags = deliveryFlags{duplicate: rec.Duplicate, chainOutside: rec.ChainOutside}
 		}
-		err = f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res, raw, offset, withRaw, flags) })
+		line := lineOf(raw)
+		if rec != nil {
+			line = recordLine(rec)
+		}
+		err = f.rows.add(func(b []byte) []byte {
+			return appendReceiptRowAt(b, res, int64(res.Line), line, offset, withRaw, flags)
+		})
 	}
 	if err != nil {
 		return err
@@ -238,7 +251,16 @@ func (f *fileLoad) render(dst []byte, rec *stream.Record) []byte {
 	}
 	withRaw := f.rawAll || res.Verdict != verify.Pass
 	flags := deliveryFlags{duplicate: rec.Duplicate, chainOutside: rec.ChainOutside}
-	return appendReceiptRowAt(dst, res, int64(res.Line)+f.plan.firstLine-1, rec.Raw, rec.Offset+f.plan.skip, withRaw, flags)
+	return appendReceiptRowAt(dst, res, int64(res.Line)+f.plan.firstLine-1, recordLine(rec), rec.Offset+f.plan.skip, withRaw, flags)
+}
+
+// recordLine is the record's line: read again (Raw), or as the first
+// pass kept it (keepLine).
+func recordLine(rec *stream.Record) keptLine {
+	if rec.Raw == nil && rec.Kept != nil {
+		return parseKept(rec.Kept)
+	}
+	return lineOf(rec.Raw)
 }
 
 // count adds one result to the file's counts, as stream.Summary counts it.

@@ -296,7 +296,7 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 
 	// The rows keep the signature's SHA-256, which the verifying
 	// goroutines compute.
-	sopts := stream.Options{Workers: opts.Workers, KeepRaw: true, Progress: opts.Progress, Prior: archivePrior{db.sql}}
+	sopts := stream.Options{Workers: opts.Workers, Progress: opts.Progress, Prior: archivePrior{db.sql}}
 	var done stream.Summary // the files committed by runs that stopped at a changed input
 	for {
 		srcs := make([]stream.Source, len(l.pending))
@@ -304,6 +304,21 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 		for i, f := range l.pending {
 			srcs[i] = f.source()
 			bySource[f.key] = f
+		}
+		// An input whose every line is stored is read again for them;
+		// the others are read once, the stream keeping of each line what
+		// its row needs.
+		sopts.KeepRaw, sopts.Keep = false, keepLine
+		for _, f := range l.pending {
+			if f.rawAll {
+				sopts.KeepRaw, sopts.Keep = true, nil
+			}
+		}
+		for _, f := range l.pending {
+			f.hashAt = 1
+			if sopts.KeepRaw {
+				f.hashAt = 2
+			}
 		}
 		// The rows are encoded on the verifying goroutines; the map is
 		// only read while the run lasts.
@@ -548,7 +563,7 @@ func (l *loader) emit(rec *stream.Record) error {
 		}
 		l.cur++
 	}
-	return l.pending[l.cur].add(rec.Result, rec.Raw, rec.Offset, rec)
+	return l.pending[l.cur].add(rec.Result, recordLine(rec).raw, rec.Offset, rec)
 }
 
 // finishRest commits the files after the last one that had records.
