@@ -181,6 +181,9 @@ type storedFile struct {
 	unterminated           bool
 	pending                bool
 	head                   string // SHA-256 of the first line ("" for rows written before it was recorded)
+	// deferred is the load of a pending input identified during its
+	// verifying read (plan.deferred), not yet read: only head is known.
+	deferred *fileLoad
 }
 
 // total is the number of lines of the content the row covers.
@@ -349,6 +352,10 @@ type plan struct {
 	base      string       // the files row this input extends, "" for a whole new file
 	known     []storedFile // the rows holding the content already: it is already loaded
 	err       error        // the input cannot be loaded (unreadable, changed)
+	// deferred: the input is new, and its content identity (id, but for
+	// head) is taken from the verifying read (fileLoad.settle) instead of
+	// a read of its own before it.
+	deferred bool
 }
 
 // identify reads the input's content and decides: already loaded (known),
@@ -356,6 +363,9 @@ type plan struct {
 // database error is returned as such.
 func (l *loader) identify(in Input) (plan, error) {
 	p := plan{firstLine: 1}
+	if p, ok, err := l.identifyNew(in); err != nil || ok {
+		return p, err
+	}
 	var cands []storedFile
 	rc, err := in.Open()
 	if err != nil {
@@ -388,6 +398,14 @@ func (l *loader) identify(in Input) (plan, error) {
 		return offs, nil
 	})
 	rc.Close()
+	for _, c := range cands {
+		if c.deferred != nil { // its content identity is needed now
+			if err := l.settleEarly(c.deferred); err != nil {
+				return p, err
+			}
+			return l.identify(in)
+		}
+	}
 	var ie errIdentify
 	if errors.As(err, &ie) {
 		return p, dbErr(l.ctx, "read files", l.db.path, ie.err)
@@ -537,6 +555,66 @@ func (l *loader) identify(in Input) (plan, error) {
 	// Otherwise another file that begins as a stored one: new, and its
 	// receipts that are stored already are replays.
 	return p, nil
+}
+
+// identifyNew tells, from the input's first two lines, a JSON Lines input
+// that no stored content can hold or be held by: no files row, nor an
+// input of this load before it, begins with its first line or was loaded
+// from its path, and no stored content has its second line
+// (bySecondLine). identify would read it whole to find it new; it is
+// then identified during the verifying read instead (plan.deferred). ok
+// is false when identify must read it whole: a database with files rows
+// that do not record their first line (written before content identity
+// or head_sha256), an input that is not JSON Lines or has no newline,
+// or one that any stored content may concern.
+func (l *loader) identifyNew(in Input) (p plan, ok bool, err error) {
+	p = plan{firstLine: 1}
+	if !in.Lines || l.legacy || l.headless {
+		return p, false, nil
+	}
+	rc, err := in.Open()
+	if err != nil {
+		return p, false, nil // identify reports it
+	}
+	hh := sha256.New()
+	br := bufio.NewReaderSize(rc, 64<<10)
+	found := false
+	for !found {
+		if l.ctx.Err() != nil {
+			rc.Close()
+			return p, false, l.ctx.Err()
+		}
+		chunk, rerr := br.ReadSlice('\n')
+		if rerr == nil {
+			chunk, found = chunk[:len(chunk)-1], true
+		}
+		hh.Write(chunk)
+		if rerr != nil && rerr != bufio.ErrBufferFull {
+			break
+		}
+	}
+	rc.Close()
+	if !found {
+		return p, false, nil
+	}
+	head := hex.EncodeToString(hh.Sum(nil))
+	for _, c := range l.inCall {
+		if c.head == head {
+			return p, false, nil
+		}
+	}
+	var n int
+	if err := l.conn.QueryRowContext(l.ctx, "SELECT count(*) FROM files WHERE head_sha256 = $1 OR path = $2", head, in.Name).Scan(&n); err != nil {
+		return p, false, dbErr(l.ctx, "read files", l.db.path, err)
+	}
+	if n > 0 {
+		return p, false, nil
+	}
+	if moved, err := l.bySecondLine(in); err != nil || moved != nil {
+		return p, false, err
+	}
+	p.id.head, p.deferred = head, true
+	return p, true, nil
 }
 
 // descends reports whether c extends (directly or not) the content of

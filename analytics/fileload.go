@@ -23,14 +23,19 @@ import (
 // written, so verifying, spooling and inserting overlap and at most two
 // chunks are on disk. Rejects are few and go in at the end.
 type fileLoad struct {
-	ctx     context.Context
-	idx     int // in the inputs
-	in      Input
-	plan    plan
-	trust   string // trust_sha256
-	sum     *FileSummary
-	key     string // the stream.Source name, unique within the run
-	lines   lineCounter
+	ctx   context.Context
+	idx   int // in the inputs
+	in    Input
+	plan  plan
+	trust string // trust_sha256
+	sum   *FileSummary
+	key   string // the stream.Source name, unique within the run
+	lines lineCounter
+	ident *identReader // the verifying read of a deferred input (plan.deferred)
+	// hashAt is the opening of the input (1 or 2) that counts its lines
+	// and hashes it whole: the verifying read, or, when the stream reads
+	// the input again for the lines (stream.Options.KeepRaw), that read.
+	hashAt  int
 	tempDir string
 	hook    func(context.Context, *FileSummary) error
 	v       *verify.Verifier
@@ -88,8 +93,15 @@ func (f *fileLoad) source() stream.Source {
 			return rc, err
 		}
 		var r io.ReadCloser = rc
-		if opens == 2 {
-			f.lines = lineCounter{rc: rc, oneDoc: !f.in.Lines, h: sha256.New()}
+		if opens == 1 && f.plan.deferred {
+			f.ident = newIdentReader(rc)
+			r = f.ident
+		}
+		if opens == f.hashAt {
+			f.lines = lineCounter{rc: r, oneDoc: !f.in.Lines}
+			if f.ident == nil || f.hashAt == 2 { // on the same read, a deferred input's identReader hashes it
+				f.lines.h = sha256.New()
+			}
 			r = &f.lines
 		}
 		if f.plan.skip > 0 {
@@ -109,6 +121,7 @@ func (f *fileLoad) source() stream.Source {
 // or a rejects row for an unreadable line. rec says what the stream
 // judged of it beyond its result (a delivery again, a chain's start).
 func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream.Record) error {
+	f.settle()
 	res.Source = f.in.Name
 	if res.Line > 0 {
 		res.Line += int(f.plan.firstLine - 1)
@@ -154,18 +167,100 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		}
 		f.rows = sp
 	}
-	withRaw := f.rawAll || res.Verdict != verify.Pass
-	var flags deliveryFlags
-	if rec != nil {
-		flags = deliveryFlags{duplicate: rec.Duplicate, chainOutside: rec.ChainOutside}
+	var err error
+	if rec != nil && rec.Rendered != nil { // encoded on a verifying goroutine (render)
+		err = f.rows.write(rec.Rendered)
+	} else {
+		withRaw := f.rawAll || res.Verdict != verify.Pass
+		var flags deliveryFlags
+		if rec != nil {
+			flags = deliveryFlags{duplicate: rec.Duplicate, chainOutside: rec.ChainOutside}
+		}
+		line := lineOf(raw)
+		if rec != nil {
+			line = recordLine(rec)
+		}
+		err = f.rows.add(func(b []byte) []byte {
+			return appendReceiptRowAt(b, res, int64(res.Line), line, offset, withRaw, flags)
+		})
 	}
-	if err := f.rows.add(func(b []byte) []byte { return appendReceiptRow(b, res, raw, offset, withRaw, flags) }); err != nil {
+	if err != nil {
 		return err
 	}
 	if f.rows.size >= f.chunk {
 		return f.flushChunk()
 	}
 	return nil
+}
+
+// settle gives a deferred input (plan.deferred) its content identity from
+// its verifying read, once that read is done: the first pass has read
+// every input before the second emits a record. A read that stopped short
+// of the end (a file of too many lines) is completed by a read of its own.
+func (f *fileLoad) settle() {
+	if !f.plan.deferred {
+		return
+	}
+	f.plan.deferred = false
+	r := f.ident
+	switch {
+	case r == nil: // never opened: its records say why
+		return
+	case r.err != nil:
+		f.sum.Err = r.err
+		return
+	case !r.eof:
+		rc, err := f.in.Open()
+		var id contentID
+		if err == nil {
+			id, err = readContent(f.ctx, rc, func(string) ([]int64, error) { return nil, nil })
+			rc.Close()
+		}
+		if err != nil {
+			f.sum.Err = err
+			return
+		}
+		f.plan.id = id
+	default:
+		f.plan.id = r.contentID(f.plan.id.head)
+	}
+	f.identified()
+}
+
+// identified fills the file's summary from its content identity, once
+// known, as Load does for an input identified before it is verified.
+func (f *fileLoad) identified() {
+	s := f.sum
+	size, err := storedSize(f.in, f.plan.id.bytes)
+	if err != nil {
+		s.Err = err
+		return
+	}
+	s.Size, s.SHA256 = size, f.plan.id.sha256
+	s.Holds = []string{s.SHA256}
+}
+
+// render encodes the receipts row of a verified record as add would,
+// on a verifying goroutine (stream.Options.RenderRecord): the row and its
+// line's SHA-256 cost the goroutine that emits nothing. It returns nil
+// for a record add encodes itself or does not store.
+func (f *fileLoad) render(dst []byte, rec *stream.Record) []byte {
+	res := rec.Result
+	if res.Line == 0 || res.Verdict == verify.Unreadable {
+		return nil
+	}
+	withRaw := f.rawAll || res.Verdict != verify.Pass
+	flags := deliveryFlags{duplicate: rec.Duplicate, chainOutside: rec.ChainOutside}
+	return appendReceiptRowAt(dst, res, int64(res.Line)+f.plan.firstLine-1, recordLine(rec), rec.Offset+f.plan.skip, withRaw, flags)
+}
+
+// recordLine is the record's line: read again (Raw), or as the first
+// pass kept it (keepLine).
+func recordLine(rec *stream.Record) keptLine {
+	if rec.Raw == nil && rec.Kept != nil {
+		return parseKept(rec.Kept)
+	}
+	return lineOf(rec.Raw)
 }
 
 // count adds one result to the file's counts, as stream.Summary counts it.
@@ -318,6 +413,7 @@ func (f *fileLoad) wait() error {
 // finish inserts the rest of one file's rows and its files row and commits,
 // or, for a file not read to its end, rolls back.
 func (f *fileLoad) finish(onFile func(FileSummary)) error {
+	f.settle()
 	s := f.sum
 	if s.Err == nil && f.lines.err != nil {
 		s.Err = f.lines.err

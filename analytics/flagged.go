@@ -8,7 +8,10 @@ import (
 )
 
 // flaggedWithoutRaw are the receipts of one file ($1) stored without their
-// line that RawFlagged keeps it for although they PASS: those sharing a
+// line that RawFlagged keeps it for: those that do not PASS (the line of
+// a receipt that passed its own checks and failed a chain or nonce
+// judgment is not kept by a load that reads its input once), and those
+// that PASS sharing a
 // value the replays finding compares (queries/replays.sql: action_id,
 // nonce within its issuer, signature, call signature) with another
 // receipt of the database. Each kind is grouped over the whole table by
@@ -17,12 +20,13 @@ import (
 // keep their lines too, so nothing the replays finding lists loses its
 // line, and a collision only keeps a line more.
 const flaggedWithoutRaw = `WITH mine AS (
-    SELECT line, byte_offset, byte_length, line_sha256, action_id, COALESCE(issuer_id, '') AS scope, nonce,
+    SELECT line, byte_offset, byte_length, line_sha256, verdict, action_id, COALESCE(issuer_id, '') AS scope, nonce,
            signature_sha256, call_signature
     FROM receipts WHERE file_sha256 = $1 AND raw IS NULL AND byte_offset IS NOT NULL
 )
 SELECT line, byte_offset, byte_length, line_sha256 FROM mine
-WHERE hash(action_id) IN (SELECT hash(action_id) FROM receipts WHERE action_id <> '' GROUP BY 1 HAVING count(*) > 1)
+WHERE verdict <> 'PASS'
+   OR hash(action_id) IN (SELECT hash(action_id) FROM receipts WHERE action_id <> '' GROUP BY 1 HAVING count(*) > 1)
    OR hash(scope, nonce) IN (SELECT hash(COALESCE(issuer_id, ''), nonce) FROM receipts WHERE nonce <> '' GROUP BY 1 HAVING count(*) > 1)
    OR hash(signature_sha256) IN (SELECT hash(signature_sha256) FROM receipts WHERE signature_sha256 <> '' GROUP BY 1 HAVING count(*) > 1)
    OR hash(call_signature) IN (SELECT hash(call_signature) FROM receipts WHERE call_signature <> '' GROUP BY 1 HAVING count(*) > 1)

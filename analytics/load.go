@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/receiptverify/verify/verify"
@@ -191,12 +192,16 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE content_bytes IS NULL").Scan(&l.legacy); err != nil {
 		return sum, dbErr(ctx, "read files", db.path, err)
 	}
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE head_sha256 IS NULL").Scan(&l.headless); err != nil {
+		return sum, dbErr(ctx, "read files", db.path, err)
+	}
 	if l.legacy {
 		if _, err := conn.ExecContext(ctx, backfillNonceKeys); err != nil {
 			return sum, dbErr(ctx, "key stored nonces", db.path, err)
 		}
 	}
-	seen := map[string]bool{}
+	l.seen = map[string]bool{}
+	seen := l.seen
 	var rejudge []*FileSummary
 	var rejudgeRows [][]storedFile
 	var rejudgeIn []Input
@@ -206,6 +211,13 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 		p, err := l.identify(in)
 		if err != nil {
 			return sum, err
+		}
+		if p.deferred {
+			// New: its content identity comes with its verifying read.
+			f := l.newFile(i, in, p)
+			l.inCall = append(l.inCall, storedFile{path: in.Name, trust: sum.Trust, pending: true, head: p.id.head, firstLine: 1, deferred: f})
+			l.pending = append(l.pending, f)
+			continue
 		}
 		if p.err == nil {
 			fs.Size, p.err = storedSize(in, p.id.bytes)
@@ -284,12 +296,37 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 
 	// The rows keep the signature's SHA-256, which the verifying
 	// goroutines compute.
-	sopts := stream.Options{Workers: opts.Workers, KeepRaw: true, Progress: opts.Progress, Prior: archivePrior{db.sql}}
+	sopts := stream.Options{Workers: opts.Workers, Progress: opts.Progress, Prior: archivePrior{db.sql}}
 	var done stream.Summary // the files committed by runs that stopped at a changed input
 	for {
 		srcs := make([]stream.Source, len(l.pending))
+		bySource := make(map[string]*fileLoad, len(l.pending))
 		for i, f := range l.pending {
 			srcs[i] = f.source()
+			bySource[f.key] = f
+		}
+		// An input whose every line is stored is read again for them;
+		// the others are read once, the stream keeping of each line what
+		// its row needs.
+		sopts.KeepRaw, sopts.Keep = false, keepLine
+		for _, f := range l.pending {
+			if f.rawAll {
+				sopts.KeepRaw, sopts.Keep = true, nil
+			}
+		}
+		for _, f := range l.pending {
+			f.hashAt = 1
+			if sopts.KeepRaw {
+				f.hashAt = 2
+			}
+		}
+		// The rows are encoded on the verifying goroutines; the map is
+		// only read while the run lasts.
+		sopts.RenderRecord = func(dst []byte, rec *stream.Record) []byte {
+			if f := bySource[rec.Source]; f != nil {
+				return f.render(dst, rec)
+			}
+			return nil
 		}
 		vs, err := stream.Run(ctx, v, srcs, sopts, l.emit)
 		if err == nil {
@@ -478,6 +515,44 @@ type loader struct {
 	legacy bool
 	// filesDiffer caches otherFiles by trust_sha256.
 	filesDiffer map[string]bool
+	// headless: the database holds files rows that do not record their
+	// first line's SHA-256, so no input is found new by it alone
+	// (identifyNew).
+	headless bool
+	// seen are the contents of the inputs identified so far.
+	seen map[string]bool
+}
+
+// settleEarly identifies a deferred input by a read of its own, before it
+// is verified: a later input begins with the same line, and identify
+// needs its content identity to tell what that one holds.
+func (l *loader) settleEarly(f *fileLoad) error {
+	rc, err := f.in.Open()
+	var id contentID
+	if err == nil {
+		id, err = readContent(l.ctx, rc, func(string) ([]int64, error) { return nil, nil })
+		rc.Close()
+	}
+	if l.ctx.Err() != nil {
+		return l.ctx.Err()
+	}
+	i := slices.IndexFunc(l.inCall, func(c storedFile) bool { return c.deferred == f })
+	f.plan.deferred = false
+	if err != nil {
+		// The verifying read meets the error again and reports it.
+		l.inCall = slices.Delete(l.inCall, i, i+1)
+		return nil
+	}
+	f.plan.id = id // its head as read now, were it another
+	f.identified()
+	l.seen[id.sha256] = true
+	if id.unterminated { // an unterminated one may be stored short of its end
+		l.inCall = slices.Delete(l.inCall, i, i+1)
+		return nil
+	}
+	c := &l.inCall[i]
+	c.sha, c.head, c.bytes, c.lines, c.unterminated, c.deferred = id.sha256, id.head, id.bytes, id.lines(), false, nil
+	return nil
 }
 
 // emit routes one result to its file.
@@ -488,7 +563,7 @@ func (l *loader) emit(rec *stream.Record) error {
 		}
 		l.cur++
 	}
-	return l.pending[l.cur].add(rec.Result, rec.Raw, rec.Offset, rec)
+	return l.pending[l.cur].add(rec.Result, recordLine(rec).raw, rec.Offset, rec)
 }
 
 // finishRest commits the files after the last one that had records.

@@ -3,6 +3,7 @@ package analytics
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"strconv"
 	"strings"
@@ -61,18 +62,71 @@ type deliveryFlags struct {
 }
 
 func appendReceiptRow(b []byte, res *verify.Result, raw []byte, offset int64, withRaw bool, flags deliveryFlags) []byte {
+	return appendReceiptRowAt(b, res, int64(res.Line), lineOf(raw), offset, withRaw, flags)
+}
+
+// keptLine is what a row needs of its line: its length and SHA-256, and
+// its bytes when the row may store them (nil when they were not kept:
+// fillFlagged reads them again).
+type keptLine struct {
+	length int64
+	sum    [sha256.Size]byte
+	raw    []byte
+	has    bool // raw holds the line
+}
+
+// lineOf is a line read whole.
+func lineOf(raw []byte) keptLine {
+	return keptLine{length: int64(len(raw)), sum: sha256.Sum256(raw), raw: raw, has: true}
+}
+
+// keepLine is the stream's Options.Keep for a load that does not read its
+// inputs again: each line's SHA-256 and length, and the line itself when
+// it did not PASS (a rejects row or a receipt stored with its line). A
+// receipt that PASSes here and fails a chain or nonce judgment has its
+// line read again by offset (fillFlagged).
+func keepLine(dst, raw []byte, res *verify.Result) []byte {
+	sum := sha256.Sum256(raw)
+	dst = append(dst, sum[:]...)
+	dst = binary.AppendUvarint(dst, uint64(len(raw)))
+	if res.Verdict != verify.Pass {
+		dst = append(dst, raw...)
+	}
+	return dst
+}
+
+// parseKept reads what keepLine kept.
+func parseKept(k []byte) keptLine {
+	var l keptLine
+	if len(k) < sha256.Size {
+		return l
+	}
+	copy(l.sum[:], k)
+	n, w := binary.Uvarint(k[sha256.Size:])
+	if w <= 0 {
+		return l
+	}
+	l.length = int64(n)
+	if rest := k[sha256.Size+w:]; len(rest) > 0 {
+		l.raw, l.has = rest, true
+	}
+	return l
+}
+
+// appendReceiptRowAt is appendReceiptRow with the line number given
+// apart from the result's, and the line as kept.
+func appendReceiptRowAt(b []byte, res *verify.Result, line int64, raw keptLine, offset int64, withRaw bool, flags deliveryFlags) []byte {
 	f := &res.Fields
 	b = append(b, `{"line":`...)
-	b = strconv.AppendInt(b, int64(res.Line), 10)
+	b = strconv.AppendInt(b, line, 10)
 	if offset >= 0 { // -1: not known (a row stored before offsets were)
 		b = append(b, `,"byte_offset":`...)
 		b = strconv.AppendInt(b, offset, 10)
 	}
 	b = append(b, `,"byte_length":`...)
-	b = strconv.AppendInt(b, int64(len(raw)), 10)
-	sum := sha256.Sum256(raw)
+	b = strconv.AppendInt(b, raw.length, 10)
 	b = append(b, `,"line_sha256":"`...)
-	b = hex.AppendEncode(b, sum[:])
+	b = hex.AppendEncode(b, raw.sum[:])
 	b = append(b, '"')
 	b = appendField(b, "format", res.Format)
 	b = appendField(b, "verdict", string(res.Verdict))
@@ -127,9 +181,9 @@ func appendReceiptRow(b []byte, res *verify.Result, raw []byte, offset int64, wi
 	if flags.chainOutside {
 		b = append(b, `,"chain_outside":true`...)
 	}
-	if withRaw {
+	if withRaw && raw.has {
 		b = append(b, `,"raw":"`...)
-		b = jsonenc.AppendChars(b, raw, false)
+		b = jsonenc.AppendChars(b, raw.raw, false)
 		b = append(b, '"')
 	}
 	return append(b, "}\n"...)

@@ -51,6 +51,16 @@ func (s *spool) add(row func([]byte) []byte) error {
 	return nil
 }
 
+// write adds one row encoded beforehand.
+func (s *spool) write(row []byte) error {
+	s.size += int64(len(row))
+	s.longest = max(s.longest, int64(len(row)))
+	if _, err := s.w.Write(row); err != nil {
+		return &IOError{Op: "spool", Path: s.path, Err: err}
+	}
+	return nil
+}
+
 func (s *spool) close() error {
 	err := s.w.Flush()
 	if cerr := s.f.Close(); err == nil {

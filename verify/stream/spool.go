@@ -25,7 +25,9 @@ import (
 // A frame is the length of the rest (uvarint), the record's kind (1 byte),
 // line (uvarint) and source (uvarint length, bytes); then, for a line, its
 // length and a seeded hash of its bytes (8 bytes each; the hash is 0 when
-// the input will not be read again) and hooks.AppendBinary; for an
+// the input will not be read again), with Options.Keep its offset
+// (uvarint) and what Keep appended (4-byte length, bytes), and
+// hooks.AppendBinary; for an
 // unreadable line or file, the error text; for a blank line, nothing.
 // Reading the input again checks kind, source, line, length and hash, so
 // an input that changed between the passes is an error, never a result
@@ -38,6 +40,10 @@ type spool struct {
 	// reread: the second pass reads the input again (Options.KeepRaw), so
 	// frames carry the hash of their line's bytes to compare against.
 	reread bool
+	// keep is Options.Keep: a line's frame then carries its offset and
+	// what keep appended (a 4-byte length and the bytes) before its
+	// result.
+	keep func(dst, raw []byte, res *verify.Result) []byte
 }
 
 // Errors of a run that cannot finish (Run wraps them with the place).
@@ -90,6 +96,12 @@ func (s *spool) encode(r *record, res *verify.Result) []byte {
 		}
 		b = binary.LittleEndian.AppendUint64(b, uint64(len(r.raw)))
 		b = binary.LittleEndian.AppendUint64(b, sum)
+		if s.keep != nil {
+			b = binary.AppendUvarint(b, uint64(r.offset))
+			at := len(b)
+			b = s.keep(append(b, 0, 0, 0, 0), r.raw, res)
+			binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
+		}
 		b = hooks.AppendBinary(res, b)
 	case recordLineError, recordFileError:
 		b = appendString(b, r.err.Error())
@@ -222,15 +234,35 @@ func (f frame) matches(r *record) bool {
 // decode returns a line's result; with raw (the line read again) it first
 // checks that the bytes are the ones verified. Called on the verifying
 // goroutines.
-func (s *spool) decode(rest, raw []byte) (*verify.Result, error) {
+// With Options.Keep it sets r's offset and kept bytes (which lie in the
+// frame).
+func (s *spool) decode(r *record) (*verify.Result, error) {
+	rest, raw := r.spooled, r.raw
 	if len(rest) < 16 {
 		return nil, fmt.Errorf("%w: short frame", ErrSpool)
 	}
 	if raw != nil && (binary.LittleEndian.Uint64(rest) != uint64(len(raw)) || binary.LittleEndian.Uint64(rest[8:]) != maphash.Bytes(s.seed, raw)) {
 		return nil, ErrInputChanged
 	}
+	rest = rest[16:]
+	if s.keep != nil {
+		off, n := binary.Uvarint(rest)
+		if n <= 0 || len(rest)-n < 4 {
+			return nil, fmt.Errorf("%w: bad frame", ErrSpool)
+		}
+		rest = rest[n:]
+		k := binary.LittleEndian.Uint32(rest)
+		if uint64(k) > uint64(len(rest)-4) {
+			return nil, fmt.Errorf("%w: bad frame", ErrSpool)
+		}
+		r.kept = rest[4 : 4+k : 4+k]
+		if raw == nil {
+			r.offset = int64(off)
+		}
+		rest = rest[4+k:]
+	}
 	res := new(verify.Result)
-	if err := hooks.UnmarshalBinary(res, rest[16:]); err != nil { // copies what it keeps
+	if err := hooks.UnmarshalBinary(res, rest); err != nil { // copies what it keeps
 		return nil, fmt.Errorf("%w: %w", ErrSpool, err)
 	}
 	return res, nil

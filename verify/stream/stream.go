@@ -74,13 +74,30 @@ type Options struct {
 	// the one that calls emit. Rendered is valid until emit returns; its
 	// memory is then reused for a later result.
 	Render func(dst []byte, r *verify.Result) []byte
+	// RenderRecord is Render given the whole Record (its Raw, Offset and
+	// deliveries), for a caller whose encoding keeps the record's bytes
+	// or their hash (an archive's rows). It is called on the verifying
+	// goroutines for the records that were verified; for the others
+	// (lines that could not be read, sources that failed) Record.Rendered
+	// is nil. Its result is kept in Record.Rendered as Render's is; set
+	// one of the two.
+	RenderRecord func(dst []byte, rec *Record) []byte
 	// KeepRaw keeps each record's bytes in Record.Raw, and where they are
-	// in the source in Record.Offset, and the signature
-	// text in Fields.Signature (for loading into analytics): the second
-	// pass then reads the input again, and fails with ErrInputChanged if
-	// it is not what was verified. Off by default, when results carry only
-	// the signature's SHA-256.
+	// in the source in Record.Offset (for loading into analytics): the
+	// second pass then reads the input again, and fails with
+	// ErrInputChanged if it is not what was verified. Results never carry
+	// the signature text (Fields.Signature), only its SHA-256: a caller
+	// that wants the text has it in Raw.
 	KeepRaw bool
+	// Keep, if set, is called on each line verified, on the verifying
+	// goroutines of the first pass, with the line's bytes and result
+	// (whose Source and Line are set), and what it appends to dst is
+	// kept with the result between the passes and handed back in
+	// Record.Kept, with Record.Offset: a caller that needs a little of
+	// each record's bytes (their hash, the bytes of the few it stores)
+	// has it without the input being read again. Without KeepRaw the
+	// input is read once.
+	Keep func(dst, raw []byte, res *verify.Result) []byte
 	// OmitSignatureHash leaves Fields.SignatureSHA256 empty in every
 	// result, for a caller that does not write it out (text output, the
 	// analytics load); see verify.VerifyOptions.
@@ -190,6 +207,9 @@ type Record struct {
 	// Rendered is what Options.Render appended for the Result, when set.
 	// Valid until emit returns.
 	Rendered []byte
+	// Kept is what Options.Keep appended for a line verified, when set.
+	// Valid until emit returns.
+	Kept []byte
 	// Duplicate: the receipt is an earlier one of the input or the
 	// archive delivered again (Summary.Duplicates). ChainOutside: it is
 	// the first receipt of a chain that starts before the input
@@ -243,6 +263,7 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 	if err != nil {
 		return Summary{}, err
 	}
+	sp.keep = opts.Keep
 	defer sp.remove()
 	r := &runner{v: v, srcs: srcs, opts: opts, idx: idx, sp: sp}
 	if err := r.verifyPass(ctx); err != nil {
@@ -275,10 +296,10 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			if r.kind != recordLine {
 				return
 			}
-			// Without KeepRaw the signature text is kilobytes the spool
-			// need not carry. The result is encoded into its frame before
-			// the line is released, so it may borrow the line's bytes.
-			res := hooks.VerifyBorrowed(rn.v, r.raw, !rn.opts.KeepRaw, rn.opts.OmitSignatureHash)
+			// The signature text is kilobytes the spool need not carry.
+			// The result is encoded into its frame before the line is
+			// released, so it may borrow the line's bytes.
+			res := hooks.VerifyBorrowed(rn.v, r.raw, true, rn.opts.OmitSignatureHash)
 			res.Source, res.Line = r.source, r.line
 			r.entry = hooks.IndexEntry(res)
 			r.spooled = rn.sp.encode(r, res)
@@ -326,9 +347,12 @@ func (rn *runner) writePass(ctx context.Context, emit func(*Record) error) (Summ
 			if r.kind != recordLine {
 				return
 			}
-			res, err := rn.sp.decode(r.spooled, r.raw)
-			releaseFrame(r.frame)
-			r.spooled, r.frame = nil, nil
+			res, err := rn.sp.decode(r)
+			if r.kept == nil { // what Keep kept lies in the frame until emit returns
+				releaseFrame(r.frame)
+				r.frame = nil
+			}
+			r.spooled = nil
 			if err != nil {
 				r.err = &SourceError{Source: r.source, Line: r.line, Err: err}
 				return
@@ -336,12 +360,24 @@ func (rn *runner) writePass(ctx context.Context, emit func(*Record) error) (Summ
 			if res.Verdict != verify.Unreadable {
 				judge(res, r.judgments)
 			}
-			if rn.opts.Render != nil {
+			switch {
+			case rn.opts.Render != nil:
 				r.rendered = rn.opts.Render(renderBufs.Get(), res)
+			case rn.opts.RenderRecord != nil:
+				rec := Record{Result: res, Raw: r.raw, Offset: r.offset, Kept: r.kept}
+				rec.Duplicate, rec.ChainOutside = deliveryOf(r.judgments)
+				r.rendered = rn.opts.RenderRecord(renderBufs.Get(), &rec)
 			}
 			r.result = res
 		},
-		func(r *record) error { return sum.add(r, rn.opts, emit) })
+		func(r *record) error {
+			err := sum.add(r, rn.opts, emit)
+			if r.frame != nil {
+				releaseFrame(r.frame)
+				r.frame, r.kept = nil, nil
+			}
+			return err
+		})
 	if err == nil && rn.opts.KeepRaw {
 		err = rn.sp.drained()
 	}
@@ -396,7 +432,7 @@ func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error
 		if r.err != nil {
 			return r.err
 		}
-		res, rec.Raw, rec.Offset = r.result, r.raw, r.offset
+		res, rec.Raw, rec.Offset, rec.Kept = r.result, r.raw, r.offset, r.kept
 	}
 	rec.Result = res
 	if rec.Rendered == nil && opts.Render != nil {
@@ -500,6 +536,7 @@ type record struct {
 	judgments []judgment // of its chain link and nonce, in pass 2
 	result    *verify.Result
 	rendered  []byte // Options.Render's encoding of result, in pass 2
+	kept      []byte // what Options.Keep kept, in pass 2 (in frame)
 }
 
 func (r *record) lineCount() int {
