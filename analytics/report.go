@@ -157,72 +157,124 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
-	sum := &ReportSummary{Day: opts.Day, Dir: opts.Dir, FailOn: opts.FailOn}
-	man := &Manifest{
+	r := &reportRun{ctx: ctx, q: q, opts: opts, day: day, sum: &ReportSummary{Day: opts.Day, Dir: opts.Dir, FailOn: opts.FailOn}}
+	r.man = &Manifest{
 		Version: 1, Tool: "verify", ToolVersion: opts.ToolVersion, Day: opts.Day,
 		Window:       Window{day.Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)},
 		ChartWindow:  Window{day.AddDate(0, 0, 1-ChartDays).Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)},
 		Findings:     map[string]int{},
 		FindingKinds: map[string][]KindCount{},
 	}
-	if man.DuckDBVersion, err = duckdbVersion(ctx, q); err != nil {
+	if r.man.DuckDBVersion, err = duckdbVersion(ctx, q); err != nil {
 		return nil, err
 	}
-	run := func(name string) (*Table, error) {
-		query, err := LookupQuery(name)
-		if err != nil {
-			return nil, err
-		}
-		t, ok, err := opts.Shared.take(name, opts.Day)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			if t, err = runText(ctx, q, name, query.Text, opts.Day); err != nil {
-				return nil, err
-			}
-		}
-		man.Queries = append(man.Queries, ManifestQuery{Name: name, File: query.File, SHA256: query.SHA256, Rows: len(t.Rows)})
-		return t, nil
+	if err := r.inputs(); err != nil {
+		return nil, err
 	}
-
-	days, err := run("days")
+	tables, err := r.findings()
 	if err != nil {
 		return nil, err
+	}
+	servers, err := expectedServers(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	toolDays, err := r.run("tool_days")
+	if err != nil {
+		return nil, err
+	}
+	// The files are written after every query ran, each atomically, and
+	// not begun once the run is stopped: an interrupted report leaves the
+	// day's directory as it was. Writing them takes milliseconds.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := r.write(tables, toolDays, servers); err != nil {
+		return nil, err
+	}
+	return r.sum, nil
+}
+
+// reportRun is one Report: what it was asked, and the summary and
+// manifest its steps fill.
+type reportRun struct {
+	ctx  context.Context
+	q    Querier
+	opts ReportOptions
+	day  time.Time
+	sum  *ReportSummary
+	man  *Manifest
+}
+
+// run runs the named query for the day (or takes its rows from the
+// findings run once for every day, opts.Shared) and records it in the
+// manifest.
+func (r *reportRun) run(name string) (*Table, error) {
+	query, err := LookupQuery(name)
+	if err != nil {
+		return nil, err
+	}
+	t, ok, err := r.opts.Shared.take(name, r.opts.Day)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if t, err = runText(r.ctx, r.q, name, query.Text, r.opts.Day); err != nil {
+			return nil, err
+		}
+	}
+	r.man.Queries = append(r.man.Queries, ManifestQuery{Name: name, File: query.File, SHA256: query.SHA256, Rows: len(t.Rows)})
+	return t, nil
+}
+
+// inputs fills the day's receipt counts, the files loaded and the trust
+// material they were verified with.
+func (r *reportRun) inputs() error {
+	sum, man := r.sum, r.man
+	days, err := r.run("days")
+	if err != nil {
+		return err
 	}
 	if len(days.Rows) == 1 {
-		r := days.Rows[0]
-		sum.Receipts = DayCounts{asInt(r[days.Col("receipts")]), asInt(r[days.Col("pass")]), asInt(r[days.Col("fail")]), asInt(r[days.Col("incomplete")]), asInt(r[days.Col("undated")])}
+		row := days.Rows[0]
+		sum.Receipts = DayCounts{asInt(row[days.Col("receipts")]), asInt(row[days.Col("pass")]), asInt(row[days.Col("fail")]), asInt(row[days.Col("incomplete")]), asInt(row[days.Col("undated")])}
 	}
 	man.Receipts = sum.Receipts
-	files, err := run("files")
+	files, err := r.run("files")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for _, r := range files.Rows {
-		g := func(c string) any { return r[files.Col(c)] }
+	for _, row := range files.Rows {
+		g := func(c string) any { return row[files.Col(c)] }
 		sum.Inputs = append(sum.Inputs, ManifestInput{Path: Text(g("path")), SHA256: Text(g("file_sha256")),
 			SizeBytes: asInt(g("size_bytes")), Lines: asInt(g("lines")), Accepted: asInt(g("accepted")),
 			Rejected: asInt(g("rejected")), ReceiptsOnDay: asInt(g("receipts_on_day")), Redelivered: asInt(g("redelivered"))})
 	}
 	man.Inputs = sum.Inputs
-	man.NotRead = opts.NotRead
+	man.NotRead = r.opts.NotRead
 	if man.Inputs == nil {
 		man.Inputs = []ManifestInput{}
 	}
 	man.Trust = []ManifestTrust{}
-	if ok, err := hasTrust(ctx, q); err != nil {
-		return nil, err
+	if ok, err := hasTrust(r.ctx, r.q); err != nil {
+		return err
 	} else if ok {
-		trust, err := run("trust")
+		trust, err := r.run("trust")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		man.Trust = manifestTrust(trust)
 	}
+	return nil
+}
+
+// findings runs the finding queries, applies the baseline and counts
+// their rows by severity, suppressed apart.
+func (r *reportRun) findings() (map[string]*Table, error) {
+	sum, man, opts := r.sum, r.man, r.opts
 	tables := map[string]*Table{}
 	for _, name := range Findings {
-		t, err := run(name)
+		t, err := r.run(name)
 		if err != nil {
 			return nil, err
 		}
@@ -232,11 +284,11 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 	for _, name := range Findings {
 		t := tables[name]
 		fc := FindingCount{Name: name, Rows: len(t.Rows), Kinds: kindCounts(name, t)}
-		for _, r := range t.Rows {
-			if isSuppressed(t, r) {
+		for _, row := range t.Rows {
+			if isSuppressed(t, row) {
 				fc.Suppressed++
 			} else {
-				fc.Severities[rowSeverity(t, r)]++
+				fc.Severities[rowSeverity(t, row)]++
 			}
 		}
 		for i := range fc.Severities {
@@ -263,23 +315,15 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 			man.Baseline.Entries = append(man.Baseline.Entries, ManifestBaselineEntry{Entry: s.Entry.String(), Expires: string(exp), Expired: s.Expired, Rows: s.Rows})
 		}
 	}
-	servers, err := expectedServers(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	toolDays, err := run("tool_days")
-	if err != nil {
-		return nil, err
-	}
+	return tables, nil
+}
 
-	// The files are written after every query ran, each atomically, and
-	// not begun once the run is stopped: an interrupted report leaves the
-	// day's directory as it was. Writing them takes milliseconds.
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+// write writes the day's files into opts.Dir, each atomically, the
+// manifest (which lists the others with their SHA-256) last.
+func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []ServerTools) error {
+	sum, man, opts := r.sum, r.man, r.opts
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, &WriteError{Path: opts.Dir, Err: err}
+		return &WriteError{Path: opts.Dir, Err: err}
 	}
 	write := func(name string, data []byte) error {
 		if err := writeFileAtomic(opts.Dir, name, data); err != nil {
@@ -293,63 +337,63 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 	for _, name := range Findings {
 		var c, j bytes.Buffer
 		if err := tables[name].WriteCSV(&c); err != nil {
-			return nil, err
+			return err
 		}
 		if err := tables[name].WriteJSONL(&j); err != nil {
-			return nil, err
+			return err
 		}
 		if err := write(name+".csv", c.Bytes()); err != nil {
-			return nil, err
+			return err
 		}
 		if err := write(name+".jsonl", j.Bytes()); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if opts.OCSF {
 		var o bytes.Buffer
 		for _, name := range Findings {
 			if err := WriteOCSF(&o, tables[name], opts.ToolVersion, opts.FailOn); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if err := write(OCSFFile, o.Bytes()); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	var tds []ToolDay
-	for _, r := range toolDays.Rows {
-		td := ToolDay{Tool: Text(r[0]), Day: Text(r[1]), Fingerprints: asInt(r[2]), Receipts: asInt(r[3]), Unexpected: -1}
-		if u, ok := r[toolDays.Col("unexpected")].(int64); ok {
+	for _, row := range toolDays.Rows {
+		td := ToolDay{Tool: Text(row[0]), Day: Text(row[1]), Fingerprints: asInt(row[2]), Receipts: asInt(row[3]), Unexpected: -1}
+		if u, ok := row[toolDays.Col("unexpected")].(int64); ok {
 			td.Unexpected = u
 		}
 		tds = append(tds, td)
 	}
-	chartFirst, _ := chartWindow(day, ChartDays, tds)
-	man.ChartWindow = Window{chartFirst.Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)}
-	chart := FingerprintChart(day, ChartDays, tds)
+	chartFirst, _ := chartWindow(r.day, ChartDays, tds)
+	man.ChartWindow = Window{chartFirst.Format(time.RFC3339), r.day.AddDate(0, 0, 1).Format(time.RFC3339)}
+	chart := FingerprintChart(r.day, ChartDays, tds)
 	if err := write(ChartFile, chart); err != nil {
-		return nil, err
+		return err
 	}
 	md := summaryMarkdown(sum, man, tables, servers)
 	if err := write(SummaryFile, md); err != nil {
-		return nil, err
+		return err
 	}
 	page, err := summaryHTML(opts.Day, md, chart)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := write(HTMLFile, page); err != nil {
-		return nil, err
+		return err
 	}
 	mj, err := json.MarshalIndent(man, "", "  ")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := writeFileAtomic(opts.Dir, ManifestFile, append(mj, '\n')); err != nil {
-		return nil, err
+		return err
 	}
 	sum.Files = append(sum.Files, ManifestFile)
-	return sum, nil
+	return nil
 }
 
 // ServerTools is one expected server and how many tool names its schemas
