@@ -333,7 +333,8 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 			err = l.finishRest()
 		}
 		if err == nil {
-			sum.Verify = addCounts(done, vs)
+			sum.Verify = done
+			sum.Verify.Add(vs)
 			for _, f := range l.pending {
 				switch {
 				case f.changed: // not loaded: its records are not counted
@@ -357,7 +358,7 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 		// place): it fails alone, and the files not yet committed are
 		// verified again without it.
 		for _, f := range l.pending[:l.cur] {
-			done = addCounts(done, f.counts)
+			done.Add(f.counts)
 		}
 		l.pending = l.retryWithout(changedInput(err, l.pending[l.cur:]))
 		l.cur = 0
@@ -443,26 +444,6 @@ func subtractCounts(a, b stream.Summary) stream.Summary {
 			}
 		}
 		a.Reasons = reasons
-	}
-	return a
-}
-
-// addCounts adds the verification counts of b to a.
-func addCounts(a, b stream.Summary) stream.Summary {
-	a.Files += b.Files
-	a.FilesFailed += b.FilesFailed
-	a.Lines += b.Lines
-	a.Blank += b.Blank
-	a.Receipts += b.Receipts
-	a.Pass += b.Pass
-	a.Fail += b.Fail
-	a.Incomplete += b.Incomplete
-	a.Unreadable += b.Unreadable
-	if len(b.Reasons) > 0 && a.Reasons == nil {
-		a.Reasons = map[verify.Reason]int64{}
-	}
-	for r, n := range b.Reasons {
-		a.Reasons[r] += n
 	}
 	return a
 }

@@ -100,20 +100,9 @@ func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emi
 
 // AddSummary is the summary of a run whose shards summarized as a and b.
 func AddSummary(a, b stream.Summary) stream.Summary {
-	s := stream.Summary{
-		Files: a.Files + b.Files, FilesFailed: a.FilesFailed + b.FilesFailed,
-		Lines: a.Lines + b.Lines, Blank: a.Blank + b.Blank,
-		Pass: a.Pass + b.Pass, Fail: a.Fail + b.Fail, Incomplete: a.Incomplete + b.Incomplete,
-		Unreadable: a.Unreadable + b.Unreadable,
-		Duplicates: a.Duplicates + b.Duplicates, ChainsOutside: a.ChainsOutside + b.ChainsOutside,
-		Reasons: map[verify.Reason]int64{},
-	}
-	for _, m := range []map[verify.Reason]int64{a.Reasons, b.Reasons} {
-		for r, n := range m {
-			s.Reasons[r] += n
-		}
-	}
-	s.Receipts = s.Pass + s.Fail + s.Incomplete
+	s := stream.Summary{Reasons: map[verify.Reason]int64{}}
+	s.Add(a)
+	s.Add(b)
 	return s
 }
 

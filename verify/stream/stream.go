@@ -241,6 +241,28 @@ type Summary struct {
 	ChainsOutside int64 `json:"chains_outside"`
 }
 
+// Add counts o in s as well: the summary of two runs, or of the parts of
+// one (its shards, its files), every count and reason summed.
+func (s *Summary) Add(o Summary) {
+	s.Files += o.Files
+	s.FilesFailed += o.FilesFailed
+	s.Lines += o.Lines
+	s.Blank += o.Blank
+	s.Receipts += o.Receipts
+	s.Pass += o.Pass
+	s.Fail += o.Fail
+	s.Incomplete += o.Incomplete
+	s.Unreadable += o.Unreadable
+	s.Duplicates += o.Duplicates
+	s.ChainsOutside += o.ChainsOutside
+	if len(o.Reasons) > 0 && s.Reasons == nil {
+		s.Reasons = map[verify.Reason]int64{}
+	}
+	for r, n := range o.Reasons {
+		s.Reasons[r] += n
+	}
+}
+
 // Run verifies every source and calls emit once per record that is not a
 // blank line, in input order, from a single goroutine. emit may keep the
 // Record's Result; its Raw and Rendered bytes are the stream's, valid only
