@@ -1,12 +1,10 @@
 package analytics
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -155,19 +153,13 @@ func (r *StoredReceipt) ReadArchive(ctx context.Context, root string) ([]byte, e
 		return nil, &ArchiveError{Path: path, Line: r.Line, Err: err}
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
-	var src io.Reader = br
-	if head, _ := br.Peek(2); gunzip.IsGzip(head) {
-		size := int64(-1)
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			size = fi.Size()
-		}
-		zr, err := gunzip.NewReader(br, size)
-		if err != nil {
-			return nil, &ArchiveError{Path: path, Line: r.Line, Changed: true, Err: fmt.Errorf("gzip: %w", err)}
-		}
-		defer zr.Close()
-		src = ctxio.Reader(ctx, zr)
+	content, gz, err := gunzip.Content(f, "", gunzip.Size(f))
+	if err != nil {
+		return nil, &ArchiveError{Path: path, Line: r.Line, Changed: gz, Err: err}
+	}
+	src := content
+	if gz {
+		src = ctxio.Reader(ctx, content)
 	}
 	b, err := newContentReader(src).read(lineLoc{r.Line, r.Offset, r.Length, r.LineSHA256})
 	switch {

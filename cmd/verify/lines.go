@@ -52,24 +52,12 @@ func openInput(path string, stdin io.Reader) (*input, error) {
 		return nil, &inputError{fmt.Errorf("%s: is a directory", path)}
 	}
 	in := &input{name: path, r: f, closer: f}
-	body, gz, err := gunzip.SniffFile(f, path)
+	content, gz, err := gunzip.Content(f, path, gunzip.Size(f))
 	if err != nil {
 		f.Close()
 		return nil, in.readError(err)
 	}
-	in.r = body
-	if gz {
-		size := int64(-1)
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			size = fi.Size()
-		}
-		zr, err := gunzip.NewReader(body, size)
-		if err != nil {
-			f.Close()
-			return nil, in.readError(fmt.Errorf("gzip: %w", err))
-		}
-		in.r, in.gzip = zr, true
-	}
+	in.r, in.gzip = content, gz
 	return in, nil
 }
 

@@ -182,24 +182,16 @@ func (s *snapshot) source(ctx context.Context, name string) func() (io.ReadClose
 			return nil, err
 		}
 		rc := asReadCloser(r)
-		body, gz, err := gunzip.SniffFile(ctxio.Reader(ctx, r), s.path)
-		if err != nil {
-			rc.Close()
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if !gz {
-			return readCloser{body, rc}, nil
-		}
 		size := int64(-1)
 		if sr, ok := r.(*snapshotReader); ok {
 			size = sr.s.size
 		}
-		zr, err := gunzip.NewReader(body, size)
+		content, _, err := gunzip.Content(ctxio.Reader(ctx, r), s.path, size)
 		if err != nil {
 			rc.Close()
-			return nil, fmt.Errorf("%s: gzip: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return gzipFile{zr, rc}, nil
+		return readCloser{content, rc}, nil
 	}
 }
 
@@ -228,10 +220,3 @@ func asReadCloser(r io.Reader) io.ReadCloser {
 	}
 	return io.NopCloser(r)
 }
-
-type gzipFile struct {
-	*gunzip.Reader
-	c io.Closer
-}
-
-func (g gzipFile) Close() error { g.Reader.Close(); return g.c.Close() }

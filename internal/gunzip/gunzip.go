@@ -56,13 +56,35 @@ func (c *countReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Open reads the gzip file f, its expansion bounded by its size.
-func Open(f *os.File) (*Reader, error) {
-	size := int64(-1)
+// Size is the compressed size to bound f's content by: its size when it
+// is a regular file, else -1 (unknown: the bound grows as it is read).
+func Size(f *os.File) int64 {
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
+		return fi.Size()
 	}
-	return NewReader(f, size)
+	return -1
+}
+
+// Content is what a reader of r reads: r's bytes decompressed, their
+// expansion bounded by size (NewReader), when they are gzip, and r's bytes
+// as they are otherwise; gz says which. name, when not empty, is the
+// file's: one ending in .gz whose bytes are not gzip is gzip.ErrHeader.
+// An error of the gzip stream's start reads "gzip: ...".
+func Content(r io.Reader, name string, size int64) (content io.Reader, gz bool, err error) {
+	body, gz, err := Sniff(r)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case !gz && name != "" && strings.HasSuffix(name, ".gz"):
+		return nil, false, gzip.ErrHeader
+	case !gz:
+		return body, false, nil
+	}
+	zr, err := NewReader(body, size)
+	if err != nil {
+		return nil, true, fmt.Errorf("gzip: %w", err)
+	}
+	return zr, true, nil
 }
 
 // Reader is gzip content read up to its limit.
@@ -142,17 +164,6 @@ func Sniff(r io.Reader) (io.Reader, bool, error) {
 	}
 	head = head[:n]
 	return io.MultiReader(bytes.NewReader(head), r), IsGzip(head), nil
-}
-
-// SniffFile is Sniff for the content of a file named name: a name ending
-// in .gz says gzip, and bytes that are not are gzip.ErrHeader ("gzip:
-// invalid header"), not text to read as it is.
-func SniffFile(r io.Reader, name string) (io.Reader, bool, error) {
-	body, gz, err := Sniff(r)
-	if err == nil && !gz && strings.HasSuffix(name, ".gz") {
-		return nil, false, gzip.ErrHeader
-	}
-	return body, gz, err
 }
 
 // FileIsGzip reports whether the file at path starts a gzip stream; a file

@@ -49,26 +49,19 @@ func openSource(src Source) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, gz, err := gunzip.Sniff(rc)
+	size := int64(-1)
+	if f, ok := rc.(*os.File); ok {
+		size = gunzip.Size(f)
+	}
+	content, gz, err := gunzip.Content(rc, "", size)
 	if err != nil {
 		rc.Close()
 		return nil, err
 	}
-	if !gz {
-		return readCloser{body, rc}, nil
+	if gz {
+		content = gzipErrors{content}
 	}
-	size := int64(-1)
-	if f, ok := rc.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			size = fi.Size()
-		}
-	}
-	zr, err := gunzip.NewReader(body, size)
-	if err != nil {
-		rc.Close()
-		return nil, fmt.Errorf("gzip: %w", err)
-	}
-	return readCloser{gzipErrors{zr}, rc}, nil
+	return readCloser{content, rc}, nil
 }
 
 // readCloser reads from one reader and closes another.
