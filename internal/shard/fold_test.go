@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/queries"
@@ -25,21 +24,7 @@ func TestFoldRowGroups(t *testing.T) {
 	partRows, groupRows = 5000, 2048 // DuckDB writes groups of at least 2048 rows
 	t.Cleanup(func() { partRows, groupRows = oldParts, oldGroups })
 
-	dir := t.TempDir()
-	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	cfg := receiptgen.Config{Seed: 11, N: 12000, Rate: 0.1, Days: 1, Start: start, Algs: receiptgen.Ed25519Only}
-	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
-		t.Fatal(err)
-	}
-	v, _, err := receiptgen.LoadVerifier(dir, start.AddDate(0, 0, 30))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(raw), "\n")
+	dir, v, lines := generated(t, receiptgen.Config{Seed: 11, N: 12000, Rate: 0.1, Days: 1})
 	var body strings.Builder
 	for i, l := range lines {
 		body.WriteString(l)

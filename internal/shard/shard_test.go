@@ -71,21 +71,7 @@ func (p mapsPrior) Nonces(_ context.Context, digests []string) (map[string]bool,
 // history, forks and replays of it are found, and receipts of it
 // delivered again are told from them.
 func TestHistory(t *testing.T) {
-	dir := t.TempDir()
-	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	cfg := receiptgen.Config{Seed: 7, N: 1200, Rate: 0.1, Days: 2, Start: start, Algs: receiptgen.Ed25519Only}
-	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
-		t.Fatal(err)
-	}
-	v, _, err := receiptgen.LoadVerifier(dir, start.AddDate(0, 0, 30))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(raw), "\n")
+	dir, v, lines := generated(t, receiptgen.Config{Seed: 7, N: 1200, Rate: 0.1, Days: 2})
 	half := len(lines) / 2
 	earlier, later := filepath.Join(dir, "earlier.jsonl"), filepath.Join(dir, "later.jsonl")
 	// The later half repeats a few earlier receipts (deliveries again)
@@ -175,6 +161,29 @@ func TestHistory(t *testing.T) {
 	if two := finalize(histA, histB); two != got {
 		t.Errorf("finalize with the history as two runs numbered alike differs from one:\n got %.2000s\nwant %.2000s", two, got)
 	}
+}
+
+// generated writes an Ed25519 archive of cfg (from 2026-11-01) in a
+// directory of the test's, and gives the directory, the verifier of its
+// keys and schemas judging a month later, and its lines, each with its
+// newline.
+func generated(t *testing.T, cfg receiptgen.Config) (dir string, v *verify.Verifier, lines []string) {
+	t.Helper()
+	dir = t.TempDir()
+	cfg.Start = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	cfg.Algs = receiptgen.Ed25519Only
+	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := receiptgen.LoadVerifier(dir, cfg.Start.AddDate(0, 0, 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, v, strings.SplitAfter(string(raw), "\n")
 }
 
 // testPlan writes and reads the plan of a one-shard run over the file at
