@@ -66,7 +66,7 @@ import (
 const Manifest = "manifest.json"
 
 // manifestVersion is the version of the directory's layout.
-const manifestVersion = 2
+const manifestVersion = 3
 
 // SeqBits is how many low bits of ord hold a record's ordinal in its
 // shard; the shard's number is above them.
@@ -99,6 +99,17 @@ type manifest struct {
 	Links   int64             `json:"links"`
 	Nonces  int64             `json:"nonces"`
 	Summary stream.MapSummary `json:"summary"`
+	// Contents are the SHA-256 of each input's content (decompressed),
+	// by its name as the records' source gives it: the receipts table's
+	// file_sha256. An input that could not be read to its end has none.
+	Contents []Content `json:"contents"`
+}
+
+// Content is the SHA-256 of an input's content, as a load records it
+// (files.file_sha256).
+type Content struct {
+	Source string `json:"source"`
+	SHA256 string `json:"sha256"`
 }
 
 // Part is one Parquet file of a map directory.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/receiptverify/verify/analytics"
 )
 
 // Engines are the engines Views writes statements for.
@@ -65,4 +67,53 @@ func clickHouseViews(parts, history []string) []string {
 // backslash escapes.
 func clickHouseString(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// TableViews are the statements that make, on engine, the report's
+// tables (receipts, expected_tools, trust) over exactly the files of
+// folded shards (Folds.Tables): what the finding queries of queries/
+// read. receipts is read with its day from the files' day=YYYY-MM-DD
+// directories (DuckDB's hive_partitioning; ClickHouse's
+// use_hive_partitioning setting, which the session must set).
+func TableViews(engine string, tables map[string][]string) ([]string, error) {
+	var out []string
+	for _, t := range lakeTables {
+		files := tables[t]
+		if len(files) == 0 {
+			return nil, fmt.Errorf("no %s file", t)
+		}
+		switch engine {
+		case "duckdb":
+			q := make([]string, len(files))
+			for i, f := range files {
+				q[i] = sqlString(filepath.ToSlash(f))
+			}
+			hive := ""
+			if t == analytics.ParquetReceipts {
+				hive = ", hive_partitioning = true"
+			}
+			out = append(out, "CREATE VIEW "+t+" AS SELECT * FROM read_parquet(["+strings.Join(q, ", ")+"]"+hive+")")
+		case "clickhouse":
+			sel := make([]string, len(files))
+			for i, f := range files {
+				sel[i] = "SELECT * FROM file(" + clickHouseString(filepath.ToSlash(f)) + ", Parquet)"
+			}
+			out = append(out, "CREATE VIEW "+t+" AS "+strings.Join(sel, " UNION ALL "))
+		default:
+			return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines, ", "))
+		}
+	}
+	return out, nil
+}
+
+// TableList is the tables' files as TABLE<tab>PATH lines, for any other
+// loader: receipts first, then expected_tools and trust.
+func TableList(tables map[string][]string) []string {
+	var out []string
+	for _, t := range lakeTables {
+		for _, f := range tables[t] {
+			out = append(out, t+"\t"+f)
+		}
+	}
+	return out
 }
