@@ -168,7 +168,7 @@ func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) 
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("SET threads = %d", threads))
 
-	rows, err := conn.QueryContext(ctx, `SELECT day, COUNT(*), SUM(`+receiptWidth+`) FROM receipts GROUP BY day ORDER BY day NULLS LAST`)
+	rows, err := conn.QueryContext(ctx, `SELECT day, COUNT(*), COALESCE(SUM(`+receiptWidth+`), 0) FROM receipts GROUP BY day ORDER BY day NULLS LAST`)
 	if err != nil {
 		return nil, dbErr(err)
 	}

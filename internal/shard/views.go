@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/receiptverify/verify/analytics"
 )
@@ -73,8 +74,9 @@ func clickHouseString(s string) string {
 // tables (receipts, expected_tools, trust) over exactly the files of
 // folded shards (Folds.Tables): what the finding queries of queries/
 // read. receipts is read with its day from the files' day=YYYY-MM-DD
-// directories (DuckDB's hive_partitioning; ClickHouse's
-// use_hive_partitioning setting, which the session must set).
+// directories: on DuckDB a column of the view, each day's files read
+// apart; on ClickHouse the use_hive_partitioning setting, which the
+// session must set.
 func TableViews(engine string, tables map[string][]string) ([]string, error) {
 	var out []string
 	for _, t := range lakeTables {
@@ -84,15 +86,37 @@ func TableViews(engine string, tables map[string][]string) ([]string, error) {
 		}
 		switch engine {
 		case "duckdb":
-			q := make([]string, len(files))
-			for i, f := range files {
-				q[i] = sqlString(filepath.ToSlash(f))
+			list := func(files []string) string {
+				q := make([]string, len(files))
+				for i, f := range files {
+					q[i] = sqlString(filepath.ToSlash(f))
+				}
+				return "[" + strings.Join(q, ", ") + "]"
 			}
-			hive := ""
-			if t == analytics.ParquetReceipts {
-				hive = ", hive_partitioning = true"
+			if t != analytics.ParquetReceipts {
+				out = append(out, "CREATE VIEW "+t+" AS SELECT * FROM read_parquet("+list(files)+", hive_partitioning = false)")
+				continue
 			}
-			out = append(out, "CREATE VIEW "+t+" AS SELECT * FROM read_parquet(["+strings.Join(q, ", ")+"]"+hive+")")
+			// The day of each day's files, from its directory's name
+			// alone: hive_partitioning would also read a key=value
+			// directory above it as a column.
+			var days []string
+			byDay := map[string][]string{}
+			for _, f := range files {
+				d, ok := strings.CutPrefix(filepath.Base(filepath.Dir(f)), "day=")
+				if _, err := time.Parse(time.DateOnly, d); !ok || err != nil {
+					return nil, fmt.Errorf("%s: not in a day=YYYY-MM-DD directory", f)
+				}
+				if byDay[d] == nil {
+					days = append(days, d)
+				}
+				byDay[d] = append(byDay[d], f)
+			}
+			sel := make([]string, len(days))
+			for i, d := range days {
+				sel[i] = "SELECT *, DATE '" + d + "' AS day FROM read_parquet(" + list(byDay[d]) + ", hive_partitioning = false)"
+			}
+			out = append(out, "CREATE VIEW "+t+" AS "+strings.Join(sel, " UNION ALL "))
 		case "clickhouse":
 			sel := make([]string, len(files))
 			for i, f := range files {
