@@ -28,7 +28,14 @@ import (
 //	fold.json                     the run plan's id, SHA-256 and shard count, the
 //	                              shard's number, the output format, the results
 //	                              file's name, SHA-256 and size, the shard's summary,
-//	                              the build
+//	                              the table files' names, SHA-256 and sizes, the build
+//
+// With --receipts (FoldWriter.WithReceipts) it also holds the report's
+// tables in the layout of verify export (analytics.ReceiptTable):
+//
+//	receipts/day=YYYY-MM-DD/part-N.parquet   the shard's receipts, final verdicts
+//	expected_tools/part-0.parquet            the plan's expected tool schemas
+//	trust/part-0.parquet                     the plan's trust material
 //
 // The results of every shard, concatenated in shard order, are the
 // output of one verify receipts over the plan's inputs (without its

@@ -16,8 +16,10 @@
 // step wrote them, meet the judgments of their ord range, so memory holds
 // one part. [FinalizeShard] folds one shard alone (`verify finalize
 // --shard N --emit DIR`, one task per shard) into a directory of its own
-// ([CreateFold]), and [ReadFolds] checks the folded shards and adds up
-// their summaries (`verify summarize`). Every refusal is an [*Error]
+// ([CreateFold]), with the report's tables if asked
+// ([FoldWriter.WithReceipts]), and [ReadFolds] checks the folded shards
+// and adds up their summaries (`verify summarize`); [TableViews] gives
+// an engine their tables' exact files. Every refusal is an [*Error]
 // with a [Reason].
 //
 // # Layout of a map task's directory
@@ -25,7 +27,7 @@
 //	manifest.json            the run plan's id, SHA-256 and shard count, the shard's
 //	                         number, the trust material and inputs it read, each
 //	                         part's name, SHA-256 and counts, the shard's summary,
-//	                         the build
+//	                         each input's content SHA-256, the build
 //	records-NNNNN.parquet    one row per record that is not a blank line, in input order
 //
 // A map task writes into a hidden attempt directory beside DIR
