@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/stream"
 	"github.com/receiptverify/verify/verify/toolschema"
 )
 
@@ -20,9 +21,9 @@ import (
 // ExportParquet writes them, so the columns, their types and the layout
 // are the export's.
 //
-// What a ReceiptTable does not know is NULL: where the line is in its file
-// (byte_offset, byte_length, line_sha256) and the line itself (raw). Its
-// receipts are every result added; a load stores a line delivered again
+// What a ReceiptTable does not know is NULL: the line itself (raw), and
+// where it is in its file (byte_offset, byte_length, line_sha256) when the
+// caller does not say. Its receipts are every result added; a load stores a line delivered again
 // in another file once (files.redelivered), and records nothing of a file
 // it could not read to its end, which the caller leaves out.
 type ReceiptTable struct {
@@ -86,9 +87,10 @@ func CreateReceiptTable(ctx context.Context, path string, opts ReceiptTableOptio
 }
 
 // Add adds res, read from the file whose content's SHA-256 is fileSHA256
-// (hex), as a receipts row. An unreadable line is not a receipt: it is
-// left out, as a load puts it in rejects.
-func (t *ReceiptTable) Add(ctx context.Context, res *verify.Result, fileSHA256 string) error {
+// (hex), as a receipts row; line, if not nil, is where its line is in
+// that content (byte_offset, byte_length, line_sha256). An unreadable
+// line is not a receipt: it is left out, as a load puts it in rejects.
+func (t *ReceiptTable) Add(ctx context.Context, res *verify.Result, fileSHA256 string, line *stream.LineRef) error {
 	if res.Verdict == verify.Unreadable {
 		return nil
 	}
@@ -105,8 +107,12 @@ func (t *ReceiptTable) Add(ctx context.Context, res *verify.Result, fileSHA256 s
 		t.sp, t.sha, t.src = sp, fileSHA256, res.Source
 	}
 	t.rows++
+	kept, offset := unknownLine, int64(-1)
+	if line != nil {
+		kept, offset = keptLine{length: line.Length, sum: line.SHA256}, line.Offset
+	}
 	return t.sp.add(func(b []byte) []byte {
-		return appendReceiptRowAt(b, res, int64(res.Line), unknownLine, -1, false, deliveryFlags{})
+		return appendReceiptRowAt(b, res, int64(res.Line), kept, offset, false, deliveryFlags{})
 	})
 }
 

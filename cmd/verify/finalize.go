@@ -143,11 +143,11 @@ func finalizeShardAction(ctx *cli.Context, output string) error {
 		}
 	}
 	emit := resultEmitter(output, w, w, newProgressBar(io.Discard))
-	sum, err := shard.FinalizeShard(sigCtx, run, n, ctx.String("judgments"), func(r *verify.Result) error {
+	sum, err := shard.FinalizeShard(sigCtx, run, n, ctx.String("judgments"), func(r *verify.Result, line *stream.LineRef) error {
 		if err := emit(&stream.Record{Result: r}); err != nil {
 			return err
 		}
-		return w.AddReceipt(r)
+		return w.AddReceipt(r, line)
 	})
 	if err != nil {
 		w.Abort()

@@ -124,6 +124,21 @@ func TestEnginesLakeReport(t *testing.T) {
 			t.Fatalf("verify query %s: exit %d, %d rows, the SQL %d\n%s", name, vq.code, strings.Count(string(vq.stdout), "\n"), len(all.rows), vq.stderr)
 		}
 	}
+	// The whole receipts table, every column but the line itself (raw,
+	// which a fold does not have), to compare with the folds'.
+	cols, err := queryRows(adb.SQL(), "SELECT column_name FROM (DESCRIBE receipts) WHERE column_name <> 'raw'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cols.rows {
+		names = append(names, c[0])
+	}
+	allReceipts := "SELECT " + strings.Join(names, ", ") + " FROM receipts ORDER BY file_sha256, line"
+	wantReceipts, err := queryRows(adb.SQL(), allReceipts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	adb.Close()
 	if n := len(want[run{query: mustQuery(t, "replays")}.String()].rows); n < altered {
 		t.Fatalf("replays: %d rows for %d repeated action ids", n, altered)
@@ -170,6 +185,14 @@ func TestEnginesLakeReport(t *testing.T) {
 					got[r.String()] = res
 				}
 				check(t, got, errs)
+				// Every receipts row is the audit's, but for raw.
+				all, err := queryRows(duck, allReceipts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := compare(wantReceipts, all); d != "" {
+					t.Errorf("the receipts table differs from the audit's:\n%s", d)
+				}
 			})
 			t.Run("clickhouse", func(t *testing.T) {
 				if os.Getenv("VERIFY_ENGINES") == "off" {

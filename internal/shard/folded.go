@@ -131,7 +131,7 @@ func (w *FoldWriter) WithReceipts(ctx context.Context, run *Run, opts analytics.
 // AddReceipt adds a final result to the receipts table (with
 // WithReceipts). The receipts of a source the map step could not read to
 // its end are left out, as a load records nothing of such a file.
-func (w *FoldWriter) AddReceipt(res *verify.Result) error {
+func (w *FoldWriter) AddReceipt(res *verify.Result, line *stream.LineRef) error {
 	if w.table == nil {
 		return nil
 	}
@@ -139,7 +139,7 @@ func (w *FoldWriter) AddReceipt(res *verify.Result) error {
 	if !ok {
 		return nil
 	}
-	return w.table.Add(w.tableCtx, res, sum)
+	return w.table.Add(w.tableCtx, res, sum, line)
 }
 
 // writeTables writes the receipts table and its companions into the

@@ -41,9 +41,11 @@
 // × 2^40 + its ordinal in the shard, blank lines counted), source, line,
 // format, verdict and reasons (verified alone: the chain and nonce axes
 // not judged), axes (JSON), chain_key, link_key, scope_key, nonce_key
-// (hex, NULL where the receipt has none: see stream.Keys) and state (the
+// (hex, NULL where the receipt has none: see stream.Keys), state (the
 // result in a binary form that only the same build of verify reads, which
-// the manifest names and Finalize checks).
+// the manifest names and Finalize checks), and byte_offset, byte_length
+// and line_sha256 (32 bytes): where the line is in its input and its
+// SHA-256, NULL for a file that could not be read.
 package shard
 
 import (
