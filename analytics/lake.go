@@ -23,9 +23,10 @@ import (
 //
 // What a ReceiptTable does not know is NULL: the line itself (raw), and
 // where it is in its file (byte_offset, byte_length, line_sha256) when the
-// caller does not say. Its receipts are every result added; a load stores a line delivered again
-// in another file once (files.redelivered), and records nothing of a file
-// it could not read to its end, which the caller leaves out.
+// caller does not say. Its receipts are every result added: the caller
+// leaves out what a load would not store (a line delivered again from
+// another file, files.redelivered; the lines of a file it could not read
+// to its end).
 type ReceiptTable struct {
 	db    *DB
 	path  string

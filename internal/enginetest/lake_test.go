@@ -45,15 +45,15 @@ func TestEnginesLakeReport(t *testing.T) {
 	// Three files. The second also holds receipts of the first with their
 	// decision changed after signing (repeated action ids, failed) and a
 	// line that is not JSON; the third repeats lines of its own (the
-	// same receipt delivered twice in one file). No line of one file is
-	// in another: a load stores such a line once.
+	// same receipt delivered twice in one file, stored twice) and lines of
+	// the first and second (delivered again, byte for byte: stored once).
 	altered := 0
 	var parts []string
 	q := len(lines) / 3
 	for i := range 3 {
 		body := strings.Join(lines[i*q:min((i+1)*q, len(lines))], "")
 		if i == 2 {
-			body = strings.Join(lines[2*q:], "") + strings.Join(lines[2*q+10:2*q+14], "")
+			body = strings.Join(lines[2*q:], "") + strings.Join(lines[2*q+10:2*q+14], "") + strings.Join(lines[5:9], "") + lines[q+3]
 		}
 		if i == 1 {
 			for _, l := range lines[20:80] {

@@ -99,6 +99,7 @@ type FoldWriter struct {
 	table    *analytics.ReceiptTable
 	tableCtx context.Context
 	contents map[string]string
+	again    map[lineAt]bool // the lines delivered again: not receipts rows
 }
 
 // receiptsDB is the name of the database a fold with --receipts fills in
@@ -120,23 +121,29 @@ func (w *FoldWriter) WithReceipts(ctx context.Context, run *Run, opts analytics.
 			}
 		}
 	}
+	again, err := redelivered(ctx, run, w.m.Shard)
+	if err != nil {
+		return err
+	}
 	t, err := analytics.CreateReceiptTable(ctx, filepath.Join(w.attempt, receiptsDB), opts)
 	if err != nil {
 		return err
 	}
-	w.table, w.tableCtx = t, ctx
+	w.table, w.tableCtx, w.again = t, ctx, again
 	return nil
 }
 
 // AddReceipt adds a final result to the receipts table (with
 // WithReceipts). The receipts of a source the map step could not read to
-// its end are left out, as a load records nothing of such a file.
+// its end are left out, as a load records nothing of such a file; so are
+// the lines an earlier input of the run holds byte for byte, which a load
+// stores once (redelivered).
 func (w *FoldWriter) AddReceipt(res *verify.Result, line *stream.LineRef) error {
 	if w.table == nil {
 		return nil
 	}
 	sum, ok := w.contents[res.Source]
-	if !ok {
+	if !ok || w.again[lineAt{res.Source, int64(res.Line)}] {
 		return nil
 	}
 	return w.table.Add(w.tableCtx, res, sum, line)
@@ -472,4 +479,70 @@ func checkFile(path, sha string, bytes int64) error {
 		return &Error{Reason: ReasonPart, Path: path, Msg: fmt.Sprintf("SHA-256 %s, %s says %s: not the file the fold wrote", sum, FoldManifest, sha)}
 	}
 	return nil
+}
+
+// lineAt names a record by its source and line.
+type lineAt struct {
+	source string
+	line   int64
+}
+
+// redelivered are the records of shard n whose line, byte for byte
+// (line_sha256), an earlier record of another input already holds, in
+// the run's order: lines a load stores once, from the first file that
+// holds them (files.redelivered), and a fold leaves out of the receipts
+// table. The parts of the shards before n are checked against their
+// manifests first (the fold of shard n read only its own).
+func redelivered(ctx context.Context, run *Run, n int64) (map[lineAt]bool, error) {
+	var earlier, own []string
+	var check []*shardDir
+	for _, s := range run.shards {
+		switch {
+		case s.m.Shard < n:
+			check = append(check, s)
+			earlier = append(earlier, partsOf([]*shardDir{s})...)
+		case s.m.Shard == n:
+			own = partsOf([]*shardDir{s})
+		}
+	}
+	if err := checkParts(ctx, check); err != nil {
+		return nil, err
+	}
+	db, err := openDuckDB()
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	list := func(files []string) string {
+		q := make([]string, len(files))
+		for i, f := range files {
+			q[i] = sqlString(filepath.ToSlash(f))
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	// Lines: the receipts (not the unreadable lines, which a load puts in
+	// rejects) of shards 0 to n.
+	cols := "SELECT ord, source, line, line_sha256 FROM read_parquet(%s) WHERE line_sha256 IS NOT NULL AND verdict <> 'UNREADABLE'"
+	from := fmt.Sprintf(cols, list(own))
+	if len(earlier) > 0 {
+		from += " UNION ALL " + fmt.Sprintf(cols, list(earlier))
+	}
+	rows, err := db.QueryContext(ctx, `WITH lines AS (`+from+`),
+own AS (SELECT * FROM lines WHERE ord >= $1),
+firsts AS (SELECT l.line_sha256 AS line_sha256, l.source AS source, MIN(l.ord) AS first
+           FROM lines l WHERE l.line_sha256 IN (SELECT line_sha256 FROM own) GROUP BY l.line_sha256, l.source)
+SELECT DISTINCT o.source, o.line FROM own o JOIN firsts f ON f.line_sha256 = o.line_sha256 AND f.source <> o.source AND f.first < o.ord`, n<<SeqBits)
+	if err != nil {
+		return nil, fmt.Errorf("finding the lines delivered again: %w", err)
+	}
+	defer rows.Close()
+	out := map[lineAt]bool{}
+	for rows.Next() {
+		var k lineAt
+		if err := rows.Scan(&k.source, &k.line); err != nil {
+			return nil, err
+		}
+		out[k] = true
+	}
+	return out, rows.Err()
 }
