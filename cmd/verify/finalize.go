@@ -136,8 +136,9 @@ func finalizeShardAction(ctx *cli.Context, output string) error {
 		if err != nil {
 			w.Abort()
 			var ie *inputError
-			if errors.As(err, &ie) {
-				return err
+			var se *shard.Error
+			if errors.As(err, &ie) || errors.As(err, &se) {
+				return err // a schema file or an earlier shard's part: exit 66 or 65
 			}
 			return &ioError{fmt.Errorf("--emit %s: %w", dir, err)}
 		}

@@ -370,6 +370,28 @@ func TestFoldReceipts(t *testing.T) {
 		code, stdout, stderr := runVerify(t, "parts", "--plan", r.plan, "--folds", dirs[0], dir)
 		refused(t, code, stdout, stderr, exitDataErr, `table file "trust/\.\./\.\./x\.parquet" of "trust": not a Parquet file of the directory`)
 	})
+	t.Run("an earlier shard's part changed", func(t *testing.T) {
+		// The fold of shard 1 reads shard 0's parts for the lines
+		// delivered again: with --receipts they are checked.
+		changed := filepath.Join(r.work, "maps-changed", "shard-0")
+		copyDir(t, r.shards[0], changed)
+		parts, _ := filepath.Glob(filepath.Join(changed, "records-*.parquet"))
+		if len(parts) == 0 {
+			t.Fatal("no part")
+		}
+		f, err := os.OpenFile(parts[0], os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte{0})
+		f.Close()
+		dir := filepath.Join(r.work, "refused-receipts", "shard-1")
+		code, stdout, stderr := runVerify(t, "finalize", "--plan", r.plan, "--shard", "1", "--emit", dir, "-f", "jsonl", "--judgments", good, "--receipts", changed, r.shards[1])
+		refused(t, code, stdout, stderr, exitDataErr, `records-00000\.parquet: SHA-256 \w+, the manifest says \w+`)
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("a refused fold published %s", dir)
+		}
+	})
 	t.Run("--receipts without --shard", func(t *testing.T) {
 		code, stdout, stderr := r.finalize(t, "--judgments", good, "--receipts")
 		refused(t, code, stdout, stderr, exitUsage, `--receipts goes with --shard N --emit DIR`)
