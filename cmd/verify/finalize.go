@@ -29,7 +29,9 @@ func newFinalizeCommand() *cli.Command {
 			"order (shard by shard) and with its exit codes: docs/scale-out.md.\n\n" +
 			"With --shard N --emit DIR (and --judgments), finalize folds shard N alone, in memory bounded\n" +
 			"by a part, and publishes its results and summary in DIR: one task per shard, a second array\n" +
-			"job; verify summarize adds the shards' summaries and gives the exit code.\n\n" +
+			"job; verify summarize adds the shards' summaries and gives the exit code. With --receipts the\n" +
+			"fold also writes the shard's receipts, final verdicts, as the report's tables (the layout of\n" +
+			"verify export) for the finding queries on a lake engine: verify parts --folds lists them.\n\n" +
 			"Exit codes: those of verify receipts (0 with --emit once the shard is published); 65 a directory, part or judgments file does not match\n" +
 			"the plan or the manifests (a foreign, duplicated or extra shard, other trust material, a\n" +
 			"part's digest or counts, judgments missing, repeated or of no record), 66 the plan, a shard,\n" +
