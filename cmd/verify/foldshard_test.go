@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -370,6 +371,37 @@ func TestFoldReceipts(t *testing.T) {
 		code, stdout, stderr := runVerify(t, "parts", "--plan", r.plan, "--folds", dirs[0], dir)
 		refused(t, code, stdout, stderr, exitDataErr, `table file "trust/\.\./\.\./x\.parquet" of "trust": not a Parquet file of the directory`)
 	})
+	for _, c := range []struct {
+		name, pattern string
+		edit          func([]any) []any
+	}{
+		{"a table file named twice", `table file "receipts/day=[0-9-]+/part-0\.parquet" named twice`, func(ts []any) []any { return append(ts, ts[0]) }},
+		{"no trust file", `tables without expected_tools or trust`, func(ts []any) []any {
+			return slices.DeleteFunc(ts, func(x any) bool { return x.(map[string]any)["table"] == "trust" })
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(r.work, strings.ReplaceAll(c.name, " ", "-"))
+			copyDir(t, dirs[1], dir)
+			var m map[string]any
+			b, err := os.ReadFile(filepath.Join(dir, "fold.json"))
+			if err == nil {
+				err = json.Unmarshal(b, &m)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			m["tables"] = c.edit(m["tables"].([]any))
+			if b, err = json.Marshal(m); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "fold.json"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := runVerify(t, "parts", "--plan", r.plan, "--folds", dirs[0], dir)
+			refused(t, code, stdout, stderr, exitDataErr, c.pattern)
+		})
+	}
 	t.Run("an earlier shard's part changed", func(t *testing.T) {
 		// The fold of shard 1 reads shard 0's parts for the lines
 		// delivered again: with --receipts they are checked.

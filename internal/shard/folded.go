@@ -344,11 +344,20 @@ func readFoldManifest(dir string) (*foldManifest, error) {
 	case len(m.SHA256) != 64 || m.Bytes < 0:
 		return nil, bad("no SHA-256 or a negative size for %s", m.Results)
 	}
+	names := map[string]bool{}
 	for _, f := range m.Tables {
+		if names[f.Name] {
+			return nil, bad("table file %q named twice", f.Name)
+		}
+		names[f.Name] = true
 		if !slices.Contains(lakeTables, f.Table) || !strings.HasPrefix(f.Name, f.Table+"/") || !strings.HasSuffix(f.Name, ".parquet") ||
 			!filepath.IsLocal(filepath.FromSlash(f.Name)) || len(f.SHA256) != 64 || f.Bytes < 0 {
 			return nil, bad("table file %q of %q: not a Parquet file of the directory's %s/ with a SHA-256 and a size", f.Name, f.Table, f.Table)
 		}
+	}
+	if len(m.Tables) > 0 && (!slices.ContainsFunc(m.Tables, func(f TableFile) bool { return f.Table == analytics.ParquetExpectedTools }) ||
+		!slices.ContainsFunc(m.Tables, func(f TableFile) bool { return f.Table == analytics.ParquetTrust })) {
+		return nil, bad("tables without %s or %s: a fold with --receipts writes both", analytics.ParquetExpectedTools, analytics.ParquetTrust)
 	}
 	s := m.Summary
 	if s.Files < 0 || s.FilesFailed < 0 || s.Lines < 0 || s.Blank < 0 || s.Pass < 0 || s.Fail < 0 || s.Incomplete < 0 || s.Unreadable < 0 ||
