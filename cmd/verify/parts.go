@@ -21,12 +21,16 @@ func newPartsCommand() *cli.Command {
 			"directories' parts, or an empty table), one statement a line; --engine list gives one line per\n" +
 			"part, TABLE<tab>PATH (shard_records or history_records), for any other loader. Never a glob:\n" +
 			"a file beside the parts (an earlier attempt's, another run's) is not read.\n\n" +
+			"With --folds, the DIRs are the folded shards of verify finalize --shard N --emit DIR --receipts,\n" +
+			"checked as verify summarize checks them, and the statements make the tables the finding queries\n" +
+			"read (receipts, expected_tools, trust) over exactly their files: docs/scale-out.md.\n\n" +
 			"Exit codes: 0 written, 64 usage, 65 a directory or part does not match the plan or its\n" +
 			"manifest, 66 the plan, a shard or a part cannot be read, 74 stdout failed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "plan", Usage: "the run plan `FILE` the map steps read (verify plan); required"},
 			&cli.StringFlag{Name: "engine", Value: "list", Usage: "`ENGINE`: list, " + strings.Join(shard.Engines, ", ")},
 			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): read as history_records"},
+			&cli.BoolFlag{Name: "folds", Usage: "the DIRs are folded shards (verify finalize --shard N --emit DIR --receipts): the views or list of the report's tables, receipts, expected_tools and trust"},
 		},
 		Action: partsAction,
 	}
@@ -52,6 +56,28 @@ func partsAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if ctx.Bool("folds") {
+		if ctx.IsSet("history") {
+			return usagef(ctx, "--history does not go with --folds")
+		}
+		folds, err := shard.ReadFolds(plan, ctx.Args().Slice())
+		if err != nil {
+			return err
+		}
+		if folds.Tables == nil {
+			return &shard.Error{Reason: shard.ReasonMissing, Path: plan.Path, Msg: fmt.Sprintf("shards %v were folded without --receipts: no receipts table to read", folds.Unfolded)}
+		}
+		if engine == "list" {
+			stmts = shard.TableList(folds.Tables)
+		} else if stmts, err = shard.TableViews(engine, folds.Tables); err != nil {
+			return err
+		} else {
+			for i := range stmts {
+				stmts[i] += ";"
+			}
+		}
+		return writeLines(ctx, stmts)
+	}
 	run, err := shard.Open(sigCtx, plan, ctx.Args().Slice(), ctx.StringSlice("history"))
 	if err != nil {
 		return finalizeError(sigCtx.Err(), err)
@@ -69,8 +95,13 @@ func partsAction(ctx *cli.Context) error {
 			stmts[i] += ";"
 		}
 	}
+	return writeLines(ctx, stmts)
+}
+
+// writeLines writes each of lines on a line of stdout.
+func writeLines(ctx *cli.Context, lines []string) error {
 	out := bufio.NewWriter(ctx.App.Writer)
-	for _, s := range stmts {
+	for _, s := range lines {
 		fmt.Fprintln(out, s)
 	}
 	if err := out.Flush(); err != nil {

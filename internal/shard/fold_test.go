@@ -125,7 +125,8 @@ func TestFoldRowGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	got.Reset()
-	sum, err = FinalizeShard(ctx, alone, 0, jfile, render(&got))
+	each := render(&got)
+	sum, err = FinalizeShard(ctx, alone, 0, jfile, func(res *verify.Result, _ *stream.LineRef) error { return each(res) })
 	if err != nil {
 		t.Fatal(err)
 	}
