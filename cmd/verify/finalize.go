@@ -38,6 +38,8 @@ func newFinalizeCommand() *cli.Command {
 			&cli.Int64Flag{Name: "shard", Usage: "fold shard `N` of the plan alone (with --emit and --judgments)"},
 			&cli.StringFlag{Name: "emit", Usage: "publish the shard's results and summary in `DIR` (with --shard): verify summarize reads it"},
 			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its receipts count as loaded before"},
+			&cli.StringFlag{Name: "history-keys", Usage: "the compact history `DIR` (--append-history, queries/shard/history_append.sql): its runs' receipts count as loaded before"},
+			&cli.StringFlag{Name: "append-history", Usage: "once the verdicts are written, append the run's keys to the compact history `DIR` (as DIR/RUN-ID, on DuckDB)"},
 		},
 		Action: finalizeAction,
 	}
@@ -55,8 +57,8 @@ func finalizeAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if ctx.IsSet("judgments") && ctx.IsSet("history") {
-		return usagef(ctx, "--history does not go with --judgments: the engine that ran the judgments reads the history")
+	if ctx.IsSet("judgments") && (ctx.IsSet("history") || ctx.IsSet("history-keys")) {
+		return usagef(ctx, "--history and --history-keys do not go with --judgments: the engine that ran the judgments reads the history")
 	}
 	if ctx.IsSet("shard") || ctx.IsSet("emit") {
 		return finalizeShardAction(ctx, output)
@@ -71,6 +73,9 @@ func finalizeAction(ctx *cli.Context) error {
 	if err != nil {
 		return finalizeError(sigCtx.Err(), err)
 	}
+	if err := withHistoryKeys(ctx, run); err != nil {
+		return finalizeError(sigCtx.Err(), err)
+	}
 	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
 	emit := resultEmitter(output, jsonOut, stdout, newProgressBar(io.Discard))
 	opts := shard.FinalizeOptions{Judgments: ctx.String("judgments")}
@@ -83,7 +88,33 @@ func finalizeAction(ctx *cli.Context) error {
 		return &ioError{err}
 	}
 	placeSummary(stdout, stderr, output, sum)
+	if dir := ctx.String("append-history"); dir != "" {
+		appended, err := shard.AppendHistory(sigCtx, run, dir)
+		if err != nil {
+			return finalizeError(sigCtx.Err(), fmt.Errorf("--append-history: %w", err))
+		}
+		if !appended {
+			fmt.Fprintf(stderr, "verify: finalize: run %s is in the history %s already: not appended again\n", plan.ID, dir)
+		}
+	}
 	return runOutcome(sum)
+}
+
+// withHistoryKeys adds the compact history --history-keys names to run,
+// saying so when it holds the run itself (left out).
+func withHistoryKeys(ctx *cli.Context, run *shard.Run) error {
+	dir := ctx.String("history-keys")
+	if dir == "" {
+		return nil
+	}
+	skipped, err := run.WithHistoryKeys(dir)
+	if err != nil {
+		return err
+	}
+	if skipped {
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: the history %s holds run %s itself (appended already): its keys are left out\n", dir, run.Plan.ID)
+	}
+	return nil
 }
 
 // finalizeShardAction is `verify finalize --shard N --emit DIR`: shard N
@@ -96,8 +127,10 @@ func finalizeShardAction(ctx *cli.Context, output string) error {
 		return usagef(ctx, "--emit needs --shard N: the shard this step folds")
 	case ctx.String("emit") == "":
 		return usagef(ctx, "--shard needs --emit DIR: where the shard's results and summary are published")
-	case ctx.IsSet("history"):
-		return usagef(ctx, "--history does not go with --shard: the engine that ran the judgments reads the history")
+	case ctx.IsSet("history") || ctx.IsSet("history-keys"):
+		return usagef(ctx, "--history and --history-keys do not go with --shard: the engine that ran the judgments reads the history")
+	case ctx.IsSet("append-history"):
+		return usagef(ctx, "--append-history does not go with --shard: append the whole run once every shard is folded (queries/shard/history_append.sql)")
 	case !ctx.IsSet("judgments"):
 		return usagef(ctx, "--shard needs --judgments: the rows of queries/shard/judgments.sql over the whole run")
 	}

@@ -17,16 +17,19 @@ func newPartsCommand() *cli.Command {
 		Description: "Checks the map steps' directories as verify finalize does (one per shard of the plan, each\n" +
 			"part's SHA-256 and counts) and writes, for the engine that runs queries/shard/judgments.sql,\n" +
 			"the statements that make its two tables over exactly those parts: --engine duckdb or\n" +
-			"clickhouse gives CREATE VIEW shard_records ... and history_records (a view over the --history\n" +
-			"directories' parts, or an empty table), one statement a line; --engine list gives one line per\n" +
-			"part, TABLE<tab>PATH (shard_records or history_records), for any other loader. Never a glob:\n" +
-			"a file beside the parts (an earlier attempt's, another run's) is not read.\n\n" +
+			"clickhouse gives CREATE VIEW shard_records ... and history_keys (a view over the compact\n" +
+			"history's files, --history-keys, and the keys of the --history directories' parts, or an\n" +
+			"empty table), one statement a line; --engine list gives one line per file, TABLE<tab>PATH\n" +
+			"(shard_records, history_keys, or history_records for a --history part), for any other\n" +
+			"loader. Never a glob: a file beside the parts (an earlier attempt's, another run's) or an\n" +
+			"unpublished history directory is not read, nor the run's own keys in the history.\n\n" +
 			"Exit codes: 0 written, 64 usage, 65 a directory or part does not match the plan or its\n" +
 			"manifest, 66 the plan, a shard or a part cannot be read, 74 stdout failed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "plan", Usage: "the run plan `FILE` the map steps read (verify plan); required"},
 			&cli.StringFlag{Name: "engine", Value: "list", Usage: "`ENGINE`: list, " + strings.Join(shard.Engines, ", ")},
-			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): read as history_records"},
+			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its records' keys read as history_keys"},
+			&cli.StringFlag{Name: "history-keys", Usage: "the compact history `DIR` (queries/shard/history_append.sql): its runs' files read as history_keys"},
 		},
 		Action: partsAction,
 	}
@@ -43,7 +46,7 @@ func partsAction(ctx *cli.Context) error {
 	var stmts []string
 	if engine != "list" {
 		var err error
-		if _, err = shard.Views(engine, nil, nil); err != nil {
+		if _, err = shard.Views(engine, nil, shard.History{}); err != nil {
 			return usagef(ctx, "--engine: %v", err)
 		}
 	}
@@ -56,12 +59,18 @@ func partsAction(ctx *cli.Context) error {
 	if err != nil {
 		return finalizeError(sigCtx.Err(), err)
 	}
+	if err := withHistoryKeys(ctx, run); err != nil {
+		return finalizeError(sigCtx.Err(), err)
+	}
 	if engine == "list" {
 		for _, p := range run.Parts() {
 			stmts = append(stmts, "shard_records\t"+p)
 		}
-		for _, p := range run.HistoryParts() {
+		for _, p := range run.HistoryParts().Records {
 			stmts = append(stmts, "history_records\t"+p)
+		}
+		for _, p := range run.HistoryParts().Keys {
+			stmts = append(stmts, "history_keys\t"+p)
 		}
 	} else {
 		stmts, _ = shard.Views(engine, run.Parts(), run.HistoryParts())

@@ -9,16 +9,30 @@ import (
 // Engines are the engines Views writes statements for.
 var Engines = []string{"duckdb", "clickhouse"}
 
-// historyColumns are the columns of history_records that the judgment
-// SQL reads.
-const historyColumns = "ord, chain_key, link_key, scope_key, nonce_key"
+// History is what the judgments read as history_keys: the map
+// directories' parts of earlier runs (Records, every record, made into
+// keys as the judgments read them) and the compact history's files
+// (Keys, the rows of queries/shard/history_append.sql), or neither.
+type History struct {
+	Records, Keys []string
+}
+
+// historyKinds are the kinds of history_keys made from records: each
+// key column of the records with the kind the append gives it, and the
+// scope of an owner.
+var historyKinds = []struct{ kind, key, scope string }{
+	{"o", "chain_key", "scope_key"},
+	{"l", "link_key", ""},
+	{"n", "nonce_key", ""},
+}
 
 // Views are the statements that make, on engine, the two tables
-// queries/shard/judgments.sql reads over exactly the given parts: the
-// view shard_records over the run's parts and history_records over the
-// history's, or an empty table without history. No glob: a file an
-// earlier attempt or another run left beside them is never read.
-func Views(engine string, parts, history []string) ([]string, error) {
+// queries/shard/judgments.sql and history_append.sql read over exactly
+// the given files: the view shard_records over the run's parts and
+// history_keys over the history's, or an empty table without history.
+// No glob: a file an earlier attempt or another run left beside them is
+// never read.
+func Views(engine string, parts []string, history History) ([]string, error) {
 	switch engine {
 	case "duckdb":
 		return duckDBViews(parts, history), nil
@@ -29,7 +43,7 @@ func Views(engine string, parts, history []string) ([]string, error) {
 }
 
 // duckDBViews: read_parquet over the list of files.
-func duckDBViews(parts, history []string) []string {
+func duckDBViews(parts []string, history History) []string {
 	list := func(files []string) string {
 		q := make([]string, len(files))
 		for i, f := range files {
@@ -38,15 +52,24 @@ func duckDBViews(parts, history []string) []string {
 		return "[" + strings.Join(q, ", ") + "]"
 	}
 	out := []string{"CREATE VIEW shard_records AS SELECT * FROM read_parquet(" + list(parts) + ")"}
-	if len(history) == 0 {
-		return append(out, "CREATE TEMP TABLE history_records (ord BIGINT, chain_key VARCHAR, link_key VARCHAR, scope_key VARCHAR, nonce_key VARCHAR)")
+	var sel []string
+	if len(history.Records) > 0 {
+		for _, k := range historyKinds {
+			sel = append(sel, "SELECT "+sqlString(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM read_parquet("+list(history.Records)+") WHERE "+k.key+" IS NOT NULL")
+		}
 	}
-	return append(out, "CREATE VIEW history_records AS SELECT "+historyColumns+" FROM read_parquet("+list(history)+")")
+	if len(history.Keys) > 0 {
+		sel = append(sel, "SELECT kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope FROM read_parquet("+list(history.Keys)+")")
+	}
+	if len(sel) == 0 {
+		return append(out, "CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB)")
+	}
+	return append(out, "CREATE VIEW history_keys AS "+strings.Join(sel, " UNION ALL "))
 }
 
 // clickHouseViews: one file() per part, joined by UNION ALL (ClickHouse's
 // file() takes one path or a glob, never a list).
-func clickHouseViews(parts, history []string) []string {
+func clickHouseViews(parts []string, history History) []string {
 	union := func(cols string, files []string) string {
 		sel := make([]string, len(files))
 		for i, f := range files {
@@ -55,10 +78,28 @@ func clickHouseViews(parts, history []string) []string {
 		return strings.Join(sel, " UNION ALL ")
 	}
 	out := []string{"CREATE VIEW shard_records AS " + union("*", parts)}
-	if len(history) == 0 {
-		return append(out, "CREATE TABLE history_records (ord Int64, chain_key Nullable(String), link_key Nullable(String), scope_key Nullable(String), nonce_key Nullable(String)) ENGINE = Memory")
+	var sel []string
+	for _, f := range history.Records {
+		for _, k := range historyKinds {
+			sel = append(sel, "SELECT "+sqlString(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM file("+clickHouseString(filepath.ToSlash(f))+", Parquet) WHERE "+k.key+" IS NOT NULL")
+		}
 	}
-	return append(out, "CREATE VIEW history_records AS "+union(historyColumns, history))
+	if len(history.Keys) > 0 {
+		sel = append(sel, union("kind, k, scope", history.Keys))
+	}
+	if len(sel) == 0 {
+		return append(out, "CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String)) ENGINE = Memory")
+	}
+	return append(out, "CREATE VIEW history_keys AS "+strings.Join(sel, " UNION ALL "))
+}
+
+// scopeOf is the scope column of a kind made from records: the unhexed
+// scope of an owner, else NULL.
+func scopeOf(col string) string {
+	if col == "" {
+		return "NULL"
+	}
+	return "unhex(" + col + ")"
 }
 
 // clickHouseString quotes s as a ClickHouse string literal, whose
