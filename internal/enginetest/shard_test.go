@@ -279,6 +279,14 @@ func duckDBJudgmentsFile(t *testing.T, views []string, out string) {
 	}
 }
 
+// PostgresHexFunctions are the two functions queries/shard/*.sql call
+// that PostgreSQL names otherwise: unhex (decode) and hex (encode, in
+// upper case as DuckDB and ClickHouse give it).
+var PostgresHexFunctions = []string{
+	"CREATE FUNCTION unhex(text) RETURNS bytea AS 'SELECT decode($1, ''hex'')' LANGUAGE sql IMMUTABLE STRICT",
+	"CREATE FUNCTION hex(bytea) RETURNS text AS 'SELECT upper(encode($1, ''hex''))' LANGUAGE sql IMMUTABLE STRICT",
+}
+
 // postgresRecords starts PostgreSQL and loads the records of the parts
 // verify parts listed (the columns the judgment SQL reads), read with
 // DuckDB, and an empty history.
@@ -291,8 +299,11 @@ func postgresRecords(t *testing.T, records []string) *sql.DB {
 		t.Fatal(err)
 	}
 	defer pg.Close(ctx)
-	for _, table := range []string{"shard_records", "history_records"} {
-		if _, err := pg.Exec(ctx, "CREATE TABLE "+table+" (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text)"); err != nil {
+	for _, stmt := range append([]string{
+		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text)",
+		"CREATE TABLE history_keys (kind text, k bytea, scope bytea)",
+	}, PostgresHexFunctions...) {
+		if _, err := pg.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}
 	}

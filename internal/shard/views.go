@@ -42,7 +42,9 @@ func Views(engine string, parts []string, history History) ([]string, error) {
 	return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines, ", "))
 }
 
-// duckDBViews: read_parquet over the list of files.
+// duckDBViews: read_parquet over the list of files. A compact history
+// written by ClickHouse (its Strings as binary) has kind as a BLOB: read
+// as VARCHAR.
 func duckDBViews(parts []string, history History) []string {
 	list := func(files []string) string {
 		q := make([]string, len(files))
@@ -59,7 +61,7 @@ func duckDBViews(parts []string, history History) []string {
 		}
 	}
 	if len(history.Keys) > 0 {
-		sel = append(sel, "SELECT kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope FROM read_parquet("+list(history.Keys)+")")
+		sel = append(sel, "SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope FROM read_parquet("+list(history.Keys)+")")
 	}
 	if len(sel) == 0 {
 		return append(out, "CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB)")
