@@ -208,5 +208,5 @@ func clickHouseAppend(t *testing.T, views []string, out string) {
 
 // HistoryWriteSettings are the settings ClickHouse writes the compact
 // history with: its keys are bytes, which other readers (DuckDB) refuse
-// as strings.
-var HistoryWriteSettings = []string{"SET output_format_parquet_string_as_string = 0"}
+// as strings, in row groups of 64Ki rows as DuckDB writes them.
+var HistoryWriteSettings = []string{"SET output_format_parquet_string_as_string = 0", "SET output_format_parquet_row_group_size = 65536"}

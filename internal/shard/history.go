@@ -93,7 +93,7 @@ func AppendHistory(ctx context.Context, run *Run, dir string) (appended bool, er
 	}
 	defer done()
 	out := filepath.Join(attempt, "keys.parquet")
-	if _, err := conn.ExecContext(ctx, "COPY (SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")) TO "+sqlString(filepath.ToSlash(out))+" (FORMAT parquet)"); err != nil {
+	if _, err := conn.ExecContext(ctx, "COPY (SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")) TO "+sqlString(filepath.ToSlash(out))+" (FORMAT parquet, ROW_GROUP_SIZE 65536)"); err != nil {
 		return false, fmt.Errorf("history: %w", err)
 	}
 	if d, err := os.Open(attempt); err == nil {

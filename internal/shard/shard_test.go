@@ -16,7 +16,7 @@ import (
 
 // mapsPrior is an earlier archive known by its map step's records: the
 // stream's own way (Prior) of judging against history, beside which the
-// judgment SQL's history_records is checked.
+// judgment SQL's history_keys is checked.
 type mapsPrior struct{ recs []*stream.Mapped }
 
 func (p mapsPrior) Links(_ context.Context, prefixes []string) (map[string]stream.PriorLink, error) {
