@@ -94,16 +94,13 @@ day_nonces AS (
     WHERE r.nonce_key IS NOT NULL
 ),
 -- The history's hits, hex again: the owners of the run's chain keys with
--- their scopes, the predecessors it names already, the scopes holding a
--- receipt with a chain hash.
+-- their scopes (one row a key: the history holds each key once, and a
+-- chain hash is one receipt's, so one scope's), the predecessors it
+-- names already, the scopes holding a receipt with a chain hash.
 history_scopes AS (
     SELECT DISTINCT lower(hex(h.k)) AS k, lower(hex(h.scope)) AS scope_key
     FROM history_keys h
     WHERE h.kind = 'o' AND h.k IN (SELECT unhex(d.k) FROM day_chain_keys d)
-),
-history_owners AS (
-    SELECT DISTINCT s.k AS k
-    FROM history_scopes s
 ),
 history_named AS (
     SELECT DISTINCT lower(hex(h.k)) AS k
@@ -154,7 +151,7 @@ chain_base AS (
     LEFT JOIN owner_scopes os ON os.k = n.link_key
     LEFT JOIN history_scopes hs ON hs.k = n.link_key
     LEFT JOIN history_named hn ON hn.k = n.link_key
-    LEFT JOIN history_owners ho ON ho.k = n.chain_key
+    LEFT JOIN history_scopes ho ON ho.k = n.chain_key
     LEFT JOIN scope_firsts sf ON sf.k = n.scope_key
     LEFT JOIN history_chain_scopes hcs ON hcs.k = n.scope_key
 )
@@ -176,7 +173,7 @@ WHERE r.ord <> o.owner_ord
 UNION ALL
 SELECT o.owner_ord AS ord, 'delivery' AS kind, 'prior_duplicate' AS outcome, o.owner_ord AS first_ord
 FROM owners o
-JOIN history_owners ho ON ho.k = o.k
+JOIN history_scopes ho ON ho.k = o.k
 UNION ALL
 SELECT u.ord AS ord, 'nonce' AS kind,
     CASE
@@ -191,6 +188,6 @@ FROM shard_records u
 JOIN first_users f ON f.k = u.nonce_key
 JOIN shard_records fu ON fu.ord = f.first_ord
 LEFT JOIN history_nonces hn ON hn.k = u.nonce_key
-LEFT JOIN history_owners ho ON ho.k = u.chain_key
+LEFT JOIN history_scopes ho ON ho.k = u.chain_key
 ) j
 ORDER BY ord, kind
