@@ -87,7 +87,9 @@ func AppendHistory(ctx context.Context, run *Run, dir string) (appended bool, er
 		return false, err
 	}
 	defer os.RemoveAll(attempt)
-	conn, done, err := judgmentsConn(ctx, run.Parts(), History{Records: run.HistoryParts().Records, Keys: keys})
+	// Keys are left out when dir holds them, not when another history
+	// the run was judged with does: dir must hold them for the next runs.
+	conn, done, err := judgmentsConn(ctx, run.Parts(), History{Keys: keys})
 	if err != nil {
 		return false, err
 	}
