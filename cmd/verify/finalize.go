@@ -27,6 +27,9 @@ func newFinalizeCommand() *cli.Command {
 			"With --shard N --emit DIR (and --judgments), finalize folds shard N alone, in memory bounded\n" +
 			"by a part, and publishes its results and summary in DIR: one task per shard, a second array\n" +
 			"job; verify summarize adds the shards' summaries and gives the exit code.\n\n" +
+			"Earlier runs count as loaded before: --history-keys DIR reads the compact history of their\n" +
+			"keys, --append-history DIR adds this run's once its verdicts are written (as DIR/RUN-ID;\n" +
+			"queries/shard/history_append.sql on another engine), --history DIR reads a run's map directory.\n\n" +
 			"Exit codes: those of verify receipts (0 with --emit once the shard is published); 65 a directory, part or judgments file does not match\n" +
 			"the plan or the manifests (a foreign, duplicated or extra shard, other trust material, a\n" +
 			"part's digest or counts, judgments missing, repeated or of no record), 66 the plan, a shard,\n" +
