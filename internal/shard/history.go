@@ -68,7 +68,9 @@ func HistoryKeyFiles(dir, run string) (files []string, skipped bool, err error) 
 // run into the compact history in dir, on DuckDB: into the hidden
 // directory .ID.attempt-XXXX (one of its own: an interrupted attempt's is
 // never read), published as dir/ID, ID the run's plan id. A run appended
-// already (dir/ID exists) is left as it is: appended reports false.
+// already (dir/ID exists) is left as it is: appended reports false. dir
+// is made if missing (the first run's append); a reader of the history
+// refuses a missing one.
 func AppendHistory(ctx context.Context, run *Run, dir string) (appended bool, err error) {
 	id := run.Plan.ID
 	if id == "" || strings.HasPrefix(id, ".") || strings.ContainsAny(id, `/\`) {
@@ -77,6 +79,9 @@ func AppendHistory(ctx context.Context, run *Run, dir string) (appended bool, er
 	final := filepath.Join(dir, id)
 	if _, err := os.Stat(final); err == nil {
 		return false, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, err
 	}
 	keys, _, err := HistoryKeyFiles(dir, id)
 	if err != nil {
