@@ -28,8 +28,10 @@ var historyKinds = []struct{ kind, key, scope string }{
 
 // Views are the statements that make, on engine, the two tables
 // queries/shard/judgments.sql and history_append.sql read over exactly
-// the given files: the view shard_records over the run's parts and
-// history_keys over the history's, or an empty table without history.
+// the given files: the view shard_records over the run's parts, and
+// history_keys, the rows of the history's files (the view history_all)
+// that the run's keys hit, read once into a table (historyHits), or an
+// empty table without history.
 // No glob: a file an earlier attempt or another run left beside them is
 // never read.
 func Views(engine string, parts []string, history History) ([]string, error) {
@@ -66,7 +68,8 @@ func duckDBViews(parts []string, history History) []string {
 	if len(sel) == 0 {
 		return append(out, "CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB)")
 	}
-	return append(out, "CREATE VIEW history_keys AS "+strings.Join(sel, " UNION ALL "))
+	return append(out, "CREATE VIEW history_all AS "+strings.Join(sel, " UNION ALL "),
+		"CREATE TEMP TABLE history_keys AS "+historyHits)
 }
 
 // clickHouseViews: one file() per part, joined by UNION ALL (ClickHouse's
@@ -92,8 +95,26 @@ func clickHouseViews(parts []string, history History) []string {
 	if len(sel) == 0 {
 		return append(out, "CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String)) ENGINE = Memory")
 	}
-	return append(out, "CREATE VIEW history_keys AS "+strings.Join(sel, " UNION ALL "))
+	return append(out, "CREATE VIEW history_all AS "+strings.Join(sel, " UNION ALL "),
+		"CREATE TABLE history_keys ENGINE = Memory AS "+historyHits)
 }
+
+// historyHits reads the whole history (the view history_all) once, for
+// the run's keys: its rows of a key some record of the run has (as chain
+// hash, link or nonce), and the chain scopes of the run's records that
+// an owner of the history has, once each (kind 'o', no key). This is
+// all queries/shard/judgments.sql and history_append.sql read of
+// history_keys, so they read a table the size of the run's keys, which
+// an engine that inlines each use of a view (ClickHouse) would otherwise
+// scan once per use.
+const historyHits = `SELECT DISTINCT h.kind AS kind, CASE WHEN h.k IN (` + runKeys + `) THEN h.k END AS k, h.scope AS scope ` +
+	`FROM history_all h ` +
+	`WHERE h.k IN (` + runKeys + `) OR (h.kind = 'o' AND h.scope IN (SELECT unhex(r.scope_key) FROM shard_records r WHERE r.scope_key IS NOT NULL))`
+
+// runKeys are the run's chain hashes, links and nonces, as bytes.
+const runKeys = `SELECT unhex(r.chain_key) FROM shard_records r WHERE r.chain_key IS NOT NULL ` +
+	`UNION ALL SELECT unhex(r.link_key) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
+	`UNION ALL SELECT unhex(r.nonce_key) FROM shard_records r WHERE r.nonce_key IS NOT NULL`
 
 // scopeOf is the scope column of a kind made from records: the unhexed
 // scope of an owner, else NULL.

@@ -37,7 +37,10 @@ func TestViews(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(hist[1], "CREATE VIEW history_keys AS SELECT 'o' AS kind, unhex(chain_key) AS k, unhex(scope_key) AS scope FROM ") ||
+		if len(hist) != 3 || !strings.Contains(hist[2], " history_keys ") || !strings.Contains(hist[2], "FROM history_all h") {
+			t.Fatalf("%s: history: %q", c.engine, hist)
+		}
+		if !strings.HasPrefix(hist[1], "CREATE VIEW history_all AS SELECT 'o' AS kind, unhex(chain_key) AS k, unhex(scope_key) AS scope FROM ") ||
 			!strings.Contains(hist[1], "SELECT 'n' AS kind, unhex(nonce_key) AS k, NULL AS scope FROM ") ||
 			!strings.HasSuffix(hist[1], " UNION ALL "+c.keys) {
 			t.Errorf("%s: history: %s", c.engine, hist[1])
