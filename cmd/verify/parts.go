@@ -17,9 +17,9 @@ func newPartsCommand() *cli.Command {
 		Description: "Checks the map steps' directories as verify finalize does (one per shard of the plan, each\n" +
 			"part's SHA-256 and counts) and writes, for the engine that runs queries/shard/judgments.sql,\n" +
 			"the statements that make its two tables over exactly those parts: --engine duckdb or\n" +
-			"clickhouse gives CREATE VIEW shard_records ... and history_keys (a view over the compact\n" +
-			"history's files, --history-keys, and the keys of the --history directories' parts, or an\n" +
-			"empty table), one statement a line; --engine list gives one line per file, TABLE<tab>PATH\n" +
+			"clickhouse gives CREATE VIEW shard_records ... and history_keys (the rows of the compact\n" +
+			"history's files, --history-keys, and of the keys of the --history directories' parts, that the\n" +
+			"run's keys hit, read once into a table; or an empty table), one statement a line; --engine list gives one line per file, TABLE<tab>PATH\n" +
 			"(shard_records, history_keys, or history_records for a --history part), for any other\n" +
 			"loader. Never a glob: a file beside the parts (an earlier attempt's, another run's) or an\n" +
 			"unpublished history directory is not read, nor the run's own keys in the history.\n\n" +
