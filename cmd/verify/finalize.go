@@ -32,6 +32,9 @@ func newFinalizeCommand() *cli.Command {
 			"job; verify summarize adds the shards' summaries and gives the exit code. With --receipts the\n" +
 			"fold also writes the shard's receipts, final verdicts, as the report's tables (the layout of\n" +
 			"verify export) for the finding queries on a lake engine: verify parts --folds lists them.\n\n" +
+			"Earlier runs count as loaded before: --history-keys DIR reads the compact history of their\n" +
+			"keys, --append-history DIR adds this run's once its verdicts are written (as DIR/RUN-ID;\n" +
+			"queries/shard/history_append.sql on another engine), --history DIR reads a run's map directory.\n\n" +
 			"Exit codes: those of verify receipts (0 with --emit once the shard is published); 65 a directory, part or judgments file does not match\n" +
 			"the plan or the manifests (a foreign, duplicated or extra shard, other trust material, a\n" +
 			"part's digest or counts, judgments missing, repeated or of no record), 66 the plan, a shard,\n" +
@@ -44,6 +47,8 @@ func newFinalizeCommand() *cli.Command {
 			&cli.StringFlag{Name: "emit", Usage: "publish the shard's results and summary in `DIR` (with --shard): verify summarize reads it"},
 			&cli.BoolFlag{Name: "receipts", Usage: "with --emit: also write the shard's receipts, with their final verdicts, as the report's tables in DIR (the layout of verify export), for the finding queries on a lake engine"},
 			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its receipts count as loaded before"},
+			&cli.StringFlag{Name: "history-keys", Usage: "the compact history `DIR` (--append-history, queries/shard/history_append.sql): its runs' receipts count as loaded before"},
+			&cli.StringFlag{Name: "append-history", Usage: "once the verdicts are written, append the run's keys to the compact history `DIR` (as DIR/RUN-ID, on DuckDB)"},
 		},
 		Action: finalizeAction,
 	}
@@ -61,8 +66,8 @@ func finalizeAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if ctx.IsSet("judgments") && ctx.IsSet("history") {
-		return usagef(ctx, "--history does not go with --judgments: the engine that ran the judgments reads the history")
+	if ctx.IsSet("judgments") && (ctx.IsSet("history") || ctx.IsSet("history-keys")) {
+		return usagef(ctx, "--history and --history-keys do not go with --judgments: the engine that ran the judgments reads the history")
 	}
 	if ctx.IsSet("shard") || ctx.IsSet("emit") {
 		return finalizeShardAction(ctx, output)
@@ -80,6 +85,9 @@ func finalizeAction(ctx *cli.Context) error {
 	if err != nil {
 		return finalizeError(sigCtx.Err(), err)
 	}
+	if err := withHistoryKeys(ctx, run); err != nil {
+		return finalizeError(sigCtx.Err(), err)
+	}
 	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
 	emit := resultEmitter(output, jsonOut, stdout, newProgressBar(io.Discard))
 	opts := shard.FinalizeOptions{Judgments: ctx.String("judgments")}
@@ -92,7 +100,33 @@ func finalizeAction(ctx *cli.Context) error {
 		return &ioError{err}
 	}
 	placeSummary(stdout, stderr, output, sum)
+	if dir := ctx.String("append-history"); dir != "" {
+		appended, err := shard.AppendHistory(sigCtx, run, dir)
+		if err != nil {
+			return finalizeError(sigCtx.Err(), fmt.Errorf("--append-history: %w", err))
+		}
+		if !appended {
+			fmt.Fprintf(stderr, "verify: finalize: run %s is in the history %s already: not appended again\n", plan.ID, dir)
+		}
+	}
 	return runOutcome(sum)
+}
+
+// withHistoryKeys adds the compact history --history-keys names to run,
+// saying so when it holds the run itself (left out).
+func withHistoryKeys(ctx *cli.Context, run *shard.Run) error {
+	dir := ctx.String("history-keys")
+	if dir == "" {
+		return nil
+	}
+	skipped, err := run.WithHistoryKeys(dir)
+	if err != nil {
+		return err
+	}
+	if skipped {
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: the history %s holds run %s itself (appended already): its keys are left out\n", dir, run.Plan.ID)
+	}
+	return nil
 }
 
 // finalizeShardAction is `verify finalize --shard N --emit DIR`: shard N
@@ -105,8 +139,10 @@ func finalizeShardAction(ctx *cli.Context, output string) error {
 		return usagef(ctx, "--emit needs --shard N: the shard this step folds")
 	case ctx.String("emit") == "":
 		return usagef(ctx, "--shard needs --emit DIR: where the shard's results and summary are published")
-	case ctx.IsSet("history"):
-		return usagef(ctx, "--history does not go with --shard: the engine that ran the judgments reads the history")
+	case ctx.IsSet("history") || ctx.IsSet("history-keys"):
+		return usagef(ctx, "--history and --history-keys do not go with --shard: the engine that ran the judgments reads the history")
+	case ctx.IsSet("append-history"):
+		return usagef(ctx, "--append-history does not go with --shard: append the whole run once every shard is folded (queries/shard/history_append.sql)")
 	case !ctx.IsSet("judgments"):
 		return usagef(ctx, "--shard needs --judgments: the rows of queries/shard/judgments.sql over the whole run")
 	}

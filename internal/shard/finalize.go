@@ -81,7 +81,7 @@ func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emi
 	for _, p := range s.m.Parts {
 		parts = append(parts, filepath.Join(s.dir, p.Name))
 	}
-	conn, done, err := judgmentsConn(ctx, absAll(parts), nil)
+	conn, done, err := judgmentsConn(ctx, absAll(parts), History{})
 	if err != nil {
 		return stream.Summary{}, err
 	}
@@ -130,8 +130,8 @@ func (r *Run) recordOf() func(int64) (uint64, error) {
 }
 
 // judgmentsConn opens a private DuckDB with shard_records over parts and
-// history_records over history.
-func judgmentsConn(ctx context.Context, parts, history []string) (*sql.Conn, func(), error) {
+// history_keys over history.
+func judgmentsConn(ctx context.Context, parts []string, history History) (*sql.Conn, func(), error) {
 	db, err := openDuckDB()
 	if err != nil {
 		return nil, nil, err

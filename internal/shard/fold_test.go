@@ -69,7 +69,7 @@ func TestFoldRowGroups(t *testing.T) {
 		t.Fatalf("%d parts, want many", n)
 	}
 	groups, err := func() ([]ordRange, error) {
-		conn, done, err := judgmentsConn(ctx, run.Parts(), nil)
+		conn, done, err := judgmentsConn(ctx, run.Parts(), History{})
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +111,7 @@ func TestFoldRowGroups(t *testing.T) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	for _, s := range duckDBViews(run.Parts(), nil) {
+	for _, s := range duckDBViews(run.Parts(), History{}) {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatal(err)
 		}

@@ -22,6 +22,12 @@
 // an engine their tables' exact files. Every refusal is an [*Error]
 // with a [Reason].
 //
+// Earlier runs count as loaded before through a compact history of
+// their keys (chain owners with their scope, links named, nonces used),
+// which queries/shard/history_append.sql extends after each run
+// ([AppendHistory] on DuckDB) and [HistoryKeyFiles] lists; [Views] read
+// it once for the run's keys, so memory follows the run.
+//
 // # Layout of a map task's directory
 //
 //	manifest.json            the run plan's id, SHA-256 and shard count, the shard's
