@@ -9,7 +9,7 @@ import (
 	"fmt"
 
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/internal/hook"
+	"github.com/receiptverify/verify/verify/internal/result"
 )
 
 // index is the first pass's knowledge of the whole input, kept in bounded
@@ -154,7 +154,7 @@ func (x *index) addEntry(space byte, key key128, role byte, seq uint64, scope, o
 
 // add records one receipt, in input order; receipts given as predecessors
 // (seq at or after predecessorSeq) only own their chain hash.
-func (x *index) add(seq uint64, e hook.IndexEntry) error {
+func (x *index) add(seq uint64, e result.IndexEntry) error {
 	if !e.OK {
 		return nil
 	}
@@ -604,7 +604,7 @@ func judge(res *verify.Result, js []judgment) {
 		case chainOutside:
 			setAxis(res, verify.AxisChain, verify.StatusSkipped, verify.ReasonChainUnknown, "predecessor "+prev+" is not in the input, nor any earlier receipt of its chain: the chain starts before the input and is not checked ("+outsideHint+")")
 		case chainBreak:
-			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (its "+hooks.ChainScopeWhat(res.Format)+" differs)")
+			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainBreak, "predecessor "+prev+" belongs to another chain (its "+result.ChainScopeWhat(res.Format)+" differs)")
 		case chainForkPrior:
 			setAxis(res, verify.AxisChain, verify.StatusFail, verify.ReasonChainFork, "predecessor "+prev+" is already named by a receipt loaded earlier")
 		case chainFork:
@@ -674,7 +674,7 @@ func deliveryOf(js []judgment) (duplicate, outside bool) {
 // links, scopes and nonces, which no key, schema or clock changes, so they
 // still hold; the notes name no record, as the run is not at hand.
 func Rejudge(res *verify.Result, earlier []verify.Reason) {
-	e := hooks.IndexEntry(res)
+	e := result.Index(res)
 	if !e.OK {
 		return
 	}
@@ -707,4 +707,9 @@ func Rejudge(res *verify.Result, earlier []verify.Reason) {
 		js = append(js, j)
 	}
 	judge(res, js)
+}
+
+// setAxis records a judgment of the stream on res and folds its verdict.
+func setAxis(res *verify.Result, name verify.AxisName, st verify.Status, reason verify.Reason, note string) {
+	result.Judge(res, name, verify.Axis{Status: st, Reason: reason, Note: note})
 }

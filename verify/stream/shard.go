@@ -7,7 +7,7 @@ import (
 	"runtime"
 
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/internal/hook"
+	"github.com/receiptverify/verify/verify/internal/result"
 )
 
 // A sharded run splits Run in two, so that the first half runs on many
@@ -31,7 +31,7 @@ type Keys struct {
 }
 
 // keysOf is the index's view of e (index.add), in hex.
-func keysOf(e hook.IndexEntry) Keys {
+func keysOf(e result.IndexEntry) Keys {
 	if !e.OK {
 		return Keys{}
 	}
@@ -100,14 +100,14 @@ func Map(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 				return
 			}
 			r.result = res
-			r.spooled = hooks.AppendBinary(res, nil)
+			r.spooled = result.AppendBinary(res, nil)
 		},
 		func(r *record) error {
 			records = r.seq + 1
 			if blank := sum.count(r); blank {
 				return nil
 			}
-			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(hooks.IndexEntry(r.result)), State: r.spooled}
+			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(result.Index(r.result)), State: r.spooled}
 			r.result, r.spooled = nil, nil
 			return emit(m)
 		})
@@ -170,7 +170,7 @@ func NewFolder(shards ...MapSummary) *Folder {
 // summary to be Run's, though each fold stands alone.
 func (f *Folder) Fold(state []byte, js []Judgment) (*verify.Result, error) {
 	res := new(verify.Result)
-	if err := hooks.UnmarshalBinary(res, state); err != nil {
+	if err := result.UnmarshalBinary(res, state); err != nil {
 		return nil, err
 	}
 	if res.Verdict != verify.Unreadable {

@@ -14,6 +14,7 @@ import (
 	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/internal/result"
 )
 
 // spool holds every record of the first pass, each line with its verified
@@ -27,7 +28,7 @@ import (
 // length and a seeded hash of its bytes (8 bytes each; the hash is 0 when
 // the input will not be read again), with Options.Keep its offset
 // (uvarint) and what Keep appended (4-byte length, bytes), and
-// hooks.AppendBinary; for an
+// result.AppendBinary; for an
 // unreadable line or file, the error text; for a blank line, nothing.
 // Reading the input again checks kind, source, line, length and hash, so
 // an input that changed between the passes is an error, never a result
@@ -102,7 +103,7 @@ func (s *spool) encode(r *record, res *verify.Result) []byte {
 			b = s.keep(append(b, 0, 0, 0, 0), r.raw, res)
 			binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 		}
-		b = hooks.AppendBinary(res, b)
+		b = result.AppendBinary(res, b)
 	case recordLineError, recordFileError:
 		b = appendString(b, r.err.Error())
 	}
@@ -262,7 +263,7 @@ func (s *spool) decode(r *record) (*verify.Result, error) {
 		rest = rest[4+k:]
 	}
 	res := new(verify.Result)
-	if err := hooks.UnmarshalBinary(res, rest); err != nil { // copies what it keeps
+	if err := result.UnmarshalBinary(res, rest); err != nil { // copies what it keeps
 		return nil, fmt.Errorf("%w: %w", ErrSpool, err)
 	}
 	return res, nil

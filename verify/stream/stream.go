@@ -42,7 +42,7 @@ import (
 	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/internal/hook"
+	"github.com/receiptverify/verify/verify/internal/result"
 )
 
 // Source is one input: a name for messages and a way to open it. A source
@@ -277,7 +277,7 @@ func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 	defer idx.close()
 	for i, raw := range opts.Predecessors {
 		res, _ := v.Verify(raw)
-		if err := idx.add(predecessorSeq+uint64(i), hooks.IndexEntry(res)); err != nil {
+		if err := idx.add(predecessorSeq+uint64(i), result.Index(res)); err != nil {
 			return Summary{}, err
 		}
 	}
@@ -321,9 +321,9 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			// The signature text is kilobytes the spool need not carry.
 			// The result is encoded into its frame before the line is
 			// released, so it may borrow the line's bytes.
-			res := hooks.VerifyBorrowed(rn.v, r.raw, true, rn.opts.OmitSignatureHash)
+			res, _ := rn.v.VerifyWith(r.raw, result.Borrowing(verify.VerifyOptions{DropSignature: true, OmitSignatureHash: rn.opts.OmitSignatureHash}))
 			res.Source, res.Line = r.source, r.line
-			r.entry = hooks.IndexEntry(res)
+			r.entry = result.Index(res)
 			r.spooled = rn.sp.encode(r, res)
 		},
 		func(r *record) error {
@@ -550,7 +550,7 @@ type record struct {
 	offset int64 // of the line in its source, in bytes (Record.Offset)
 	raw    []byte
 	err    error
-	entry  hook.IndexEntry
+	entry  result.IndexEntry
 	// spooled is the record's verified result between the passes; frame,
 	// in the second pass, the framePool buffer it lies in.
 	spooled   []byte
