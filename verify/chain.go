@@ -4,8 +4,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/canon"
-	"github.com/receiptverify/verify/verify/internal/result"
 )
 
 // The chain rule, the one place it is written: a receipt's link is

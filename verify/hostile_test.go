@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/canon"
-	"github.com/receiptverify/verify/verify/internal/result"
 )
 
 // TestAlgMismatch: a receipt whose alg names another algorithm than its

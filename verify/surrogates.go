@@ -3,8 +3,8 @@ package verify
 import (
 	"strings"
 
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/canon"
-	"github.com/receiptverify/verify/verify/internal/result"
 )
 
 // A receipt is read with its lone surrogates ("\ud83d", a string cut inside

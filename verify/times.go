@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/receiptverify/verify/verify/internal/result"
+	"github.com/receiptverify/verify/internal/result"
 )
 
 // checkTimes fills the expiry and skew axes from Fields.IssuedAt and

@@ -3,8 +3,8 @@ package verify
 import (
 	"strings"
 
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/fingerprint"
-	"github.com/receiptverify/verify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/toolschema"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/canon"
-	"github.com/receiptverify/verify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/sigalg"
 	"github.com/receiptverify/verify/verify/toolschema"

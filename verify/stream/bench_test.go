@@ -18,9 +18,9 @@ import (
 	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/canon"
-	"github.com/receiptverify/verify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/sigalg"
 )
 

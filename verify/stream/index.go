@@ -8,8 +8,8 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/internal/result"
 )
 
 // index is the first pass's knowledge of the whole input, kept in bounded

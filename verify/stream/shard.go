@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/internal/result"
 )
 
 // A sharded run splits Run in two, so that the first half runs on many

@@ -13,8 +13,8 @@ import (
 
 	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/internal/result"
 )
 
 // spool holds every record of the first pass, each line with its verified

@@ -41,8 +41,8 @@ import (
 
 	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/internal/result"
 )
 
 // Source is one input: a name for messages and a way to open it. A source

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/receiptverify/verify/internal/jsonenc"
-	"github.com/receiptverify/verify/verify/internal/reason"
+	"github.com/receiptverify/verify/internal/reason"
 )
 
 // Reason is a stable code for why an axis did not pass (package reason).
