@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
@@ -30,7 +31,7 @@ type FinalizeOptions struct {
 // streams, shard by shard and part by part (see foldShard); the
 // judgments and their checks are DuckDB's.
 func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*verify.Result) error) (stream.Summary, error) {
-	sums := make([]stream.MapSummary, len(run.shards))
+	sums := make([]streamrun.MapSummary, len(run.shards))
 	for i, s := range run.shards {
 		sums[i] = s.m.Summary
 	}
@@ -46,7 +47,7 @@ func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*ve
 	if err := checkJudgments(ctx, conn, source, run.shards); err != nil {
 		return stream.Summary{}, err
 	}
-	f := stream.NewFolder(sums...)
+	f := streamrun.NewFolder(sums...)
 	recordOf := run.recordOf()
 	for _, s := range run.shards {
 		if err := foldShard(ctx, conn, s, source, recordOf, f, emit); err != nil {
@@ -91,7 +92,7 @@ func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emi
 	if err := checkJudgments(ctx, conn, source, []*shardDir{s}); err != nil {
 		return stream.Summary{}, err
 	}
-	f := stream.NewFolder(s.m.Summary)
+	f := streamrun.NewFolder(s.m.Summary)
 	if err := foldShard(ctx, conn, s, source, run.recordOf(), f, emit); err != nil {
 		return stream.Summary{}, err
 	}

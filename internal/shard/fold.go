@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // The fold streams: a shard's records are read part by part and row
@@ -24,7 +24,7 @@ import (
 // its record: a row of no record, a record with a link or a nonce and no
 // row of that kind, or a row of a kind the record has no key for, is an
 // *Error naming source.
-func foldShard(ctx context.Context, conn *sql.Conn, s *shardDir, source string, recordOf func(int64) (uint64, error), f *stream.Folder, emit func(*verify.Result) error) error {
+func foldShard(ctx context.Context, conn *sql.Conn, s *shardDir, source string, recordOf func(int64) (uint64, error), f *streamrun.Folder, emit func(*verify.Result) error) error {
 	refuse := func(format string, a ...any) error {
 		return &Error{Reason: ReasonJudgments, Path: source, Msg: fmt.Sprintf(format, a...) + ": the judgments must judge every record with a link or a nonce of every shard exactly once (run queries/shard/judgments.sql over exactly the run's parts: verify parts)"}
 	}
@@ -33,7 +33,7 @@ func foldShard(ctx context.Context, conn *sql.Conn, s *shardDir, source string, 
 	var (
 		recs []foldRecord
 		js   []foldJudgment
-		own  []stream.Judgment
+		own  []streamrun.Judgment
 		prev = lo - 1 // the last record's ord
 	)
 	for i, p := range s.m.Parts {
@@ -97,7 +97,7 @@ func foldShard(ctx context.Context, conn *sql.Conn, s *shardDir, source string, 
 					if err != nil {
 						return refuse("the %s row of ord %d: %v", x.kind, r.ord, err)
 					}
-					own = append(own, stream.Judgment{Kind: x.kind, Outcome: x.outcome, First: first})
+					own = append(own, streamrun.Judgment{Kind: x.kind, Outcome: x.outcome, First: first})
 				}
 				if chain != btoi(r.link) || nonce != btoi(r.nonce) {
 					return refuse("record ord %d has %d chain and %d nonce rows, and needs %d and %d", r.ord, chain, nonce, btoi(r.link), btoi(r.nonce))
