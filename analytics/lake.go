@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 	"github.com/receiptverify/verify/verify/toolschema"
 )
 
@@ -91,7 +91,7 @@ func CreateReceiptTable(ctx context.Context, path string, opts ReceiptTableOptio
 // (hex), as a receipts row; line, if not nil, is where its line is in
 // that content (byte_offset, byte_length, line_sha256). An unreadable
 // line is not a receipt: it is left out, as a load puts it in rejects.
-func (t *ReceiptTable) Add(ctx context.Context, res *verify.Result, fileSHA256 string, line *stream.LineRef) error {
+func (t *ReceiptTable) Add(ctx context.Context, res *verify.Result, fileSHA256 string, line *streamrun.LineRef) error {
 	if res.Verdict == verify.Unreadable {
 		return nil
 	}

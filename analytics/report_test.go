@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -228,15 +229,58 @@ func readCSV(t *testing.T, path string) []map[string]string {
 // Ed25519 receipts over five days with planted anomalies.
 func reportCorpus(t *testing.T) (*corpus, *DB, []string) {
 	t.Helper()
-	cfg := receiptgen.Config{Seed: 20261101, N: 2400, Rate: 0.05, Days: 5, Algs: receiptgen.Ed25519Only}
-	c := genCorpus(t, "", cfg)
-	db := openTestDB(t)
-	mustLoad(t, db, c.v, c.schemas, c.receipts)
-	var days []string
-	for i := range cfg.Days {
-		days = append(days, testStart.AddDate(0, 0, i).Format(time.DateOnly))
+	shared.once.Do(func() {
+		dir, err := os.MkdirTemp("", "analytics-test-")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		shared.dir = dir
+		cfg := receiptgen.Config{Seed: 20261101, N: 2400, Rate: 0.05, Days: 5, Algs: receiptgen.Ed25519Only}
+		c := genCorpus(t, filepath.Join(dir, "corpus"), cfg)
+		db, err := Open(filepath.Join(dir, "audit.duckdb"))
+		if err != nil {
+			shared.err = err
+			return
+		}
+		mustLoad(t, db, c.v, c.schemas, c.receipts)
+		var days []string
+		for i := range cfg.Days {
+			days = append(days, testStart.AddDate(0, 0, i).Format(time.DateOnly))
+		}
+		shared.c, shared.db, shared.days = c, db, days
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
 	}
-	return c, db, days
+	if shared.db == nil {
+		t.Fatal("the shared report corpus failed to load in an earlier test")
+	}
+	return shared.c, shared.db, shared.days
+}
+
+// shared is reportCorpus's one corpus and database, loaded once for the
+// tests that only read them (loading 2,400 receipts is seconds); TestMain
+// closes and removes them.
+var shared struct {
+	once sync.Once
+	dir  string
+	c    *corpus
+	db   *DB
+	days []string
+	err  error
+}
+
+// TestMain runs the tests, then removes what they shared.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.db != nil {
+		shared.db.Close()
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
 }
 
 // TestReportFindsPlanted is the done-when test: on a generated corpus

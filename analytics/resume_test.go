@@ -76,12 +76,16 @@ func reportFiles(t *testing.T, db *DB, dir string) map[string][]byte {
 // judgments of chains and nonces span the whole database, not one load.
 func TestLoadsAgree(t *testing.T) {
 	t.Parallel()
-	c := genCorpus(t, "", receiptgen.Config{Seed: 21, N: 900, Rate: 0.12, Days: 10})
-	paths := splitByDay(t, c, t.TempDir())
-	if len(paths) != 10 {
-		t.Fatalf("%d day files, want 10", len(paths))
+	n, days := 900, 10
+	if testing.Short() {
+		n, days = 450, 5 // the quick loop; CI loads ten days
 	}
-	at := testStart.AddDate(0, 0, 41)
+	c := genCorpus(t, "", receiptgen.Config{Seed: 21, N: n, Rate: 0.12, Days: days})
+	paths := splitByDay(t, c, t.TempDir())
+	if len(paths) != days {
+		t.Fatalf("%d day files, want %d", len(paths), days)
+	}
+	at := testStart.AddDate(0, 0, days+31)
 	opts := func() LoadOptions {
 		return LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: Trust{At: at, ToolVersion: "test"}}
 	}
@@ -183,10 +187,14 @@ func TestLoadsAgree(t *testing.T) {
 // load of both does.
 func TestLoadsAgreeOutOfOrder(t *testing.T) {
 	t.Parallel()
-	c := genCorpus(t, "", receiptgen.Config{Seed: 22, N: 700, Rate: 0.12, Days: 6})
+	n, days := 700, 6
+	if testing.Short() {
+		n, days = 350, 3 // the quick loop; CI loads six days
+	}
+	c := genCorpus(t, "", receiptgen.Config{Seed: 22, N: n, Rate: 0.12, Days: days})
 	paths := splitByDay(t, c, t.TempDir())
 	slices.Reverse(paths)
-	at := testStart.AddDate(0, 0, 37)
+	at := testStart.AddDate(0, 0, days+31)
 	opts := LoadOptions{Schemas: c.schemas, At: at, Trust: Trust{At: at, ToolVersion: "test"}}
 	ctx := context.Background()
 	var ins []Input

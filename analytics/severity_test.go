@@ -12,6 +12,15 @@ import (
 	"github.com/receiptverify/verify/internal/receiptgen"
 )
 
+// seeds are the seeds a test runs over: all of them, the first alone
+// with -short (the quick loop; CI runs them all).
+func seeds(all ...uint64) []uint64 {
+	if testing.Short() {
+		return all[:1]
+	}
+	return all
+}
+
 // seededReport generates an Ed25519 corpus for seed, loads it the real
 // way and reports every day of it with opts (Day and Dir set here). It
 // returns the corpus, the receipts and truth as generated, and every
@@ -52,7 +61,7 @@ func fails(row map[string]string, failOn Severity) bool {
 // fails no day at the default --fail-on, and its known collisions (the
 // tool names two expected servers share) are listed at info.
 func TestDefaultFailOnCleanArchive(t *testing.T) {
-	for _, seed := range []uint64{1, 2, 3} {
+	for _, seed := range seeds(1, 2, 3) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			_, truth, rows, sums := seededReport(t, seed, 0, ReportOptions{ToolVersion: "test"})
 			for _, s := range sums {
@@ -96,7 +105,7 @@ func TestDefaultFailOnCleanArchive(t *testing.T) {
 // planted receipt (its line) or, for schema drift, the drifted tool's
 // fingerprint.
 func TestDefaultFailOnPlanted(t *testing.T) {
-	for _, seed := range []uint64{11, 12, 13} {
+	for _, seed := range seeds(11, 12, 13) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rs, truth, rows, _ := seededReport(t, seed, 0.1, ReportOptions{ToolVersion: "test"})
 			byLine := map[int]genReceipt{}

@@ -47,7 +47,6 @@ var actaFormat = format{name: "acta", detect: isACTA, check: checkACTA, chain: &
 	scope: func(name string, doc *canon.Value) string {
 		return scopeKey(name, firstStr(doc.Get("payload"), "issuer_id", "issuer"))
 	},
-	scopeWhat: "issuer",
 }}
 
 func isACTA(doc *canon.Value) bool {

@@ -32,10 +32,9 @@ import (
 // the receipt layer cannot see that (an upstream known limit), and such a
 // receipt passes as the upstream verifier passes it.
 var aerfFormat = format{name: "aerf", detect: isAERF, check: checkAERF, chain: &chainRule{
-	hash:      aerfChainHash,
-	link:      linkRule{path: []string{"previous_receipt_hash"}, absent: linkNone, null: linkBad},
-	scope:     func(name string, doc *canon.Value) string { return scopeKey(name, str(doc, "plan_id")) },
-	scopeWhat: "plan_id",
+	hash:  aerfChainHash,
+	link:  linkRule{path: []string{"previous_receipt_hash"}, absent: linkNone, null: linkBad},
+	scope: func(name string, doc *canon.Value) string { return scopeKey(name, str(doc, "plan_id")) },
 }}
 
 // aerfUnsigned are the members outside the signature (and the chain hash).

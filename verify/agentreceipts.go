@@ -38,7 +38,6 @@ var agentReceiptsFormat = format{name: "agentreceipts", detect: isAgentReceipt, 
 	scope: func(name string, doc *canon.Value) string {
 		return scopeKey(name, str(doc.Get("credentialSubject").Get("chain"), "chain_id"))
 	},
-	scopeWhat: "chain_id",
 }}
 
 const agentReceiptProofType = "Ed25519Signature2020"

@@ -41,7 +41,6 @@ var asqavNativeFormat = format{name: "asqav-native", detect: isAsqavPayload, che
 		p := doc.Get("payload")
 		return scopeKey(name, str(p, "issuer_id"), str(p, "org_id"), str(p, "agent_id"), str(p, "session_id"))
 	},
-	scopeWhat: "issuer, org, agent or session",
 }}
 
 var asqavHashFormat = format{name: "asqav-hash", detect: isAsqavHash, check: checkAsqavHash}

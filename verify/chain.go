@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/canon"
 )
 
@@ -27,10 +28,9 @@ type chainRule struct {
 	link linkRule
 	// scope returns the chain scope of a receipt: scopeKey of the format's
 	// name and the members that name the chain it belongs to; nil when a
-	// chain is scoped by the format alone. scopeWhat names the members for
-	// notes ("issuer").
-	scope     func(name string, doc *canon.Value) string
-	scopeWhat string
+	// chain is scoped by the format alone. result.ChainScopeWhat names the
+	// members for notes ("issuer").
+	scope func(name string, doc *canon.Value) string
 }
 
 // linkRule is where and how a format writes the link to the predecessor.
@@ -145,15 +145,8 @@ func scopeKey(name string, parts ...string) string {
 }
 
 // chainScopeWhat names what the chains of a format are scoped by, for
-// notes: "issuer", "plan_id"; "format" when by the format alone.
-func chainScopeWhat(formatName string) string {
-	for i := range formats {
-		if f := &formats[i]; f.name == formatName && f.chain != nil && f.chain.scopeWhat != "" {
-			return f.chain.scopeWhat
-		}
-	}
-	return "format"
-}
+// notes (result.ChainScopeWhat).
+func chainScopeWhat(formatName string) string { return result.ChainScopeWhat(formatName) }
 
 // isHexHash reports whether s is 64 hex digits, of either case.
 func isHexHash(s string) bool {
@@ -263,12 +256,5 @@ func (c *check) checkChain() {
 		c.skip(AxisChain, ReasonChainUnknown, "predecessor not given")
 	}
 	c.res.Fields.PreviousHash = l.prev
-	c.res.link = l
-}
-
-// ChainLink returns what the receipt names as its predecessor (normalized
-// hex), whether that is the genesis seed, and whether it carries a link
-// at all.
-func (r *Result) ChainLink() (prev string, genesis, present bool) {
-	return r.link.prev, r.link.genesis, r.link.present
+	*result.LinkOf(c.res) = result.Link{Present: l.present, Genesis: l.genesis, Prev: l.prev, Scope: l.scope}
 }

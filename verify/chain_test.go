@@ -60,3 +60,16 @@ func TestChainScope(t *testing.T) {
 		t.Fatalf("scopes %q %q %q", s1, s2, s3)
 	}
 }
+
+// TestChainScopeWhat: every format whose chains have a scope names it for
+// notes (result.ChainScopeWhat, the table the stream's index reads too),
+// and a format without one says "format".
+func TestChainScopeWhat(t *testing.T) {
+	for i := range formats {
+		f := &formats[i]
+		got := chainScopeWhat(f.name)
+		if scoped := f.chain != nil && f.chain.scope != nil; scoped == (got == "format") {
+			t.Errorf("%s: scope what %q, its chain rule scoped: %v", f.name, got, scoped)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/canon"
 )
 
@@ -108,10 +109,10 @@ func FuzzVerify(f *testing.F) {
 		default:
 			t.Fatalf("verdict %q", res.Verdict)
 		}
-		_ = res.indexEntry()
-		b := res.appendBinary(nil)
+		_ = result.Index(res)
+		b := result.AppendBinary(res, nil)
 		var back Result
-		if err := back.unmarshalBinary(b); err != nil || !bytes.Equal(back.AppendJSON(nil), res.AppendJSON(nil)) {
+		if err := result.UnmarshalBinary(&back, b); err != nil || !bytes.Equal(back.AppendJSON(nil), res.AppendJSON(nil)) {
 			t.Fatalf("binary round trip changed the result (%v)", err)
 		}
 	})

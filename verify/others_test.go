@@ -165,8 +165,8 @@ func TestOthersChainHash(t *testing.T) {
 		}
 		res := othersVerify(t, dir)
 		prev, genesis, present := res.ChainLink()
-		if !present || genesis || prev != ref.hash || ref.scope != res.link.scope {
-			t.Errorf("%s: link %q (genesis %v, present %v, scope %q), predecessor hash %q scope %q", tc.dir, prev, genesis, present, res.link.scope, ref.hash, ref.scope)
+		if !present || genesis || prev != ref.hash || ref.scope != res.ScopeKey() {
+			t.Errorf("%s: link %q (genesis %v, present %v, scope %q), predecessor hash %q scope %q", tc.dir, prev, genesis, present, res.ScopeKey(), ref.hash, ref.scope)
 		}
 	}
 }

@@ -45,7 +45,6 @@ var pipelockActionFormat = format{name: "pipelock-action-v1", detect: isPipelock
 	scope: func(name string, doc *canon.Value) string {
 		return scopeKey(name, str(pipelockActionReceipt(doc), "signer_key"))
 	},
-	scopeWhat: "signer_key",
 }}
 
 const pipelockGenesis = "genesis"

@@ -3,6 +3,7 @@ package verify
 import (
 	"strings"
 
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/canon"
 )
 
@@ -13,8 +14,8 @@ import (
 // most JSON decoders read it, rather than three bytes no UTF-8 reader takes.
 
 // resultText replaces the lone surrogates of the Result's fields.
-func (r *Result) resultText() {
-	for _, s := range r.Fields.texts() {
+func resultText(r *Result) {
+	for _, s := range result.FieldTexts(&r.Fields) {
 		*s = replaceLoneSurrogates(*s)
 	}
 	for i := range r.Fields.ToolServers {

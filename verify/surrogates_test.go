@@ -71,7 +71,7 @@ func TestLoneSurrogateResultText(t *testing.T) {
 	}
 	var r Result
 	r.Fields.ActionID = "act_\xed\xa0\xbd"
-	r.resultText()
+	resultText(&r)
 	if r.Fields.ActionID != "act_\uFFFD" {
 		t.Errorf("ActionID %q", r.Fields.ActionID)
 	}

@@ -3,6 +3,7 @@ package verify
 import (
 	"strings"
 
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/fingerprint"
 	"github.com/receiptverify/verify/verify/toolschema"
 )
@@ -16,13 +17,13 @@ func (c *check) checkTool() {
 		return
 	}
 	f := &c.res.Fields
-	c.res.strictTool = c.v.strictSchemas
+	result.SetStrictTool(c.res, c.v.strictSchemas)
 	if c.v.schemas == nil {
 		c.notRun(AxisToolFingerprint, "no expected schemas given")
 		return
 	}
 	if f.ToolName == "" || f.ToolFingerprint == "" {
-		c.res.set(AxisToolFingerprint, StatusNotRun, ReasonToolAbsent, "receipt carries no tool_name and tool_fingerprint pair")
+		result.Set(c.res, AxisToolFingerprint, StatusNotRun, ReasonToolAbsent, "receipt carries no tool_name and tool_fingerprint pair")
 		return
 	}
 	if len(f.ToolFingerprint) != fingerprint.ToolFingerprintLen || strings.Trim(f.ToolFingerprint, "0123456789abcdef") != "" {

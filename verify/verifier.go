@@ -12,6 +12,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/canon"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/sigalg"
@@ -111,20 +112,7 @@ var receiptParse = canon.ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: can
 func parseReceipt(raw []byte) (canon.Value, error) { return canon.ParseBorrowed(raw, receiptParse) }
 
 // VerifyOptions are what a caller of VerifyWith may leave out of a Result.
-type VerifyOptions struct {
-	// DropSignature leaves Fields.Signature, the signature as carried,
-	// empty (its SHA-256 is kept unless OmitSignatureHash): an ML-DSA
-	// signature is kilobytes that a caller writing results out does not
-	// need.
-	DropSignature bool
-	// OmitSignatureHash leaves Fields.SignatureSHA256 empty: only the JSON
-	// output carries it, and hashing the 4.4 KB text of an ML-DSA-65
-	// signature is about a twentieth of verifying a stream of them.
-	OmitSignatureHash bool
-	// KeepSigned keeps in Result.Signed a copy of the bytes the signature
-	// was checked over, for a caller that shows them (verify explain).
-	KeepSigned bool
-}
+type VerifyOptions = result.VerifyOptions
 
 // Verify checks one receipt given as its exact bytes. It returns an error
 // only when raw is not a JSON document this tool reads, and that error is
@@ -137,13 +125,6 @@ func (v *Verifier) Verify(raw []byte) (*Result, error) { return v.VerifyWith(raw
 // VerifyWith is Verify with options. The Result never refers to raw's
 // memory, so the caller may reuse raw as soon as it returns.
 func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
-	return v.verifyWith(raw, o, false)
-}
-
-// verifyWith is VerifyWith; with borrow, the Result's strings point into
-// raw instead of being copied, for a caller done with the Result before raw
-// is written again, as the stream is, which encodes each result at once.
-func (v *Verifier) verifyWith(raw []byte, o VerifyOptions, borrow bool) (*Result, error) {
 	res, err := v.verify(raw, o.KeepSigned)
 	if sig := res.Fields.Signature; sig != "" && !o.OmitSignatureHash {
 		// Hashed in place, before detach, which would copy the kilobytes.
@@ -157,8 +138,10 @@ func (v *Verifier) verifyWith(raw []byte, o VerifyOptions, borrow bool) (*Result
 	// The receipt was parsed without a copy: every string of the Result
 	// that still points into raw gets its own, a few hundred bytes against
 	// a copy of the whole line.
-	if !borrow {
-		res.detach(raw)
+	// Options from result.Borrowing (the stream's, which encodes each
+	// result at once) leave the strings pointing into raw.
+	if !result.Borrows(o) {
+		result.Detach(res, raw)
 	}
 	return res, err
 }
@@ -179,19 +162,19 @@ func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 	if f == nil {
 		res.Format = "unknown"
 		c.fail(AxisStructure, ReasonUnknownFormat, "not a receipt of any known format: "+describeShape(&doc))
-		res.fold()
+		result.Fold(res)
 		return res, nil
 	}
 	res.Format = f.name
 	c.f = f
 	f.check(c)
-	res.resultText()
+	resultText(res)
 	if f.chain != nil {
 		c.link.scope = chainScope(f, &doc)
 	}
 	c.finish()
 	if f.chain != nil {
-		res.link.scope = c.link.scope
+		result.LinkOf(res).Scope = c.link.scope
 		if res.Fingerprints.ChainHash == "" {
 			// A check that stopped early still names the receipt's place
 			// in its chain, so that its successors' links resolve.
@@ -200,7 +183,7 @@ func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 			}
 		}
 	}
-	res.fold()
+	result.Fold(res)
 	return res, nil
 }
 
@@ -259,12 +242,12 @@ func (c *check) releaseBuffers() {
 	scratchBufs.Put(c.sigBuf)
 }
 
-func (c *check) pass(a AxisName, note string) { c.res.set(a, StatusPass, "", note) }
+func (c *check) pass(a AxisName, note string) { result.Set(c.res, a, StatusPass, "", note) }
 func (c *check) fail(a AxisName, r Reason, note string) {
-	c.res.set(a, StatusFail, r, note)
+	result.Set(c.res, a, StatusFail, r, note)
 }
-func (c *check) skip(a AxisName, r Reason, note string) { c.res.set(a, StatusSkipped, r, note) }
-func (c *check) notRun(a AxisName, note string)         { c.res.set(a, StatusNotRun, "", note) }
+func (c *check) skip(a AxisName, r Reason, note string) { result.Set(c.res, a, StatusSkipped, r, note) }
+func (c *check) notRun(a AxisName, note string)         { result.Set(c.res, a, StatusNotRun, "", note) }
 
 // has reports whether an axis has an outcome yet.
 func (c *check) has(a AxisName) bool { _, ok := c.res.Axes.Get(a); return ok }

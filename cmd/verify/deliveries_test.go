@@ -158,9 +158,15 @@ func TestArchiveDaysAndDeliveries(t *testing.T) {
 		t.Errorf("clean days audited last first: exits %v, want 0 each", codes)
 	}
 
-	// Every line twice, the second re-serialised.
+	// Every line twice, the second re-serialised. With -short (the quick
+	// loop; CI delivers them all) the first 600 lines, a prefix of the
+	// archive in time order, so every link's predecessor is in it.
+	delivered := lines
+	if testing.Short() {
+		delivered = lines[:600]
+	}
 	var twice, again strings.Builder
-	for _, l := range lines {
+	for _, l := range delivered {
 		r := reserialise(t, l)
 		if r == l {
 			t.Fatalf("not re-serialised: %s", l)
@@ -171,7 +177,7 @@ func TestArchiveDaysAndDeliveries(t *testing.T) {
 	twicePath := filepath.Join(dir, "twice.jsonl")
 	writeFile(t, twicePath, []byte(twice.String()))
 	code, stdout, stderr := runVerify(t, "receipts", "--keys", keys, "--at", at, twicePath)
-	n := len(lines)
+	n := len(delivered)
 	if code != exitOK || !strings.Contains(stdout, fmt.Sprintf("(%d pass, 0 fail, 0 incomplete)", 2*n)) ||
 		!strings.Contains(stdout, fmt.Sprintf("summary: duplicates: %d ", n)) {
 		t.Errorf("delivered twice: exit %d\n%s%s", code, stdout, stderr)
@@ -200,7 +206,9 @@ func TestArchiveDaysAndDeliveries(t *testing.T) {
 
 	// The second deliveries in a later load.
 	db = filepath.Join(dir, "loads.duckdb")
-	if code, stdout, stderr := runVerify(t, "load", "--db", db, "--keys", keys, "--at", at, filepath.Join(dir, "receipts.jsonl")); code != exitOK {
+	loaded := filepath.Join(dir, "delivered.jsonl")
+	writeFile(t, loaded, []byte(strings.Join(delivered, "")))
+	if code, stdout, stderr := runVerify(t, "load", "--db", db, "--keys", keys, "--at", at, loaded); code != exitOK {
 		t.Fatalf("first load: exit %d\n%s%s", code, stdout, stderr)
 	}
 	againPath := filepath.Join(dir, "again.jsonl")

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/receiptverify/verify/internal/shard"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )
@@ -99,7 +100,7 @@ func emitAction(ctx *cli.Context) error {
 	defer bar.done()
 	defer onInterrupt(ctx, bar, "removing the temporary files and the unpublished attempt")()
 	sopts := stream.Options{Workers: workers, Progress: bar.update}
-	sum, err := stream.Map(sigCtx, v, inputs.srcs, sopts, w.Add)
+	sum, err := streamrun.Map(sigCtx, v, inputs.srcs, sopts, w.Add)
 	bar.done()
 	if err != nil {
 		w.Abort()

@@ -10,6 +10,7 @@ import (
 	"github.com/receiptverify/verify/analytics"
 
 	"github.com/receiptverify/verify/internal/shard"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
@@ -182,7 +183,7 @@ func finalizeShardAction(ctx *cli.Context, output string) error {
 		}
 	}
 	emit := resultEmitter(output, w, w, newProgressBar(io.Discard))
-	sum, err := shard.FinalizeShard(sigCtx, run, n, ctx.String("judgments"), func(r *verify.Result, line *stream.LineRef) error {
+	sum, err := shard.FinalizeShard(sigCtx, run, n, ctx.String("judgments"), func(r *verify.Result, line *streamrun.LineRef) error {
 		if err := emit(&stream.Record{Result: r}); err != nil {
 			return err
 		}

@@ -18,7 +18,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(cleanupM{m}, map[string]func(){
 		"verify": func() {
 			stderr := &prefixChecker{w: os.Stderr}
 			code := run(os.Args, os.Stdin, os.Stdout, stderr)
@@ -29,6 +29,15 @@ func TestMain(m *testing.M) {
 			os.Exit(code)
 		},
 	})
+}
+
+// cleanupM runs the tests, then removes what they shared (builtBinary's
+// build).
+type cleanupM struct{ m *testing.M }
+
+func (c cleanupM) Run() int {
+	defer removeBuilt()
+	return c.m.Run()
 }
 
 // exitPrefixMissing is the exit code of the verify that testscripts and

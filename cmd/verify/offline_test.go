@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -62,16 +64,44 @@ func goCommand(t *testing.T) string {
 	return gocmd
 }
 
-// builtBinary builds the command for a test that needs the real
+// builtBinary is the command built for a test that needs the real
 // executable, not the test binary: a development build, with no VCS
-// revision recorded (-buildvcs=false), whatever the checkout.
+// revision recorded (-buildvcs=false), whatever the checkout. It is built
+// once per run of the package's tests (linking the DuckDB engine is most
+// of a build's time) into a directory TestMain removes; tests must not
+// change it.
 func builtBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "verify")
-	if out, err := exec.Command(goCommand(t), "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	gocmd := goCommand(t)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "verify-test-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir, built.bin = dir, filepath.Join(dir, "verify")
+		if out, err := exec.Command(gocmd, "build", "-buildvcs=false", "-o", built.bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+// built is builtBinary's one build.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+// removeBuilt removes builtBinary's build, if there was one.
+func removeBuilt() {
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
 }
 
 // TestPlanOfAnotherBuildRefused: a build that records no VCS revision is
@@ -83,7 +113,7 @@ func TestPlanOfAnotherBuildRefused(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := builtBinary(t)
-	dir := filepath.Dir(bin)
+	dir := t.TempDir()
 	b, err := os.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)

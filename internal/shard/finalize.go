@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
@@ -30,7 +31,7 @@ type FinalizeOptions struct {
 // streams, shard by shard and part by part (see foldShard); the
 // judgments and their checks are DuckDB's.
 func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*verify.Result) error) (stream.Summary, error) {
-	sums := make([]stream.MapSummary, len(run.shards))
+	sums := make([]streamrun.MapSummary, len(run.shards))
 	for i, s := range run.shards {
 		sums[i] = s.m.Summary
 	}
@@ -46,9 +47,9 @@ func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*ve
 	if err := checkJudgments(ctx, conn, source, run.shards); err != nil {
 		return stream.Summary{}, err
 	}
-	f := stream.NewFolder(sums...)
+	f := streamrun.NewFolder(sums...)
 	recordOf := run.recordOf()
-	each := func(res *verify.Result, _ *stream.LineRef) error { return emit(res) }
+	each := func(res *verify.Result, _ *streamrun.LineRef) error { return emit(res) }
 	for _, s := range run.shards {
 		if err := foldShard(ctx, conn, s, source, recordOf, f, each); err != nil {
 			return stream.Summary{}, err
@@ -67,7 +68,7 @@ func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*ve
 // no record) comes after some results were emitted, so write them where
 // a failure discards them. emit also gets where the result's line is in
 // its input (nil for a file that could not be read).
-func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emit func(*verify.Result, *stream.LineRef) error) (stream.Summary, error) {
+func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emit func(*verify.Result, *streamrun.LineRef) error) (stream.Summary, error) {
 	var s *shardDir
 	for _, d := range run.shards {
 		if d.m.Shard == n {
@@ -93,7 +94,7 @@ func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emi
 	if err := checkJudgments(ctx, conn, source, []*shardDir{s}); err != nil {
 		return stream.Summary{}, err
 	}
-	f := stream.NewFolder(s.m.Summary)
+	f := streamrun.NewFolder(s.m.Summary)
 	if err := foldShard(ctx, conn, s, source, run.recordOf(), f, emit); err != nil {
 		return stream.Summary{}, err
 	}

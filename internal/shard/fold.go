@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // The fold streams: a shard's records are read part by part and row
@@ -25,7 +25,7 @@ import (
 // its record: a row of no record, a record with a link or a nonce and no
 // row of that kind, or a row of a kind the record has no key for, is an
 // *Error naming source.
-func foldShard(ctx context.Context, conn *sql.Conn, s *shardDir, source string, recordOf func(int64) (uint64, error), f *stream.Folder, emit func(*verify.Result, *stream.LineRef) error) error {
+func foldShard(ctx context.Context, conn *sql.Conn, s *shardDir, source string, recordOf func(int64) (uint64, error), f *streamrun.Folder, emit func(*verify.Result, *streamrun.LineRef) error) error {
 	refuse := func(format string, a ...any) error {
 		return &Error{Reason: ReasonJudgments, Path: source, Msg: fmt.Sprintf(format, a...) + ": the judgments must judge every record with a link or a nonce of every shard exactly once (run queries/shard/judgments.sql over exactly the run's parts: verify parts)"}
 	}
@@ -34,7 +34,7 @@ func foldShard(ctx context.Context, conn *sql.Conn, s *shardDir, source string, 
 	var (
 		recs []foldRecord
 		js   []foldJudgment
-		own  []stream.Judgment
+		own  []streamrun.Judgment
 		prev = lo - 1 // the last record's ord
 	)
 	for i, p := range s.m.Parts {
@@ -98,7 +98,7 @@ func foldShard(ctx context.Context, conn *sql.Conn, s *shardDir, source string, 
 					if err != nil {
 						return refuse("the %s row of ord %d: %v", x.kind, r.ord, err)
 					}
-					own = append(own, stream.Judgment{Kind: x.kind, Outcome: x.outcome, First: first})
+					own = append(own, streamrun.Judgment{Kind: x.kind, Outcome: x.outcome, First: first})
 				}
 				if chain != btoi(r.link) || nonce != btoi(r.nonce) {
 					return refuse("record ord %d has %d chain and %d nonce rows, and needs %d and %d", r.ord, chain, nonce, btoi(r.link), btoi(r.nonce))
@@ -148,7 +148,7 @@ type foldRecord struct {
 	link, nonce bool
 	hash        bool // the record has a chain hash: it may be a delivery again
 	state       []byte
-	line        *stream.LineRef // nil for a file that could not be read
+	line        *streamrun.LineRef // nil for a file that could not be read
 }
 
 // ordRange is a range of ords, both ends included.
@@ -211,7 +211,7 @@ func readPartRecords(ctx context.Context, conn *sql.Conn, path string, g ordRang
 			return nil, &Error{Reason: ReasonPart, Path: path, Msg: err.Error()}
 		}
 		if offset.Valid && length.Valid && len(sum) == sha256.Size {
-			r.line = &stream.LineRef{Offset: offset.Int64, Length: length.Int64}
+			r.line = &streamrun.LineRef{Offset: offset.Int64, Length: length.Int64}
 			copy(r.line.SHA256[:], sum)
 		}
 		recs = append(recs, r)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
@@ -45,7 +46,7 @@ func TestFoldRowGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msum, err := stream.Map(ctx, v, srcs, stream.Options{}, w.Add)
+	msum, err := streamrun.Map(ctx, v, srcs, stream.Options{}, w.Add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestFoldRowGroups(t *testing.T) {
 	}
 	got.Reset()
 	each := render(&got)
-	sum, err = FinalizeShard(ctx, alone, 0, jfile, func(res *verify.Result, _ *stream.LineRef) error { return each(res) })
+	sum, err = FinalizeShard(ctx, alone, 0, jfile, func(res *verify.Result, _ *streamrun.LineRef) error { return each(res) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -138,7 +139,7 @@ func (w *FoldWriter) WithReceipts(ctx context.Context, run *Run, opts analytics.
 // its end are left out, as a load records nothing of such a file; so are
 // the lines an earlier input of the run holds byte for byte, which a load
 // stores once (redelivered).
-func (w *FoldWriter) AddReceipt(res *verify.Result, line *stream.LineRef) error {
+func (w *FoldWriter) AddReceipt(res *verify.Result, line *streamrun.LineRef) error {
 	if w.table == nil {
 		return nil
 	}

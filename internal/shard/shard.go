@@ -2,7 +2,7 @@
 // for archives too large for one machine. A run plan ([Plan], `verify
 // plan`) names the run first: its inputs and shards, its trust material.
 // A map task (`verify receipts --plan --emit DIR`, [Create]) verifies one
-// shard of the plan's inputs with stream.Map and writes each record as a
+// shard of the plan's inputs with streamrun.Map and writes each record as a
 // row of Parquet in DIR: what needs only the receipt itself (its verdict
 // alone and its axes), the keys of its chain link and nonce, and its
 // state. [Open] checks the directories against the plan and their parts
@@ -47,7 +47,7 @@
 // × 2^40 + its ordinal in the shard, blank lines counted), source, line,
 // format, verdict and reasons (verified alone: the chain and nonce axes
 // not judged), axes (JSON), chain_key, link_key, scope_key, nonce_key
-// (hex, NULL where the receipt has none: see stream.Keys), state (the
+// (hex, NULL where the receipt has none: see streamrun.Keys), state (the
 // result in a binary form that only the same build of verify reads, which
 // the manifest names and Finalize checks), and byte_offset, byte_length
 // and line_sha256 (32 bytes): where the line is in its input and its
@@ -68,7 +68,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/receiptverify/verify/verify/stream"
+	"github.com/receiptverify/verify/internal/streamrun"
 )
 
 // Manifest names a map task's directory: what Finalize needs besides the
@@ -105,10 +105,10 @@ type manifest struct {
 	// Rows counts the records written; Links and Nonces those of them
 	// with a link_key and with a nonce_key: each has exactly one
 	// judgment of its kind.
-	Rows    int64             `json:"rows"`
-	Links   int64             `json:"links"`
-	Nonces  int64             `json:"nonces"`
-	Summary stream.MapSummary `json:"summary"`
+	Rows    int64                `json:"rows"`
+	Links   int64                `json:"links"`
+	Nonces  int64                `json:"nonces"`
+	Summary streamrun.MapSummary `json:"summary"`
 	// Contents are the SHA-256 of each input's content (decompressed),
 	// by its name as the records' source gives it: the receipts table's
 	// file_sha256. An input that could not be read to its end has none.

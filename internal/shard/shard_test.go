@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -17,7 +18,7 @@ import (
 // mapsPrior is an earlier archive known by its map step's records: the
 // stream's own way (Prior) of judging against history, beside which the
 // judgment SQL's history_keys is checked.
-type mapsPrior struct{ recs []*stream.Mapped }
+type mapsPrior struct{ recs []*streamrun.Mapped }
 
 func (p mapsPrior) Links(_ context.Context, prefixes []string) (map[string]stream.PriorLink, error) {
 	out := map[string]stream.PriorLink{}
@@ -94,7 +95,7 @@ func TestHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err := stream.Map(ctx, v, src(p), stream.Options{}, func(m *stream.Mapped) error {
+		sum, err := streamrun.Map(ctx, v, src(p), stream.Options{}, func(m *streamrun.Mapped) error {
 			if keep {
 				prior.recs = append(prior.recs, m)
 			}

@@ -17,7 +17,9 @@ import (
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
+
 	"github.com/receiptverify/verify/internal/gunzip"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -185,8 +187,8 @@ func (w *Writer) openAppender() error {
 	})
 }
 
-// Add writes one record; records come in the order stream.Map gives them.
-func (w *Writer) Add(m *stream.Mapped) error {
+// Add writes one record; records come in the order streamrun.Map gives them.
+func (w *Writer) Add(m *streamrun.Mapped) error {
 	if m.Seq >= 1<<SeqBits {
 		return fmt.Errorf("more than 2^%d records in one shard", SeqBits)
 	}
@@ -326,7 +328,7 @@ func ContentSHA256(src stream.Source) (string, error) {
 // with its SHA-256 and counts, and publishes the attempt as the shard's
 // directory in one rename. ErrPublished: another attempt of the shard
 // published first, and this one's files are removed.
-func (w *Writer) Close(sum stream.MapSummary) error {
+func (w *Writer) Close(sum streamrun.MapSummary) error {
 	defer w.release()
 	if w.part.Rows > 0 || len(w.parts) == 0 {
 		if err := w.flush(); err != nil {

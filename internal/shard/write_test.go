@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify/stream"
 )
 
@@ -50,7 +51,7 @@ func TestAttemptsOneWins(t *testing.T) {
 				return
 			}
 			ready.Wait() // every attempt under way before any publishes
-			sum, err := stream.Map(context.Background(), v, src, stream.Options{Workers: 1}, w.Add)
+			sum, err := streamrun.Map(context.Background(), v, src, stream.Options{Workers: 1}, w.Add)
 			if err != nil {
 				w.Abort()
 				errs[i] = err
@@ -99,7 +100,7 @@ func TestAttemptsOneWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := stream.Map(context.Background(), v, src, stream.Options{Workers: 1}, w.Add)
+	sum, err := streamrun.Map(context.Background(), v, src, stream.Options{Workers: 1}, w.Add)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package stream
+package streamrun
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/canon"
 	"github.com/receiptverify/verify/verify/sigalg"
@@ -120,7 +121,7 @@ func BenchmarkMLDSA65(b *testing.B) {
 	}
 	verifier := func(b *testing.B) {
 		onAllCores(b, func(in *bareInput, _ []byte) bool {
-			res := hooks.VerifyBorrowed(v, in.line, true, false)
+			res, _ := v.VerifyWith(in.line, result.Borrowing(verify.VerifyOptions{DropSignature: true}))
 			return res.Verdict == verify.Pass
 		})
 	}

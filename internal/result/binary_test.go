@@ -1,4 +1,4 @@
-package verify
+package result
 
 import (
 	"reflect"
@@ -47,7 +47,7 @@ func fillAll(t *testing.T, v reflect.Value, n *int, str func(n int) string) {
 			fillAll(t, f, n, str)
 		}
 	default:
-		t.Fatalf("fillAll: no rule for %s; teach appendBinary, detach and this test the new field", v.Type())
+		t.Fatalf("fillAll: no rule for %s; teach AppendBinary, Detach and this test the new field", v.Type())
 	}
 }
 
@@ -68,16 +68,16 @@ func TestResultBinaryRoundTrip(t *testing.T) {
 	}
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {
-			b := want.appendBinary([]byte("prefix"))
+			b := AppendBinary(want, []byte("prefix"))
 			var got Result
-			if err := got.unmarshalBinary(b[len("prefix"):]); err != nil {
+			if err := UnmarshalBinary(&got, b[len("prefix"):]); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(&got, want) {
 				t.Fatalf("round trip changed the result:\n got %#v\nwant %#v", got, *want)
 			}
 			for i := range len(b) - len("prefix") {
-				if err := new(Result).unmarshalBinary(b[len("prefix") : len("prefix")+i]); err == nil {
+				if err := UnmarshalBinary(new(Result), b[len("prefix"):len("prefix")+i]); err == nil {
 					t.Fatalf("a form cut to %d bytes was accepted", i)
 				}
 			}
@@ -89,16 +89,16 @@ func TestResultBinaryRoundTrip(t *testing.T) {
 // whatever it accepts encodes back to a form that decodes to the same
 // result, so encoder and decoder agree on every field.
 func FuzzResultBinary(f *testing.F) {
-	b := (&Result{Version: 1, Format: "asqav-native", Axes: axesOf(map[AxisName]Axis{AxisChain: {Status: StatusPass}})}).appendBinary(nil)
+	b := AppendBinary(&Result{Version: 1, Format: "asqav-native", Axes: axesOf(map[AxisName]Axis{AxisChain: {Status: StatusPass}})}, nil)
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var r Result
-		if r.unmarshalBinary(data) != nil {
+		if UnmarshalBinary(&r, data) != nil {
 			return
 		}
-		again := r.appendBinary(nil)
+		again := AppendBinary(&r, nil)
 		var r2 Result
-		if err := r2.unmarshalBinary(again); err != nil || !reflect.DeepEqual(&r, &r2) {
+		if err := UnmarshalBinary(&r2, again); err != nil || !reflect.DeepEqual(&r, &r2) {
 			t.Fatalf("re-encoding changed the result: %v", err)
 		}
 	})

@@ -1,15 +1,17 @@
-package verify
+package result
 
 import (
 	"encoding/binary"
 	"errors"
 )
 
-// appendBinary is the stream's spool codec (hook.Stream.AppendBinary): the
-// result waits in a spool file instead of being verified twice. Everything
-// but Signed is kept, unexported state included
-// (TestResultBinaryRoundTrip fills every field to pin that).
-func (r *Result) appendBinary(b []byte) []byte {
+// AppendBinary appends a compact binary form of r to b: the stream's
+// spool codec, so that a result waits in a spool file instead of being
+// verified twice. Everything but Signed is kept, unexported state included
+// (TestResultBinaryRoundTrip fills every field to pin that), so
+// UnmarshalBinary gives back a result that judges and renders the same.
+// The form is private to one run: no version, no promise across releases.
+func AppendBinary(r *Result, b []byte) []byte {
 	w := binWriter{b}
 	w.int(int64(r.Version))
 	w.str(r.Source)
@@ -54,17 +56,17 @@ func (r *Result) appendBinary(b []byte) []byte {
 		w.int(int64(fp.PayloadDigest.Size))
 	}
 
-	w.bool(r.link.present)
-	w.bool(r.link.genesis)
-	w.str(r.link.prev)
-	w.str(r.link.scope)
+	w.bool(r.link.Present)
+	w.bool(r.link.Genesis)
+	w.str(r.link.Prev)
+	w.str(r.link.Scope)
 	w.bool(r.strictTool)
 	return w.b
 }
 
-// unmarshalBinary reads what appendBinary wrote, replacing every field.
-// Strings share one copy of data.
-func (r *Result) unmarshalBinary(data []byte) error {
+// UnmarshalBinary reads what AppendBinary wrote into r, replacing every
+// field. Strings share one copy of data.
+func UnmarshalBinary(r *Result, data []byte) error {
 	rd := binReader{s: string(data)}
 	*r = Result{}
 	r.Version = int(rd.int())
@@ -116,10 +118,10 @@ func (r *Result) unmarshalBinary(data []byte) error {
 		fp.PayloadDigest = &PayloadDigest{Hash: rd.str(), Size: int(rd.int())}
 	}
 
-	r.link.present = rd.bool()
-	r.link.genesis = rd.bool()
-	r.link.prev = rd.str()
-	r.link.scope = rd.str()
+	r.link.Present = rd.bool()
+	r.link.Genesis = rd.bool()
+	r.link.Prev = rd.str()
+	r.link.Scope = rd.str()
 	r.strictTool = rd.bool()
 	if rd.err == nil && rd.pos != len(rd.s) {
 		rd.err = errTrailingBinary

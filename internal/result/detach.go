@@ -1,16 +1,16 @@
-package verify
+package result
 
 import (
 	"strings"
 	"unsafe"
 )
 
-// detach gives every string of r that points into b a copy of its own, so
+// Detach gives every string of r that points into b a copy of its own, so
 // that r stays valid when b is written again: Verify parses a receipt
 // without copying it (canon.ParseBorrowed), and the Result's fields are
 // substrings of it. TestDetachCoversEveryString fails when a string field
 // is added to Result and not here.
-func (r *Result) detach(b []byte) {
+func Detach(r *Result, b []byte) {
 	if len(b) == 0 {
 		return
 	}
@@ -48,6 +48,6 @@ func (r *Result) detach(b []byte) {
 	if fp.PayloadDigest != nil {
 		own(&fp.PayloadDigest.Hash)
 	}
-	own(&r.link.prev)
-	own(&r.link.scope)
+	own(&r.link.Prev)
+	own(&r.link.Scope)
 }

@@ -1,0 +1,22 @@
+package result
+
+// ChainScopeWhat names what the chains of a format are scoped by, for
+// notes: "issuer", "plan_id"; "format" when by the format alone. Every
+// format of package verify whose chain rule has a scope has its entry
+// here (TestChainScopeWhat there pins it), so that the verifier and a
+// stream's index name a scope alike.
+func ChainScopeWhat(format string) string {
+	switch format {
+	case "acta":
+		return "issuer"
+	case "aerf":
+		return "plan_id"
+	case "agentreceipts":
+		return "chain_id"
+	case "asqav-native":
+		return "issuer, org, agent or session"
+	case "pipelock-action-v1":
+		return "signer_key"
+	}
+	return "format"
+}
