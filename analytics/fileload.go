@@ -54,6 +54,11 @@ type fileLoad struct {
 	// redeliveredDays are the days of the stored receipts those lines
 	// are.
 	redeliveredDays []string
+	// prior is the load's archive; relinks says a receipt of the file
+	// may be named by a stored one (archivePrior.namesStored), whose
+	// judgment relink then looks at again.
+	prior   *archivePrior
+	relinks bool
 
 	tx       *sql.Tx
 	loadedAt time.Time   // the load's clock (UTC): files.loaded_at, and the day of undated receipts
@@ -76,7 +81,7 @@ const defaultChunkBytes = 2 << 30
 func (l *loader) newFile(idx int, in Input, p plan) *fileLoad {
 	return &fileLoad{ctx: l.ctx, idx: idx, in: in, plan: p, trust: l.sum.Trust, sum: &l.sum.Files[idx], key: strconv.Itoa(idx),
 		tempDir: l.opts.TempDir, hook: l.opts.beforeCommit, conn: l.conn, chunk: cmp.Or(l.opts.chunkBytes, defaultChunkBytes),
-		loadedAt: l.at, v: l.v, rawAll: l.opts.Raw == RawAll || in.NoArchive}
+		loadedAt: l.at, v: l.v, rawAll: l.opts.Raw == RawAll || in.NoArchive, prior: l.prior}
 }
 
 // source is the file as a stream.Source named by its key, from past the
@@ -151,6 +156,9 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		return f.rejects.add(func(b []byte) []byte { return appendRejectRow(b, res, raw) })
 	}
 	f.sum.Accepted++
+	if !f.relinks && (f.prior == nil || f.prior.namesStored(res.Fingerprints.ChainHash)) && res.Fingerprints.ChainHash != "" {
+		f.relinks = true
+	}
 	if rec != nil && rec.Duplicate {
 		f.sum.Duplicates++
 	}
@@ -492,7 +500,7 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust, s.Redelivered,
 			strings.Join(slices.Sorted(slices.Values(f.redeliveredDays)), ","))
 	}
-	if err == nil {
+	if err == nil && f.relinks {
 		err = f.relink()
 	}
 	if err == nil && f.hook != nil {

@@ -296,7 +296,8 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 
 	// The rows keep the signature's SHA-256, which the verifying
 	// goroutines compute.
-	sopts := stream.Options{Workers: opts.Workers, Progress: opts.Progress, Prior: archivePrior{db.sql}}
+	l.prior = newArchivePrior(db.sql)
+	sopts := stream.Options{Workers: opts.Workers, Progress: opts.Progress, Prior: l.prior, PriorBatch: archivePriorBatch}
 	var done stream.Summary // the files committed by runs that stopped at a changed input
 	for {
 		srcs := make([]stream.Source, len(l.pending))
@@ -502,6 +503,8 @@ type loader struct {
 	headless bool
 	// seen are the contents of the inputs identified so far.
 	seen map[string]bool
+	// prior is the database as the stream's Prior.
+	prior *archivePrior
 }
 
 // settleEarly identifies a deferred input by a read of its own, before it
