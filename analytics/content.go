@@ -603,11 +603,11 @@ func (l *loader) identifyNew(in Input) (p plan, ok bool, err error) {
 			return p, false, nil
 		}
 	}
-	var n int
-	if err := l.conn.QueryRowContext(l.ctx, "SELECT count(*) FROM files WHERE head_sha256 = $1 OR path = $2", head, in.Name).Scan(&n); err != nil {
-		return p, false, dbErr(l.ctx, "read files", l.db.path, err)
+	known, err := l.storedStarts()
+	if err != nil {
+		return p, false, err
 	}
-	if n > 0 {
+	if known.heads[head] || known.paths[in.Name] {
 		return p, false, nil
 	}
 	if moved, err := l.bySecondLine(in); err != nil || moved != nil {
@@ -656,6 +656,13 @@ func (l *loader) bySecondLine(in Input) (*storedFile, error) {
 		return nil, nil
 	}
 	sum := sha256.Sum256(second)
+	known, err := l.storedStarts()
+	if err != nil {
+		return nil, err
+	}
+	if !known.seconds[hex.EncodeToString(sum[:])] {
+		return nil, nil
+	}
 	rows, err := l.conn.QueryContext(l.ctx, "SELECT "+storedFileColumns+` FROM files WHERE head_sha256 IN (
 		SELECT f.head_sha256 FROM receipts r JOIN files f ON f.file_sha256 = r.file_sha256
 		WHERE r.line = 2 AND r.line_sha256 = $1 AND f.head_sha256 IS NOT NULL)`, hex.EncodeToString(sum[:]))
@@ -673,4 +680,58 @@ func (l *loader) bySecondLine(in Input) (*storedFile, error) {
 		}
 	}
 	return best, nil
+}
+
+// starts are how the stored contents begin, read once per load for
+// identifyNew and bySecondLine, which ask it of every input: the first
+// lines (head_sha256) and paths of the files rows, and the line_sha256 of
+// the second lines stored of contents whose first line is recorded. No
+// row is written while the inputs are identified.
+type starts struct {
+	heads, paths, seconds map[string]bool
+}
+
+func (l *loader) storedStarts() (*starts, error) {
+	if l.starts != nil {
+		return l.starts, nil
+	}
+	st := &starts{heads: map[string]bool{}, paths: map[string]bool{}, seconds: map[string]bool{}}
+	read := func(q string, into func(a, b sql.NullString)) error {
+		rows, err := l.conn.QueryContext(l.ctx, q)
+		if err != nil {
+			return dbErr(l.ctx, "read files", l.db.path, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var a, b sql.NullString
+			if err := rows.Scan(&a, &b); err != nil {
+				return dbErr(l.ctx, "read files", l.db.path, err)
+			}
+			into(a, b)
+		}
+		if err := rows.Err(); err != nil {
+			return dbErr(l.ctx, "read files", l.db.path, err)
+		}
+		return nil
+	}
+	if err := read("SELECT head_sha256, path FROM files", func(head, path sql.NullString) {
+		if head.Valid {
+			st.heads[head.String] = true
+		}
+		if path.Valid {
+			st.paths[path.String] = true
+		}
+	}); err != nil {
+		return nil, err
+	}
+	if err := read(`SELECT DISTINCT r.line_sha256, NULL FROM receipts r JOIN files f ON f.file_sha256 = r.file_sha256
+		WHERE r.line = 2 AND f.head_sha256 IS NOT NULL`, func(sum, _ sql.NullString) {
+		if sum.Valid {
+			st.seconds[sum.String] = true
+		}
+	}); err != nil {
+		return nil, err
+	}
+	l.starts = st
+	return st, nil
 }

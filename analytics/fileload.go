@@ -59,6 +59,11 @@ type fileLoad struct {
 	// judgment relink then looks at again.
 	prior   *archivePrior
 	relinks bool
+	// batch gathers small files to commit together (fileBatch); rowsSHA
+	// is the file_sha256 the file's rows are spooled under.
+	batch      *fileBatch
+	rowsSHA    string
+	rowsClosed bool // rows is closed, to be read
 
 	tx       *sql.Tx
 	loadedAt time.Time   // the load's clock (UTC): files.loaded_at, and the day of undated receipts
@@ -81,7 +86,7 @@ const defaultChunkBytes = 2 << 30
 func (l *loader) newFile(idx int, in Input, p plan) *fileLoad {
 	return &fileLoad{ctx: l.ctx, idx: idx, in: in, plan: p, trust: l.sum.Trust, sum: &l.sum.Files[idx], key: strconv.Itoa(idx),
 		tempDir: l.opts.TempDir, hook: l.opts.beforeCommit, conn: l.conn, chunk: cmp.Or(l.opts.chunkBytes, defaultChunkBytes),
-		loadedAt: l.at, v: l.v, rawAll: l.opts.Raw == RawAll || in.NoArchive, prior: l.prior}
+		loadedAt: l.at, v: l.v, rawAll: l.opts.Raw == RawAll || in.NoArchive, prior: l.prior, batch: l.batch}
 }
 
 // source is the file as a stream.Source named by its key, from past the
@@ -166,14 +171,11 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		f.sum.ChainsOutside++
 	}
 	if f.rows == nil {
-		if err := f.begin(); err != nil {
-			return err
-		}
 		sp, err := newSpool(f.tempDir)
 		if err != nil {
 			return &IOError{Op: "spool", Path: f.in.Name, Err: err}
 		}
-		f.rows = sp
+		f.rows, f.rowsSHA = sp, f.sum.SHA256
 	}
 	var err error
 	if rec != nil && rec.Rendered != nil { // encoded on a verifying goroutine (render)
@@ -292,10 +294,13 @@ func (f *fileLoad) count(res *verify.Result) {
 }
 
 // begin opens the file's transaction and starts the inserting goroutine,
-// once.
+// once, after committing the small files before it (fileBatch).
 func (f *fileLoad) begin() error {
 	if f.tx != nil {
 		return nil
+	}
+	if err := f.batch.flush(); err != nil {
+		return err
 	}
 	tx, err := f.conn.BeginTx(f.ctx, nil)
 	if err != nil {
@@ -306,7 +311,8 @@ func (f *fileLoad) begin() error {
 	f.inserted = make(chan error, 1)
 	// The file's own content: this file_sha256 and the stored content it
 	// extends.
-	own := append([]string{f.sum.SHA256}, f.sum.Holds...)
+	sha := cmp.Or(f.rowsSHA, f.sum.SHA256)
+	own := append([]string{sha}, f.sum.Holds...)
 	go func(chunks <-chan *spool, sha, source, loadDay, trust string) {
 		var err error
 		for sp := range chunks {
@@ -316,7 +322,7 @@ func (f *fileLoad) begin() error {
 			sp.remove()
 		}
 		f.inserted <- err
-	}(f.chunks, f.sum.SHA256, f.sum.Path, f.loadedAt.Format(time.DateOnly), f.trust)
+	}(f.chunks, sha, f.sum.Path, f.loadedAt.Format(time.DateOnly), f.trust)
 	return nil
 }
 
@@ -398,14 +404,27 @@ func (f *fileLoad) insertChunk(tx *sql.Tx, sp *spool, own []string, sha, source,
 // flushChunk hands the current receipts chunk to the inserting goroutine,
 // waiting while it inserts the one before.
 func (f *fileLoad) flushChunk() error {
-	sp := f.rows
-	f.rows = nil
-	if err := sp.close(); err != nil {
-		sp.remove()
+	if err := f.begin(); err != nil {
+		return err
+	}
+	if err := f.closeRows(); err != nil {
+		f.rows.remove()
+		f.rows = nil
 		return &IOError{Op: "spool", Path: f.in.Name, Err: err}
 	}
+	sp := f.rows
+	f.rows, f.rowsClosed = nil, false
 	f.chunks <- sp
 	return nil
+}
+
+// closeRows closes the rows spool, once, for it to be read.
+func (f *fileLoad) closeRows() error {
+	if f.rowsClosed {
+		return nil
+	}
+	f.rowsClosed = true
+	return f.rows.close()
 }
 
 // wait stops the inserting goroutine and returns its outcome.
@@ -428,6 +447,9 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	}
 	if s.Err != nil { // not read to its end: nothing recorded
 		f.abort()
+		if err := f.batch.flush(); err != nil { // the files before it are reported first
+			return err
+		}
 		s.Lines, s.Accepted, s.Rejected = 0, 0, 0
 		if onFile != nil {
 			onFile(*s)
@@ -439,6 +461,9 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 		if got := hex.EncodeToString(f.lines.h.Sum(nil)); got != f.plan.id.sha256 || f.lines.n != f.plan.id.bytes {
 			// Rewritten between its readings: that file's error.
 			f.abort()
+			if err := f.batch.flush(); err != nil {
+				return err
+			}
 			f.changed = true
 			s.Err = &InputChangedError{Path: f.in.Name}
 			s.Lines, s.Accepted, s.Rejected, s.Incomplete = 0, 0, 0, false
@@ -458,6 +483,9 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 		s.Holds[0] = s.SHA256
 		if s.Lines == 0 { // nothing but that line is new
 			f.abort()
+			if err := f.batch.flush(); err != nil {
+				return err
+			}
 			s.Holds = s.Holds[1:]
 			s.AlreadyLoaded = len(s.Holds) > 0
 			if onFile != nil {
@@ -466,6 +494,17 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 			return nil
 		}
 	}
+	if f.batchable() {
+		return f.batch.add(f, onFile)
+	}
+	return f.store(id, storedBytes, unterminated, onFile)
+}
+
+// store inserts the rest of the file's rows and its files row, in its
+// own transaction, and commits. id is its content identity, storedBytes
+// and unterminated what of it is stored.
+func (f *fileLoad) store(id *contentID, storedBytes int64, unterminated bool, onFile func(FileSummary)) error {
+	s := f.sum
 	err := f.begin()
 	if err == nil && f.rows != nil {
 		err = f.flushChunk()
@@ -492,10 +531,7 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 		}
 	}
 	if err == nil {
-		_, err = f.tx.ExecContext(f.ctx,
-			`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at,
-				content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256, redelivered, redelivered_days)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, $14, NULLIF($15, ''))`,
+		_, err = f.tx.ExecContext(f.ctx, filesInsert,
 			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
 			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust, s.Redelivered,
 			strings.Join(slices.Sorted(slices.Values(f.redeliveredDays)), ","))
@@ -525,7 +561,7 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 func (f *fileLoad) abort() {
 	if f.rows != nil {
 		f.rows.remove()
-		f.rows = nil
+		f.rows, f.rowsClosed = nil, false
 	}
 	f.wait()
 	if f.tx != nil {

@@ -188,7 +188,7 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 	}
 
 	// Identify every input first; only new content is verified.
-	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: &sum, at: at, v: v}
+	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: &sum, at: at, v: v, prior: newArchivePrior(db.sql), batch: &fileBatch{}}
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE content_bytes IS NULL").Scan(&l.legacy); err != nil {
 		return sum, dbErr(ctx, "read files", db.path, err)
 	}
@@ -296,7 +296,6 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 
 	// The rows keep the signature's SHA-256, which the verifying
 	// goroutines compute.
-	l.prior = newArchivePrior(db.sql)
 	sopts := stream.Options{Workers: opts.Workers, Progress: opts.Progress, Prior: l.prior, PriorBatch: archivePriorBatch}
 	var done stream.Summary // the files committed by runs that stopped at a changed input
 	for {
@@ -350,9 +349,14 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 			l.pending[l.cur].abort()
 		}
 		if ctx.Err() != nil && !isIOError(err) {
+			l.batch.discard()
 			return sum, ctx.Err()
 		}
 		if !errors.Is(err, stream.ErrInputChanged) {
+			l.batch.discard()
+			return sum, err
+		}
+		if err := l.batch.flush(); err != nil { // the files before the changed one
 			return sum, err
 		}
 		// One input was not the same when read again (rewritten in
@@ -503,8 +507,12 @@ type loader struct {
 	headless bool
 	// seen are the contents of the inputs identified so far.
 	seen map[string]bool
-	// prior is the database as the stream's Prior.
-	prior *archivePrior
+	// prior is the database as the stream's Prior; batch gathers the
+	// small files to store together; starts, read once, tell how the
+	// stored contents begin (storedStarts).
+	prior  *archivePrior
+	batch  *fileBatch
+	starts *starts
 }
 
 // settleEarly identifies a deferred input by a read of its own, before it
@@ -557,7 +565,7 @@ func (l *loader) finishRest() error {
 			return err
 		}
 	}
-	return nil
+	return l.batch.flush()
 }
 
 func (l *loader) report(s *FileSummary) {
