@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"bytes"
 	"database/sql"
 	"strconv"
 	"strings"
@@ -19,25 +20,26 @@ import (
 type fileBatch struct {
 	files  []*fileLoad
 	onFile []func(FileSummary)
-	bytes  int64 // of the files' row spools
+	bytes  int64 // of the files' rows
 }
 
-// Limits of a batch: a file whose rows spool is larger has its own
-// transaction; a batch is stored once it holds batchFiles files or
-// batchBytes of rows.
+// Limits of a batch: a file with more rows has its own transaction; a
+// batch is stored once it holds batchFiles files or batchBytes of rows
+// (held in memory until then).
 const (
 	batchFileBytes = 1 << 20
 	batchFiles     = 1024
 	batchBytes     = 64 << 20
 )
 
-// batchable reports whether the file, read to its end and whose rows are
-// all spooled, can be stored with others: it has receipts and no rejects,
+// batchable reports whether the file, read to its end, can be stored with
+// others: its receipts' rows are all held in memory (fileLoad.mem), it has
+// no rejects,
 // no chunk of it is inserted yet, it is a whole new content (it extends
 // none and its last line is complete), no stored receipt names one of
 // its receipts (relink), and no test hook waits on its transaction.
 func (f *fileLoad) batchable() bool {
-	return f.batch != nil && f.tx == nil && f.rows != nil && f.rows.size < batchFileBytes && f.rejects == nil &&
+	return f.batch != nil && f.tx == nil && f.rows == nil && len(f.mem) > 0 && f.rejects == nil &&
 		!f.sum.Incomplete && f.plan.base == "" && f.plan.skip == 0 && f.plan.firstLine == 1 &&
 		!f.relinks && f.hook == nil && f.rowsSHA == f.sum.SHA256 &&
 		len(f.sum.Holds) == 1 && f.sum.Holds[0] == f.sum.SHA256
@@ -45,13 +47,9 @@ func (f *fileLoad) batchable() bool {
 
 // add takes a batchable file, storing the batch once full.
 func (b *fileBatch) add(f *fileLoad, onFile func(FileSummary)) error {
-	if err := f.closeRows(); err != nil {
-		f.abort()
-		return &IOError{Op: "spool", Path: f.in.Name, Err: err}
-	}
 	b.files = append(b.files, f)
 	b.onFile = append(b.onFile, onFile)
-	b.bytes += f.rows.size
+	b.bytes += int64(len(f.mem))
 	if len(b.files) >= batchFiles || b.bytes >= batchBytes {
 		return b.flush()
 	}
@@ -124,21 +122,41 @@ func (b *fileBatch) store(files []*fileLoad) (bool, error) {
 			tx.Rollback()
 		}
 	}()
-	// The files: spool path, order, file_sha256, source.
+	// The rows of all the files, in one spool, each with its file's
+	// order in the batch (b_ord), and the files: order, file_sha256,
+	// source.
+	sp, err := newSpool(f0.tempDir)
+	if err != nil {
+		return false, &IOError{Op: "spool", Path: f0.in.Name, Err: err}
+	}
+	defer sp.remove()
 	var vals strings.Builder
-	paths := make([]string, len(files))
-	var longest int64
+	var row []byte
 	for i, f := range files {
+		ord := strconv.Itoa(i + 1)
 		if i > 0 {
 			vals.WriteByte(',')
 		}
-		paths[i] = sqlQuote(f.rows.path)
-		vals.WriteString("(" + paths[i] + ", " + strconv.Itoa(i+1) + ", " + sqlQuote(f.sum.SHA256) + ", " + sqlQuote(f.sum.Path) + ")")
-		longest = max(longest, f.rows.longest)
+		vals.WriteString("(" + ord + ", " + sqlQuote(f.sum.SHA256) + ", " + sqlQuote(f.sum.Path) + ")")
+		for rows := f.mem; len(rows) > 0; {
+			n := bytes.IndexByte(rows, '\n') + 1
+			if n == 0 {
+				n = len(rows)
+			}
+			// {"b_ord":N, and the row's fields
+			row = append(append(append(row[:0], `{"b_ord":`...), ord...), ',')
+			row = append(row, rows[1:n]...)
+			if err := sp.write(row); err != nil {
+				return false, err
+			}
+			rows = rows[n:]
+		}
 	}
-	batchRows := "(SELECT s.*, m.b_ord, m.b_sha, m.b_source FROM read_ndjson([" + strings.Join(paths, ",") + "], columns=" + receiptColumns +
-		", format='newline_delimited', filename=true, maximum_object_size=" + strconv.FormatInt(max(longest+1, defaultMaxObject), 10) + ") s" +
-		" JOIN (VALUES " + vals.String() + ") m(b_path, b_ord, b_sha, b_source) ON s.filename = m.b_path)"
+	if err := sp.close(); err != nil {
+		return false, &IOError{Op: "spool", Path: sp.path, Err: err}
+	}
+	batchRows := "(SELECT s.*, m.b_sha, m.b_source FROM " + sp.read("{b_ord: 'BIGINT', "+strings.TrimPrefix(receiptColumns, "{")) +
+		" s JOIN (VALUES " + vals.String() + ") m(m_ord, b_sha, b_source) ON s.b_ord = m.m_ord)"
 	// Read once, into a temporary table of the transaction.
 	if _, err := tx.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE load_batch AS "+batchRows); err != nil {
 		return false, err
@@ -202,7 +220,7 @@ func (b *fileBatch) store(files []*fileLoad) (bool, error) {
 // before it in the batch, or of its own file, keeps the line; one shared
 // only with a later file of the batch does not, as that file was not
 // stored yet when its own transaction would have looked. vals are the
-// batch's (path, order, file_sha256, source) rows.
+// batch's (order, file_sha256, source) rows.
 func (b *fileBatch) fillFlagged(tx *sql.Tx, files []*fileLoad, vals string) error {
 	f0 := files[0]
 	rows, err := tx.QueryContext(f0.ctx, strings.ReplaceAll(flaggedInBatch, "$VALUES", vals))
@@ -247,12 +265,12 @@ func (b *fileBatch) fillFlagged(tx *sql.Tx, files []*fileLoad, vals string) erro
 }
 
 // flaggedInBatch is flaggedWithoutRaw for the files of a batch ($VALUES:
-// path, order, file_sha256, source), each judged as its own transaction
+// order, file_sha256, source), each judged as its own transaction
 // would have judged it: against the receipts stored before the batch
 // (order 0) and those of the files up to its own. A receipt of file k
 // shares a value when at least two receipts of order k or less have it:
 // when k is at least the second smallest order among them.
-const flaggedInBatch = `WITH b(b_path, b_ord, b_sha, b_source) AS (VALUES $VALUES),
+const flaggedInBatch = `WITH b(b_ord, b_sha, b_source) AS (VALUES $VALUES),
 r AS (
     SELECT receipts.*, COALESCE(b.b_ord, 0) AS ord FROM receipts LEFT JOIN b ON receipts.file_sha256 = b.b_sha
 ),

@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -61,9 +62,14 @@ type fileLoad struct {
 	relinks bool
 	// batch gathers small files to commit together (fileBatch); rowsSHA
 	// is the file_sha256 the file's rows are spooled under.
-	batch      *fileBatch
-	rowsSHA    string
-	rowsClosed bool // rows is closed, to be read
+	batch   *fileBatch
+	rowsSHA string
+	// mem holds the file's first rows, up to batchFileBytes, before they
+	// go to the rows spool: a small file's rows never go to a spool of
+	// their own (fileBatch); hasRows says it has some.
+	mem     []byte
+	hasRows bool
+	scratch []byte
 
 	tx       *sql.Tx
 	loadedAt time.Time   // the load's clock (UTC): files.loaded_at, and the day of undated receipts
@@ -170,17 +176,14 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 	if rec != nil && rec.ChainOutside {
 		f.sum.ChainsOutside++
 	}
-	if f.rows == nil {
-		sp, err := newSpool(f.tempDir)
-		if err != nil {
-			return &IOError{Op: "spool", Path: f.in.Name, Err: err}
-		}
-		f.rows, f.rowsSHA = sp, f.sum.SHA256
+	if !f.hasRows {
+		f.hasRows, f.rowsSHA = true, f.sum.SHA256
 	}
-	var err error
-	if rec != nil && rec.Rendered != nil { // encoded on a verifying goroutine (render)
-		err = f.rows.write(rec.Rendered)
-	} else {
+	var row []byte
+	if rec != nil {
+		row = rec.Rendered // encoded on a verifying goroutine (render)
+	}
+	if row == nil {
 		withRaw := f.rawAll || res.Verdict != verify.Pass
 		var flags deliveryFlags
 		if rec != nil {
@@ -190,16 +193,54 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		if rec != nil {
 			line = recordLine(rec)
 		}
-		err = f.rows.add(func(b []byte) []byte {
-			return appendReceiptRowAt(b, res, int64(res.Line), line, offset, withRaw, flags)
-		})
+		f.scratch = appendReceiptRowAt(f.scratch[:0], res, int64(res.Line), line, offset, withRaw, flags)
+		row = f.scratch
+		if cap(f.scratch) > 1<<20 {
+			f.scratch = nil // a long line's row is not kept
+		}
 	}
-	if err != nil {
+	if err := f.writeRow(row); err != nil {
 		return err
 	}
-	if f.rows.size >= f.chunk {
+	if f.rows != nil && f.rows.size >= f.chunk {
 		return f.flushChunk()
 	}
+	return nil
+}
+
+// writeRow adds one encoded row: to mem while the file's rows fit in
+// batchFileBytes, else to the rows spool.
+func (f *fileLoad) writeRow(row []byte) error {
+	if f.rows == nil && len(f.mem)+len(row) <= batchFileBytes {
+		f.mem = append(f.mem, row...)
+		return nil
+	}
+	if err := f.spill(); err != nil {
+		return err
+	}
+	return f.rows.write(row)
+}
+
+// spill moves the rows held in mem to the rows spool, creating it.
+func (f *fileLoad) spill() error {
+	if f.rows == nil {
+		sp, err := newSpool(f.tempDir)
+		if err != nil {
+			return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+		}
+		f.rows = sp
+	}
+	for rows := f.mem; len(rows) > 0; {
+		i := bytes.IndexByte(rows, '\n') + 1
+		if i == 0 {
+			i = len(rows)
+		}
+		if err := f.rows.write(rows[:i]); err != nil {
+			return err
+		}
+		rows = rows[i:]
+	}
+	f.mem = nil
 	return nil
 }
 
@@ -407,24 +448,17 @@ func (f *fileLoad) flushChunk() error {
 	if err := f.begin(); err != nil {
 		return err
 	}
-	if err := f.closeRows(); err != nil {
-		f.rows.remove()
-		f.rows = nil
-		return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+	if err := f.spill(); err != nil {
+		return err
 	}
 	sp := f.rows
-	f.rows, f.rowsClosed = nil, false
+	f.rows = nil
+	if err := sp.close(); err != nil {
+		sp.remove()
+		return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+	}
 	f.chunks <- sp
 	return nil
-}
-
-// closeRows closes the rows spool, once, for it to be read.
-func (f *fileLoad) closeRows() error {
-	if f.rowsClosed {
-		return nil
-	}
-	f.rowsClosed = true
-	return f.rows.close()
 }
 
 // wait stops the inserting goroutine and returns its outcome.
@@ -506,7 +540,7 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 func (f *fileLoad) store(id *contentID, storedBytes int64, unterminated bool, onFile func(FileSummary)) error {
 	s := f.sum
 	err := f.begin()
-	if err == nil && f.rows != nil {
+	if err == nil && (f.rows != nil || f.mem != nil) {
 		err = f.flushChunk()
 	}
 	if werr := f.wait(); err == nil {
@@ -559,9 +593,10 @@ func (f *fileLoad) store(id *contentID, storedBytes int64, unterminated bool, on
 
 // abort rolls back the file's transaction, if open, and removes its spools.
 func (f *fileLoad) abort() {
+	f.mem = nil
 	if f.rows != nil {
 		f.rows.remove()
-		f.rows, f.rowsClosed = nil, false
+		f.rows = nil
 	}
 	f.wait()
 	if f.tx != nil {
