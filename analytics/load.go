@@ -148,14 +148,16 @@ func (s LoadSummary) Unreadable() int {
 }
 
 // Load verifies files with v and adds them to db, each file in one
-// transaction together with its files row. A file is known by its content
-// (content.go): content already stored, under any name, is skipped; a
-// JSON Lines file that has grown since it was loaded adds its new lines
-// only; a file whose loaded part has changed is refused with a
+// transaction together with its files row (small files several to one
+// transaction, which stores all of them or none: fileBatch). A file is
+// known by its content (content.go): content already stored, under any
+// name, is skipped; a JSON Lines file that has grown since it was loaded
+// adds its new lines only; a file whose loaded part has changed is refused with a
 // *ChangedError in its FileSummary. An input that cannot be read is
 // reported in its FileSummary and the load goes on; a database error (an
 // *IOError) or a cancelled ctx stops it, and the file being loaded then
-// leaves no trace. Files loaded before stay loaded.
+// leaves no trace, nor do the small files gathered to be stored with it.
+// Files committed before stay loaded.
 //
 // Chains and nonces are judged across the files verified in this call and
 // every receipt stored before (archivePrior), so loading files one day at
