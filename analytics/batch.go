@@ -34,10 +34,10 @@ const (
 
 // batchable reports whether the file, read to its end, can be stored with
 // others: its receipts' rows are all held in memory (fileLoad.mem), it has
-// no rejects,
-// no chunk of it is inserted yet, it is a whole new content (it extends
-// none and its last line is complete), no stored receipt names one of
-// its receipts (relink), and no test hook waits on its transaction.
+// no rejects, no chunk of it is inserted yet, it is a whole new content
+// (it extends none and its last line is complete), no stored receipt
+// names one of its receipts (relink), and no test hook waits on its
+// transaction.
 func (f *fileLoad) batchable() bool {
 	return f.batch != nil && f.tx == nil && f.rows == nil && len(f.mem) > 0 && f.rejects == nil &&
 		!f.sum.Incomplete && f.plan.base == "" && f.plan.skip == 0 && f.plan.firstLine == 1 &&
@@ -88,7 +88,7 @@ func (b *fileBatch) flush() error {
 		}
 		if stored {
 			for i, f := range files {
-				f.abort() // removes the spools
+				f.abort() // drops its rows held in memory
 				if onFile[i] != nil {
 					onFile[i](*f.sum)
 				}
