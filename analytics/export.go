@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -51,6 +52,10 @@ type ExportOptions struct {
 	// larger (row groups are sized to an eighth of it, but hold at least
 	// 2048 rows). 0 is DefaultMaxFileBytes.
 	MaxFileBytes int64
+
+	// sideTables, if not nil, are the side tables written (a
+	// ReceiptTable's); nil writes every one.
+	sideTables []string
 }
 
 // ExportSummary is what an export wrote.
@@ -163,7 +168,7 @@ func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) 
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("SET threads = %d", threads))
 
-	rows, err := conn.QueryContext(ctx, `SELECT day, COUNT(*), SUM(`+receiptWidth+`) FROM receipts GROUP BY day ORDER BY day NULLS LAST`)
+	rows, err := conn.QueryContext(ctx, `SELECT day, COUNT(*), COALESCE(SUM(`+receiptWidth+`), 0) FROM receipts GROUP BY day ORDER BY day NULLS LAST`)
 	if err != nil {
 		return nil, dbErr(err)
 	}
@@ -210,6 +215,9 @@ func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) 
 	for _, t := range sideTables {
 		if err := ctx.Err(); err != nil {
 			return sum, err
+		}
+		if opts.sideTables != nil && !slices.Contains(opts.sideTables, t.table) {
+			continue
 		}
 		e := ExportedTable{Table: t.table, Path: filepath.Join(dir, t.table)}
 		var width sql.NullInt64

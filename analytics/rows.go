@@ -95,6 +95,10 @@ func keepLine(dst, raw []byte, res *verify.Result) []byte {
 	return dst
 }
 
+// unknownLine is a line whose bytes are not at hand (a ReceiptTable's):
+// its length, SHA-256 and bytes are left out of the row.
+var unknownLine = keptLine{length: -1}
+
 // parseKept reads what keepLine kept.
 func parseKept(k []byte) keptLine {
 	var l keptLine
@@ -123,11 +127,13 @@ func appendReceiptRowAt(b []byte, res *verify.Result, line int64, raw keptLine, 
 		b = append(b, `,"byte_offset":`...)
 		b = strconv.AppendInt(b, offset, 10)
 	}
-	b = append(b, `,"byte_length":`...)
-	b = strconv.AppendInt(b, raw.length, 10)
-	b = append(b, `,"line_sha256":"`...)
-	b = hex.AppendEncode(b, raw.sum[:])
-	b = append(b, '"')
+	if raw.length >= 0 { // -1: the line is not known (unknownLine)
+		b = append(b, `,"byte_length":`...)
+		b = strconv.AppendInt(b, raw.length, 10)
+		b = append(b, `,"line_sha256":"`...)
+		b = hex.AppendEncode(b, raw.sum[:])
+		b = append(b, '"')
+	}
 	b = appendField(b, "format", res.Format)
 	b = appendField(b, "verdict", string(res.Verdict))
 	b = append(b, `,"reasons":[`...)

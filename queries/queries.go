@@ -47,3 +47,10 @@ func Judgments() string { return judgments }
 
 //go:embed shard/judgments.sql
 var judgments string
+
+// HistoryAppend is shard/history_append.sql, the rows a finalized
+// sharded run adds to the compact history Judgments reads.
+func HistoryAppend() string { return historyAppend }
+
+//go:embed shard/history_append.sql
+var historyAppend string

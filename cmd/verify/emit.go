@@ -112,6 +112,12 @@ func emitAction(ctx *cli.Context) error {
 		}
 		return &ioError{fmt.Errorf("--emit %s: %w", dir, err)}
 	}
+	// The inputs' content digests, for the fold's receipts table
+	// (file_sha256): read again, as the records name only their source.
+	if err := w.Contents(sigCtx, inputs.srcs); err != nil {
+		w.Abort()
+		return &interruptedError{fmt.Errorf("receipts: interrupted; shard %d is not published in %s", n, dir)}
+	}
 	switch err := w.Close(sum); {
 	case errors.Is(err, shard.ErrPublished):
 		fmt.Fprintf(stderr, "verify: emit: shard %d of run %s was published in %s by another attempt meanwhile: this one's output is dropped\n", n, plan.ID, dir)

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
+
+	"github.com/receiptverify/verify/analytics"
 
 	"github.com/receiptverify/verify/internal/shard"
 	"github.com/receiptverify/verify/verify"
@@ -26,7 +29,12 @@ func newFinalizeCommand() *cli.Command {
 			"order (shard by shard) and with its exit codes: docs/scale-out.md.\n\n" +
 			"With --shard N --emit DIR (and --judgments), finalize folds shard N alone, in memory bounded\n" +
 			"by a part, and publishes its results and summary in DIR: one task per shard, a second array\n" +
-			"job; verify summarize adds the shards' summaries and gives the exit code.\n\n" +
+			"job; verify summarize adds the shards' summaries and gives the exit code. With --receipts the\n" +
+			"fold also writes the shard's receipts, final verdicts, as the report's tables (the layout of\n" +
+			"verify export) for the finding queries on a lake engine: verify parts --folds lists them.\n\n" +
+			"Earlier runs count as loaded before: --history-keys DIR reads the compact history of their\n" +
+			"keys, --append-history DIR adds this run's once its verdicts are written (as DIR/RUN-ID;\n" +
+			"queries/shard/history_append.sql on another engine), --history DIR reads a run's map directory.\n\n" +
 			"Exit codes: those of verify receipts (0 with --emit once the shard is published); 65 a directory, part or judgments file does not match\n" +
 			"the plan or the manifests (a foreign, duplicated or extra shard, other trust material, a\n" +
 			"part's digest or counts, judgments missing, repeated or of no record), 66 the plan, a shard,\n" +
@@ -37,7 +45,10 @@ func newFinalizeCommand() *cli.Command {
 			&cli.StringFlag{Name: "judgments", Usage: "the rows of queries/shard/judgments.sql as Parquet `FILE` (or glob), run by another engine over the same DIRs"},
 			&cli.Int64Flag{Name: "shard", Usage: "fold shard `N` of the plan alone (with --emit and --judgments)"},
 			&cli.StringFlag{Name: "emit", Usage: "publish the shard's results and summary in `DIR` (with --shard): verify summarize reads it"},
+			&cli.BoolFlag{Name: "receipts", Usage: "with --emit: also write the shard's receipts, with their final verdicts, as the report's tables in DIR (the layout of verify export), for the finding queries on a lake engine"},
 			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its receipts count as loaded before"},
+			&cli.StringFlag{Name: "history-keys", Usage: "the compact history `DIR` (--append-history, queries/shard/history_append.sql): its runs' receipts count as loaded before"},
+			&cli.StringFlag{Name: "append-history", Usage: "once the verdicts are written, append the run's keys to the compact history `DIR` (as DIR/RUN-ID, on DuckDB)"},
 		},
 		Action: finalizeAction,
 	}
@@ -55,11 +66,14 @@ func finalizeAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if ctx.IsSet("judgments") && ctx.IsSet("history") {
-		return usagef(ctx, "--history does not go with --judgments: the engine that ran the judgments reads the history")
+	if ctx.IsSet("judgments") && (ctx.IsSet("history") || ctx.IsSet("history-keys")) {
+		return usagef(ctx, "--history and --history-keys do not go with --judgments: the engine that ran the judgments reads the history")
 	}
 	if ctx.IsSet("shard") || ctx.IsSet("emit") {
 		return finalizeShardAction(ctx, output)
+	}
+	if ctx.Bool("receipts") {
+		return usagef(ctx, "--receipts goes with --shard N --emit DIR: the report's tables are written with a folded shard")
 	}
 	sigCtx := runContext(ctx)
 	phase(sigCtx, "finalize")
@@ -69,6 +83,9 @@ func finalizeAction(ctx *cli.Context) error {
 	}
 	run, err := shard.Open(sigCtx, plan, ctx.Args().Slice(), ctx.StringSlice("history"))
 	if err != nil {
+		return finalizeError(sigCtx.Err(), err)
+	}
+	if err := withHistoryKeys(ctx, run); err != nil {
 		return finalizeError(sigCtx.Err(), err)
 	}
 	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
@@ -83,7 +100,33 @@ func finalizeAction(ctx *cli.Context) error {
 		return &ioError{err}
 	}
 	placeSummary(stdout, stderr, output, sum)
+	if dir := ctx.String("append-history"); dir != "" {
+		appended, err := shard.AppendHistory(sigCtx, run, dir)
+		if err != nil {
+			return finalizeError(sigCtx.Err(), fmt.Errorf("--append-history: %w", err))
+		}
+		if !appended {
+			fmt.Fprintf(stderr, "verify: finalize: run %s is in the history %s already: not appended again\n", plan.ID, dir)
+		}
+	}
 	return runOutcome(sum)
+}
+
+// withHistoryKeys adds the compact history --history-keys names to run,
+// saying so when it holds the run itself (left out).
+func withHistoryKeys(ctx *cli.Context, run *shard.Run) error {
+	dir := ctx.String("history-keys")
+	if dir == "" {
+		return nil
+	}
+	skipped, err := run.WithHistoryKeys(dir)
+	if err != nil {
+		return err
+	}
+	if skipped {
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: the history %s holds run %s itself (appended already): its keys are left out\n", dir, run.Plan.ID)
+	}
+	return nil
 }
 
 // finalizeShardAction is `verify finalize --shard N --emit DIR`: shard N
@@ -96,8 +139,10 @@ func finalizeShardAction(ctx *cli.Context, output string) error {
 		return usagef(ctx, "--emit needs --shard N: the shard this step folds")
 	case ctx.String("emit") == "":
 		return usagef(ctx, "--shard needs --emit DIR: where the shard's results and summary are published")
-	case ctx.IsSet("history"):
-		return usagef(ctx, "--history does not go with --shard: the engine that ran the judgments reads the history")
+	case ctx.IsSet("history") || ctx.IsSet("history-keys"):
+		return usagef(ctx, "--history and --history-keys do not go with --shard: the engine that ran the judgments reads the history")
+	case ctx.IsSet("append-history"):
+		return usagef(ctx, "--append-history does not go with --shard: append the whole run once every shard is folded (queries/shard/history_append.sql)")
 	case !ctx.IsSet("judgments"):
 		return usagef(ctx, "--shard needs --judgments: the rows of queries/shard/judgments.sql over the whole run")
 	}
@@ -121,8 +166,28 @@ func finalizeShardAction(ctx *cli.Context, output string) error {
 		return err
 	}
 	defer onInterrupt(ctx, nil, "removing the unpublished attempt")()
+	if ctx.Bool("receipts") {
+		opts, err := receiptTableOptions(plan)
+		if err == nil {
+			err = w.WithReceipts(sigCtx, run, opts)
+		}
+		if err != nil {
+			w.Abort()
+			var ie *inputError
+			var se *shard.Error
+			if errors.As(err, &ie) || errors.As(err, &se) {
+				return err // a schema file or an earlier shard's part: exit 66 or 65
+			}
+			return &ioError{fmt.Errorf("--emit %s: %w", dir, err)}
+		}
+	}
 	emit := resultEmitter(output, w, w, newProgressBar(io.Discard))
-	sum, err := shard.FinalizeShard(sigCtx, run, n, ctx.String("judgments"), func(r *verify.Result) error { return emit(&stream.Record{Result: r}) })
+	sum, err := shard.FinalizeShard(sigCtx, run, n, ctx.String("judgments"), func(r *verify.Result, line *stream.LineRef) error {
+		if err := emit(&stream.Record{Result: r}); err != nil {
+			return err
+		}
+		return w.AddReceipt(r, line)
+	})
 	if err != nil {
 		w.Abort()
 		return finalizeError(sigCtx.Err(), err)
@@ -151,4 +216,45 @@ func finalizeError(interrupted error, err error) error {
 		return err
 	}
 	return &inputError{err}
+}
+
+// receiptTableOptions is what the report's tables of a folded shard
+// record besides its receipts: the plan's trust material, as a load
+// records it (trust_sha256), its --at (the day of undated receipts), and
+// its expected tool schemas (expected_tools), read again from the plan's
+// schema files, each checked by its SHA-256.
+func receiptTableOptions(plan *shard.RunPlan) (analytics.ReceiptTableOptions, error) {
+	var opts analytics.ReceiptTableOptions
+	at, err := time.Parse(time.RFC3339Nano, plan.Trust.At)
+	if err != nil {
+		return opts, &shard.Error{Reason: shard.ReasonManifest, Path: plan.Path, Msg: "trust.at: " + err.Error()}
+	}
+	files := func(fs []shard.File) []analytics.TrustFile {
+		out := make([]analytics.TrustFile, len(fs))
+		for i, f := range fs {
+			out[i] = analytics.TrustFile{Path: f.Path, SHA256: f.SHA256}
+		}
+		return out
+	}
+	opts.At = at
+	opts.Trust = analytics.Trust{Keys: files(plan.Trust.Keys), Schemas: files(plan.Trust.Schemas), At: at,
+		StrictSchemas: plan.Trust.StrictSchemas, ToolVersion: version()}
+	if len(plan.Trust.Schemas) == 0 {
+		return opts, nil
+	}
+	var paths []string
+	for _, f := range plan.Trust.Schemas {
+		paths = append(paths, f.Path)
+	}
+	set, read, err := loadSchemas(paths)
+	if err != nil {
+		return opts, err
+	}
+	for i, f := range read {
+		if want := plan.Trust.Schemas[i]; f.SHA256 != want.SHA256 {
+			return opts, &shard.Error{Reason: shard.ReasonTrust, Path: f.Path, Msg: fmt.Sprintf("SHA-256 %s, the plan's %s: the expected schemas of the receipts table are the plan's", f.SHA256, want.SHA256)}
+		}
+	}
+	opts.Schemas = set
+	return opts, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -127,7 +128,9 @@ func TestFinalizeShard(t *testing.T) {
 		{"--emit without --shard", []string{"finalize", "--plan", r.plan, "--judgments", good, "--emit", "x"}, exitUsage, `--emit needs --shard N`},
 		{"--shard without --emit", []string{"finalize", "--plan", r.plan, "--judgments", good, "--shard", "0"}, exitUsage, `--shard needs --emit DIR`},
 		{"--shard without --judgments", []string{"finalize", "--plan", r.plan, "--shard", "0", "--emit", "x"}, exitUsage, `--shard needs --judgments`},
-		{"--shard with --history", []string{"finalize", "--plan", r.plan, "--shard", "0", "--emit", "x", "--history", r.shards[0]}, exitUsage, `--history does not go with`},
+		{"--shard with --history", []string{"finalize", "--plan", r.plan, "--shard", "0", "--emit", "x", "--history", r.shards[0]}, exitUsage, `--history and --history-keys do not go with --shard`},
+		{"--shard with --history-keys", []string{"finalize", "--plan", r.plan, "--shard", "0", "--emit", "x", "--history-keys", "h"}, exitUsage, `--history and --history-keys do not go with --shard`},
+		{"--shard with --append-history", []string{"finalize", "--plan", r.plan, "--shard", "0", "--emit", "x", "--judgments", "j.parquet", "--append-history", "h"}, exitUsage, `--append-history does not go with --shard`},
 		{"--shard out of range", []string{"finalize", "--plan", r.plan, "--judgments", good, "--shard", "2", "--emit", filepath.Join(r.work, "x")}, exitDataErr, `--shard 2: the plan has shards 0 to 1`},
 		{"--emit holding something else", []string{"finalize", "--plan", r.plan, "--judgments", good, "--shard", "0", "--emit", r.shards[1]}, exitDataErr, `not empty and not a folded shard's directory`},
 		{"--emit holding another shard", []string{"finalize", "--plan", r.plan, "--judgments", good, "--shard", "0", "--emit", filepath.Join(folds, "shard-1")}, exitDataErr, `holds folded shard 1 of run \w+ .*, not shard 0`},
@@ -268,4 +271,185 @@ func TestSummarizeRefusals(t *testing.T) {
 		code, stdout, stderr = runVerify(t, append([]string{"summarize"}, dirs...)...)
 		refused(t, code, stdout, stderr, exitUsage, `want --plan FILE`)
 	})
+}
+
+// TestFoldReceipts: a fold with --receipts publishes the same results
+// and, beside them, the report's tables named in fold.json; verify parts
+// --folds lists exactly their files (every shard's receipts, one
+// expected_tools and trust) and refuses a shard folded without them, a
+// table file changed since its fold and a fold.json naming a file outside
+// its tables. Serially, as TestFinalizeShard.
+func TestFoldReceipts(t *testing.T) {
+	r := newShardRun(t)
+	good := r.judgments(t)(t, "good.parquet", "SELECT * FROM j")
+	var dirs, plain []string
+	for i := range r.shards {
+		dir := filepath.Join(r.work, "folds", fmt.Sprintf("shard-%d", i))
+		if code, stdout, stderr := r.fold(t, i, dir, "-f", "jsonl", "--receipts", "--judgments", good); code != exitOK || stdout != "" {
+			t.Fatalf("fold of shard %d with --receipts: exit %d, stdout %q\n%s", i, code, stdout, stderr)
+		}
+		dirs = append(dirs, dir)
+		p := filepath.Join(r.work, "plain", fmt.Sprintf("shard-%d", i))
+		if code, _, stderr := r.fold(t, i, p, "-f", "jsonl", "--judgments", good); code != exitOK {
+			t.Fatalf("fold of shard %d: exit %d\n%s", i, code, stderr)
+		}
+		plain = append(plain, p)
+		a, _ := os.ReadFile(filepath.Join(dir, "results.jsonl"))
+		b, _ := os.ReadFile(filepath.Join(p, "results.jsonl"))
+		if string(a) != string(b) || len(a) == 0 {
+			t.Errorf("shard %d: the results differ with --receipts", i)
+		}
+	}
+	if code, stdout, stderr := runVerify(t, append([]string{"summarize", "--plan", r.plan, "--results"}, dirs...)...); code != r.wantCode || stdout != r.want {
+		t.Fatalf("summarize --results: exit %d (want %d), output equal to verify receipts: %t\n%s", code, r.wantCode, stdout == r.want, stderr)
+	}
+	code, list, stderr := runVerify(t, append([]string{"parts", "--plan", r.plan, "--folds", "--engine", "list"}, dirs...)...)
+	if code != exitOK {
+		t.Fatalf("parts --folds: exit %d\n%s", code, stderr)
+	}
+	count := map[string]int{}
+	for l := range strings.Lines(list) {
+		table, path, ok := strings.Cut(strings.TrimSpace(l), "\t")
+		if !ok || !filepath.IsAbs(path) {
+			t.Fatalf("parts --folds: line %q", l)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Error(err)
+		}
+		count[table]++
+	}
+	if count["receipts"] < len(r.shards) || count["expected_tools"] != 1 || count["trust"] != 1 || len(count) != 3 {
+		t.Errorf("parts --folds: %v files by table\n%s", count, list)
+	}
+	for _, engine := range []string{"duckdb", "clickhouse"} {
+		code, views, stderr := runVerify(t, append([]string{"parts", "--plan", r.plan, "--folds", "--engine", engine}, dirs...)...)
+		if code != exitOK || strings.Count(views, "CREATE VIEW ") != 3 {
+			t.Errorf("parts --folds --engine %s: exit %d\n%s%s", engine, code, views, stderr)
+		}
+	}
+
+	t.Run("a shard folded without --receipts", func(t *testing.T) {
+		code, stdout, stderr := runVerify(t, "parts", "--plan", r.plan, "--folds", dirs[0], plain[1])
+		refused(t, code, stdout, stderr, exitNoInput, `shards \[1\] were folded without --receipts`)
+	})
+	t.Run("a table file changed", func(t *testing.T) {
+		var m struct {
+			Tables []struct{ Name string } `json:"tables"`
+		}
+		b, err := os.ReadFile(filepath.Join(dirs[1], "fold.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &m); err != nil || len(m.Tables) == 0 {
+			t.Fatalf("fold.json: %v, %d tables", err, len(m.Tables))
+		}
+		copyDir(t, dirs[1], filepath.Join(r.work, "changed"))
+		f, err := os.OpenFile(filepath.Join(r.work, "changed", m.Tables[0].Name), os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte{0})
+		f.Close()
+		for _, cmd := range []string{"parts", "summarize"} {
+			args := []string{cmd, "--plan", r.plan}
+			if cmd == "parts" {
+				args = append(args, "--folds")
+			}
+			code, stdout, stderr := runVerify(t, append(args, dirs[0], filepath.Join(r.work, "changed"))...)
+			refused(t, code, stdout, stderr, exitDataErr, `bytes, fold.json says \d+: not the file the fold wrote`)
+		}
+	})
+	t.Run("a table file outside its table", func(t *testing.T) {
+		dir := filepath.Join(r.work, "outside")
+		copyDir(t, dirs[1], dir)
+		b, err := os.ReadFile(filepath.Join(dir, "fold.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = regexp.MustCompile(`"name": "trust/part-0.parquet"`).ReplaceAll(b, []byte(`"name": "trust/../../x.parquet"`))
+		if err := os.WriteFile(filepath.Join(dir, "fold.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runVerify(t, "parts", "--plan", r.plan, "--folds", dirs[0], dir)
+		refused(t, code, stdout, stderr, exitDataErr, `table file "trust/\.\./\.\./x\.parquet" of "trust": not a Parquet file of the directory`)
+	})
+	for _, c := range []struct {
+		name, pattern string
+		edit          func([]any) []any
+	}{
+		{"a table file named twice", `table file "receipts/day=[0-9-]+/part-0\.parquet" named twice`, func(ts []any) []any { return append(ts, ts[0]) }},
+		{"no trust file", `tables without expected_tools or trust`, func(ts []any) []any {
+			return slices.DeleteFunc(ts, func(x any) bool { return x.(map[string]any)["table"] == "trust" })
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(r.work, strings.ReplaceAll(c.name, " ", "-"))
+			copyDir(t, dirs[1], dir)
+			var m map[string]any
+			b, err := os.ReadFile(filepath.Join(dir, "fold.json"))
+			if err == nil {
+				err = json.Unmarshal(b, &m)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			m["tables"] = c.edit(m["tables"].([]any))
+			if b, err = json.Marshal(m); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "fold.json"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := runVerify(t, "parts", "--plan", r.plan, "--folds", dirs[0], dir)
+			refused(t, code, stdout, stderr, exitDataErr, c.pattern)
+		})
+	}
+	t.Run("an earlier shard's part changed", func(t *testing.T) {
+		// The fold of shard 1 reads shard 0's parts for the lines
+		// delivered again: with --receipts they are checked.
+		changed := filepath.Join(r.work, "maps-changed", "shard-0")
+		copyDir(t, r.shards[0], changed)
+		parts, _ := filepath.Glob(filepath.Join(changed, "records-*.parquet"))
+		if len(parts) == 0 {
+			t.Fatal("no part")
+		}
+		f, err := os.OpenFile(parts[0], os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte{0})
+		f.Close()
+		dir := filepath.Join(r.work, "refused-receipts", "shard-1")
+		code, stdout, stderr := runVerify(t, "finalize", "--plan", r.plan, "--shard", "1", "--emit", dir, "-f", "jsonl", "--judgments", good, "--receipts", changed, r.shards[1])
+		refused(t, code, stdout, stderr, exitDataErr, `records-00000\.parquet: SHA-256 \w+, the manifest says \w+`)
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("a refused fold published %s", dir)
+		}
+	})
+	t.Run("--receipts without --shard", func(t *testing.T) {
+		code, stdout, stderr := r.finalize(t, "--judgments", good, "--receipts")
+		refused(t, code, stdout, stderr, exitUsage, `--receipts goes with --shard N --emit DIR`)
+	})
+}
+
+// copyDir copies the regular files under src to dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

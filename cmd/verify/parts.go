@@ -17,16 +17,23 @@ func newPartsCommand() *cli.Command {
 		Description: "Checks the map steps' directories as verify finalize does (one per shard of the plan, each\n" +
 			"part's SHA-256 and counts) and writes, for the engine that runs queries/shard/judgments.sql,\n" +
 			"the statements that make its two tables over exactly those parts: --engine duckdb or\n" +
-			"clickhouse gives CREATE VIEW shard_records ... and history_records (a view over the --history\n" +
-			"directories' parts, or an empty table), one statement a line; --engine list gives one line per\n" +
-			"part, TABLE<tab>PATH (shard_records or history_records), for any other loader. Never a glob:\n" +
-			"a file beside the parts (an earlier attempt's, another run's) is not read.\n\n" +
+			"clickhouse gives CREATE VIEW shard_records ... and history_keys (the rows of the compact\n" +
+			"history's files, --history-keys, and of the keys of the --history directories' parts, that the\n" +
+			"run's keys hit, read once into a table; or an empty table), one statement a line; --engine list gives one line per file, TABLE<tab>PATH\n" +
+			"(shard_records, history_keys, or history_records for a --history part), for any other\n" +
+			"loader. Never a glob: a file beside the parts (an earlier attempt's, another run's) or an\n" +
+			"unpublished history directory is not read, nor the run's own keys in the history.\n\n" +
+			"With --folds, the DIRs are the folded shards of verify finalize --shard N --emit DIR --receipts,\n" +
+			"checked as verify summarize checks them, and the statements make the tables the finding queries\n" +
+			"read (receipts, expected_tools, trust) over exactly their files: docs/scale-out.md.\n\n" +
 			"Exit codes: 0 written, 64 usage, 65 a directory or part does not match the plan or its\n" +
 			"manifest, 66 the plan, a shard or a part cannot be read, 74 stdout failed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "plan", Usage: "the run plan `FILE` the map steps read (verify plan); required"},
 			&cli.StringFlag{Name: "engine", Value: "list", Usage: "`ENGINE`: list, " + strings.Join(shard.Engines, ", ")},
-			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): read as history_records"},
+			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its records' keys read as history_keys"},
+			&cli.StringFlag{Name: "history-keys", Usage: "the compact history `DIR` (queries/shard/history_append.sql): its runs' files read as history_keys"},
+			&cli.BoolFlag{Name: "folds", Usage: "the DIRs are folded shards (verify finalize --shard N --emit DIR --receipts): the views or list of the report's tables, receipts, expected_tools and trust"},
 		},
 		Action: partsAction,
 	}
@@ -43,7 +50,7 @@ func partsAction(ctx *cli.Context) error {
 	var stmts []string
 	if engine != "list" {
 		var err error
-		if _, err = shard.Views(engine, nil, nil); err != nil {
+		if _, err = shard.Views(engine, nil, shard.History{}); err != nil {
 			return usagef(ctx, "--engine: %v", err)
 		}
 	}
@@ -52,16 +59,44 @@ func partsAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if ctx.Bool("folds") {
+		if ctx.IsSet("history") {
+			return usagef(ctx, "--history does not go with --folds")
+		}
+		folds, err := shard.ReadFolds(plan, ctx.Args().Slice())
+		if err != nil {
+			return err
+		}
+		if folds.Tables == nil {
+			return &shard.Error{Reason: shard.ReasonMissing, Path: plan.Path, Msg: fmt.Sprintf("shards %v were folded without --receipts: no receipts table to read", folds.Unfolded)}
+		}
+		if engine == "list" {
+			stmts = shard.TableList(folds.Tables)
+		} else if stmts, err = shard.TableViews(engine, folds.Tables); err != nil {
+			return err
+		} else {
+			for i := range stmts {
+				stmts[i] += ";"
+			}
+		}
+		return writeLines(ctx, stmts)
+	}
 	run, err := shard.Open(sigCtx, plan, ctx.Args().Slice(), ctx.StringSlice("history"))
 	if err != nil {
+		return finalizeError(sigCtx.Err(), err)
+	}
+	if err := withHistoryKeys(ctx, run); err != nil {
 		return finalizeError(sigCtx.Err(), err)
 	}
 	if engine == "list" {
 		for _, p := range run.Parts() {
 			stmts = append(stmts, "shard_records\t"+p)
 		}
-		for _, p := range run.HistoryParts() {
+		for _, p := range run.HistoryParts().Records {
 			stmts = append(stmts, "history_records\t"+p)
+		}
+		for _, p := range run.HistoryParts().Keys {
+			stmts = append(stmts, "history_keys\t"+p)
 		}
 	} else {
 		stmts, _ = shard.Views(engine, run.Parts(), run.HistoryParts())
@@ -69,8 +104,13 @@ func partsAction(ctx *cli.Context) error {
 			stmts[i] += ";"
 		}
 	}
+	return writeLines(ctx, stmts)
+}
+
+// writeLines writes each of lines on a line of stdout.
+func writeLines(ctx *cli.Context, lines []string) error {
 	out := bufio.NewWriter(ctx.App.Writer)
-	for _, s := range stmts {
+	for _, s := range lines {
 		fmt.Fprintln(out, s)
 	}
 	if err := out.Flush(); err != nil {

@@ -15,8 +15,8 @@ func newSummarizeCommand() *cli.Command {
 		Usage:     "the summary and exit code of a sharded run whose shards were folded one by one",
 		ArgsUsage: "DIR...",
 		Description: "Each DIR was published by verify finalize --plan FILE --judgments J --shard N --emit DIR.\n" +
-			"summarize checks them against the plan (one per shard, one output format, each results file\n" +
-			"the bytes its fold.json names), adds up the shards' summaries and writes the summary of one\n" +
+			"summarize checks them against the plan (one per shard, one output format, each results file,\n" +
+			"and each table file of --receipts, the bytes its fold.json names), adds up the shards' summaries and writes the summary of one\n" +
 			"verify receipts over the whole input, where it writes it (stdout for text, stderr for jsonl),\n" +
 			"with its exit code. With --results, the shards' results come first on stdout, in shard\n" +
 			"order: the whole output of that run. docs/scale-out.md.\n\n" +

@@ -65,6 +65,13 @@ type chAnswer struct {
 // process, the day bound as {day:Nullable(Date)} or written as a literal.
 func runClickHouse(t *testing.T, dir string, runs []run) (map[string]result, map[string]string) {
 	t.Helper()
+	return runClickHouseViews(t, clickHouseViews(dir), runs)
+}
+
+// runClickHouseViews runs every run on chDB after the statements views,
+// which make the tables the queries read.
+func runClickHouseViews(t *testing.T, views []string, runs []run) (map[string]result, map[string]string) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		absent(t, "ClickHouse: node is not installed")
@@ -75,7 +82,7 @@ func runClickHouse(t *testing.T, dir string, runs []run) (map[string]result, map
 	req := struct {
 		Setup   []string  `json:"setup"`
 		Queries []chQuery `json:"queries"`
-	}{Setup: append(append([]string{}, ClickHouseSettings...), clickHouseViews(dir)...)}
+	}{Setup: append(append([]string{}, ClickHouseSettings...), views...)}
 	for _, r := range runs {
 		q := chQuery{ID: r.String(), SQL: r.text(t, "CAST({day:Nullable(Date)} AS DATE)")}
 		if !r.literal {

@@ -158,6 +158,14 @@ func pgType(t *testing.T, duck string) string {
 // Parquet files with DuckDB.
 func loadPostgres(t *testing.T, cfg *pgx.ConnConfig, dir string) {
 	t.Helper()
+	loadPostgresViews(t, cfg, analytics.ParquetViews(dir), []string{"receipts", "files", "rejects", "expected_tools", "trust"})
+}
+
+// loadPostgresViews creates tables in PostgreSQL with the columns of
+// the views DuckDB makes with the statements views, and copies their
+// rows in.
+func loadPostgresViews(t *testing.T, cfg *pgx.ConnConfig, views, tables []string) {
+	t.Helper()
 	ctx := context.Background()
 	duck, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -165,7 +173,7 @@ func loadPostgres(t *testing.T, cfg *pgx.ConnConfig, dir string) {
 	}
 	defer duck.Close()
 	duck.SetMaxOpenConns(1)
-	for _, s := range analytics.ParquetViews(dir) {
+	for _, s := range views {
 		if _, err := duck.Exec(s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
@@ -175,7 +183,7 @@ func loadPostgres(t *testing.T, cfg *pgx.ConnConfig, dir string) {
 		t.Fatal(err)
 	}
 	defer pg.Close(ctx)
-	for _, table := range []string{"receipts", "files", "rejects", "expected_tools", "trust"} {
+	for _, table := range tables {
 		rows, err := duck.Query("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM " + table + ")")
 		if err != nil {
 			t.Fatal(err)
@@ -238,6 +246,13 @@ func runPostgres(t *testing.T, dir string, runs []run) (map[string]result, map[s
 	t.Helper()
 	cfg := startPostgres(t)
 	loadPostgres(t, cfg, dir)
+	return runPostgresLoaded(t, cfg, runs)
+}
+
+// runPostgresLoaded runs every run on the PostgreSQL server of cfg,
+// whose tables are loaded.
+func runPostgresLoaded(t *testing.T, cfg *pgx.ConnConfig, runs []run) (map[string]result, map[string]string) {
+	t.Helper()
 	db := stdlib.OpenDB(*cfg)
 	defer db.Close()
 	got, errs := map[string]result{}, map[string]string{}

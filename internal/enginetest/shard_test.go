@@ -279,10 +279,19 @@ func duckDBJudgmentsFile(t *testing.T, views []string, out string) {
 	}
 }
 
+// PostgresHexFunctions are the two functions queries/shard/*.sql call
+// that PostgreSQL names otherwise: unhex (decode) and hex (encode, in
+// upper case as DuckDB and ClickHouse give it).
+var PostgresHexFunctions = []string{
+	"CREATE FUNCTION unhex(text) RETURNS bytea AS 'SELECT decode($1, ''hex'')' LANGUAGE sql IMMUTABLE STRICT",
+	"CREATE FUNCTION hex(bytea) RETURNS text AS 'SELECT upper(encode($1, ''hex''))' LANGUAGE sql IMMUTABLE STRICT",
+}
+
 // postgresRecords starts PostgreSQL and loads the records of the parts
 // verify parts listed (the columns the judgment SQL reads), read with
-// DuckDB, and an empty history.
-func postgresRecords(t *testing.T, records []string) *sql.DB {
+// DuckDB, and as history_keys the rows of the compact history's files
+// historyKeys (none: an empty history).
+func postgresRecords(t *testing.T, records []string, historyKeys ...string) *sql.DB {
 	t.Helper()
 	cfg := startPostgres(t)
 	ctx := context.Background()
@@ -291,8 +300,11 @@ func postgresRecords(t *testing.T, records []string) *sql.DB {
 		t.Fatal(err)
 	}
 	defer pg.Close(ctx)
-	for _, table := range []string{"shard_records", "history_records"} {
-		if _, err := pg.Exec(ctx, "CREATE TABLE "+table+" (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text)"); err != nil {
+	for _, stmt := range append([]string{
+		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text)",
+		"CREATE TABLE history_keys (kind text, k bytea, scope bytea)",
+	}, PostgresHexFunctions...) {
+		if _, err := pg.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -325,6 +337,32 @@ func postgresRecords(t *testing.T, records []string) *sql.DB {
 	cols := strings.Split(strings.ReplaceAll(judgmentColumns, " ", ""), ",")
 	if n, err := pg.CopyFrom(ctx, pgx.Identifier{"shard_records"}, cols, pgx.CopyFromRows(data)); err != nil || n != int64(len(data)) {
 		t.Fatalf("copy: %d of %d rows: %v", n, len(data), err)
+	}
+	if len(historyKeys) > 0 {
+		quoted := make([]string, len(historyKeys))
+		for i, f := range historyKeys {
+			quoted[i] = "'" + strings.ReplaceAll(filepath.ToSlash(f), "'", "''") + "'"
+		}
+		rows, err := duck.Query("SELECT CAST(kind AS VARCHAR), CAST(k AS BLOB), CAST(scope AS BLOB) FROM read_parquet([" + strings.Join(quoted, ", ") + "])")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys [][]any
+		for rows.Next() {
+			var kind string
+			var k, scope []byte
+			if err := rows.Scan(&kind, &k, &scope); err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, []any{kind, k, scope})
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		if n, err := pg.CopyFrom(ctx, pgx.Identifier{"history_keys"}, []string{"kind", "k", "scope"}, pgx.CopyFromRows(keys)); err != nil || n != int64(len(keys)) {
+			t.Fatalf("copy: %d of %d history keys: %v", n, len(keys), err)
+		}
 	}
 	if _, err := pg.Exec(ctx, "ANALYZE"); err != nil {
 		t.Fatal(err)

@@ -48,8 +48,9 @@ func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*ve
 	}
 	f := stream.NewFolder(sums...)
 	recordOf := run.recordOf()
+	each := func(res *verify.Result, _ *stream.LineRef) error { return emit(res) }
 	for _, s := range run.shards {
-		if err := foldShard(ctx, conn, s, source, recordOf, f, emit); err != nil {
+		if err := foldShard(ctx, conn, s, source, recordOf, f, each); err != nil {
 			return stream.Summary{}, err
 		}
 	}
@@ -64,8 +65,9 @@ func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*ve
 // Finalize's (AddSummary). Nothing is emitted when the judgments do not
 // cover shard n's records exactly; an *Error found while folding (a row of
 // no record) comes after some results were emitted, so write them where
-// a failure discards them.
-func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emit func(*verify.Result) error) (stream.Summary, error) {
+// a failure discards them. emit also gets where the result's line is in
+// its input (nil for a file that could not be read).
+func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emit func(*verify.Result, *stream.LineRef) error) (stream.Summary, error) {
 	var s *shardDir
 	for _, d := range run.shards {
 		if d.m.Shard == n {
@@ -79,7 +81,7 @@ func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emi
 	for _, p := range s.m.Parts {
 		parts = append(parts, filepath.Join(s.dir, p.Name))
 	}
-	conn, done, err := judgmentsConn(ctx, absAll(parts), nil)
+	conn, done, err := judgmentsConn(ctx, absAll(parts), History{})
 	if err != nil {
 		return stream.Summary{}, err
 	}
@@ -128,8 +130,8 @@ func (r *Run) recordOf() func(int64) (uint64, error) {
 }
 
 // judgmentsConn opens a private DuckDB with shard_records over parts and
-// history_records over history.
-func judgmentsConn(ctx context.Context, parts, history []string) (*sql.Conn, func(), error) {
+// history_keys over history.
+func judgmentsConn(ctx context.Context, parts []string, history History) (*sql.Conn, func(), error) {
 	db, err := openDuckDB()
 	if err != nil {
 		return nil, nil, err

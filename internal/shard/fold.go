@@ -2,6 +2,7 @@ package shard
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"fmt"
 	"path/filepath"
@@ -24,7 +25,7 @@ import (
 // its record: a row of no record, a record with a link or a nonce and no
 // row of that kind, or a row of a kind the record has no key for, is an
 // *Error naming source.
-func foldShard(ctx context.Context, conn *sql.Conn, s *shardDir, source string, recordOf func(int64) (uint64, error), f *stream.Folder, emit func(*verify.Result) error) error {
+func foldShard(ctx context.Context, conn *sql.Conn, s *shardDir, source string, recordOf func(int64) (uint64, error), f *stream.Folder, emit func(*verify.Result, *stream.LineRef) error) error {
 	refuse := func(format string, a ...any) error {
 		return &Error{Reason: ReasonJudgments, Path: source, Msg: fmt.Sprintf(format, a...) + ": the judgments must judge every record with a link or a nonce of every shard exactly once (run queries/shard/judgments.sql over exactly the run's parts: verify parts)"}
 	}
@@ -106,7 +107,7 @@ func foldShard(ctx context.Context, conn *sql.Conn, s *shardDir, source string, 
 				if err != nil {
 					return refuse("record ord %d: %v", r.ord, err)
 				}
-				if err := emit(res); err != nil {
+				if err := emit(res, r.line); err != nil {
 					return err
 				}
 			}
@@ -147,6 +148,7 @@ type foldRecord struct {
 	link, nonce bool
 	hash        bool // the record has a chain hash: it may be a delivery again
 	state       []byte
+	line        *stream.LineRef // nil for a file that could not be read
 }
 
 // ordRange is a range of ords, both ends included.
@@ -196,15 +198,21 @@ func readPartRecords(ctx context.Context, conn *sql.Conn, path string, g ordRang
 	if err != nil {
 		return nil, err
 	}
-	rows, err := conn.QueryContext(ctx, "SELECT ord, link_key IS NOT NULL, nonce_key IS NOT NULL, chain_key IS NOT NULL, state FROM read_parquet("+sqlString(filepath.ToSlash(abs))+") WHERE ord BETWEEN $1 AND $2", g.lo, g.hi)
+	rows, err := conn.QueryContext(ctx, "SELECT ord, link_key IS NOT NULL, nonce_key IS NOT NULL, chain_key IS NOT NULL, state, byte_offset, byte_length, line_sha256 FROM read_parquet("+sqlString(filepath.ToSlash(abs))+") WHERE ord BETWEEN $1 AND $2", g.lo, g.hi)
 	if err != nil {
 		return nil, &Error{Reason: ReasonPart, Path: path, Msg: "not a part of a map step: " + err.Error()}
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var r foldRecord
-		if err := rows.Scan(&r.ord, &r.link, &r.nonce, &r.hash, &r.state); err != nil {
+		var offset, length sql.NullInt64
+		var sum []byte
+		if err := rows.Scan(&r.ord, &r.link, &r.nonce, &r.hash, &r.state, &offset, &length, &sum); err != nil {
 			return nil, &Error{Reason: ReasonPart, Path: path, Msg: err.Error()}
+		}
+		if offset.Valid && length.Valid && len(sum) == sha256.Size {
+			r.line = &stream.LineRef{Offset: offset.Int64, Length: length.Int64}
+			copy(r.line.SHA256[:], sum)
 		}
 		recs = append(recs, r)
 	}

@@ -69,7 +69,7 @@ func TestFoldRowGroups(t *testing.T) {
 		t.Fatalf("%d parts, want many", n)
 	}
 	groups, err := func() ([]ordRange, error) {
-		conn, done, err := judgmentsConn(ctx, run.Parts(), nil)
+		conn, done, err := judgmentsConn(ctx, run.Parts(), History{})
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +111,7 @@ func TestFoldRowGroups(t *testing.T) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	for _, s := range duckDBViews(run.Parts(), nil) {
+	for _, s := range duckDBViews(run.Parts(), History{}) {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,8 @@ func TestFoldRowGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	got.Reset()
-	sum, err = FinalizeShard(ctx, alone, 0, jfile, render(&got))
+	each := render(&got)
+	sum, err = FinalizeShard(ctx, alone, 0, jfile, func(res *verify.Result, _ *stream.LineRef) error { return each(res) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,15 +2,20 @@ package shard
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 
+	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -23,7 +28,14 @@ import (
 //	fold.json                     the run plan's id, SHA-256 and shard count, the
 //	                              shard's number, the output format, the results
 //	                              file's name, SHA-256 and size, the shard's summary,
-//	                              the build
+//	                              the table files' names, SHA-256 and sizes, the build
+//
+// With --receipts (FoldWriter.WithReceipts) it also holds the report's
+// tables in the layout of verify export (analytics.ReceiptTable):
+//
+//	receipts/day=YYYY-MM-DD/part-N.parquet   the shard's receipts, final verdicts
+//	expected_tools/part-0.parquet            the plan's expected tool schemas
+//	trust/part-0.parquet                     the plan's trust material
 //
 // The results of every shard, concatenated in shard order, are the
 // output of one verify receipts over the plan's inputs (without its
@@ -52,7 +64,27 @@ type foldManifest struct {
 	SHA256  string         `json:"sha256"`
 	Bytes   int64          `json:"bytes"`
 	Summary stream.Summary `json:"summary"`
+	// Tables are the report's tables written with the results (verify
+	// finalize --receipts): the Parquet files of the export's layout, each
+	// by its path in the directory, SHA-256 and size; Receipts counts the
+	// receipts rows. None without --receipts.
+	Tables   []TableFile `json:"tables,omitempty"`
+	Receipts int64       `json:"receipts,omitempty"`
 }
+
+// TableFile is one Parquet file of a folded shard's report tables.
+type TableFile struct {
+	Table  string `json:"table"` // receipts, expected_tools or trust
+	Name   string `json:"name"`  // its path in the directory, slash-separated
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// lakeTables are the tables a fold writes with --receipts, in the order
+// views name them: what the finding queries collisions, drift, replays
+// and failures read (receipts, expected_tools) and the trust material
+// the verdicts came from.
+var lakeTables = []string{analytics.ParquetReceipts, analytics.ParquetExpectedTools, analytics.ParquetTrust}
 
 // FoldWriter writes one shard's folded output.
 type FoldWriter struct {
@@ -62,6 +94,100 @@ type FoldWriter struct {
 	f            *os.File
 	buf          *bufio.Writer
 	h            hash.Hash
+	// table, with --receipts, holds the shard's receipts rows until Close
+	// writes them; contents are the file_sha256 of its sources.
+	table    *analytics.ReceiptTable
+	tableCtx context.Context
+	contents map[string]string
+	again    map[lineAt]bool // the lines delivered again: not receipts rows
+}
+
+// receiptsDB is the name of the database a fold with --receipts fills in
+// its attempt directory; it is removed before the directory is published.
+const receiptsDB = ".receipts.duckdb"
+
+// WithReceipts makes w also write the shard's receipts, final verdicts
+// and reasons, as the report's tables (AddReceipt, then Close): the
+// layout, columns and types of verify export, so that the finding
+// queries run over them on any engine. run gives the file_sha256 of the
+// shard's sources (the map step's manifest), opts the trust material and
+// expected schemas.
+func (w *FoldWriter) WithReceipts(ctx context.Context, run *Run, opts analytics.ReceiptTableOptions) error {
+	w.contents = map[string]string{}
+	for _, s := range run.shards {
+		if s.m.Shard == w.m.Shard {
+			for _, c := range s.m.Contents {
+				w.contents[c.Source] = c.SHA256
+			}
+		}
+	}
+	again, err := redelivered(ctx, run, w.m.Shard)
+	if err != nil {
+		return err
+	}
+	t, err := analytics.CreateReceiptTable(ctx, filepath.Join(w.attempt, receiptsDB), opts)
+	if err != nil {
+		return err
+	}
+	w.table, w.tableCtx, w.again = t, ctx, again
+	return nil
+}
+
+// AddReceipt adds a final result to the receipts table (with
+// WithReceipts). The receipts of a source the map step could not read to
+// its end are left out, as a load records nothing of such a file; so are
+// the lines an earlier input of the run holds byte for byte, which a load
+// stores once (redelivered).
+func (w *FoldWriter) AddReceipt(res *verify.Result, line *stream.LineRef) error {
+	if w.table == nil {
+		return nil
+	}
+	sum, ok := w.contents[res.Source]
+	if !ok || w.again[lineAt{res.Source, int64(res.Line)}] {
+		return nil
+	}
+	return w.table.Add(w.tableCtx, res, sum, line)
+}
+
+// writeTables writes the receipts table and its companions into the
+// attempt directory and names each file in the manifest.
+func (w *FoldWriter) writeTables() error {
+	t := w.table
+	w.table = nil
+	w.m.Receipts = t.Rows()
+	_, err := t.Export(w.tableCtx, w.attempt, analytics.ExportOptions{})
+	if cerr := t.Close(); err == nil {
+		err = cerr
+	}
+	os.RemoveAll(filepath.Join(w.attempt, receiptsDB+".tmp"))
+	if err != nil {
+		return err
+	}
+	for _, table := range lakeTables {
+		err := filepath.WalkDir(filepath.Join(w.attempt, table), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, err := filepath.Rel(w.attempt, path)
+			if err != nil {
+				return err
+			}
+			sum, err := fileSHA256(path, true)
+			if err != nil {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			w.m.Tables = append(w.m.Tables, TableFile{Table: table, Name: filepath.ToSlash(rel), SHA256: sum, Bytes: fi.Size()})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // resultsName is the results file's name for format.
@@ -133,6 +259,11 @@ func (w *FoldWriter) Close(sum stream.Summary) error {
 	}
 	w.m.SHA256 = hex.EncodeToString(w.h.Sum(nil))
 	w.m.Summary = sum
+	if w.table != nil {
+		if err := w.writeTables(); err != nil {
+			return w.failed(err)
+		}
+	}
 	b, err := json.MarshalIndent(w.m, "", "  ")
 	if err != nil {
 		return w.failed(err)
@@ -157,6 +288,10 @@ func (w *FoldWriter) failed(err error) error {
 
 // Abort removes the attempt: nothing is published.
 func (w *FoldWriter) Abort() {
+	if w.table != nil {
+		w.table.Close()
+		w.table = nil
+	}
 	if w.f != nil {
 		w.f.Close()
 		w.f = nil
@@ -209,6 +344,21 @@ func readFoldManifest(dir string) (*foldManifest, error) {
 	case len(m.SHA256) != 64 || m.Bytes < 0:
 		return nil, bad("no SHA-256 or a negative size for %s", m.Results)
 	}
+	names := map[string]bool{}
+	for _, f := range m.Tables {
+		if names[f.Name] {
+			return nil, bad("table file %q named twice", f.Name)
+		}
+		names[f.Name] = true
+		if !slices.Contains(lakeTables, f.Table) || !strings.HasPrefix(f.Name, f.Table+"/") || !strings.HasSuffix(f.Name, ".parquet") ||
+			!filepath.IsLocal(filepath.FromSlash(f.Name)) || len(f.SHA256) != 64 || f.Bytes < 0 {
+			return nil, bad("table file %q of %q: not a Parquet file of the directory's %s/ with a SHA-256 and a size", f.Name, f.Table, f.Table)
+		}
+	}
+	if len(m.Tables) > 0 && (!slices.ContainsFunc(m.Tables, func(f TableFile) bool { return f.Table == analytics.ParquetExpectedTools }) ||
+		!slices.ContainsFunc(m.Tables, func(f TableFile) bool { return f.Table == analytics.ParquetTrust })) {
+		return nil, bad("tables without %s or %s: a fold with --receipts writes both", analytics.ParquetExpectedTools, analytics.ParquetTrust)
+	}
 	s := m.Summary
 	if s.Files < 0 || s.FilesFailed < 0 || s.Lines < 0 || s.Blank < 0 || s.Pass < 0 || s.Fail < 0 || s.Incomplete < 0 || s.Unreadable < 0 ||
 		s.Receipts != s.Pass+s.Fail+s.Incomplete || s.Duplicates < 0 || s.Duplicates > s.Receipts || s.ChainsOutside < 0 || s.ChainsOutside > s.Receipts {
@@ -232,6 +382,13 @@ type Folds struct {
 	Results []string
 	// Summary is the run's: the shards' summaries added up.
 	Summary stream.Summary
+	// Tables are the report's tables' files, absolute, by table, when
+	// every shard was folded with --receipts: each shard's receipts, in
+	// shard order, and the first shard's expected_tools and trust (every
+	// shard writes the same rows: the plan's). Unfolded lists the shards
+	// folded without them.
+	Tables   map[string][]string
+	Unfolded []int64
 }
 
 // ReadFolds checks the folded shards' directories dirs against plan: one
@@ -285,6 +442,116 @@ func ReadFolds(plan *RunPlan, dirs []string) (*Folds, error) {
 		}
 		out.Results = append(out.Results, path)
 		out.Summary = AddSummary(out.Summary, m.Summary)
+		if len(m.Tables) == 0 {
+			out.Unfolded = append(out.Unfolded, n)
+			continue
+		}
+		if out.Tables == nil {
+			out.Tables = map[string][]string{}
+		}
+		for _, f := range m.Tables {
+			path := filepath.Join(d, filepath.FromSlash(f.Name))
+			if err := checkFile(path, f.SHA256, f.Bytes); err != nil {
+				return nil, err
+			}
+			if f.Table != analytics.ParquetReceipts && n != 0 {
+				continue
+			}
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				return nil, err
+			}
+			out.Tables[f.Table] = append(out.Tables[f.Table], abs)
+		}
+	}
+	if len(out.Unfolded) > 0 {
+		out.Tables = nil
 	}
 	return out, nil
+}
+
+// checkFile checks that the file at path is the one a fold wrote: its
+// size and SHA-256.
+func checkFile(path, sha string, bytes int64) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return &Error{Reason: ReasonMissing, Path: path, Msg: "a file " + FoldManifest + " names cannot be read: " + errText(err)}
+	}
+	if fi.Size() != bytes {
+		return &Error{Reason: ReasonPart, Path: path, Msg: fmt.Sprintf("%d bytes, %s says %d: not the file the fold wrote", fi.Size(), FoldManifest, bytes)}
+	}
+	sum, err := fileSHA256(path, false)
+	if err != nil {
+		return &Error{Reason: ReasonMissing, Path: path, Msg: "a file " + FoldManifest + " names cannot be read: " + errText(err)}
+	}
+	if sum != sha {
+		return &Error{Reason: ReasonPart, Path: path, Msg: fmt.Sprintf("SHA-256 %s, %s says %s: not the file the fold wrote", sum, FoldManifest, sha)}
+	}
+	return nil
+}
+
+// lineAt names a record by its source and line.
+type lineAt struct {
+	source string
+	line   int64
+}
+
+// redelivered are the records of shard n whose line, byte for byte
+// (line_sha256), an earlier record of another input already holds, in
+// the run's order: lines a load stores once, from the first file that
+// holds them (files.redelivered), and a fold leaves out of the receipts
+// table. The parts of the shards before n are checked against their
+// manifests first (the fold of shard n read only its own).
+func redelivered(ctx context.Context, run *Run, n int64) (map[lineAt]bool, error) {
+	var earlier, own []string
+	var check []*shardDir
+	for _, s := range run.shards {
+		switch {
+		case s.m.Shard < n:
+			check = append(check, s)
+			earlier = append(earlier, partsOf([]*shardDir{s})...)
+		case s.m.Shard == n:
+			own = partsOf([]*shardDir{s})
+		}
+	}
+	if err := checkParts(ctx, check); err != nil {
+		return nil, err
+	}
+	db, err := openDuckDB()
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	list := func(files []string) string {
+		q := make([]string, len(files))
+		for i, f := range files {
+			q[i] = sqlString(filepath.ToSlash(f))
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	// Lines: the receipts (not the unreadable lines, which a load puts in
+	// rejects) of shards 0 to n.
+	cols := "SELECT ord, source, line, line_sha256 FROM read_parquet(%s) WHERE line_sha256 IS NOT NULL AND verdict <> 'UNREADABLE'"
+	from := fmt.Sprintf(cols, list(own))
+	if len(earlier) > 0 {
+		from += " UNION ALL " + fmt.Sprintf(cols, list(earlier))
+	}
+	rows, err := db.QueryContext(ctx, `WITH lines AS (`+from+`),
+own AS (SELECT * FROM lines WHERE ord >= $1),
+firsts AS (SELECT l.line_sha256 AS line_sha256, l.source AS source, MIN(l.ord) AS first
+           FROM lines l WHERE l.line_sha256 IN (SELECT line_sha256 FROM own) GROUP BY l.line_sha256, l.source)
+SELECT DISTINCT o.source, o.line FROM own o JOIN firsts f ON f.line_sha256 = o.line_sha256 AND f.source <> o.source AND f.first < o.ord`, n<<SeqBits)
+	if err != nil {
+		return nil, fmt.Errorf("finding the lines delivered again: %w", err)
+	}
+	defer rows.Close()
+	out := map[lineAt]bool{}
+	for rows.Next() {
+		var k lineAt
+		if err := rows.Scan(&k.source, &k.line); err != nil {
+			return nil, err
+		}
+		out[k] = true
+	}
+	return out, rows.Err()
 }

@@ -17,6 +17,8 @@ type Run struct {
 	Plan    *RunPlan
 	shards  []*shardDir
 	history []*shardDir
+	// historyKeys are the compact history's files (WithHistoryKeys).
+	historyKeys []string
 	// only is the shard whose parts OpenShard checked, or -1: Open
 	// checked every part.
 	only int64
@@ -211,8 +213,23 @@ FROM read_parquet([`+strings.Join(quoted, ", ")+`], filename = true) GROUP BY fi
 func (r *Run) Parts() []string { return partsOf(r.shards) }
 
 // HistoryParts are the history's Parquet files, absolute: what an engine
-// reads as history_records.
-func (r *Run) HistoryParts() []string { return partsOf(r.history) }
+// reads as history_keys, the earlier runs' map directories' parts and
+// the compact history's files.
+func (r *Run) HistoryParts() History {
+	return History{Records: partsOf(r.history), Keys: r.historyKeys}
+}
+
+// WithHistoryKeys adds the compact history in dir (HistoryKeyFiles) to
+// the run's history. The run's own directory in it, if any, is left
+// out: skipped says so.
+func (r *Run) WithHistoryKeys(dir string) (skipped bool, err error) {
+	files, skipped, err := HistoryKeyFiles(dir, r.Plan.ID)
+	if err != nil {
+		return false, err
+	}
+	r.historyKeys = append(r.historyKeys, files...)
+	return skipped, nil
+}
 
 func partsOf(dirs []*shardDir) []string {
 	var out []string

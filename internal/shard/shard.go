@@ -16,16 +16,24 @@
 // step wrote them, meet the judgments of their ord range, so memory holds
 // one part. [FinalizeShard] folds one shard alone (`verify finalize
 // --shard N --emit DIR`, one task per shard) into a directory of its own
-// ([CreateFold]), and [ReadFolds] checks the folded shards and adds up
-// their summaries (`verify summarize`). Every refusal is an [*Error]
+// ([CreateFold]), with the report's tables if asked
+// ([FoldWriter.WithReceipts]), and [ReadFolds] checks the folded shards
+// and adds up their summaries (`verify summarize`); [TableViews] gives
+// an engine their tables' exact files. Every refusal is an [*Error]
 // with a [Reason].
+//
+// Earlier runs count as loaded before through a compact history of
+// their keys (chain owners with their scope, links named, nonces used),
+// which queries/shard/history_append.sql extends after each run
+// ([AppendHistory] on DuckDB) and [HistoryKeyFiles] lists; [Views] read
+// it once for the run's keys, so memory follows the run.
 //
 // # Layout of a map task's directory
 //
 //	manifest.json            the run plan's id, SHA-256 and shard count, the shard's
 //	                         number, the trust material and inputs it read, each
 //	                         part's name, SHA-256 and counts, the shard's summary,
-//	                         the build
+//	                         each input's content SHA-256, the build
 //	records-NNNNN.parquet    one row per record that is not a blank line, in input order
 //
 // A map task writes into a hidden attempt directory beside DIR
@@ -39,9 +47,11 @@
 // × 2^40 + its ordinal in the shard, blank lines counted), source, line,
 // format, verdict and reasons (verified alone: the chain and nonce axes
 // not judged), axes (JSON), chain_key, link_key, scope_key, nonce_key
-// (hex, NULL where the receipt has none: see stream.Keys) and state (the
+// (hex, NULL where the receipt has none: see stream.Keys), state (the
 // result in a binary form that only the same build of verify reads, which
-// the manifest names and Finalize checks).
+// the manifest names and Finalize checks), and byte_offset, byte_length
+// and line_sha256 (32 bytes): where the line is in its input and its
+// SHA-256, NULL for a file that could not be read.
 package shard
 
 import (
@@ -66,7 +76,7 @@ import (
 const Manifest = "manifest.json"
 
 // manifestVersion is the version of the directory's layout.
-const manifestVersion = 2
+const manifestVersion = 3
 
 // SeqBits is how many low bits of ord hold a record's ordinal in its
 // shard; the shard's number is above them.
@@ -99,6 +109,17 @@ type manifest struct {
 	Links   int64             `json:"links"`
 	Nonces  int64             `json:"nonces"`
 	Summary stream.MapSummary `json:"summary"`
+	// Contents are the SHA-256 of each input's content (decompressed),
+	// by its name as the records' source gives it: the receipts table's
+	// file_sha256. An input that could not be read to its end has none.
+	Contents []Content `json:"contents"`
+}
+
+// Content is the SHA-256 of an input's content, as a load records it
+// (files.file_sha256).
+type Content struct {
+	Source string `json:"source"`
+	SHA256 string `json:"sha256"`
 }
 
 // Part is one Parquet file of a map directory.

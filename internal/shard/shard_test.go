@@ -16,7 +16,7 @@ import (
 
 // mapsPrior is an earlier archive known by its map step's records: the
 // stream's own way (Prior) of judging against history, beside which the
-// judgment SQL's history_records is checked.
+// judgment SQL's history_keys is checked.
 type mapsPrior struct{ recs []*stream.Mapped }
 
 func (p mapsPrior) Links(_ context.Context, prefixes []string) (map[string]stream.PriorLink, error) {
@@ -118,11 +118,16 @@ func TestHistory(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	finalize := func(history ...string) string {
+	finalizeWith := func(keys string, history ...string) string {
 		var got strings.Builder
 		run, err := Open(ctx, plans[cur], []string{cur}, history)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if keys != "" {
+			if _, err := run.WithHistoryKeys(keys); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if _, err := Finalize(ctx, run, FinalizeOptions{}, func(r *verify.Result) error {
 			got.Write(stream.RenderJSON(nil, r))
@@ -132,6 +137,7 @@ func TestHistory(t *testing.T) {
 		}
 		return got.String()
 	}
+	finalize := func(history ...string) string { return finalizeWith("", history...) }
 	got := finalize(hist)
 	if got != want.String() {
 		t.Errorf("finalize with history differs from stream.Run with the earlier half as Prior:\n got %.2000s\nwant %.2000s", got, want.String())
@@ -161,6 +167,79 @@ func TestHistory(t *testing.T) {
 	if two := finalize(histA, histB); two != got {
 		t.Errorf("finalize with the history as two runs numbered alike differs from one:\n got %.2000s\nwant %.2000s", two, got)
 	}
+
+	// The compact history: the earlier half appended, then judged
+	// against; the same as two runs appended one after the other
+	// (numbered alike, a receipt in both), and appended twice.
+	appendRun := func(keys, d string) bool {
+		t.Helper()
+		run, err := Open(ctx, plans[d], []string{d}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appended, err := AppendHistory(ctx, run, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return appended
+	}
+	one, two := filepath.Join(dir, "keys-one"), filepath.Join(dir, "keys-two")
+	for _, d := range []string{one, two} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !appendRun(one, hist) || appendRun(one, hist) {
+		t.Error("appending a run: not appended the first time, or again the second")
+	}
+	if compact := finalizeWith(one); compact != got {
+		t.Errorf("finalize with the compact history differs from the earlier records as history:\n got %.2000s\nwant %.2000s", compact, got)
+	}
+	appendRun(two, histA)
+	appendRun(two, histB)
+	if compact := finalizeWith(two); compact != got {
+		t.Errorf("finalize with the compact history of two runs differs:\n got %.2000s\nwant %.2000s", compact, got)
+	}
+	// Each key once: the second run adds only what the first lacks, and
+	// the two runs hold what the one run does.
+	if a, b := historyRows(t, one), historyRows(t, two); a != b || a == 0 {
+		t.Errorf("the compact history holds %d rows as one run and %d as two", a, b)
+	}
+	// A run's directory copied under another name (an append retried
+	// under another id) changes nothing; the run's own directory (a run
+	// judged again after its append) is left out of its judgments.
+	if err := os.CopyFS(filepath.Join(one, "copy"), os.DirFS(filepath.Join(one, plans[hist].ID))); err != nil {
+		t.Fatal(err)
+	}
+	if !appendRun(one, cur) {
+		t.Error("the run judged was not appended")
+	}
+	if compact := finalizeWith(one); compact != got {
+		t.Errorf("finalize with a run appended twice differs:\n got %.2000s\nwant %.2000s", compact, got)
+	}
+}
+
+// historyRows counts the rows of the compact history in dir, and fails
+// the test when a key is in it twice.
+func historyRows(t *testing.T, dir string) int64 {
+	t.Helper()
+	files, _, err := HistoryKeyFiles(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := openDuckDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n, distinct int64
+	if err := db.QueryRow("SELECT count(*), count(DISTINCT (kind, k)) FROM ("+duckDBViews(nil, History{Keys: files})[1][len("CREATE VIEW history_all AS "):]+")").Scan(&n, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if n != distinct {
+		t.Errorf("%s: %d rows, %d keys", dir, n, distinct)
+	}
+	return n
 }
 
 // generated writes an Ed25519 archive of cfg (from 2026-11-01) in a

@@ -4,21 +4,40 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/receiptverify/verify/analytics"
 )
 
 // Engines are the engines Views writes statements for.
 var Engines = []string{"duckdb", "clickhouse"}
 
-// historyColumns are the columns of history_records that the judgment
-// SQL reads.
-const historyColumns = "ord, chain_key, link_key, scope_key, nonce_key"
+// History is what the judgments read as history_keys: the map
+// directories' parts of earlier runs (Records, every record, made into
+// keys as the judgments read them) and the compact history's files
+// (Keys, the rows of queries/shard/history_append.sql), or neither.
+type History struct {
+	Records, Keys []string
+}
+
+// historyKinds are the kinds of history_keys made from records: each
+// key column of the records with the kind the append gives it, and the
+// scope of an owner.
+var historyKinds = []struct{ kind, key, scope string }{
+	{"o", "chain_key", "scope_key"},
+	{"l", "link_key", ""},
+	{"n", "nonce_key", ""},
+}
 
 // Views are the statements that make, on engine, the two tables
-// queries/shard/judgments.sql reads over exactly the given parts: the
-// view shard_records over the run's parts and history_records over the
-// history's, or an empty table without history. No glob: a file an
-// earlier attempt or another run left beside them is never read.
-func Views(engine string, parts, history []string) ([]string, error) {
+// queries/shard/judgments.sql and history_append.sql read over exactly
+// the given files: the view shard_records over the run's parts, and
+// history_keys, the rows of the history's files (the view history_all)
+// that the run's keys hit, read once into a table (historyHits), or an
+// empty table without history.
+// No glob: a file an earlier attempt or another run left beside them is
+// never read.
+func Views(engine string, parts []string, history History) ([]string, error) {
 	switch engine {
 	case "duckdb":
 		return duckDBViews(parts, history), nil
@@ -28,8 +47,10 @@ func Views(engine string, parts, history []string) ([]string, error) {
 	return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines, ", "))
 }
 
-// duckDBViews: read_parquet over the list of files.
-func duckDBViews(parts, history []string) []string {
+// duckDBViews: read_parquet over the list of files. A compact history
+// written by ClickHouse (its Strings as binary) has kind as a BLOB: read
+// as VARCHAR.
+func duckDBViews(parts []string, history History) []string {
 	list := func(files []string) string {
 		q := make([]string, len(files))
 		for i, f := range files {
@@ -38,15 +59,25 @@ func duckDBViews(parts, history []string) []string {
 		return "[" + strings.Join(q, ", ") + "]"
 	}
 	out := []string{"CREATE VIEW shard_records AS SELECT * FROM read_parquet(" + list(parts) + ")"}
-	if len(history) == 0 {
-		return append(out, "CREATE TEMP TABLE history_records (ord BIGINT, chain_key VARCHAR, link_key VARCHAR, scope_key VARCHAR, nonce_key VARCHAR)")
+	var sel []string
+	if len(history.Records) > 0 {
+		for _, k := range historyKinds {
+			sel = append(sel, "SELECT "+sqlString(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM read_parquet("+list(history.Records)+") WHERE "+k.key+" IS NOT NULL")
+		}
 	}
-	return append(out, "CREATE VIEW history_records AS SELECT "+historyColumns+" FROM read_parquet("+list(history)+")")
+	if len(history.Keys) > 0 {
+		sel = append(sel, "SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope FROM read_parquet("+list(history.Keys)+")")
+	}
+	if len(sel) == 0 {
+		return append(out, "CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB)")
+	}
+	return append(out, "CREATE VIEW history_all AS "+strings.Join(sel, " UNION ALL "),
+		"CREATE TEMP TABLE history_keys AS "+historyHits)
 }
 
 // clickHouseViews: one file() per part, joined by UNION ALL (ClickHouse's
 // file() takes one path or a glob, never a list).
-func clickHouseViews(parts, history []string) []string {
+func clickHouseViews(parts []string, history History) []string {
 	union := func(cols string, files []string) string {
 		sel := make([]string, len(files))
 		for i, f := range files {
@@ -55,14 +86,122 @@ func clickHouseViews(parts, history []string) []string {
 		return strings.Join(sel, " UNION ALL ")
 	}
 	out := []string{"CREATE VIEW shard_records AS " + union("*", parts)}
-	if len(history) == 0 {
-		return append(out, "CREATE TABLE history_records (ord Int64, chain_key Nullable(String), link_key Nullable(String), scope_key Nullable(String), nonce_key Nullable(String)) ENGINE = Memory")
+	var sel []string
+	for _, f := range history.Records {
+		for _, k := range historyKinds {
+			sel = append(sel, "SELECT "+sqlString(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM file("+clickHouseString(filepath.ToSlash(f))+", Parquet) WHERE "+k.key+" IS NOT NULL")
+		}
 	}
-	return append(out, "CREATE VIEW history_records AS "+union(historyColumns, history))
+	if len(history.Keys) > 0 {
+		sel = append(sel, union("kind, k, scope", history.Keys))
+	}
+	if len(sel) == 0 {
+		return append(out, "CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String)) ENGINE = Memory")
+	}
+	return append(out, "CREATE VIEW history_all AS "+strings.Join(sel, " UNION ALL "),
+		"CREATE TABLE history_keys ENGINE = Memory AS "+historyHits)
+}
+
+// historyHits reads the whole history (the view history_all) once, for
+// the run's keys: its rows of a key some record of the run has (as chain
+// hash, link or nonce), and the chain scopes of the run's records that
+// an owner of the history has, once each (kind 'o', no key). This is
+// all queries/shard/judgments.sql and history_append.sql read of
+// history_keys, so they read a table the size of the run's keys, which
+// an engine that inlines each use of a view (ClickHouse) would otherwise
+// scan once per use.
+const historyHits = `SELECT DISTINCT h.kind AS kind, CASE WHEN h.k IN (` + runKeys + `) THEN h.k END AS k, h.scope AS scope ` +
+	`FROM history_all h ` +
+	`WHERE h.k IN (` + runKeys + `) OR (h.kind = 'o' AND h.scope IN (SELECT unhex(r.scope_key) FROM shard_records r WHERE r.scope_key IS NOT NULL))`
+
+// runKeys are the run's chain hashes, links and nonces, as bytes.
+const runKeys = `SELECT unhex(r.chain_key) FROM shard_records r WHERE r.chain_key IS NOT NULL ` +
+	`UNION ALL SELECT unhex(r.link_key) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
+	`UNION ALL SELECT unhex(r.nonce_key) FROM shard_records r WHERE r.nonce_key IS NOT NULL`
+
+// scopeOf is the scope column of a kind made from records: the unhexed
+// scope of an owner, else NULL.
+func scopeOf(col string) string {
+	if col == "" {
+		return "NULL"
+	}
+	return "unhex(" + col + ")"
 }
 
 // clickHouseString quotes s as a ClickHouse string literal, whose
 // backslash escapes.
 func clickHouseString(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// TableViews are the statements that make, on engine, the report's
+// tables (receipts, expected_tools, trust) over exactly the files of
+// folded shards (Folds.Tables): what the finding queries of queries/
+// read. receipts is read with its day from the files' day=YYYY-MM-DD
+// directories: on DuckDB a column of the view, each day's files read
+// apart; on ClickHouse the use_hive_partitioning setting, which the
+// session must set.
+func TableViews(engine string, tables map[string][]string) ([]string, error) {
+	var out []string
+	for _, t := range lakeTables {
+		files := tables[t]
+		if len(files) == 0 {
+			return nil, fmt.Errorf("no %s file", t)
+		}
+		switch engine {
+		case "duckdb":
+			list := func(files []string) string {
+				q := make([]string, len(files))
+				for i, f := range files {
+					q[i] = sqlString(filepath.ToSlash(f))
+				}
+				return "[" + strings.Join(q, ", ") + "]"
+			}
+			if t != analytics.ParquetReceipts {
+				out = append(out, "CREATE VIEW "+t+" AS SELECT * FROM read_parquet("+list(files)+", hive_partitioning = false)")
+				continue
+			}
+			// The day of each day's files, from its directory's name
+			// alone: hive_partitioning would also read a key=value
+			// directory above it as a column.
+			var days []string
+			byDay := map[string][]string{}
+			for _, f := range files {
+				d, ok := strings.CutPrefix(filepath.Base(filepath.Dir(f)), "day=")
+				if _, err := time.Parse(time.DateOnly, d); !ok || err != nil {
+					return nil, fmt.Errorf("%s: not in a day=YYYY-MM-DD directory", f)
+				}
+				if byDay[d] == nil {
+					days = append(days, d)
+				}
+				byDay[d] = append(byDay[d], f)
+			}
+			sel := make([]string, len(days))
+			for i, d := range days {
+				sel[i] = "SELECT *, DATE '" + d + "' AS day FROM read_parquet(" + list(byDay[d]) + ", hive_partitioning = false)"
+			}
+			out = append(out, "CREATE VIEW "+t+" AS "+strings.Join(sel, " UNION ALL "))
+		case "clickhouse":
+			sel := make([]string, len(files))
+			for i, f := range files {
+				sel[i] = "SELECT * FROM file(" + clickHouseString(filepath.ToSlash(f)) + ", Parquet)"
+			}
+			out = append(out, "CREATE VIEW "+t+" AS "+strings.Join(sel, " UNION ALL "))
+		default:
+			return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines, ", "))
+		}
+	}
+	return out, nil
+}
+
+// TableList is the tables' files as TABLE<tab>PATH lines, for any other
+// loader: receipts first, then expected_tools and trust.
+func TableList(tables map[string][]string) []string {
+	var out []string
+	for _, t := range lakeTables {
+		for _, f := range tables[t] {
+			out = append(out, t+"\t"+f)
+		}
+	}
+	return out
 }

@@ -6,40 +6,47 @@ import (
 )
 
 // TestViews: each engine's statements name exactly the parts given,
-// quoted as its string literals, and an empty history_records without
-// history.
+// quoted as its string literals, and an empty history_keys without
+// history; with history, history_keys reads the compact history's files
+// and makes the same columns of earlier runs' records.
 func TestViews(t *testing.T) {
 	t.Parallel()
 	parts := []string{"/m/shard-0/records-00000.parquet", `/m/it's\odd/records-00000.parquet`}
 	for _, c := range []struct {
 		engine string
 		want   []string
+		keys   string
 	}{
 		{"duckdb", []string{
 			`CREATE VIEW shard_records AS SELECT * FROM read_parquet(['/m/shard-0/records-00000.parquet', '/m/it''s\odd/records-00000.parquet'])`,
-			"CREATE TEMP TABLE history_records (ord BIGINT, chain_key VARCHAR, link_key VARCHAR, scope_key VARCHAR, nonce_key VARCHAR)",
-		}},
+			"CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB)",
+		}, `SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope FROM read_parquet(['/h/r/keys.parquet'])`},
 		{"clickhouse", []string{
 			`CREATE VIEW shard_records AS SELECT * FROM file('/m/shard-0/records-00000.parquet', Parquet) UNION ALL SELECT * FROM file('/m/it\'s\\odd/records-00000.parquet', Parquet)`,
-			"CREATE TABLE history_records (ord Int64, chain_key Nullable(String), link_key Nullable(String), scope_key Nullable(String), nonce_key Nullable(String)) ENGINE = Memory",
-		}},
+			"CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String)) ENGINE = Memory",
+		}, `SELECT kind, k, scope FROM file('/h/r/keys.parquet', Parquet)`},
 	} {
-		got, err := Views(c.engine, parts, nil)
+		got, err := Views(c.engine, parts, History{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 			t.Errorf("%s:\n got %q\nwant %q", c.engine, got, c.want)
 		}
-		hist, err := Views(c.engine, parts[:1], parts[1:])
+		hist, err := Views(c.engine, parts[:1], History{Records: parts[1:], Keys: []string{"/h/r/keys.parquet"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(hist[1], "CREATE VIEW history_records AS SELECT ord, chain_key, link_key, scope_key, nonce_key FROM ") {
+		if len(hist) != 3 || !strings.Contains(hist[2], " history_keys ") || !strings.Contains(hist[2], "FROM history_all h") {
+			t.Fatalf("%s: history: %q", c.engine, hist)
+		}
+		if !strings.HasPrefix(hist[1], "CREATE VIEW history_all AS SELECT 'o' AS kind, unhex(chain_key) AS k, unhex(scope_key) AS scope FROM ") ||
+			!strings.Contains(hist[1], "SELECT 'n' AS kind, unhex(nonce_key) AS k, NULL AS scope FROM ") ||
+			!strings.HasSuffix(hist[1], " UNION ALL "+c.keys) {
 			t.Errorf("%s: history: %s", c.engine, hist[1])
 		}
 	}
-	if _, err := Views("oracle", parts, nil); err == nil {
+	if _, err := Views("oracle", parts, History{}); err == nil {
 		t.Error("an unknown engine: no error")
 	}
 }

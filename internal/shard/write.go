@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/receiptverify/verify/internal/gunzip"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -36,7 +37,7 @@ const recordsTable = `CREATE TABLE records (
 	ord BIGINT NOT NULL, source VARCHAR NOT NULL, line BIGINT NOT NULL,
 	format VARCHAR NOT NULL, verdict VARCHAR NOT NULL, reasons VARCHAR[] NOT NULL, axes VARCHAR NOT NULL,
 	chain_key VARCHAR, link_key VARCHAR, scope_key VARCHAR, nonce_key VARCHAR,
-	state BLOB NOT NULL)`
+	state BLOB NOT NULL, byte_offset BIGINT, byte_length BIGINT, line_sha256 BLOB)`
 
 // Writer writes one map task's directory.
 type Writer struct {
@@ -50,6 +51,7 @@ type Writer struct {
 	app     *duckdb.Appender
 	part    Part // the counts of the rows held
 	parts   []Part
+	content []Content
 }
 
 // ErrPublished is Create's or Close's answer when another attempt of the
@@ -206,8 +208,12 @@ func (w *Writer) Add(m *stream.Mapped) error {
 	for i, x := range reasons {
 		texts[i] = string(x)
 	}
+	var offset, length, sum driver.Value
+	if m.HasLine {
+		offset, length, sum = m.Line.Offset, m.Line.Length, m.Line.SHA256[:]
+	}
 	err = w.app.AppendRow(w.shard<<SeqBits|int64(m.Seq), r.Source, int64(r.Line), r.Format, string(r.Verdict), texts, string(axes),
-		orNull(m.Keys.Chain), orNull(m.Keys.Link), orNull(m.Keys.Scope), orNull(m.Keys.Nonce), m.State)
+		orNull(m.Keys.Chain), orNull(m.Keys.Link), orNull(m.Keys.Scope), orNull(m.Keys.Nonce), m.State, offset, length, sum)
 	if err != nil {
 		return err
 	}
@@ -275,6 +281,47 @@ func fileSHA256(path string, sync bool) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// Contents records the SHA-256 of each source's content, read again
+// after the records (ContentSHA256): the receipts table's file_sha256. A
+// source that cannot be read to its end has none; a fold leaves its
+// receipts out of that table, as a load records nothing of such a file.
+func (w *Writer) Contents(ctx context.Context, srcs []stream.Source) error {
+	for _, src := range srcs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sum, err := ContentSHA256(src)
+		if err != nil {
+			continue
+		}
+		w.content = append(w.content, Content{Source: src.Name, SHA256: sum})
+	}
+	return nil
+}
+
+// ContentSHA256 is the hex SHA-256 of src's content, decompressed when its
+// bytes are gzip, as a load identifies a file.
+func ContentSHA256(src stream.Source) (string, error) {
+	rc, err := src.Open()
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	size := int64(-1)
+	if f, ok := rc.(*os.File); ok {
+		size = gunzip.Size(f)
+	}
+	content, _, err := gunzip.Content(rc, src.Name, size)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, content); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // Close writes the last part and the manifest, which names every part
 // with its SHA-256 and counts, and publishes the attempt as the shard's
 // directory in one rename. ErrPublished: another attempt of the shard
@@ -288,7 +335,10 @@ func (w *Writer) Close(sum stream.MapSummary) error {
 	}
 	m := manifest{Version: manifestVersion, Build: build(), Run: w.plan.ID, PlanSHA256: w.plan.SHA256, Shards: w.plan.Shards,
 		Shard: w.shard, Attempt: filepath.Base(w.attempt), Trust: w.trust, Inputs: w.plan.InputsOf(w.shard),
-		Parts: slices.Clone(w.parts), Summary: sum}
+		Parts: slices.Clone(w.parts), Summary: sum, Contents: w.content}
+	if m.Contents == nil {
+		m.Contents = []Content{}
+	}
 	for _, p := range w.parts {
 		m.Rows, m.Links, m.Nonces = m.Rows+p.Rows, m.Links+p.Links, m.Nonces+p.Nonces
 	}

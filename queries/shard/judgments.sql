@@ -15,14 +15,24 @@
 --                    predecessor it names (link_key), its chain scope
 --                    (scope_key) and its issuer and nonce (nonce_key),
 --                    NULL where it has none;
---   history_records  the same of runs finalized before (their records
---                    count as earlier), or an empty table. It is read
---                    only for the keys the run's records name: its
---                    rows are filtered by the run's link, chain, scope
---                    and nonce keys before any grouping or join, and
---                    every join has the history on its left (ClickHouse
---                    builds the right side), so memory follows the run,
---                    not the history.
+--   history_keys     the compact history of runs finalized before (their
+--                    receipts count as earlier), or an empty table: the
+--                    rows queries/shard/history_append.sql appended
+--                    after each of them, kind ('o' a chain owner, with
+--                    its chain scope; 'l' a predecessor named; 'n' a
+--                    nonce used), k (the key, 16 bytes) and scope (16
+--                    bytes, owners only). `verify parts --history-keys`
+--                    names its files (or makes the same rows from
+--                    earlier runs' map directories, --history). It is
+--                    read only for the keys the run's records name:
+--                    each probe filters it by the run's keys before any
+--                    grouping or join (no join reads it whole), so
+--                    memory follows the run, not the history; no ord of the history is read, so runs
+--                    are numbered as each likes.
+--
+-- Engines: portable SQL but for unhex(VARCHAR) -> binary and hex(binary)
+-- -> VARCHAR (DuckDB, ClickHouse; PostgreSQL with decode/encode
+-- wrappers, docs/scale-out.md).
 --
 -- Rule: a receipt naming a predecessor links to it when some receipt has
 -- that chain hash (the earliest of the input, else the earliest of the
@@ -83,27 +93,24 @@ day_nonces AS (
     FROM shard_records r
     WHERE r.nonce_key IS NOT NULL
 ),
-history_owners AS (
-    SELECT h.chain_key AS k, MIN(h.ord) AS owner_ord
-    FROM history_records h
-    WHERE h.chain_key IN (SELECT d.k FROM day_chain_keys d)
-    GROUP BY h.chain_key
-),
+-- The history's hits, hex again: the owners of the run's chain keys with
+-- their scopes (one row a key: the history holds each key once, and a
+-- chain hash is one receipt's, so one scope's), the predecessors it
+-- names already, the scopes holding a receipt with a chain hash.
 history_scopes AS (
-    SELECT DISTINCT o.k AS k, h.scope_key AS scope_key
-    FROM history_records h
-    JOIN history_owners o ON o.k = h.chain_key AND o.owner_ord = h.ord
-    WHERE h.chain_key IN (SELECT d.k FROM day_chain_keys d)
+    SELECT DISTINCT lower(hex(h.k)) AS k, lower(hex(h.scope)) AS scope_key
+    FROM history_keys h
+    WHERE h.kind = 'o' AND h.k IN (SELECT unhex(d.k) FROM day_chain_keys d)
 ),
 history_named AS (
-    SELECT DISTINCT h.link_key AS k
-    FROM history_records h
-    WHERE h.link_key IN (SELECT d.k FROM day_links d)
+    SELECT DISTINCT lower(hex(h.k)) AS k
+    FROM history_keys h
+    WHERE h.kind = 'l' AND h.k IN (SELECT unhex(d.k) FROM day_links d)
 ),
 history_chain_scopes AS (
-    SELECT DISTINCT h.scope_key AS k
-    FROM history_records h
-    WHERE h.chain_key IS NOT NULL AND h.scope_key IN (SELECT d.k FROM day_scopes d)
+    SELECT DISTINCT lower(hex(h.scope)) AS k
+    FROM history_keys h
+    WHERE h.kind = 'o' AND h.scope IN (SELECT unhex(d.k) FROM day_scopes d)
 ),
 scope_firsts AS (
     SELECT r.scope_key AS k, MIN(r.ord) AS first_ord
@@ -124,9 +131,9 @@ first_users AS (
     GROUP BY r.nonce_key
 ),
 history_nonces AS (
-    SELECT DISTINCT h.nonce_key AS k
-    FROM history_records h
-    WHERE h.nonce_key IN (SELECT d.k FROM day_nonces d)
+    SELECT DISTINCT lower(hex(h.k)) AS k
+    FROM history_keys h
+    WHERE h.kind = 'n' AND h.k IN (SELECT unhex(d.k) FROM day_nonces d)
 ),
 -- Each naming receipt's judgment as if it were no receipt delivered again.
 chain_base AS (
@@ -144,7 +151,7 @@ chain_base AS (
     LEFT JOIN owner_scopes os ON os.k = n.link_key
     LEFT JOIN history_scopes hs ON hs.k = n.link_key
     LEFT JOIN history_named hn ON hn.k = n.link_key
-    LEFT JOIN history_owners ho ON ho.k = n.chain_key
+    LEFT JOIN history_scopes ho ON ho.k = n.chain_key
     LEFT JOIN scope_firsts sf ON sf.k = n.scope_key
     LEFT JOIN history_chain_scopes hcs ON hcs.k = n.scope_key
 )
@@ -166,7 +173,7 @@ WHERE r.ord <> o.owner_ord
 UNION ALL
 SELECT o.owner_ord AS ord, 'delivery' AS kind, 'prior_duplicate' AS outcome, o.owner_ord AS first_ord
 FROM owners o
-JOIN history_owners ho ON ho.k = o.k
+JOIN history_scopes ho ON ho.k = o.k
 UNION ALL
 SELECT u.ord AS ord, 'nonce' AS kind,
     CASE
@@ -181,6 +188,6 @@ FROM shard_records u
 JOIN first_users f ON f.k = u.nonce_key
 JOIN shard_records fu ON fu.ord = f.first_ord
 LEFT JOIN history_nonces hn ON hn.k = u.nonce_key
-LEFT JOIN history_owners ho ON ho.k = u.chain_key
+LEFT JOIN history_scopes ho ON ho.k = u.chain_key
 ) j
 ORDER BY ord, kind

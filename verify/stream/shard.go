@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"runtime"
@@ -61,6 +62,20 @@ type Mapped struct {
 	// State is what Folder.Fold reads back: the result in a binary form
 	// private to one build of this package.
 	State []byte
+	// Line is where the record's line is in its source (Offset, as
+	// Record.Offset), its length in bytes without the line end, and
+	// the SHA-256 of those bytes: how a load finds the line in its
+	// archive file. Zero for a file that could not be read (HasLine
+	// false).
+	Line    LineRef
+	HasLine bool
+}
+
+// LineRef is where a line is in its source and what it holds: its
+// offset and length in bytes, the line end left out, and their SHA-256.
+type LineRef struct {
+	Offset, Length int64
+	SHA256         [sha256.Size]byte
 }
 
 // MapSummary counts a Map run: of Summary, the fields that judgments do
@@ -92,6 +107,7 @@ func Map(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 			case recordLine:
 				res, _ = v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: true})
 				res.Source, res.Line = r.source, r.line
+				r.lineRef = &LineRef{Offset: r.offset, Length: int64(len(r.raw)), SHA256: sha256.Sum256(r.raw)}
 				releaseLine(r.raw)
 				r.raw = nil
 			case recordLineError, recordFileError:
@@ -104,10 +120,15 @@ func Map(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, e
 		},
 		func(r *record) error {
 			records = r.seq + 1
+			ref := r.lineRef
+			r.lineRef = nil
 			if blank := sum.count(r); blank {
 				return nil
 			}
 			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(hooks.IndexEntry(r.result)), State: r.spooled}
+			if ref != nil {
+				m.Line, m.HasLine = *ref, true
+			}
 			r.result, r.spooled = nil, nil
 			return emit(m)
 		})

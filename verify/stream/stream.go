@@ -566,8 +566,9 @@ type record struct {
 	frame     []byte
 	judgments []judgment // of its chain link and nonce, in pass 2
 	result    *verify.Result
-	rendered  []byte // Options.Render's encoding of result, in pass 2
-	kept      []byte // what Options.Keep kept, in pass 2 (in frame)
+	rendered  []byte   // Options.Render's encoding of result, in pass 2
+	kept      []byte   // what Options.Keep kept, in pass 2 (in frame)
+	lineRef   *LineRef // Map's: where the line is and its SHA-256
 }
 
 func (r *record) lineCount() int {

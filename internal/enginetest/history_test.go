@@ -1,0 +1,242 @@
+package enginetest
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/queries"
+)
+
+// TestEnginesHistory: three days, each a run of two shards numbered from
+// 0; the third day delivers receipts of the first again, forks their
+// chains and replays their nonces. Its verdicts with the compact history
+// of the first two days (queries/shard/history_append.sql, appended a
+// day at a time) are those with the two days' map directories as
+// history, byte for byte: the history appended and the judgments run on
+// DuckDB (verify finalize), on ClickHouse (chDB), and each engine reading
+// the other's history.
+func TestEnginesHistory(t *testing.T) {
+	bin := buildVerify(t)
+	dir := t.TempDir()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	cfg := receiptgen.Config{Seed: 20261204, N: 3000, Rate: 0.1, Days: 3, Start: start, Algs: receiptgen.Ed25519Only,
+		Mix: receiptgen.Mix{Hash: 100, DSSE: 100, AgentReceipts: 100}}
+	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	lines = lines[:len(lines)-1]
+	q := len(lines) / 3
+	forks := strings.ReplaceAll(strings.Join(lines[20:24], ""), `"nonce":"`, `"nonce":"f`)
+	bodies := []string{
+		strings.Join(lines[:q], ""),
+		strings.Join(lines[q-5:2*q], ""), // five receipts of day 1 again
+		strings.Join(lines[2*q:], "") + strings.Join(lines[10:14], "") + forks,
+	}
+	trust := []string{"--keys", filepath.Join(dir, "keys", "jwks.json"), "--schemas", filepath.Join(dir, "schemas"), "--at", start.AddDate(0, 0, 30).Format(time.RFC3339)}
+	plans := make([]string, 3)
+	shards := make([][]string, 3)
+	for d, body := range bodies {
+		// Two files, two shards: each day's map steps number 0 and 1.
+		ls := strings.SplitAfter(body, "\n")
+		half := len(ls) / 2
+		var files []string
+		for i, part := range []string{strings.Join(ls[:half], ""), strings.Join(ls[half:], "")} {
+			f := filepath.Join(dir, fmt.Sprintf("day%d-%d.jsonl", d+1, i))
+			if err := os.WriteFile(f, []byte(part), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		r := runVerify(t, bin, append(append([]string{"plan", "--id", fmt.Sprintf("day%d", d+1)}, trust...), files...)...)
+		if r.code != 0 {
+			t.Fatalf("verify plan: exit %d\n%s", r.code, r.stderr)
+		}
+		plans[d] = filepath.Join(dir, fmt.Sprintf("plan-%d.json", d+1))
+		if err := os.WriteFile(plans[d], r.stdout, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for i := range files {
+			out := filepath.Join(dir, "maps", fmt.Sprintf("day%d-shard-%d", d+1, i))
+			if r := runVerify(t, bin, "receipts", "--plan", plans[d], "--emit", out, "--shard", fmt.Sprint(i)); r.code != 0 {
+				t.Fatalf("map step %d of day %d: exit %d\n%s", i, d+1, r.code, r.stderr)
+			}
+			shards[d] = append(shards[d], out)
+		}
+	}
+	// The verdicts of day 3 with days 1 and 2 as map directories.
+	var records []string
+	for _, s := range append(append([]string{}, shards[0]...), shards[1]...) {
+		records = append(records, "--history", s)
+	}
+	want := runVerify(t, bin, append(append([]string{"finalize", "--plan", plans[2], "--format", "json"}, records...), shards[2]...)...)
+	if want.code != 1 {
+		t.Fatalf("finalize with history: exit %d\n%s", want.code, want.stderr)
+	}
+	for _, note := range []string{"already named by a receipt loaded earlier", "nonce already used by a receipt of this issuer loaded earlier", "the same receipt as one loaded earlier, delivered again"} {
+		if !strings.Contains(string(want.stdout), note) {
+			t.Errorf("no receipt of day 3 judged %q", note)
+		}
+	}
+	same := func(t *testing.T, got verifyRun) {
+		t.Helper()
+		if got.code != want.code || !bytes.Equal(got.stdout, want.stdout) || got.summary() != want.summary() {
+			t.Errorf("exit %d (want %d), output differs from the map directories as history:\n%s\n%s", got.code, want.code, firstDiff(want.stdout, got.stdout), got.stderr)
+		}
+	}
+	views := func(engine string, d int, extra ...string) []string {
+		r := runVerify(t, bin, append(append([]string{"parts", "--plan", plans[d], "--engine", engine}, extra...), shards[d]...)...)
+		if r.code != 0 {
+			t.Fatalf("verify parts: exit %d\n%s", r.code, r.stderr)
+		}
+		var out []string
+		for l := range strings.Lines(string(r.stdout)) {
+			out = append(out, strings.TrimSuffix(strings.TrimSpace(l), ";"))
+		}
+		return out
+	}
+
+	duckHist := filepath.Join(dir, "history-duckdb")
+	if err := os.Mkdir(duckHist, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("duckdb", func(t *testing.T) {
+		for d := range 2 {
+			r := runVerify(t, bin, append([]string{"finalize", "--plan", plans[d], "--format", "json", "--history-keys", duckHist, "--append-history", duckHist}, shards[d]...)...)
+			if r.code > 1 {
+				t.Fatalf("finalize --append-history of day %d: exit %d\n%s", d+1, r.code, r.stderr)
+			}
+		}
+		same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plans[2], "--format", "json", "--history-keys", duckHist}, shards[2]...)...))
+	})
+
+	t.Run("postgres", func(t *testing.T) {
+		if os.Getenv("VERIFY_ENGINES") == "off" {
+			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+		}
+		// The compact history loaded whole (no probe first): PostgreSQL's
+		// rows are DuckDB's, which the subtest above ties to the map
+		// directories as history.
+		list := views("list", 2, "--history-keys", duckHist)
+		var records, keys []string
+		for _, l := range list {
+			if f, ok := strings.CutPrefix(l, "shard_records\t"); ok {
+				records = append(records, f)
+			}
+			if f, ok := strings.CutPrefix(l, "history_keys\t"); ok {
+				keys = append(keys, f)
+			}
+		}
+		if len(keys) != 2 {
+			t.Fatalf("verify parts lists %d history files, want 2", len(keys))
+		}
+		want := duckDBJudgments(t, views("duckdb", 2, "--history-keys", duckHist))
+		got, err := queryRows(postgresRecords(t, records, keys...), queries.Judgments())
+		if err != nil {
+			t.Fatalf("PostgreSQL: %v", err)
+		}
+		if d := compare(want, got); d != "" || len(want.rows) == 0 {
+			t.Errorf("PostgreSQL's judgments differ from DuckDB's (%d rows):\n%s", len(want.rows), d)
+		}
+	})
+
+	chHist := filepath.Join(dir, "history-clickhouse")
+	t.Run("clickhouse", func(t *testing.T) {
+		if os.Getenv("VERIFY_ENGINES") == "off" {
+			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+		}
+		if err := os.Mkdir(chHist, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// Each day appended as the runbook does: written hidden, then
+		// renamed.
+		for d := range 2 {
+			attempt := filepath.Join(chHist, fmt.Sprintf(".day%d.attempt", d+1))
+			if err := os.Mkdir(attempt, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			clickHouseAppend(t, views("clickhouse", d, "--history-keys", chHist), filepath.Join(attempt, "keys.parquet"))
+			if err := os.Rename(attempt, filepath.Join(chHist, fmt.Sprintf("day%d", d+1))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		judge := func(t *testing.T, extra ...string) {
+			t.Helper()
+			judgments := filepath.Join(t.TempDir(), "judgments.parquet")
+			clickHouseJudgments(t, views("clickhouse", 2, extra...), judgments, false)
+			same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plans[2], "--format", "json", "--judgments", judgments}, shards[2]...)...))
+		}
+		t.Run("compact", func(t *testing.T) { judge(t, "--history-keys", chHist) })
+		t.Run("records", func(t *testing.T) { judge(t, records...) })
+		// Each engine reads the history the other wrote.
+		t.Run("duckdb-history", func(t *testing.T) { judge(t, "--history-keys", duckHist) })
+		t.Run("same-rows", func(t *testing.T) {
+			// The two engines appended the same keys.
+			duck, err := sql.Open("duckdb", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer duck.Close()
+			rows := func(d string) string {
+				return "SELECT CAST(kind AS VARCHAR), hex(k), hex(scope) FROM read_parquet('" + filepath.ToSlash(filepath.Join(d, "day*", "*.parquet")) + "')"
+			}
+			var diff, n int64
+			if err := duck.QueryRow("SELECT (SELECT count(*) FROM ("+rows(chHist)+" EXCEPT ALL "+rows(duckHist)+")) + (SELECT count(*) FROM ("+rows(duckHist)+" EXCEPT ALL "+rows(chHist)+")), (SELECT count(*) FROM ("+rows(duckHist)+"))").Scan(&diff, &n); err != nil {
+				t.Fatal(err)
+			}
+			if diff != 0 || n == 0 {
+				t.Errorf("the histories of ClickHouse and DuckDB differ by %d rows (DuckDB's has %d)", diff, n)
+			}
+		})
+		t.Run("read-by-duckdb", func(t *testing.T) {
+			same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plans[2], "--format", "json", "--history-keys", chHist}, shards[2]...)...))
+		})
+	})
+}
+
+// clickHouseAppend runs queries/shard/history_append.sql on chDB after
+// the statements of verify parts --engine clickhouse and writes its rows
+// as Parquet to out, its Strings as binary (docs/scale-out.md).
+func clickHouseAppend(t *testing.T, views []string, out string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		absent(t, "ClickHouse: node is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(chdbRunner), "node_modules", "chdb")); err != nil {
+		absent(t, "ClickHouse: chDB is not installed in %s (npm install)", filepath.Dir(chdbRunner))
+	}
+	q := "'" + strings.ReplaceAll(filepath.ToSlash(out), "'", "\\'") + "'"
+	req := struct {
+		Setup   []string  `json:"setup"`
+		Queries []chQuery `json:"queries"`
+	}{
+		Setup: append(append(append(append([]string{}, ClickHouseSettings...), HistoryWriteSettings...), views...),
+			"INSERT INTO FUNCTION file("+q+", Parquet) SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")"),
+		Queries: []chQuery{{ID: "rows", SQL: "SELECT count() FROM file(" + q + ", Parquet)"}},
+	}
+	stdout, _ := runNode(t, node, chdbRunner, req)
+	var a chAnswer
+	if err := json.Unmarshal(stdout, &a); err != nil || a.Error != "" || a.Result == nil || len(a.Result.Data) != 1 {
+		t.Fatalf("chDB: history not appended: %v %s\n%s", err, a.Error, stdout)
+	}
+	t.Logf("chDB: %v keys appended", a.Result.Data[0][0])
+}
+
+// HistoryWriteSettings are the settings ClickHouse writes the compact
+// history with: its keys are bytes, which other readers (DuckDB) refuse
+// as strings, in row groups of 64Ki rows as DuckDB writes them.
+var HistoryWriteSettings = []string{"SET output_format_parquet_string_as_string = 0", "SET output_format_parquet_row_group_size = 65536"}

@@ -1,0 +1,117 @@
+package shard
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/receiptverify/verify/queries"
+)
+
+// The compact history is a directory holding one directory per run
+// appended (named after the run's plan id), each holding the Parquet
+// files of queries/shard/history_append.sql over that run, at any depth
+// (one file, or one per bucket). A run's directory is written hidden
+// (a name starting with a dot) and renamed once whole, so a reader sees
+// a run's keys whole or not at all; hidden names are never read.
+
+// HistoryKeyFiles lists the compact history in dir: the Parquet files of
+// every run's directory, absolute, in path order, but for the directory
+// of run itself (its keys are not earlier than its own receipts: a run
+// judged again after its append), which skipped reports. A directory
+// that cannot be read, or a file beside the runs' directories, is an
+// *Error.
+func HistoryKeyFiles(dir, run string) (files []string, skipped bool, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false, &Error{Reason: ReasonMissing, Path: dir, Msg: "the history cannot be read: " + errText(err)}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, "."):
+			continue
+		case !e.IsDir():
+			return nil, false, &Error{Reason: ReasonManifest, Path: filepath.Join(dir, name), Msg: "a file beside the history's runs: each run's files go in a directory of its own, named after the run"}
+		case name == run:
+			skipped = true
+			continue
+		}
+		err := filepath.WalkDir(filepath.Join(dir, name), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if strings.HasPrefix(d.Name(), ".") && p != filepath.Join(dir, name) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".parquet") {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, false, &Error{Reason: ReasonMissing, Path: filepath.Join(dir, name), Msg: "the history cannot be read: " + errText(err)}
+		}
+	}
+	sort.Strings(files)
+	return absAll(files), skipped, nil
+}
+
+// AppendHistory writes the rows queries/shard/history_append.sql gives
+// run into the compact history in dir, on DuckDB: into the hidden
+// directory .ID.attempt-XXXX (one of its own: an interrupted attempt's is
+// never read), published as dir/ID, ID the run's plan id. A run appended
+// already (dir/ID exists) is left as it is: appended reports false. dir
+// is made if missing (the first run's append); a reader of the history
+// refuses a missing one.
+func AppendHistory(ctx context.Context, run *Run, dir string) (appended bool, err error) {
+	id := run.Plan.ID
+	if id == "" || strings.HasPrefix(id, ".") || strings.ContainsAny(id, `/\`) {
+		return false, &Error{Reason: ReasonPlan, Path: run.Plan.Path, Msg: fmt.Sprintf("run id %q cannot name a directory of the history", id)}
+	}
+	final := filepath.Join(dir, id)
+	if _, err := os.Stat(final); err == nil {
+		return false, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, err
+	}
+	keys, _, err := HistoryKeyFiles(dir, id)
+	if err != nil {
+		return false, err
+	}
+	attempt, err := os.MkdirTemp(dir, "."+id+".attempt-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(attempt)
+	// Keys are left out when dir holds them, not when another history
+	// the run was judged with does: dir must hold them for the next runs.
+	conn, done, err := judgmentsConn(ctx, run.Parts(), History{Keys: keys})
+	if err != nil {
+		return false, err
+	}
+	defer done()
+	out := filepath.Join(attempt, "keys.parquet")
+	if _, err := conn.ExecContext(ctx, "COPY (SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")) TO "+sqlString(filepath.ToSlash(out))+" (FORMAT parquet, ROW_GROUP_SIZE 65536)"); err != nil {
+		return false, fmt.Errorf("history: %w", err)
+	}
+	if d, err := os.Open(attempt); err == nil {
+		d.Sync() // the attempt's entries reach the disk before it is published
+		d.Close()
+	}
+	if err := os.Rename(attempt, final); err != nil {
+		if _, serr := os.Stat(final); serr == nil {
+			return false, nil // another attempt published it meanwhile
+		}
+		return false, err
+	}
+	return true, nil
+}

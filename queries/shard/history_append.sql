@@ -1,0 +1,57 @@
+-- history_append: the rows a finalized run adds to the compact history
+-- that queries/shard/judgments.sql reads as history_keys, so that the
+-- next runs judge their receipts against this one's without its records.
+-- Run it after the run's judgments and finalize succeeded, on the same
+-- engine and over the same tables (`verify parts --history-keys DIR`),
+-- and write its rows as Parquet into a new directory of DIR named after
+-- the run (written hidden, then renamed: docs/scale-out.md); never
+-- rewrite an earlier run's files.
+--
+-- Parameter: none. Tables: shard_records (the run's records) and
+-- history_keys (the history before it), as for judgments.sql.
+--
+-- Rows: what the judgments read of an earlier receipt and nothing more,
+-- each key once over the whole history:
+--   kind 'o'  a chain hash some receipt has (its owner), with the chain
+--             scope of the run's first receipt to have it: whether a
+--             link resolves, breaks or forks an earlier chain, whether
+--             a receipt is one of the history delivered again, and
+--             (scope) whether its chain scope holds an earlier receipt
+--             (absent rather than outside);
+--   kind 'l'  a predecessor some receipt names (fork_prior);
+--   kind 'n'  a nonce some receipt uses (prior_replay, prior_duplicate).
+-- k and scope are the 16 bytes of the records' hex keys (unhex); bucket
+-- is the key's first hex digit, by which an engine may partition the
+-- files (16 buckets). Keys the history holds already are left out, so a
+-- run appended twice adds nothing the second time, and a duplicated
+-- file changes no judgment (the judgments read the history as sets).
+-- Order: kind, k: each file's row groups are sorted by key.
+WITH owners AS (
+    SELECT r.chain_key AS k, MIN(r.ord) AS owner_ord
+    FROM shard_records r
+    WHERE r.chain_key IS NOT NULL
+    GROUP BY r.chain_key
+),
+day_keys AS (
+    SELECT 'o' AS kind, o.k AS k, r.scope_key AS scope
+    FROM owners o
+    JOIN shard_records r ON r.chain_key = o.k AND r.ord = o.owner_ord
+    UNION ALL
+    SELECT DISTINCT 'l' AS kind, r.link_key AS k, NULL AS scope
+    FROM shard_records r
+    WHERE r.link_key IS NOT NULL
+    UNION ALL
+    SELECT DISTINCT 'n' AS kind, r.nonce_key AS k, NULL AS scope
+    FROM shard_records r
+    WHERE r.nonce_key IS NOT NULL
+),
+held AS (
+    SELECT DISTINCT h.kind AS kind, lower(hex(h.k)) AS k
+    FROM history_keys h
+    WHERE h.k IN (SELECT unhex(d.k) FROM day_keys d)
+)
+SELECT d.kind AS kind, unhex(d.k) AS k, unhex(d.scope) AS scope, substr(d.k, 1, 1) AS bucket
+FROM day_keys d
+LEFT JOIN held x ON x.kind = d.kind AND x.k = d.k
+WHERE x.k IS NULL
+ORDER BY kind, k
