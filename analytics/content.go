@@ -362,23 +362,80 @@ type plan struct {
 // grown (base, skip, firstLine), changed (err, a *ChangedError), or new. A
 // database error is returned as such.
 func (l *loader) identify(in Input) (plan, error) {
-	p := plan{firstLine: 1}
 	if p, ok, err := l.identifyNew(in); err != nil || ok {
 		return p, err
 	}
+	p := plan{firstLine: 1}
+	id, cands, err := l.readCandidates(in)
+	var ie inputErr
+	switch {
+	case errors.Is(err, errRetry):
+		return l.identify(in)
+	case errors.As(err, &ie):
+		p.err = ie.err
+		return p, nil
+	case err != nil:
+		return p, err
+	}
+	p.id = id
+	if p.known, err = l.sameContent(in, p.id.sha256); err != nil || len(p.known) > 0 {
+		return p, err
+	}
+	cands, renamed := splitRenamed(cands, in.Name, p.id.head)
+	match := longestExtended(cands, &p.id)
+	other := conflicting(cands, match, in.Name)
+	if match != nil && other == nil {
+		return l.grown(p, match)
+	}
+	if match == nil && in.Lines {
+		// Not found by its first line or its path: the stored content
+		// whose second line it has, if any, as a moved file whose first
+		// line was edited is not another file.
+		if moved, err := l.bySecondLine(in); err != nil {
+			return p, err
+		} else if moved != nil && (renamed == nil || moved.bytes > renamed.bytes) {
+			renamed = moved
+		}
+	}
+	if match == nil && renamed != nil {
+		if err := l.editedFirstLine(&p, in, renamed); err != nil || p.err != nil {
+			return p, err
+		}
+	}
+	if other == nil {
+		return p, nil // new
+	}
+	return l.compareOther(p, in, other)
+}
+
+// errRetry: an input of this load that the candidates name was
+// identified now (settleEarly); identify starts again.
+var errRetry = errors.New("identify again")
+
+// inputErr is the input's own error (it cannot be read), as opposed to a
+// database error.
+type inputErr struct{ err error }
+
+func (e inputErr) Error() string { return e.err.Error() }
+
+// readCandidates reads the input's content, asking, once its first line is
+// read, for the stored contents it may extend or conflict with: the rows
+// that begin with the same line, those loaded from the same path however
+// their first line reads (an edit of the first line is then found, and
+// not taken for a new file), and the inputs of this load before it that
+// begin with that line. It returns errRetry when one of those is an input
+// identified during its verifying read, which is identified now; an
+// inputErr for the input's own read error.
+func (l *loader) readCandidates(in Input) (contentID, []storedFile, error) {
 	var cands []storedFile
 	rc, err := in.Open()
 	if err != nil {
-		p.err = err
-		return p, nil
+		return contentID{}, nil, inputErr{err}
 	}
-	p.id, err = readContent(l.ctx, rc, func(head string) ([]int64, error) {
+	id, err := readContent(l.ctx, rc, func(head string) ([]int64, error) {
 		if !in.Lines {
 			return nil, nil
 		}
-		// The rows that begin with the same line, and those loaded from
-		// the same path, however their first line reads: an edit of the
-		// first line is then found, and not taken for a new file.
 		rows, err := l.conn.QueryContext(l.ctx, "SELECT "+storedFileColumns+" FROM files WHERE head_sha256 = $1 OR path = $2", head, in.Name)
 		if err != nil {
 			return nil, errIdentify{err}
@@ -401,25 +458,27 @@ func (l *loader) identify(in Input) (plan, error) {
 	for _, c := range cands {
 		if c.deferred != nil { // its content identity is needed now
 			if err := l.settleEarly(c.deferred); err != nil {
-				return p, err
+				return id, nil, err
 			}
-			return l.identify(in)
+			return id, nil, errRetry
 		}
 	}
 	var ie errIdentify
-	if errors.As(err, &ie) {
-		return p, dbErr(l.ctx, "read files", l.db.path, ie.err)
+	switch {
+	case errors.As(err, &ie):
+		return id, nil, dbErr(l.ctx, "read files", l.db.path, ie.err)
+	case l.ctx.Err() != nil:
+		return id, nil, l.ctx.Err()
+	case err != nil:
+		return id, nil, inputErr{err}
 	}
-	if l.ctx.Err() != nil {
-		return p, l.ctx.Err()
-	}
-	if err != nil {
-		p.err = err
-		return p, nil
-	}
+	return id, cands, nil
+}
 
-	// The same content, whole: already loaded.
-	known, err := chain(l.ctx, l.conn, p.id.sha256)
+// sameContent is the files rows holding the content whose SHA-256 is sha
+// whole (it is already loaded), or none.
+func (l *loader) sameContent(in Input, sha string) ([]storedFile, error) {
+	known, err := chain(l.ctx, l.conn, sha)
 	if err == nil && len(known) == 0 && in.Stored != nil && l.legacy {
 		// Databases written before content identity know a gzip file by
 		// the hash of its compressed bytes.
@@ -431,40 +490,52 @@ func (l *loader) identify(in Input) (plan, error) {
 		}
 	}
 	if err != nil {
-		return p, dbErr(l.ctx, "read files", l.db.path, err)
+		return nil, dbErr(l.ctx, "read files", l.db.path, err)
 	}
-	if len(known) > 0 {
-		p.known = known
-		return p, nil
+	if len(known) == 0 {
+		return nil, nil
 	}
+	return known, nil
+}
 
-	// The rows loaded from the same path that begin with another line are
-	// compared apart (renamed, below).
-	var renamed *storedFile
-	cands = slices.DeleteFunc(cands, func(c storedFile) bool {
-		if c.pending || c.head == "" || c.head == p.id.head {
+// splitRenamed takes out of cands the rows loaded from the input's path
+// (name) that begin with another line than head, to be compared apart,
+// and returns the longest of them as renamed.
+func splitRenamed(cands []storedFile, name, head string) (rest []storedFile, renamed *storedFile) {
+	rest = slices.DeleteFunc(cands, func(c storedFile) bool {
+		if c.pending || c.head == "" || c.head == head {
 			return false
 		}
-		if c.path == in.Name && (renamed == nil || c.bytes > renamed.bytes) {
+		if c.path == name && (renamed == nil || c.bytes > renamed.bytes) {
 			renamed = &c
 		}
 		return true
 	})
+	return rest, renamed
+}
 
-	// A stored content this input extends: the longest that matches.
+// longestExtended is the longest stored content of cands that the input
+// (id) extends: its bytes are the input's first ones, and the input goes
+// on past them.
+func longestExtended(cands []storedFile, id *contentID) *storedFile {
 	var match *storedFile
 	for i, c := range cands {
-		ph, ok := p.id.at[c.bytes]
-		if !ok || c.bytes >= p.id.bytes || ph.sha != c.sha || (c.unterminated && ph.next != '\n') {
+		ph, ok := id.at[c.bytes]
+		if !ok || c.bytes >= id.bytes || ph.sha != c.sha || (c.unterminated && ph.next != '\n') {
 			continue
 		}
 		if match == nil || c.bytes > match.bytes {
 			match = &cands[i]
 		}
 	}
-	// What the input may conflict with: a growth of what it extends that
-	// it does not match, or, when it extends nothing, the longest stored
-	// content from the same start, one loaded from the same path first.
+	return match
+}
+
+// conflicting is what the input may conflict with: a growth of what it
+// extends (match) that it does not match, or, when it extends nothing, the
+// longest stored content from the same start, one loaded from the same
+// path (name) first.
+func conflicting(cands []storedFile, match *storedFile, name string) *storedFile {
 	var other *storedFile
 	for i, c := range cands {
 		if match != nil {
@@ -476,65 +547,69 @@ func (l *loader) identify(in Input) (plan, error) {
 		if c.pending {
 			continue // its lines are not stored yet to compare with
 		}
-		same, otherSame := c.path == in.Name, other != nil && other.path == in.Name
+		same, otherSame := c.path == name, other != nil && other.path == name
 		if other == nil || (same && !otherSame) || (same == otherSame && c.bytes > other.bytes) {
 			other = &cands[i]
 		}
 	}
-	if match != nil && other == nil {
-		p.base = match.sha
-		p.skip = match.bytes
-		if match.unterminated {
-			p.skip++ // the newline that ends the stored last line
-		}
-		p.firstLine = match.total() + 1
-		if p.skip == p.id.bytes && match.pending { // only that newline is new
-			p.known = []storedFile{*match}
-		} else if p.skip == p.id.bytes {
-			p.known, err = chain(l.ctx, l.conn, match.sha)
-			if err != nil {
-				return p, dbErr(l.ctx, "read files", l.db.path, err)
-			}
-		}
-		return p, nil
+	return other
+}
+
+// grown is the plan of an input that extends the stored content match:
+// only its lines past match are verified; an input that adds nothing but
+// the newline ending match's last line is already loaded.
+func (l *loader) grown(p plan, match *storedFile) (plan, error) {
+	p.base = match.sha
+	p.skip = match.bytes
+	if match.unterminated {
+		p.skip++ // the newline that ends the stored last line
 	}
-	if match == nil && in.Lines {
-		// Not found by its first line or its path: the stored content
-		// whose second line it has, if any, as a moved file whose first
-		// line was edited is not another file.
-		if moved, err := l.bySecondLine(in); err != nil {
-			return p, err
-		} else if moved != nil && (renamed == nil || moved.bytes > renamed.bytes) {
-			renamed = moved
-		}
-	}
-	if match == nil && renamed != nil {
-		// What was loaded from this path began with another line: this is
-		// that content with its first line edited if some other line is
-		// as stored, or else another log begun under the name (rotated by
-		// copytruncate, or renamed away and created again).
-		rows, err := chain(l.ctx, l.conn, renamed.sha)
+	p.firstLine = match.total() + 1
+	if p.skip == p.id.bytes && match.pending { // only that newline is new
+		p.known = []storedFile{*match}
+	} else if p.skip == p.id.bytes {
+		known, err := chain(l.ctx, l.conn, match.sha)
 		if err != nil {
 			return p, dbErr(l.ctx, "read files", l.db.path, err)
 		}
-		same := false
-		line, _, err := compareStored(l.ctx, l.conn, in.Open, rows, &same)
-		switch {
-		case l.ctx.Err() != nil:
-			return p, l.ctx.Err()
-		case isIOError(err):
-			return p, dbErr(l.ctx, "read stored lines", l.db.path, err)
-		case err != nil:
-			p.err = err
-			return p, nil
-		case same:
-			p.err = &ChangedError{Path: in.Name, Stored: renamed.path, Line: line, Lines: renamed.total()}
-			return p, nil
-		}
+		p.known = known
 	}
-	if other == nil {
-		return p, nil // new
+	return p, nil
+}
+
+// editedFirstLine compares the input with what was loaded from its path
+// beginning with another line (renamed): when some other line is as
+// stored, it is that content with its first line edited, and p.err is a
+// *ChangedError; otherwise it is another log begun under the name
+// (rotated by copytruncate, or renamed away and created again). The
+// input's own read error goes in p.err; a database error or the
+// context's is returned.
+func (l *loader) editedFirstLine(p *plan, in Input, renamed *storedFile) error {
+	rows, err := chain(l.ctx, l.conn, renamed.sha)
+	if err != nil {
+		return dbErr(l.ctx, "read files", l.db.path, err)
 	}
+	same := false
+	line, _, err := compareStored(l.ctx, l.conn, in.Open, rows, &same)
+	switch {
+	case l.ctx.Err() != nil:
+		return l.ctx.Err()
+	case isIOError(err):
+		return dbErr(l.ctx, "read stored lines", l.db.path, err)
+	case err != nil:
+		p.err = err
+	case same:
+		p.err = &ChangedError{Path: in.Name, Stored: renamed.path, Line: line, Lines: renamed.total()}
+	}
+	return nil
+}
+
+// compareOther compares the input with the stored content other that it
+// may conflict with: an earlier state of it is already loaded; one
+// loaded from the same path that differs has changed (a *ChangedError);
+// otherwise the input is another file that begins as a stored one: new,
+// and its receipts that are stored already are replays.
+func (l *loader) compareOther(p plan, in Input, other *storedFile) (plan, error) {
 	rows, err := chain(l.ctx, l.conn, other.sha)
 	if err != nil {
 		return p, dbErr(l.ctx, "read files", l.db.path, err)
@@ -552,8 +627,6 @@ func (l *loader) identify(in Input) (plan, error) {
 	case other.path == in.Name:
 		p.err = &ChangedError{Path: in.Name, Stored: other.path, Line: line, Lines: other.total()}
 	}
-	// Otherwise another file that begins as a stored one: new, and its
-	// receipts that are stored already are replays.
 	return p, nil
 }
 
@@ -603,11 +676,11 @@ func (l *loader) identifyNew(in Input) (p plan, ok bool, err error) {
 			return p, false, nil
 		}
 	}
-	var n int
-	if err := l.conn.QueryRowContext(l.ctx, "SELECT count(*) FROM files WHERE head_sha256 = $1 OR path = $2", head, in.Name).Scan(&n); err != nil {
-		return p, false, dbErr(l.ctx, "read files", l.db.path, err)
+	known, err := l.storedStarts()
+	if err != nil {
+		return p, false, err
 	}
-	if n > 0 {
+	if known.heads[head] || known.paths[in.Name] {
 		return p, false, nil
 	}
 	if moved, err := l.bySecondLine(in); err != nil || moved != nil {
@@ -656,6 +729,13 @@ func (l *loader) bySecondLine(in Input) (*storedFile, error) {
 		return nil, nil
 	}
 	sum := sha256.Sum256(second)
+	known, err := l.storedStarts()
+	if err != nil {
+		return nil, err
+	}
+	if !known.seconds[hex.EncodeToString(sum[:])] {
+		return nil, nil
+	}
 	rows, err := l.conn.QueryContext(l.ctx, "SELECT "+storedFileColumns+` FROM files WHERE head_sha256 IN (
 		SELECT f.head_sha256 FROM receipts r JOIN files f ON f.file_sha256 = r.file_sha256
 		WHERE r.line = 2 AND r.line_sha256 = $1 AND f.head_sha256 IS NOT NULL)`, hex.EncodeToString(sum[:]))
@@ -673,4 +753,58 @@ func (l *loader) bySecondLine(in Input) (*storedFile, error) {
 		}
 	}
 	return best, nil
+}
+
+// starts are how the stored contents begin, read once per load for
+// identifyNew and bySecondLine, which ask it of every input: the first
+// lines (head_sha256) and paths of the files rows, and the line_sha256 of
+// the second lines stored of contents whose first line is recorded. No
+// row is written while the inputs are identified.
+type starts struct {
+	heads, paths, seconds map[string]bool
+}
+
+func (l *loader) storedStarts() (*starts, error) {
+	if l.starts != nil {
+		return l.starts, nil
+	}
+	st := &starts{heads: map[string]bool{}, paths: map[string]bool{}, seconds: map[string]bool{}}
+	read := func(q string, into func(a, b sql.NullString)) error {
+		rows, err := l.conn.QueryContext(l.ctx, q)
+		if err != nil {
+			return dbErr(l.ctx, "read files", l.db.path, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var a, b sql.NullString
+			if err := rows.Scan(&a, &b); err != nil {
+				return dbErr(l.ctx, "read files", l.db.path, err)
+			}
+			into(a, b)
+		}
+		if err := rows.Err(); err != nil {
+			return dbErr(l.ctx, "read files", l.db.path, err)
+		}
+		return nil
+	}
+	if err := read("SELECT head_sha256, path FROM files", func(head, path sql.NullString) {
+		if head.Valid {
+			st.heads[head.String] = true
+		}
+		if path.Valid {
+			st.paths[path.String] = true
+		}
+	}); err != nil {
+		return nil, err
+	}
+	if err := read(`SELECT DISTINCT r.line_sha256, NULL FROM receipts r JOIN files f ON f.file_sha256 = r.file_sha256
+		WHERE r.line = 2 AND f.head_sha256 IS NOT NULL`, func(sum, _ sql.NullString) {
+		if sum.Valid {
+			st.seconds[sum.String] = true
+		}
+	}); err != nil {
+		return nil, err
+	}
+	l.starts = st
+	return st, nil
 }

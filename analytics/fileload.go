@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -54,6 +55,21 @@ type fileLoad struct {
 	// redeliveredDays are the days of the stored receipts those lines
 	// are.
 	redeliveredDays []string
+	// prior is the load's archive; relinks says a receipt of the file
+	// may be named by a stored one (archivePrior.namesStored), whose
+	// judgment relink then looks at again.
+	prior   *archivePrior
+	relinks bool
+	// batch gathers small files to commit together (fileBatch); rowsSHA
+	// is the file_sha256 the file's rows are spooled under.
+	batch   *fileBatch
+	rowsSHA string
+	// mem holds the file's first rows, up to batchFileBytes, before they
+	// go to the rows spool: a small file's rows never go to a spool of
+	// their own (fileBatch); hasRows says it has some.
+	mem     []byte
+	hasRows bool
+	scratch []byte
 
 	tx       *sql.Tx
 	loadedAt time.Time   // the load's clock (UTC): files.loaded_at, and the day of undated receipts
@@ -76,7 +92,7 @@ const defaultChunkBytes = 2 << 30
 func (l *loader) newFile(idx int, in Input, p plan) *fileLoad {
 	return &fileLoad{ctx: l.ctx, idx: idx, in: in, plan: p, trust: l.sum.Trust, sum: &l.sum.Files[idx], key: strconv.Itoa(idx),
 		tempDir: l.opts.TempDir, hook: l.opts.beforeCommit, conn: l.conn, chunk: cmp.Or(l.opts.chunkBytes, defaultChunkBytes),
-		loadedAt: l.at, v: l.v, rawAll: l.opts.Raw == RawAll || in.NoArchive}
+		loadedAt: l.at, v: l.v, rawAll: l.opts.Raw == RawAll || in.NoArchive, prior: l.prior, batch: l.batch}
 }
 
 // source is the file as a stream.Source named by its key, from past the
@@ -151,26 +167,23 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		return f.rejects.add(func(b []byte) []byte { return appendRejectRow(b, res, raw) })
 	}
 	f.sum.Accepted++
+	if !f.relinks && (f.prior == nil || f.prior.namesStored(res.Fingerprints.ChainHash)) && res.Fingerprints.ChainHash != "" {
+		f.relinks = true
+	}
 	if rec != nil && rec.Duplicate {
 		f.sum.Duplicates++
 	}
 	if rec != nil && rec.ChainOutside {
 		f.sum.ChainsOutside++
 	}
-	if f.rows == nil {
-		if err := f.begin(); err != nil {
-			return err
-		}
-		sp, err := newSpool(f.tempDir)
-		if err != nil {
-			return &IOError{Op: "spool", Path: f.in.Name, Err: err}
-		}
-		f.rows = sp
+	if !f.hasRows {
+		f.hasRows, f.rowsSHA = true, f.sum.SHA256
 	}
-	var err error
-	if rec != nil && rec.Rendered != nil { // encoded on a verifying goroutine (render)
-		err = f.rows.write(rec.Rendered)
-	} else {
+	var row []byte
+	if rec != nil {
+		row = rec.Rendered // encoded on a verifying goroutine (render)
+	}
+	if row == nil {
 		withRaw := f.rawAll || res.Verdict != verify.Pass
 		var flags deliveryFlags
 		if rec != nil {
@@ -180,16 +193,54 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		if rec != nil {
 			line = recordLine(rec)
 		}
-		err = f.rows.add(func(b []byte) []byte {
-			return appendReceiptRowAt(b, res, int64(res.Line), line, offset, withRaw, flags)
-		})
+		f.scratch = appendReceiptRowAt(f.scratch[:0], res, int64(res.Line), line, offset, withRaw, flags)
+		row = f.scratch
+		if cap(f.scratch) > 1<<20 {
+			f.scratch = nil // a long line's row is not kept
+		}
 	}
-	if err != nil {
+	if err := f.writeRow(row); err != nil {
 		return err
 	}
-	if f.rows.size >= f.chunk {
+	if f.rows != nil && f.rows.size >= f.chunk {
 		return f.flushChunk()
 	}
+	return nil
+}
+
+// writeRow adds one encoded row: to mem while the file's rows fit in
+// batchFileBytes, else to the rows spool.
+func (f *fileLoad) writeRow(row []byte) error {
+	if f.rows == nil && len(f.mem)+len(row) <= batchFileBytes {
+		f.mem = append(f.mem, row...)
+		return nil
+	}
+	if err := f.spill(); err != nil {
+		return err
+	}
+	return f.rows.write(row)
+}
+
+// spill moves the rows held in mem to the rows spool, creating it.
+func (f *fileLoad) spill() error {
+	if f.rows == nil {
+		sp, err := newSpool(f.tempDir)
+		if err != nil {
+			return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+		}
+		f.rows = sp
+	}
+	for rows := f.mem; len(rows) > 0; {
+		i := bytes.IndexByte(rows, '\n') + 1
+		if i == 0 {
+			i = len(rows)
+		}
+		if err := f.rows.write(rows[:i]); err != nil {
+			return err
+		}
+		rows = rows[i:]
+	}
+	f.mem = nil
 	return nil
 }
 
@@ -284,10 +335,13 @@ func (f *fileLoad) count(res *verify.Result) {
 }
 
 // begin opens the file's transaction and starts the inserting goroutine,
-// once.
+// once, after committing the small files before it (fileBatch).
 func (f *fileLoad) begin() error {
 	if f.tx != nil {
 		return nil
+	}
+	if err := f.batch.flush(); err != nil {
+		return err
 	}
 	tx, err := f.conn.BeginTx(f.ctx, nil)
 	if err != nil {
@@ -298,7 +352,8 @@ func (f *fileLoad) begin() error {
 	f.inserted = make(chan error, 1)
 	// The file's own content: this file_sha256 and the stored content it
 	// extends.
-	own := append([]string{f.sum.SHA256}, f.sum.Holds...)
+	sha := cmp.Or(f.rowsSHA, f.sum.SHA256)
+	own := append([]string{sha}, f.sum.Holds...)
 	go func(chunks <-chan *spool, sha, source, loadDay, trust string) {
 		var err error
 		for sp := range chunks {
@@ -308,7 +363,7 @@ func (f *fileLoad) begin() error {
 			sp.remove()
 		}
 		f.inserted <- err
-	}(f.chunks, f.sum.SHA256, f.sum.Path, f.loadedAt.Format(time.DateOnly), f.trust)
+	}(f.chunks, sha, f.sum.Path, f.loadedAt.Format(time.DateOnly), f.trust)
 	return nil
 }
 
@@ -390,6 +445,12 @@ func (f *fileLoad) insertChunk(tx *sql.Tx, sp *spool, own []string, sha, source,
 // flushChunk hands the current receipts chunk to the inserting goroutine,
 // waiting while it inserts the one before.
 func (f *fileLoad) flushChunk() error {
+	if err := f.begin(); err != nil {
+		return err
+	}
+	if err := f.spill(); err != nil {
+		return err
+	}
 	sp := f.rows
 	f.rows = nil
 	if err := sp.close(); err != nil {
@@ -420,6 +481,9 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	}
 	if s.Err != nil { // not read to its end: nothing recorded
 		f.abort()
+		if err := f.batch.flush(); err != nil { // the files before it are reported first
+			return err
+		}
 		s.Lines, s.Accepted, s.Rejected = 0, 0, 0
 		if onFile != nil {
 			onFile(*s)
@@ -431,6 +495,9 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 		if got := hex.EncodeToString(f.lines.h.Sum(nil)); got != f.plan.id.sha256 || f.lines.n != f.plan.id.bytes {
 			// Rewritten between its readings: that file's error.
 			f.abort()
+			if err := f.batch.flush(); err != nil {
+				return err
+			}
 			f.changed = true
 			s.Err = &InputChangedError{Path: f.in.Name}
 			s.Lines, s.Accepted, s.Rejected, s.Incomplete = 0, 0, 0, false
@@ -450,6 +517,9 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 		s.Holds[0] = s.SHA256
 		if s.Lines == 0 { // nothing but that line is new
 			f.abort()
+			if err := f.batch.flush(); err != nil {
+				return err
+			}
 			s.Holds = s.Holds[1:]
 			s.AlreadyLoaded = len(s.Holds) > 0
 			if onFile != nil {
@@ -458,8 +528,19 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 			return nil
 		}
 	}
+	if f.batchable() {
+		return f.batch.add(f, onFile)
+	}
+	return f.store(id, storedBytes, unterminated, onFile)
+}
+
+// store inserts the rest of the file's rows and its files row, in its
+// own transaction, and commits. id is its content identity, storedBytes
+// and unterminated what of it is stored.
+func (f *fileLoad) store(id *contentID, storedBytes int64, unterminated bool, onFile func(FileSummary)) error {
+	s := f.sum
 	err := f.begin()
-	if err == nil && f.rows != nil {
+	if err == nil && (f.rows != nil || f.mem != nil) {
 		err = f.flushChunk()
 	}
 	if werr := f.wait(); err == nil {
@@ -484,15 +565,12 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 		}
 	}
 	if err == nil {
-		_, err = f.tx.ExecContext(f.ctx,
-			`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at,
-				content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256, redelivered, redelivered_days)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, $14, NULLIF($15, ''))`,
+		_, err = f.tx.ExecContext(f.ctx, filesInsert,
 			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
 			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust, s.Redelivered,
 			strings.Join(slices.Sorted(slices.Values(f.redeliveredDays)), ","))
 	}
-	if err == nil {
+	if err == nil && f.relinks {
 		err = f.relink()
 	}
 	if err == nil && f.hook != nil {
@@ -515,6 +593,7 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 
 // abort rolls back the file's transaction, if open, and removes its spools.
 func (f *fileLoad) abort() {
+	f.mem = nil
 	if f.rows != nil {
 		f.rows.remove()
 		f.rows = nil

@@ -71,16 +71,31 @@ func (f *fileLoad) fillFlagged(rowsSHA string) error {
 	if len(locs) == 0 {
 		return nil
 	}
-	rc, err := f.in.Open()
-	if err != nil {
-		return &IOError{Op: "load", Path: f.in.Name, Err: err}
-	}
-	defer rc.Close()
 	sp, err := newSpool(f.tempDir)
 	if err != nil {
 		return &IOError{Op: "spool", Path: f.in.Name, Err: err}
 	}
 	defer sp.remove()
+	if err := f.spoolLines(sp, locs, ""); err != nil {
+		return err
+	}
+	if err := sp.close(); err != nil {
+		return &IOError{Op: "spool", Path: sp.path, Err: err}
+	}
+	_, err = f.tx.ExecContext(f.ctx, `UPDATE receipts SET raw = s.raw FROM `+sp.read(`{line: 'BIGINT', raw: 'VARCHAR'}`)+
+		` s WHERE receipts.file_sha256 = $1 AND receipts.line = s.line`, rowsSHA)
+	return err
+}
+
+// spoolLines reads the lines at locs again from the input, checked
+// against their SHA-256, and adds them to sp as {"line", "raw"} rows,
+// with "sha" first when sha is given.
+func (f *fileLoad) spoolLines(sp *spool, locs []lineLoc, sha string) error {
+	rc, err := f.in.Open()
+	if err != nil {
+		return &IOError{Op: "load", Path: f.in.Name, Err: err}
+	}
+	defer rc.Close()
 	cr := newContentReader(rc)
 	for _, l := range locs {
 		line, err := cr.read(l)
@@ -88,7 +103,13 @@ func (f *fileLoad) fillFlagged(rowsSHA string) error {
 			return &IOError{Op: "load", Path: f.in.Name, Err: fmt.Errorf("line %d: reading it again: %w", l.line, err)}
 		}
 		if err := sp.add(func(b []byte) []byte {
-			b = append(b, `{"line":`...)
+			b = append(b, '{')
+			if sha != "" {
+				b = append(b, `"sha":"`...)
+				b = jsonenc.AppendChars(b, []byte(sha), false)
+				b = append(b, `",`...)
+			}
+			b = append(b, `"line":`...)
 			b = strconv.AppendInt(b, l.line, 10)
 			b = append(b, `,"raw":"`...)
 			b = jsonenc.AppendChars(b, line, false)
@@ -97,10 +118,5 @@ func (f *fileLoad) fillFlagged(rowsSHA string) error {
 			return err
 		}
 	}
-	if err := sp.close(); err != nil {
-		return &IOError{Op: "spool", Path: sp.path, Err: err}
-	}
-	_, err = f.tx.ExecContext(f.ctx, `UPDATE receipts SET raw = s.raw FROM `+sp.read(`{line: 'BIGINT', raw: 'VARCHAR'}`)+
-		` s WHERE receipts.file_sha256 = $1 AND receipts.line = s.line`, rowsSHA)
-	return err
+	return nil
 }

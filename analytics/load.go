@@ -148,14 +148,16 @@ func (s LoadSummary) Unreadable() int {
 }
 
 // Load verifies files with v and adds them to db, each file in one
-// transaction together with its files row. A file is known by its content
-// (content.go): content already stored, under any name, is skipped; a
-// JSON Lines file that has grown since it was loaded adds its new lines
-// only; a file whose loaded part has changed is refused with a
+// transaction together with its files row (small files several to one
+// transaction, which stores all of them or none: fileBatch). A file is
+// known by its content (content.go): content already stored, under any
+// name, is skipped; a JSON Lines file that has grown since it was loaded
+// adds its new lines only; a file whose loaded part has changed is refused with a
 // *ChangedError in its FileSummary. An input that cannot be read is
 // reported in its FileSummary and the load goes on; a database error (an
 // *IOError) or a cancelled ctx stops it, and the file being loaded then
-// leaves no trace. Files loaded before stay loaded.
+// leaves no trace, nor do the small files gathered to be stored with it.
+// Files committed before stay loaded.
 //
 // Chains and nonces are judged across the files verified in this call and
 // every receipt stored before (archivePrior), so loading files one day at
@@ -188,7 +190,7 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 	}
 
 	// Identify every input first; only new content is verified.
-	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: &sum, at: at, v: v}
+	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: &sum, at: at, v: v, prior: newArchivePrior(db.sql), batch: &fileBatch{}}
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE content_bytes IS NULL").Scan(&l.legacy); err != nil {
 		return sum, dbErr(ctx, "read files", db.path, err)
 	}
@@ -296,7 +298,7 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 
 	// The rows keep the signature's SHA-256, which the verifying
 	// goroutines compute.
-	sopts := stream.Options{Workers: opts.Workers, Progress: opts.Progress, Prior: archivePrior{db.sql}}
+	sopts := stream.Options{Workers: opts.Workers, Progress: opts.Progress, Prior: l.prior, PriorBatch: archivePriorBatch}
 	var done stream.Summary // the files committed by runs that stopped at a changed input
 	for {
 		srcs := make([]stream.Source, len(l.pending))
@@ -349,9 +351,14 @@ func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts L
 			l.pending[l.cur].abort()
 		}
 		if ctx.Err() != nil && !isIOError(err) {
+			l.batch.discard()
 			return sum, ctx.Err()
 		}
 		if !errors.Is(err, stream.ErrInputChanged) {
+			l.batch.discard()
+			return sum, err
+		}
+		if err := l.batch.flush(); err != nil { // the files before the changed one
 			return sum, err
 		}
 		// One input was not the same when read again (rewritten in
@@ -502,6 +509,12 @@ type loader struct {
 	headless bool
 	// seen are the contents of the inputs identified so far.
 	seen map[string]bool
+	// prior is the database as the stream's Prior; batch gathers the
+	// small files to store together; starts, read once, tell how the
+	// stored contents begin (storedStarts).
+	prior  *archivePrior
+	batch  *fileBatch
+	starts *starts
 }
 
 // settleEarly identifies a deferred input by a read of its own, before it
@@ -554,7 +567,7 @@ func (l *loader) finishRest() error {
 			return err
 		}
 	}
-	return nil
+	return l.batch.flush()
 }
 
 func (l *loader) report(s *FileSummary) {

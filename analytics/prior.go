@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
@@ -18,17 +19,59 @@ import (
 // resolves; a new receipt naming a predecessor that an archived receipt
 // already names is a fork; a nonce an archived receipt of the issuer used
 // is a replay.
-type archivePrior struct{ db *sql.DB }
+//
+// Each question is one join of the keys asked, staged in a temporary
+// table, with the receipts table, which reads the columns joined on of
+// every stored receipt: the load asks in batches of archivePriorBatch
+// keys (stream.Options.PriorBatch), so that a day's load reads them once
+// per kind of question, not once per 4,096 keys, and costs about the same
+// onto an empty database as onto one of 400,000 receipts.
+type archivePrior struct {
+	db *sql.DB
 
-var _ stream.PriorScopes = archivePrior{}
+	mu sync.Mutex
+	// named are the keys asked of Links (chain hashes, first 32 hex
+	// characters) that a stored receipt names as its predecessor, its
+	// previous_hash read in lower case as relink reads it: only a file
+	// holding one of them has stored receipts to judge again.
+	named map[string]bool
+}
 
-// priorChunk is how many keys one INSERT carries.
-const priorChunk = 500
+var _ stream.PriorScopes = (*archivePrior)(nil)
+
+// archivePriorBatch is the most keys one question to the archive carries
+// (stream.Options.PriorBatch): at about 150 bytes a key held by the
+// stream, 40 MB at most, and one question per kind for a load of up to
+// 262,144 receipts.
+const archivePriorBatch = 1 << 18
+
+func newArchivePrior(db *sql.DB) *archivePrior {
+	return &archivePrior{db: db, named: map[string]bool{}}
+}
+
+// namesStored reports whether a stored receipt may name chainHash (a
+// receipt of the file being loaded) as its predecessor, as far as the
+// questions asked so far tell: a chain hash that is not lower-case hex is
+// not asked by its prefix, and may be.
+func (p *archivePrior) namesStored(chainHash string) bool {
+	if len(chainHash) < 32 {
+		return true
+	}
+	k := chainHash[:32]
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return true
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.named[k]
+}
 
 // withKeys runs fn on one connection holding the temporary table
 // prior_keys (key VARCHAR) filled with keys; it does nothing when no
 // receipt is stored.
-func (p archivePrior) withKeys(ctx context.Context, keys []string, fn func(conn *sql.Conn) error) error {
+func (p *archivePrior) withKeys(ctx context.Context, keys []string, fn func(conn *sql.Conn) error) error {
 	conn, err := p.db.Conn(ctx) // the temporary table lives on one connection
 	if err != nil {
 		return err
@@ -42,21 +85,13 @@ func (p archivePrior) withKeys(ctx context.Context, keys []string, fn func(conn 
 		return err
 	}
 	defer conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS prior_keys")
-	for start := 0; start < len(keys); start += priorChunk {
-		chunk := keys[start:min(start+priorChunk, len(keys))]
-		args := make([]any, len(chunk))
-		for i, s := range chunk {
-			args[i] = s
-		}
-		stmt := "INSERT INTO prior_keys VALUES " + strings.TrimSuffix(strings.Repeat("(?),", len(chunk)), ",")
-		if _, err := conn.ExecContext(ctx, stmt, args...); err != nil {
-			return err
-		}
+	if _, err := conn.ExecContext(ctx, "INSERT INTO prior_keys SELECT unnest($1::VARCHAR[])", keys); err != nil {
+		return err
 	}
 	return fn(conn)
 }
 
-func (p archivePrior) Links(ctx context.Context, prefixes []string) (map[string]stream.PriorLink, error) {
+func (p *archivePrior) Links(ctx context.Context, prefixes []string) (map[string]stream.PriorLink, error) {
 	out := map[string]stream.PriorLink{}
 	err := p.withKeys(ctx, prefixes, func(conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, `
@@ -91,22 +126,35 @@ func (p archivePrior) Links(ctx context.Context, prefixes []string) (map[string]
 		if err := rows.Close(); err != nil {
 			return err
 		}
+		// Named as the stream reads previous_hash; in lower case, as
+		// relink does (namesStored).
 		rows, err = conn.QueryContext(ctx, `
-			SELECT DISTINCT l.key
-			FROM prior_keys l JOIN receipts r ON substr(r.previous_hash, 1, 32) = l.key`)
+			SELECT l.key, bool_or(substr(r.previous_hash, 1, 32) = l.key)
+			FROM prior_keys l JOIN receipts r ON lower(substr(r.previous_hash, 1, 32)) = l.key
+			GROUP BY l.key`)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
+		var lower []string
 		for rows.Next() {
 			var prefix string
-			if err := rows.Scan(&prefix); err != nil {
+			var named bool
+			if err := rows.Scan(&prefix, &named); err != nil {
 				return err
 			}
-			pl := out[prefix]
-			pl.Named = true
-			out[prefix] = pl
+			lower = append(lower, prefix)
+			if named {
+				pl := out[prefix]
+				pl.Named = true
+				out[prefix] = pl
+			}
 		}
+		p.mu.Lock()
+		for _, k := range lower {
+			p.named[k] = true
+		}
+		p.mu.Unlock()
 		return rows.Err()
 	})
 	return out, err
@@ -118,7 +166,7 @@ func (p archivePrior) Links(ctx context.Context, prefixes []string) (map[string]
 // earlier), so that a load of a grown log or of the next day judges a
 // receipt missing at the boundary as one load of everything would, and a
 // day loaded after the next one is not judged by the later receipts.
-func (p archivePrior) Scopes(ctx context.Context, qs []stream.ScopeQuery) (map[string]bool, error) {
+func (p *archivePrior) Scopes(ctx context.Context, qs []stream.ScopeQuery) (map[string]bool, error) {
 	keys := make([]string, len(qs))
 	for i, q := range qs {
 		keys[i] = q.Digest + "|"
@@ -152,7 +200,7 @@ func (p archivePrior) Scopes(ctx context.Context, qs []stream.ScopeQuery) (map[s
 	return out, err
 }
 
-func (p archivePrior) Nonces(ctx context.Context, digests []string) (map[string]bool, error) {
+func (p *archivePrior) Nonces(ctx context.Context, digests []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	err := p.withKeys(ctx, digests, func(conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, `

@@ -3,6 +3,7 @@ package streamrun
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -236,5 +237,53 @@ func TestPriorNonces(t *testing.T) {
 	}
 	if replays == 0 {
 		t.Fatal("no receipt became a replay: the corpus has no nonce digest beginning with 'd'")
+	}
+}
+
+// countingPrior is fakePrior recording the size of each question.
+type countingPrior struct {
+	fakePrior
+	sizes *[]int
+}
+
+func (p countingPrior) Nonces(ctx context.Context, digests []string) (map[string]bool, error) {
+	*p.sizes = append(*p.sizes, len(digests))
+	return p.fakePrior.Nonces(ctx, digests)
+}
+
+func (p countingPrior) Links(ctx context.Context, prefixes []string) (map[string]PriorLink, error) {
+	*p.sizes = append(*p.sizes, len(prefixes))
+	return p.fakePrior.Links(ctx, prefixes)
+}
+
+// TestPriorBatch: Options.PriorBatch bounds the keys of each question to
+// the archive, and the results do not depend on it.
+func TestPriorBatch(t *testing.T) {
+	t.Parallel()
+	dir := "../../testdata/demo"
+	v := corpusVerifier(t, dir)
+	run := func(batch int) (string, []int) {
+		var sizes []int
+		var b strings.Builder
+		_, err := Run(context.Background(), v, []Source{fileSource(filepath.Join(dir, "receipts.jsonl"))},
+			Options{Prior: countingPrior{sizes: &sizes}, PriorBatch: batch}, func(r *Record) error {
+				fmt.Fprintf(&b, "%d %s %v\n", r.Line, r.Verdict, r.Reasons)
+				return nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.String(), sizes
+	}
+	want, sizes := run(0)
+	if slices.Max(sizes) <= 16 {
+		t.Fatalf("questions of %v keys: the demo asks too few to tell batches apart", sizes)
+	}
+	got, small := run(16)
+	if got != want {
+		t.Error("results differ with questions of 16 keys")
+	}
+	if slices.Max(small) > 16 || len(small) <= len(sizes) {
+		t.Errorf("PriorBatch 16: questions of %v keys (default: %v)", small, sizes)
 	}
 }

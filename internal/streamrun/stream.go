@@ -49,6 +49,13 @@ type Options struct {
 	// Prior, if set, is an archive loaded before this run, so that chains
 	// crossing from it into the input resolve and its nonces count as used.
 	Prior Prior
+	// PriorBatch is how many keys one question to Prior carries at most
+	// (0: 4,096). The run holds the link groups of one batch in memory
+	// (about 150 bytes a key); an archive whose every question reads all
+	// it holds (a join over a table) asks fewer, larger questions, so that
+	// a run costs it one read of the archive rather than one per 4,096
+	// keys.
+	PriorBatch int
 	// Render, if set, is called on each result on the verifying goroutines
 	// to append its encoding to dst, and what it returns is kept in
 	// Record.Rendered: output encoding then runs on all cores instead of on
@@ -254,7 +261,9 @@ func Run(ctx context.Context, v Verifier, srcs []Source, opts Options, emit func
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	idx := newIndex(opts.TempDir, opts.limits)
+	lim := opts.limits
+	lim.priorBatch = cmp.Or(lim.priorBatch, max(opts.PriorBatch, 0))
+	idx := newIndex(opts.TempDir, lim)
 	defer idx.close()
 	for i, raw := range opts.Predecessors {
 		res, _ := v.VerifyWith(raw, result.VerifyOptions{})
