@@ -456,7 +456,7 @@ func subtractCounts(a, b stream.Summary) stream.Summary {
 }
 
 // backfillNonceKeys gives receipts stored before receipts.nonce_key existed
-// their key, so that later loads find their nonces: stream.NonceDigest of
+// their key, so that later loads find their nonces: streamrun.NonceDigest of
 // the issuer (or, without one, the org), a NUL and the nonce
 // (TestNonceKeyBackfill checks that the two agree).
 const backfillNonceKeys = `UPDATE receipts

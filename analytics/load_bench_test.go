@@ -32,6 +32,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -196,7 +197,7 @@ func appenderRow(vals []driver.Value, sha, source string, r *stream.Record) {
 		nilIfEmpty(f.ToolFingerprint), toolMatch(r.Result), servers,
 		nilIfEmpty(f.Nonce), nilIfEmpty(r.Fingerprints.CallSignature), nilIfEmpty(f.Signature),
 		nilIfEmpty(f.PreviousHash), nilIfEmpty(r.Fingerprints.ChainHash), nilIfEmpty(f.Decision),
-		issued, day, string(r.Raw), nilIfEmpty(stream.NonceDigest(r.NonceKey())), nil,
+		issued, day, string(r.Raw), nilIfEmpty(streamrun.NonceDigest(r.NonceKey())), nil,
 	})
 }
 

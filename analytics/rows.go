@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/receiptverify/verify/internal/jsonenc"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // The values of receipts.tool_match, from the tool_fingerprint axis.
@@ -173,14 +173,14 @@ func appendReceiptRowAt(b []byte, res *verify.Result, line int64, raw keptLine, 
 	b = appendField(b, "previous_hash", f.PreviousHash)
 	b = appendField(b, "chain_hash", res.Fingerprints.ChainHash)
 	if res.Fingerprints.ChainHash != "" {
-		b = appendField(b, "chain_scope", stream.ScopeDigest(res.ScopeKey()))
+		b = appendField(b, "chain_scope", streamrun.ScopeDigest(res.ScopeKey()))
 	}
 	b = appendField(b, "decision", f.Decision)
 	if t, ok := res.IssuedTime(); ok {
 		b = append(b, `,"issued_us":`...)
 		b = strconv.AppendInt(b, t.UnixMicro(), 10)
 	}
-	b = appendField(b, "nonce_key", stream.NonceDigest(res.NonceKey()))
+	b = appendField(b, "nonce_key", streamrun.NonceDigest(res.NonceKey()))
 	if flags.duplicate {
 		b = append(b, `,"duplicate":true`...)
 	}

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // Trust is the material verdicts come from: the key and schema files the
@@ -99,7 +99,7 @@ func recordTrust(ctx context.Context, conn *sql.Conn, t Trust) (string, error) {
 // that hold it, or, for a grown file, its lines stored before) again with
 // v, in one transaction: each receipt is verified
 // again on its own and keeps the chain and nonce judgments it had, which
-// depend on hashes and nonces only (stream.Rejudge); its row is replaced,
+// depend on hashes and nonces only (streamrun.Rejudge); its row is replaced,
 // pointing to this load's trust material, as are its files rows. A
 // receipt stored without its line is read from ins[i], the input that holds
 // that content (its lines stored before are the same bytes at the same
@@ -188,7 +188,7 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 			}
 		}
 		res, _ := v.VerifyWith(b, verify.VerifyOptions{OmitSignatureHash: true})
-		stream.Rejudge(res, reasons)
+		streamrun.Rejudge(res, reasons)
 		res.Source, res.Line = src, int(line)
 		offset := off.Int64
 		if !off.Valid { // stored before rows said where their lines are

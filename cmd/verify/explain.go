@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
@@ -187,7 +188,7 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 	if err != nil {
 		return nil, err
 	}
-	sopts.Render = stream.RenderJSON
+	sopts.Render = streamrun.RenderJSON
 	sopts.KeepRaw = true
 	var (
 		ex      *explanation
