@@ -37,24 +37,24 @@ import (
 type Baseline struct {
 	Path    string          `toml:"-"` // as given, for messages
 	SHA256  string          `toml:"-"` // of the file's bytes
-	Entries []BaselineEntry `toml:"suppress"`
+	Entries []baselineEntry `toml:"suppress"`
 }
 
-// BaselineEntry is one [[suppress]] table.
-type BaselineEntry struct {
+// baselineEntry is one [[suppress]] table.
+type baselineEntry struct {
 	Tool        string       `toml:"tool,omitempty"`
 	Fingerprint string       `toml:"fingerprint,omitempty"`
 	Server      string       `toml:"server,omitempty"`
 	Reason      string       `toml:"reason"`
-	Expires     BaselineTime `toml:"expires"`
+	Expires     baselineTime `toml:"expires"`
 }
 
-// BaselineTime is an entry's expiry: a TOML date (UTC midnight) or date
+// baselineTime is an entry's expiry: a TOML date (UTC midnight) or date
 // and time (without an offset: UTC).
-type BaselineTime struct{ time.Time }
+type baselineTime struct{ time.Time }
 
 // UnmarshalTOML reads a TOML date or datetime.
-func (d *BaselineTime) UnmarshalTOML(v any) error {
+func (d *baselineTime) UnmarshalTOML(v any) error {
 	t, ok := v.(time.Time)
 	if !ok {
 		return fmt.Errorf("expires: want a date such as 2027-03-01, not %T", v)
@@ -71,7 +71,7 @@ func (d *BaselineTime) UnmarshalTOML(v any) error {
 
 // MarshalTOML writes a UTC midnight as a TOML date, any other instant as
 // an RFC 3339 time.
-func (d BaselineTime) MarshalTOML() ([]byte, error) {
+func (d baselineTime) MarshalTOML() ([]byte, error) {
 	t := d.UTC()
 	if t.Equal(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)) {
 		return []byte(t.Format(time.DateOnly)), nil
@@ -80,7 +80,7 @@ func (d BaselineTime) MarshalTOML() ([]byte, error) {
 }
 
 // String describes the entry by what it names.
-func (e BaselineEntry) String() string {
+func (e baselineEntry) String() string {
 	var parts []string
 	for _, p := range [][2]string{{"tool", e.Tool}, {"fingerprint", e.Fingerprint}, {"server", e.Server}} {
 		if p[1] != "" {
@@ -91,13 +91,13 @@ func (e BaselineEntry) String() string {
 }
 
 // Expired says whether the entry no longer applies at now.
-func (e BaselineEntry) Expired(now time.Time) bool { return !now.Before(e.Expires.Time) }
+func (e baselineEntry) Expired(now time.Time) bool { return !now.Before(e.Expires.Time) }
 
 // suppressible are the finding types a baseline applies to.
 var suppressible = []string{"collisions", "drift"}
 
 // matches says whether the entry names a row of finding type name.
-func (e BaselineEntry) matches(name string, t *Table, r []any) bool {
+func (e baselineEntry) matches(name string, t *Table, r []any) bool {
 	if !slices.Contains(suppressible, name) {
 		return false
 	}
@@ -124,26 +124,26 @@ func ReadBaseline(path string) (*Baseline, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxBaselineBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxBaselineBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", path, err)
 	}
-	if len(data) > MaxBaselineBytes {
+	if len(data) > maxBaselineBytes {
 		return nil, fmt.Errorf("baseline %s: %w", path, ErrBaselineTooLarge)
 	}
-	return ParseBaseline(path, data)
+	return parseBaseline(path, data)
 }
 
-// MaxBaselineBytes bounds a baseline file, read whole like the key and
+// maxBaselineBytes bounds a baseline file, read whole like the key and
 // schema files. A baseline is a few lines per accepted tool schema: 8 MiB
 // holds tens of thousands of entries.
-const MaxBaselineBytes = 8 << 20
+const maxBaselineBytes = 8 << 20
 
 // ErrBaselineTooLarge is a baseline file past MaxBaselineBytes.
-var ErrBaselineTooLarge = fmt.Errorf("larger than %d bytes", MaxBaselineBytes)
+var ErrBaselineTooLarge = fmt.Errorf("larger than %d bytes", maxBaselineBytes)
 
-// ParseBaseline is ReadBaseline of data read from path.
-func ParseBaseline(path string, data []byte) (*Baseline, error) {
+// parseBaseline is ReadBaseline of data read from path.
+func parseBaseline(path string, data []byte) (*Baseline, error) {
 	b := &Baseline{Path: path, SHA256: sha256Hex(data)}
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(b)
 	if err != nil {
@@ -170,9 +170,9 @@ func ParseBaseline(path string, data []byte) (*Baseline, error) {
 	return b, nil
 }
 
-// Suppression is what a baseline did to a report.
-type Suppression struct {
-	Entry   BaselineEntry
+// suppression is what a baseline did to a report.
+type suppression struct {
+	Entry   baselineEntry
 	Index   int  // 1-based, in file order
 	Expired bool // at the report's clock: it suppressed nothing
 	Rows    int  // rows it suppressed (or, expired, would have)
@@ -181,11 +181,11 @@ type Suppression struct {
 // apply marks the rows of tables that an unexpired entry matches, in the
 // suppressed and suppressed_by columns it appends to every finding table
 // (the first matching entry wins), and returns one Suppression per entry.
-func (b *Baseline) apply(tables map[string]*Table, now time.Time) []Suppression {
-	out := make([]Suppression, 0)
+func (b *Baseline) apply(tables map[string]*Table, now time.Time) []suppression {
+	out := make([]suppression, 0)
 	if b != nil {
 		for i, e := range b.Entries {
-			out = append(out, Suppression{Entry: e, Index: i + 1, Expired: e.Expired(now)})
+			out = append(out, suppression{Entry: e, Index: i + 1, Expired: e.Expired(now)})
 		}
 	}
 	for _, name := range Findings {
@@ -215,7 +215,7 @@ func (b *Baseline) apply(tables map[string]*Table, now time.Time) []Suppression 
 // as a report marks them: the suppressed and suppressed_by columns, the
 // entries' expiry judged at now. It returns one Suppression per entry. A
 // nil baseline adds the columns, every row not suppressed.
-func (b *Baseline) ApplyTo(t *Table, now time.Time) ([]Suppression, error) {
+func (b *Baseline) ApplyTo(t *Table, now time.Time) ([]suppression, error) {
 	if !slices.Contains(Findings, t.Name) {
 		return nil, fmt.Errorf("--baseline: %s is not a finding query (%s)", t.Name, strings.Join(Findings, ", "))
 	}
@@ -237,8 +237,8 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// Starting is what StartingBaseline accepted, and what it could not.
-type Starting struct {
+// starting is what StartingBaseline accepted, and what it could not.
+type starting struct {
 	Baseline *Baseline
 	Rows     int   // collisions and drift rows above info that the entries accept
 	High     int   // of them high: read those entries before adopting the file
@@ -251,11 +251,11 @@ type Starting struct {
 // and drift rows above info (info rows fail no --fail-on worth using),
 // each with a reason naming the day and the kinds of finding it accepts,
 // expiring at expires.
-func StartingBaseline(ctx context.Context, q Querier, day string, expires time.Time) (*Starting, error) {
+func StartingBaseline(ctx context.Context, q querier, day string, expires time.Time) (*starting, error) {
 	if _, err := ParseDay(day); err != nil {
 		return nil, err
 	}
-	st := &Starting{Baseline: &Baseline{Entries: []BaselineEntry{}}}
+	st := &starting{Baseline: &Baseline{Entries: []baselineEntry{}}}
 	rows, err := q.QueryContext(ctx, "SELECT count(*) FROM receipts WHERE day = CAST($1 AS DATE)", day)
 	if err != nil {
 		return nil, &IOError{Op: "count receipts", Err: err}
@@ -283,11 +283,11 @@ func StartingBaseline(ctx context.Context, q Querier, day string, expires time.T
 		}
 		for _, r := range t.Rows {
 			sev := rowSeverity(t, r)
-			if sev <= SeverityInfo {
+			if sev <= severityInfo {
 				continue
 			}
 			st.Rows++
-			if sev == SeverityHigh {
+			if sev == severityHigh {
 				st.High++
 			}
 			p := pair{Text(r[t.Col("tool_name")]), Text(r[t.Col("tool_fingerprint")])}
@@ -306,9 +306,9 @@ func StartingBaseline(ctx context.Context, q Querier, day string, expires time.T
 	}
 	slices.SortFunc(order, func(a, b pair) int { return cmp.Or(cmp.Compare(a.tool, b.tool), cmp.Compare(a.fp, b.fp)) })
 	for _, p := range order {
-		st.Baseline.Entries = append(st.Baseline.Entries, BaselineEntry{Tool: p.tool, Fingerprint: p.fp,
+		st.Baseline.Entries = append(st.Baseline.Entries, baselineEntry{Tool: p.tool, Fingerprint: p.fp,
 			Reason:  fmt.Sprintf("known-good on %s (verify baseline): %s", day, strings.Join(kinds[p], ", ")),
-			Expires: BaselineTime{expires.UTC()}})
+			Expires: baselineTime{expires.UTC()}})
 	}
 	return st, nil
 }

@@ -22,13 +22,13 @@ func TestParseBaselineRefuses(t *testing.T) {
 		{"not TOML", "[[suppress]\n", "baseline b.toml:"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseBaseline("b.toml", []byte(tt.text))
+			_, err := parseBaseline("b.toml", []byte(tt.text))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error containing %q", err, tt.want)
 			}
 		})
 	}
-	b, err := ParseBaseline("b.toml", []byte("[[suppress]]\nserver = \"crm\"\nreason = \"r\"\nexpires = 2027-01-01T12:00:00+02:00\n"))
+	b, err := parseBaseline("b.toml", []byte("[[suppress]]\nserver = \"crm\"\nreason = \"r\"\nexpires = 2027-01-01T12:00:00+02:00\n"))
 	if err != nil || !b.Entries[0].Expires.Equal(time.Date(2027, 1, 1, 10, 0, 0, 0, time.UTC)) {
 		t.Errorf("offset datetime: %v %v", b, err)
 	}
@@ -58,7 +58,7 @@ expires = 2027-01-01
 func TestBaselineSuppressesUntilExpiry(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
-	b, err := ParseBaseline("fixture.toml", []byte(fixtureBaseline))
+	b, err := parseBaseline("fixture.toml", []byte(fixtureBaseline))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestStartingBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	// pay X (2 rows) and search B (first_seen, and its info collision and session change).
-	if sum.Suppressed != 5 || sum.Severities.AtLeast(SeverityLow) != 4 || sum.Failing() != 4 {
+	if sum.Suppressed != 5 || sum.Severities.AtLeast(severityLow) != 4 || sum.Failing() != 4 {
 		t.Errorf("with the starting baseline: %d suppressed, %v by severity", sum.Suppressed, sum.Severities)
 	}
 	// An empty day writes an empty baseline that reads back.
@@ -155,7 +155,7 @@ func TestStartingBaseline(t *testing.T) {
 	}
 	buf.Reset()
 	st.Baseline.WriteTOML(&buf, "")
-	if b, err := ParseBaseline("empty", buf.Bytes()); err != nil || len(b.Entries) != 0 {
+	if b, err := parseBaseline("empty", buf.Bytes()); err != nil || len(b.Entries) != 0 {
 		t.Errorf("empty baseline %q: %v %v", buf.String(), b, err)
 	}
 }
@@ -174,7 +174,7 @@ func readCSVBytes(t *testing.T, b []byte) []map[string]string {
 // or a device that never ends, is refused instead of read whole.
 func TestReadBaselineBounded(t *testing.T) {
 	big := filepath.Join(t.TempDir(), "big.toml")
-	if err := os.WriteFile(big, bytes.Repeat([]byte("#"), MaxBaselineBytes+1), 0o644); err != nil {
+	if err := os.WriteFile(big, bytes.Repeat([]byte("#"), maxBaselineBytes+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{big, "/dev/zero"} {

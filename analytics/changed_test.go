@@ -44,7 +44,7 @@ func TestChangedInputFailsAlone(t *testing.T) {
 		return io.NopCloser(eofReader{bytes.NewReader(orig), &readWhole}), nil
 	}}}
 	db := openTestDB(t)
-	sum, err := Load(context.Background(), db, c.v, []Input{fileInput(first), changing, fileInput(last)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), Raw: RawAll})
+	sum, err := Load(context.Background(), db, c.v, []Input{fileInput(first), changing, fileInput(last)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), Raw: rawAll})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

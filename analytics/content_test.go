@@ -339,8 +339,8 @@ func TestTrustProvenance(t *testing.T) {
 	if _, err := Report(ctx, db.SQL(), ReportOptions{Day: "2026-11-01", Dir: dir, ToolVersion: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	var man Manifest
-	mj, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	var man manifest
+	mj, _ := os.ReadFile(filepath.Join(dir, manifestFile))
 	if err := json.Unmarshal(mj, &man); err != nil {
 		t.Fatal(err)
 	}

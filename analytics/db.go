@@ -119,7 +119,7 @@ func Open(path string) (*DB, error) {
 // OpenReadOnly opens the audit database at path for reading: DuckDB's
 // access_mode READ_ONLY, no schema setup, nothing written. Any number of
 // processes may read one database at once, but not while one writes it
-// (DuckDB locks the file): that is a *LockedError.
+// (DuckDB locks the file): that is a *lockedError.
 func OpenReadOnly(path string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("analytics: a read-only database needs a file")
@@ -139,7 +139,7 @@ func OpenReadOnly(path string) (*DB, error) {
 	if cols, err := db.textLists(); err != nil || len(cols) > 0 {
 		db.Close()
 		if err == nil {
-			err = &OldSchemaError{Columns: cols}
+			err = &oldSchemaError{Columns: cols}
 		}
 		return nil, &IOError{Op: "open", Path: path, Err: err}
 	}
@@ -154,13 +154,13 @@ var listColumns = []struct{ name, from string }{
 	{"tool_servers", "CASE WHEN tool_servers = '' THEN NULL ELSE string_split(tool_servers, ',') END"},
 }
 
-// OldSchemaError is a database opened read-only whose list columns are
+// oldSchemaError is a database opened read-only whose list columns are
 // still comma-joined text, as verify wrote them before they were lists.
 // A read-only open cannot convert them; opening it for loading does, in
 // place.
-type OldSchemaError struct{ Columns []string }
+type oldSchemaError struct{ Columns []string }
 
-func (e *OldSchemaError) Error() string {
+func (e *oldSchemaError) Error() string {
 	what := "receipts." + strings.Join(e.Columns, " and receipts.")
 	if len(e.Columns) == 1 {
 		what += " is comma-joined text, not a list"
@@ -232,7 +232,7 @@ func open(path string, readOnly bool) (*DB, error) {
 	}
 	c, err := duckdb.NewConnector(dsn, initConn)
 	if err != nil {
-		return nil, &IOError{Op: "open", Path: path, Err: lockedError(path, err)}
+		return nil, &IOError{Op: "open", Path: path, Err: asLockedError(path, err)}
 	}
 	return &DB{sql: sql.OpenDB(c), connector: c, path: path, readOnly: readOnly}, nil
 }
@@ -320,16 +320,16 @@ func (db *DB) checkOurs(readOnly bool) error {
 	return nil
 }
 
-// LockedError is a database another process holds: DuckDB lets one
+// lockedError is a database another process holds: DuckDB lets one
 // process write a database, or any number read it, never both.
-type LockedError struct {
+type lockedError struct {
 	Path    string
 	PID     int    // 0 when DuckDB did not say
 	Program string // the holder's executable, when DuckDB said
 	Err     error  // DuckDB's own message
 }
 
-func (e *LockedError) Error() string {
+func (e *lockedError) Error() string {
 	who := "another process"
 	if e.PID != 0 {
 		who = fmt.Sprintf("process %d", e.PID)
@@ -340,7 +340,7 @@ func (e *LockedError) Error() string {
 	return "the database is in use: " + who + " has it open; DuckDB lets one process write a database or any number read it, not both at once, so run this again when that one has finished"
 }
 
-func (e *LockedError) Unwrap() error { return e.Err }
+func (e *lockedError) Unwrap() error { return e.Err }
 
 // DuckDB's lock conflict message, and the holder it names.
 var (
@@ -348,13 +348,13 @@ var (
 	holderRE = regexp.MustCompile(`Conflicting lock is held in (.*?) \(PID (\d+)\)`)
 )
 
-// lockedError makes DuckDB's lock conflict a *LockedError.
-func lockedError(path string, err error) error {
+// asLockedError makes DuckDB's lock conflict a *lockedError.
+func asLockedError(path string, err error) error {
 	msg := err.Error()
 	if !lockRE.MatchString(msg) {
 		return err
 	}
-	le := &LockedError{Path: path, Err: err}
+	le := &lockedError{Path: path, Err: err}
 	if m := holderRE.FindStringSubmatch(msg); m != nil {
 		le.Program = m[1]
 		le.PID, _ = strconv.Atoi(m[2])

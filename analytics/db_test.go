@@ -254,8 +254,8 @@ func TestOpenRefusesPathsTheDriverRewrites(t *testing.T) {
 // TestLockedError: DuckDB's lock conflict names its holder in plain words.
 func TestLockedError(t *testing.T) {
 	t.Parallel()
-	err := lockedError("a.duckdb", errors.New(`IO Error: Could not set lock on file "/x/a.duckdb": Conflicting lock is held in /usr/bin/duckdb (PID 4242) by user ann. See also https://duckdb.org/docs/stable/connect/concurrency`))
-	var le *LockedError
+	err := asLockedError("a.duckdb", errors.New(`IO Error: Could not set lock on file "/x/a.duckdb": Conflicting lock is held in /usr/bin/duckdb (PID 4242) by user ann. See also https://duckdb.org/docs/stable/connect/concurrency`))
+	var le *lockedError
 	if !errors.As(err, &le) || le.PID != 4242 || le.Program != "/usr/bin/duckdb" || !strings.Contains(err.Error(), "process 4242 (/usr/bin/duckdb) has it open") {
 		t.Fatalf("%v", err)
 	}

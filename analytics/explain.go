@@ -29,7 +29,7 @@ type LoadedReceipt struct {
 // line: from the database, or read from its archive file when the
 // database left it there (an *ArchiveError when that file has moved or
 // changed).
-func ReceiptsByAction(ctx context.Context, q Querier, id string) ([]LoadedReceipt, error) {
+func ReceiptsByAction(ctx context.Context, q querier, id string) ([]LoadedReceipt, error) {
 	rs, err := ReceiptsByActionID(ctx, q, id)
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func ReceiptsByAction(ctx context.Context, q Querier, id string) ([]LoadedReceip
 
 // LoadedReceiptsAt returns the receipts loaded from source at line (see
 // ReceiptsAt), each with its line, as ReceiptsByAction.
-func LoadedReceiptsAt(ctx context.Context, q Querier, source string, line int64) ([]LoadedReceipt, error) {
+func LoadedReceiptsAt(ctx context.Context, q querier, source string, line int64) ([]LoadedReceipt, error) {
 	rs, err := ReceiptsAt(ctx, q, source, line)
 	if err != nil {
 		return nil, err
@@ -49,8 +49,8 @@ func LoadedReceiptsAt(ctx context.Context, q Querier, source string, line int64)
 
 // LoadedReceiptsByLine returns the receipts whose line's SHA-256 (hex)
 // is sum (see ReceiptsByLineSHA256), as ReceiptsByAction.
-func LoadedReceiptsByLine(ctx context.Context, q Querier, sum string) ([]LoadedReceipt, error) {
-	rs, err := ReceiptsByLineSHA256(ctx, q, sum)
+func LoadedReceiptsByLine(ctx context.Context, q querier, sum string) ([]LoadedReceipt, error) {
+	rs, err := receiptsByLineSHA256(ctx, q, sum)
 	if err != nil {
 		return nil, err
 	}
@@ -70,16 +70,16 @@ func loadedReceipts(ctx context.Context, rs []StoredReceipt) ([]LoadedReceipt, e
 	return out, nil
 }
 
-// NamedFinding is one finding row that names a receipt, as JSON.
-type NamedFinding struct {
+// namedFinding is one finding row that names a receipt, as JSON.
+type namedFinding struct {
 	Finding string
 	Row     []byte
 }
 
 // FindingsNaming runs the finding queries for day and returns the rows
 // that name the receipt: by its action_id, or by its source and line.
-func FindingsNaming(ctx context.Context, q Querier, day, actionID, source string, line int64) ([]NamedFinding, error) {
-	var out []NamedFinding
+func FindingsNaming(ctx context.Context, q querier, day, actionID, source string, line int64) ([]namedFinding, error) {
+	var out []namedFinding
 	for _, name := range Findings {
 		t, err := RunQuery(ctx, q, name, day)
 		if err != nil {
@@ -97,7 +97,7 @@ func FindingsNaming(ctx context.Context, q Querier, day, actionID, source string
 			if err := one.WriteJSONL(&b); err != nil {
 				return nil, err
 			}
-			out = append(out, NamedFinding{Finding: name, Row: bytes.TrimSuffix(b.Bytes(), []byte("\n"))})
+			out = append(out, namedFinding{Finding: name, Row: bytes.TrimSuffix(b.Bytes(), []byte("\n"))})
 		}
 	}
 	return out, nil
@@ -124,7 +124,7 @@ FROM receipts WHERE %s = ? ORDER BY day, source, line`
 // (the predecessors of a receipt that links to prev) and those whose
 // previous_hash is hash (its successors). An empty prev or hash finds
 // none.
-func ChainNeighbours(ctx context.Context, q Querier, prev, hash string) (preds, succs []ChainRow, err error) {
+func ChainNeighbours(ctx context.Context, q querier, prev, hash string) (preds, succs []ChainRow, err error) {
 	find := func(col, v string) ([]ChainRow, error) {
 		if v == "" {
 			return nil, nil
@@ -154,9 +154,9 @@ func ChainNeighbours(ctx context.Context, q Querier, prev, hash string) (preds, 
 	return preds, succs, err
 }
 
-// RecordedTrust is the trust material a load recorded, and the time that
+// recordedTrust is the trust material a load recorded, and the time that
 // load judged by.
-type RecordedTrust struct {
+type recordedTrust struct {
 	Trust
 	// JudgedAt is At, or when the load judged by its clock, the time the
 	// file was loaded: the closest instant to the one the load used.
@@ -168,7 +168,7 @@ var ErrNoTrust = errors.New("the database records no trust material for this rec
 
 // TrustOf returns the trust material recorded under trustSHA, with the
 // judging time of the load of fileSHA when the material has none.
-func TrustOf(ctx context.Context, q Querier, trustSHA, fileSHA string) (*RecordedTrust, error) {
+func TrustOf(ctx context.Context, q querier, trustSHA, fileSHA string) (*recordedTrust, error) {
 	if trustSHA == "" {
 		return nil, ErrNoTrust
 	}
@@ -187,7 +187,7 @@ func TrustOf(ctx context.Context, q Querier, trustSHA, fileSHA string) (*Recorde
 	}
 	var keyFiles, schemaFiles string
 	var at, loadedAt sql.NullTime
-	var rt RecordedTrust
+	var rt recordedTrust
 	if err := rows.Scan(&keyFiles, &schemaFiles, &at, &rt.StrictSchemas, &rt.ToolVersion, &loadedAt); err != nil {
 		return nil, &IOError{Op: "query trust", Err: err}
 	}

@@ -38,11 +38,11 @@ const (
 	ParquetTrust         = "trust"
 )
 
-// DefaultMaxFileBytes is the size at which an export starts a table's next
+// defaultMaxFileBytes is the size at which an export starts a table's next
 // part file: large enough that a lake engine reads few files, small enough
 // that a day of tens of millions of receipts is hundreds of files an engine
 // reads in parallel, not one.
-const DefaultMaxFileBytes = 256 << 20
+const defaultMaxFileBytes = 256 << 20
 
 // ExportOptions tune an export.
 type ExportOptions struct {
@@ -58,11 +58,11 @@ type ExportOptions struct {
 	sideTables []string
 }
 
-// ExportSummary is what an export wrote.
-type ExportSummary struct {
+// exportSummary is what an export wrote.
+type exportSummary struct {
 	Dir    string
-	Days   []ExportedDay
-	Tables []ExportedTable // files, rejects, expected_tools, trust
+	Days   []exportedDay
+	Tables []exportedTable // files, rejects, expected_tools, trust
 	// Undated is the receipts without a day, not exported: none since
 	// Open gives undated receipts their load's day.
 	Undated int64
@@ -77,16 +77,16 @@ type ExportSummary struct {
 	Removed, Kept []string
 }
 
-// ExportedDay is one day's partition of receipts.
-type ExportedDay struct {
+// exportedDay is one day's partition of receipts.
+type exportedDay struct {
 	Day   string
 	Rows  int64
 	Path  string // the day's directory
 	Parts int    // its part files
 }
 
-// ExportedTable is one side table's directory.
-type ExportedTable struct {
+// exportedTable is one side table's directory.
+type exportedTable struct {
 	Table string
 	Rows  int64
 	Path  string
@@ -94,7 +94,7 @@ type ExportedTable struct {
 }
 
 // Rows is the number of receipts exported.
-func (s *ExportSummary) Rows() int64 {
+func (s *exportSummary) Rows() int64 {
 	var n int64
 	for _, d := range s.Days {
 		n += d.Rows
@@ -130,7 +130,7 @@ const receiptWidth = "strlen(raw) + 512"
 //
 // An export stopped by ctx (a signal) removes dir if it made it: a
 // directory that did not exist before the run is not left half-filled.
-func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) (sum *ExportSummary, err error) {
+func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) (sum *exportSummary, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -143,9 +143,9 @@ func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) 
 	}
 	bound := opts.MaxFileBytes
 	if bound <= 0 {
-		bound = DefaultMaxFileBytes
+		bound = defaultMaxFileBytes
 	}
-	sum = &ExportSummary{Dir: dir}
+	sum = &exportSummary{Dir: dir}
 	if err := os.MkdirAll(filepath.Join(dir, ParquetReceipts), 0o755); err != nil {
 		return nil, &WriteError{Path: dir, Err: err}
 	}
@@ -184,7 +184,7 @@ func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) 
 			sum.Undated = n
 			continue
 		}
-		sum.Days = append(sum.Days, ExportedDay{Day: day.UTC().Format(time.DateOnly), Rows: n})
+		sum.Days = append(sum.Days, exportedDay{Day: day.UTC().Format(time.DateOnly), Rows: n})
 		widths = append(widths, width)
 	}
 	rows.Close()
@@ -219,7 +219,7 @@ func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) 
 		if opts.sideTables != nil && !slices.Contains(opts.sideTables, t.table) {
 			continue
 		}
-		e := ExportedTable{Table: t.table, Path: filepath.Join(dir, t.table)}
+		e := exportedTable{Table: t.table, Path: filepath.Join(dir, t.table)}
 		var width sql.NullInt64
 		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*), SUM("+t.width+") FROM "+t.table).Scan(&e.Rows, &width); err != nil {
 			return sum, dbErr(err)
@@ -348,7 +348,7 @@ var (
 // holds. A directory holding anything but part files is kept, not
 // touched: the export did not write it. Each is renamed to a hidden name
 // first, so that a reader sees the day whole or not at all.
-func removeGoneDays(receipts string, days []ExportedDay) (removed, kept []string, err error) {
+func removeGoneDays(receipts string, days []exportedDay) (removed, kept []string, err error) {
 	ents, err := os.ReadDir(receipts)
 	if err != nil {
 		return nil, nil, err

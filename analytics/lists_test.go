@@ -44,7 +44,7 @@ func TestOpenConvertsTextLists(t *testing.T) {
 	}
 
 	_, err = OpenReadOnly(path)
-	var oe *OldSchemaError
+	var oe *oldSchemaError
 	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "receipts.reasons and receipts.tool_servers are comma-joined text") || !strings.Contains(err.Error(), "verify load --db") {
 		t.Fatalf("read-only open of a database with text lists: %v, want an *OldSchemaError saying how to convert it", err)
 	}

@@ -64,7 +64,7 @@ type LoadOptions struct {
 	Reverify bool
 	// Raw says which receipts keep their line in the database (the
 	// others are found in their archive file by offset and SHA-256).
-	Raw RawPolicy
+	Raw rawPolicy
 
 	// beforeCommit, in tests, is called with each file's transaction open
 	// and its rows inserted; an error rolls the file back.

@@ -364,7 +364,7 @@ func TestLoadRows(t *testing.T) {
 			t.Errorf("%s: %d rows, want %d", verdict, got, want)
 		}
 	}
-	for _, m := range []string{ToolMatch, ToolDrift} {
+	for _, m := range []string{toolMatch, toolDrift} {
 		if queryInt(t, db, "SELECT count(*) FROM receipts WHERE tool_match = $1", m) == 0 {
 			t.Errorf("no row with tool_match %s", m)
 		}

@@ -18,7 +18,7 @@ const (
 // summaryMarkdown is summary.md, what a person reads first: the verdict,
 // the failed receipts, the other findings by severity, the suppressed
 // ones, then the chart, the files and the inputs.
-func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table, servers []ServerTools) []byte {
+func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*Table, servers []serverTools) []byte {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("# Receipt report for %s (UTC)\n\n", sum.Day)
@@ -52,9 +52,9 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 			p("\n%d more in [failures.csv](failures.csv).\n", n)
 		}
 		p("\nBy reason: ")
-		f := sum.Findings[slices.IndexFunc(sum.Findings, func(f FindingCount) bool { return f.Name == "failures" })]
+		f := sum.Findings[slices.IndexFunc(sum.Findings, func(f findingCount) bool { return f.Name == "failures" })]
 		kinds := slices.Clone(f.Kinds)
-		slices.SortStableFunc(kinds, func(a, b KindCount) int { return cmp.Compare(b.Rows, a.Rows) })
+		slices.SortStableFunc(kinds, func(a, b kindCount) int { return cmp.Compare(b.Rows, a.Rows) })
 		for i, k := range kinds {
 			if i > 0 {
 				p(", ")
@@ -92,7 +92,7 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 			}
 			p("### %s (%d)\n\n", sev, len(rows))
 			findingsTable(&b, summaryRows(rows), summaryPerSeverity, false)
-			if sev == SeverityHigh && sum.Severities[sev] > len(rows) {
+			if sev == severityHigh && sum.Severities[sev] > len(rows) {
 				p("The other %d high row(s) are the failed receipts above.\n\n", sum.Severities[sev]-len(rows))
 			}
 		}
@@ -103,7 +103,7 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 		findingsTable(&b, summaryRows(rows), summaryPerSeverity, true)
 	}
 
-	p("## Fingerprints per tool\n\n![Distinct tool fingerprints per tool per day](%s)\n\n", ChartFile)
+	p("## Fingerprints per tool\n\n![Distinct tool fingerprints per tool per day](%s)\n\n", chartFile)
 	p("A grey dot is a day with one fingerprint, all as expected; a blue disc, a name two expected servers share (a known collision); a red disc or ring, a fingerprint no expected server has; an amber disc, more than one fingerprint with no expected schemas to judge them. The number is how many fingerprints.\n\n")
 
 	p("## Finding files\n\n| finding | rows | by kind | files |\n|---|---:|---|---|\n")
@@ -199,7 +199,7 @@ func verdictLine(sum *ReportSummary) string {
 
 // trustMaterialLine names the trust material the verdicts came from, as
 // far as the database records it: the expected schemas.
-func trustMaterialLine(servers []ServerTools) string {
+func trustMaterialLine(servers []serverTools) string {
 	if len(servers) == 0 {
 		return "Trust material: no expected tool schemas were loaded (`--schemas`), so no fingerprint could be judged against a declared server."
 	}

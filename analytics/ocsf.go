@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// OCSFVersion is the OCSF schema release the events follow.
-const OCSFVersion = "1.8.0"
+// oCSFVersion is the OCSF schema release the events follow.
+const oCSFVersion = "1.8.0"
 
 // OCSF Detection Finding (class 2004 in category 2, Findings), activity
 // Create: the numbers WriteOCSF writes.
@@ -27,10 +27,10 @@ var ocsfSeverity = map[Severity]struct {
 	id      int
 	caption string
 }{
-	SeverityInfo:   {1, "Informational"},
-	SeverityLow:    {2, "Low"},
-	SeverityMedium: {3, "Medium"},
-	SeverityHigh:   {4, "High"},
+	severityInfo:   {1, "Informational"},
+	severityLow:    {2, "Low"},
+	severityMedium: {3, "Medium"},
+	severityHigh:   {4, "High"},
 }
 
 type ocsfEvent struct {
@@ -92,7 +92,7 @@ type ocsfAnalytic struct {
 // is_alert for a row at failOn or above that is not suppressed, the query
 // file as the analytic, and the whole row under unmapped.
 func WriteOCSF(w io.Writer, t *Table, toolVersion string, failOn Severity) error {
-	for _, c := range []string{"finding", "severity", FindingIDColumn, "event_time"} {
+	for _, c := range []string{"finding", "severity", findingIDColumn, "event_time"} {
 		if t.Col(c) < 0 {
 			return fmt.Errorf("query %s is not a finding query (no %s column)", t.Name, c)
 		}
@@ -110,7 +110,7 @@ func WriteOCSF(w io.Writer, t *Table, toolVersion string, failOn Severity) error
 		if sev.id == 0 {
 			sev.caption = "Unknown"
 		}
-		id := Text(g(FindingIDColumn))
+		id := Text(g(findingIDColumn))
 		title := name
 		for _, c := range []string{"kind", "reasons", "tool_name"} {
 			if v := Text(g(c)); v != "" {
@@ -127,7 +127,7 @@ func WriteOCSF(w io.Writer, t *Table, toolVersion string, failOn Severity) error
 			Time:    millis(g("event_time")),
 			Message: title + ": " + describe(name, t, r),
 			IsAlert: rowSeverity(t, r) >= failOn && !isSuppressed(t, r),
-			Metadata: ocsfMetadata{Version: OCSFVersion, LogName: name, UID: id,
+			Metadata: ocsfMetadata{Version: oCSFVersion, LogName: name, UID: id,
 				Product: ocsfProduct{Name: "verify", VendorName: "receiptverify", Version: toolVersion}},
 			FindingInfo: ocsfFindingInfo{UID: id, Title: title, Desc: describe(name, t, r),
 				Types:         slices.DeleteFunc([]string{name, Text(g("kind"))}, func(s string) bool { return s == "" }),

@@ -110,7 +110,7 @@ func TestOCSFEvents(t *testing.T) {
 	}
 	rows := append(slices.Clone(fixtureRows), fixRow{line: 8, agent: "ag4", issuer: "org1", session: "s4", tool: "search", fp: "A", issued: "2026-11-02T12:00:00Z", verdict: "INCOMPLETE", reasons: "unknown_key"})
 	db := fixtureDB(t, rows, fixtureExpected...)
-	base, err := ParseBaseline("b.toml", []byte(fixtureBaseline))
+	base, err := parseBaseline("b.toml", []byte(fixtureBaseline))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestOCSFEvents(t *testing.T) {
 			ids = append(ids, r["finding_id"]+" "+r["severity"]+" "+r["suppressed"])
 		}
 	}
-	sc := bufio.NewScanner(bytes.NewReader(files[OCSFFile]))
+	sc := bufio.NewScanner(bytes.NewReader(files[oCSFFile]))
 	sc.Buffer(nil, 1<<20)
 	var got []string
 	statuses := map[string]int{}
@@ -160,7 +160,7 @@ func TestOCSFEvents(t *testing.T) {
 	}
 	// The checker catches what it should.
 	var ev map[string]any
-	json.Unmarshal(bytes.SplitN(files[OCSFFile], []byte("\n"), 2)[0], &ev)
+	json.Unmarshal(bytes.SplitN(files[oCSFFile], []byte("\n"), 2)[0], &ev)
 	delete(ev["metadata"].(map[string]any), "version")
 	ev["type_uid"] = 2004.0
 	if bad := checkOCSF(&spec, ev); len(bad) != 2 {

@@ -70,25 +70,25 @@ func QueryNames() []string {
 }
 
 // LookupQuery returns the embedded query called name, or an
-// *UnknownQueryError.
+// *unknownQueryError.
 func LookupQuery(name string) (Query, error) {
 	for _, q := range Queries() {
 		if q.Name == name {
 			return q, nil
 		}
 	}
-	return Query{}, &UnknownQueryError{Name: name}
+	return Query{}, &unknownQueryError{Name: name}
 }
 
-// UnknownQueryError is a query name with no file in queries/.
-type UnknownQueryError struct{ Name string }
+// unknownQueryError is a query name with no file in queries/.
+type unknownQueryError struct{ Name string }
 
-func (e *UnknownQueryError) Error() string {
+func (e *unknownQueryError) Error() string {
 	return fmt.Sprintf("unknown query %q (queries: %s)", e.Name, strings.Join(QueryNames(), ", "))
 }
 
-// Querier runs SQL: a *sql.DB, *sql.Conn or *sql.Tx.
-type Querier interface {
+// querier runs SQL: a *sql.DB, *sql.Conn or *sql.Tx.
+type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
@@ -119,7 +119,7 @@ type Date string
 // as the file's single ? parameter (see package queries). A finding
 // query's finding_key column comes back as finding_id (FindingID). A
 // database that cannot be read is an *IOError.
-func RunQuery(ctx context.Context, q Querier, name, day string) (*Table, error) {
+func RunQuery(ctx context.Context, q querier, name, day string) (*Table, error) {
 	query, err := LookupQuery(name)
 	if err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func RunQuery(ctx context.Context, q Querier, name, day string) (*Table, error) 
 }
 
 // runText runs a statement with one day parameter.
-func runText(ctx context.Context, q Querier, name, text, day string) (*Table, error) {
+func runText(ctx context.Context, q querier, name, text, day string) (*Table, error) {
 	var arg any // nil: NULL
 	if day != "" {
 		if _, err := ParseDay(day); err != nil {

@@ -234,7 +234,7 @@ func TestQueryFiles(t *testing.T) {
 func TestUnknownQuery(t *testing.T) {
 	t.Parallel()
 	_, err := LookupQuery("nope")
-	if _, ok := err.(*UnknownQueryError); !ok {
+	if _, ok := err.(*unknownQueryError); !ok {
 		t.Fatalf("got %v", err)
 	}
 	if !strings.Contains(err.Error(), "collisions") {

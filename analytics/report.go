@@ -38,7 +38,7 @@ type ReportOptions struct {
 	// Shared, if not nil, holds finding queries run once for several
 	// days (ShareFindings): the day's rows are read from them, so the
 	// days must be reported in ascending order.
-	Shared *SharedFindings
+	Shared *sharedFindings
 	// NotRead are the files the run's input directories held and did not
 	// read (LoadSummary.Skipped), named in summary.md and manifest.json so
 	// that a receipt file under an unexpected name is not left out unseen.
@@ -49,33 +49,33 @@ type ReportOptions struct {
 // <finding>.jsonl for each of Findings.
 const (
 	SummaryFile  = "summary.md"
-	ManifestFile = "manifest.json"
-	ChartFile    = "fingerprints.svg"
-	OCSFFile     = "findings.ocsf.jsonl"
+	manifestFile = "manifest.json"
+	chartFile    = "fingerprints.svg"
+	oCSFFile     = "findings.ocsf.jsonl"
 )
 
 // ReportSummary is what a report found.
 type ReportSummary struct {
 	Day      string
 	Dir      string
-	Receipts DayCounts       // the day's receipts
-	Findings []FindingCount  // one per Findings entry, in that order
+	Receipts dayCounts       // the day's receipts
+	Findings []findingCount  // one per Findings entry, in that order
 	Files    []string        // names written in Dir, in write order
-	Inputs   []ManifestInput // the day's files (files.sql): those holding its receipts, and those with none loaded on it
+	Inputs   []manifestInput // the day's files (files.sql): those holding its receipts, and those with none loaded on it
 
 	FailOn     Severity      // the level that fails the day
 	Severities SeverityCount // rows no baseline entry suppresses, by severity
 	Suppressed int           // rows a baseline entry suppresses
-	Baseline   []Suppression // one per baseline entry, in file order
+	Baseline   []suppression // one per baseline entry, in file order
 }
 
 // SeverityCount counts rows by severity, indexed by Severity.
-type SeverityCount [SeverityHigh + 1]int
+type SeverityCount [severityHigh + 1]int
 
 // AtLeast is the number of rows at s or above.
 func (c SeverityCount) AtLeast(s Severity) int {
 	n := 0
-	for i := max(s, SeverityInfo); i <= SeverityHigh; i++ {
+	for i := max(s, severityInfo); i <= severityHigh; i++ {
 		n += c[i]
 	}
 	return n
@@ -86,8 +86,8 @@ func (c SeverityCount) AtLeast(s Severity) int {
 func (s *ReportSummary) Failing() int { return s.Severities.AtLeast(s.FailOn) }
 
 // Expired lists the baseline entries past their expiry.
-func (s *ReportSummary) Expired() []Suppression {
-	var out []Suppression
+func (s *ReportSummary) Expired() []suppression {
+	var out []suppression
 	for _, b := range s.Baseline {
 		if b.Expired {
 			out = append(out, b)
@@ -96,9 +96,9 @@ func (s *ReportSummary) Expired() []Suppression {
 	return out
 }
 
-// DayCounts are a day's receipts by verdict: those issued on the day and
+// dayCounts are a day's receipts by verdict: those issued on the day and
 // those without issued_at loaded on it (Undated of them).
-type DayCounts struct {
+type dayCounts struct {
 	Receipts   int64 `json:"receipts"`
 	Pass       int64 `json:"pass"`
 	Fail       int64 `json:"fail"`
@@ -106,19 +106,19 @@ type DayCounts struct {
 	Undated    int64 `json:"undated"`
 }
 
-// FindingCount is the number of rows of one finding type, and by kind
+// findingCount is the number of rows of one finding type, and by kind
 // (drift and replays: kind; failures: reasons; collisions: tool name;
 // rejects: none) and severity.
-type FindingCount struct {
+type findingCount struct {
 	Name       string
 	Rows       int
-	Kinds      []KindCount   // sorted by kind
+	Kinds      []kindCount   // sorted by kind
 	Severities SeverityCount // rows not suppressed
 	Suppressed int
 }
 
-// KindCount is the rows of one kind.
-type KindCount struct {
+// kindCount is the rows of one kind.
+type kindCount struct {
 	Kind string `json:"kind"`
 	Rows int    `json:"rows"`
 }
@@ -143,7 +143,7 @@ func (s *ReportSummary) Total() int {
 // (opts.Now), so reporting the same day of the same data again gives the
 // same bytes. A database error is an *IOError, a file that cannot be
 // written a *WriteError.
-func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary, error) {
+func Report(ctx context.Context, q querier, opts ReportOptions) (*ReportSummary, error) {
 	day, err := ParseDay(opts.Day)
 	if err != nil {
 		return nil, err
@@ -158,12 +158,12 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 		opts.Now = time.Now()
 	}
 	r := &reportRun{ctx: ctx, q: q, opts: opts, day: day, sum: &ReportSummary{Day: opts.Day, Dir: opts.Dir, FailOn: opts.FailOn}}
-	r.man = &Manifest{
+	r.man = &manifest{
 		Version: 1, Tool: "verify", ToolVersion: opts.ToolVersion, Day: opts.Day,
-		Window:       Window{day.Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)},
-		ChartWindow:  Window{day.AddDate(0, 0, 1-ChartDays).Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)},
+		Window:       window{day.Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)},
+		ChartWindow:  window{day.AddDate(0, 0, 1-chartDays).Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)},
 		Findings:     map[string]int{},
-		FindingKinds: map[string][]KindCount{},
+		FindingKinds: map[string][]kindCount{},
 	}
 	if r.man.DuckDBVersion, err = duckdbVersion(ctx, q); err != nil {
 		return nil, err
@@ -199,11 +199,11 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 // manifest its steps fill.
 type reportRun struct {
 	ctx  context.Context
-	q    Querier
+	q    querier
 	opts ReportOptions
 	day  time.Time
 	sum  *ReportSummary
-	man  *Manifest
+	man  *manifest
 }
 
 // run runs the named query for the day (or takes its rows from the
@@ -223,7 +223,7 @@ func (r *reportRun) run(name string) (*Table, error) {
 			return nil, err
 		}
 	}
-	r.man.Queries = append(r.man.Queries, ManifestQuery{Name: name, File: query.File, SHA256: query.SHA256, Rows: len(t.Rows)})
+	r.man.Queries = append(r.man.Queries, manifestQuery{Name: name, File: query.File, SHA256: query.SHA256, Rows: len(t.Rows)})
 	return t, nil
 }
 
@@ -237,7 +237,7 @@ func (r *reportRun) inputs() error {
 	}
 	if len(days.Rows) == 1 {
 		row := days.Rows[0]
-		sum.Receipts = DayCounts{asInt(row[days.Col("receipts")]), asInt(row[days.Col("pass")]), asInt(row[days.Col("fail")]), asInt(row[days.Col("incomplete")]), asInt(row[days.Col("undated")])}
+		sum.Receipts = dayCounts{asInt(row[days.Col("receipts")]), asInt(row[days.Col("pass")]), asInt(row[days.Col("fail")]), asInt(row[days.Col("incomplete")]), asInt(row[days.Col("undated")])}
 	}
 	man.Receipts = sum.Receipts
 	files, err := r.run("files")
@@ -246,16 +246,16 @@ func (r *reportRun) inputs() error {
 	}
 	for _, row := range files.Rows {
 		g := func(c string) any { return row[files.Col(c)] }
-		sum.Inputs = append(sum.Inputs, ManifestInput{Path: Text(g("path")), SHA256: Text(g("file_sha256")),
+		sum.Inputs = append(sum.Inputs, manifestInput{Path: Text(g("path")), SHA256: Text(g("file_sha256")),
 			SizeBytes: asInt(g("size_bytes")), Lines: asInt(g("lines")), Accepted: asInt(g("accepted")),
 			Rejected: asInt(g("rejected")), ReceiptsOnDay: asInt(g("receipts_on_day")), Redelivered: asInt(g("redelivered"))})
 	}
 	man.Inputs = sum.Inputs
 	man.NotRead = r.opts.NotRead
 	if man.Inputs == nil {
-		man.Inputs = []ManifestInput{}
+		man.Inputs = []manifestInput{}
 	}
-	man.Trust = []ManifestTrust{}
+	man.Trust = []manifestTrust{}
 	if ok, err := hasTrust(r.ctx, r.q); err != nil {
 		return err
 	} else if ok {
@@ -263,7 +263,7 @@ func (r *reportRun) inputs() error {
 		if err != nil {
 			return err
 		}
-		man.Trust = manifestTrust(trust)
+		man.Trust = trustOfManifest(trust)
 	}
 	return nil
 }
@@ -283,7 +283,7 @@ func (r *reportRun) findings() (map[string]*Table, error) {
 	sum.Baseline = opts.Baseline.apply(tables, opts.Now)
 	for _, name := range Findings {
 		t := tables[name]
-		fc := FindingCount{Name: name, Rows: len(t.Rows), Kinds: kindCounts(name, t)}
+		fc := findingCount{Name: name, Rows: len(t.Rows), Kinds: kindCounts(name, t)}
 		for _, row := range t.Rows {
 			if isSuppressed(t, row) {
 				fc.Suppressed++
@@ -299,7 +299,7 @@ func (r *reportRun) findings() (map[string]*Table, error) {
 		man.Findings[name] = fc.Rows
 		man.FindingKinds[name] = fc.Kinds
 		if man.FindingKinds[name] == nil {
-			man.FindingKinds[name] = []KindCount{}
+			man.FindingKinds[name] = []kindCount{}
 		}
 	}
 	man.FailOn = opts.FailOn.String()
@@ -309,10 +309,10 @@ func (r *reportRun) findings() (map[string]*Table, error) {
 	}
 	man.Suppressed, man.Failing = sum.Suppressed, sum.Failing()
 	if b := opts.Baseline; b != nil {
-		man.Baseline = &ManifestBaseline{Path: b.Path, SHA256: b.SHA256, Now: opts.Now.UTC().Format(time.RFC3339Nano), Entries: []ManifestBaselineEntry{}}
+		man.Baseline = &manifestBaseline{Path: b.Path, SHA256: b.SHA256, Now: opts.Now.UTC().Format(time.RFC3339Nano), Entries: []manifestBaselineEntry{}}
 		for _, s := range sum.Baseline {
 			exp, _ := s.Entry.Expires.MarshalTOML()
-			man.Baseline.Entries = append(man.Baseline.Entries, ManifestBaselineEntry{Entry: s.Entry.String(), Expires: string(exp), Expired: s.Expired, Rows: s.Rows})
+			man.Baseline.Entries = append(man.Baseline.Entries, manifestBaselineEntry{Entry: s.Entry.String(), Expires: string(exp), Expired: s.Expired, Rows: s.Rows})
 		}
 	}
 	return tables, nil
@@ -320,7 +320,7 @@ func (r *reportRun) findings() (map[string]*Table, error) {
 
 // write writes the day's files into opts.Dir, each atomically, the
 // manifest (which lists the others with their SHA-256) last.
-func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []ServerTools) error {
+func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []serverTools) error {
 	sum, man, opts := r.sum, r.man, r.opts
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return &WriteError{Path: opts.Dir, Err: err}
@@ -331,7 +331,7 @@ func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []S
 		}
 		sum.Files = append(sum.Files, name)
 		h := sha256.Sum256(data)
-		man.Outputs = append(man.Outputs, ManifestOutput{Name: name, SHA256: hex.EncodeToString(h[:]), Bytes: len(data)})
+		man.Outputs = append(man.Outputs, manifestOutput{Name: name, SHA256: hex.EncodeToString(h[:]), Bytes: len(data)})
 		return nil
 	}
 	for _, name := range Findings {
@@ -356,22 +356,22 @@ func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []S
 				return err
 			}
 		}
-		if err := write(OCSFFile, o.Bytes()); err != nil {
+		if err := write(oCSFFile, o.Bytes()); err != nil {
 			return err
 		}
 	}
-	var tds []ToolDay
+	var tds []toolDay
 	for _, row := range toolDays.Rows {
-		td := ToolDay{Tool: Text(row[0]), Day: Text(row[1]), Fingerprints: asInt(row[2]), Receipts: asInt(row[3]), Unexpected: -1}
+		td := toolDay{Tool: Text(row[0]), Day: Text(row[1]), Fingerprints: asInt(row[2]), Receipts: asInt(row[3]), Unexpected: -1}
 		if u, ok := row[toolDays.Col("unexpected")].(int64); ok {
 			td.Unexpected = u
 		}
 		tds = append(tds, td)
 	}
-	chartFirst, _ := chartWindow(r.day, ChartDays, tds)
-	man.ChartWindow = Window{chartFirst.Format(time.RFC3339), r.day.AddDate(0, 0, 1).Format(time.RFC3339)}
-	chart := FingerprintChart(r.day, ChartDays, tds)
-	if err := write(ChartFile, chart); err != nil {
+	chartFirst, _ := chartWindow(r.day, chartDays, tds)
+	man.ChartWindow = window{chartFirst.Format(time.RFC3339), r.day.AddDate(0, 0, 1).Format(time.RFC3339)}
+	chart := fingerprintChart(r.day, chartDays, tds)
+	if err := write(chartFile, chart); err != nil {
 		return err
 	}
 	md := summaryMarkdown(sum, man, tables, servers)
@@ -382,37 +382,37 @@ func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []S
 	if err != nil {
 		return err
 	}
-	if err := write(HTMLFile, page); err != nil {
+	if err := write(hTMLFile, page); err != nil {
 		return err
 	}
 	mj, err := json.MarshalIndent(man, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(opts.Dir, ManifestFile, append(mj, '\n')); err != nil {
+	if err := writeFileAtomic(opts.Dir, manifestFile, append(mj, '\n')); err != nil {
 		return err
 	}
-	sum.Files = append(sum.Files, ManifestFile)
+	sum.Files = append(sum.Files, manifestFile)
 	return nil
 }
 
-// ServerTools is one expected server and how many tool names its schemas
+// serverTools is one expected server and how many tool names its schemas
 // declare.
-type ServerTools struct {
+type serverTools struct {
 	Server string
 	Tools  int64
 }
 
 // expectedServers lists the servers of expected_tools, by name.
-func expectedServers(ctx context.Context, q Querier) ([]ServerTools, error) {
+func expectedServers(ctx context.Context, q querier) ([]serverTools, error) {
 	rows, err := q.QueryContext(ctx, "SELECT server, COUNT(DISTINCT tool_name) FROM expected_tools GROUP BY server ORDER BY server")
 	if err != nil {
 		return nil, &IOError{Op: "query expected_tools", Err: err}
 	}
 	defer rows.Close()
-	var out []ServerTools
+	var out []serverTools
 	for rows.Next() {
-		var s ServerTools
+		var s serverTools
 		if err := rows.Scan(&s.Server, &s.Tools); err != nil {
 			return nil, &IOError{Op: "query expected_tools", Err: err}
 		}
@@ -433,7 +433,7 @@ func asInt(v any) int64 {
 
 // kindCounts counts a finding table's rows by kind: the kind column
 // (drift, replays), reasons (failures) or tool_name (collisions).
-func kindCounts(name string, t *Table) []KindCount {
+func kindCounts(name string, t *Table) []kindCount {
 	col := "kind"
 	switch name {
 	case "failures":
@@ -449,11 +449,11 @@ func kindCounts(name string, t *Table) []KindCount {
 	for _, r := range t.Rows {
 		n[Text(r[i])]++
 	}
-	var out []KindCount
+	var out []kindCount
 	for k, c := range n {
-		out = append(out, KindCount{k, c})
+		out = append(out, kindCount{k, c})
 	}
-	slices.SortFunc(out, func(a, b KindCount) int { return cmp.Compare(a.Kind, b.Kind) })
+	slices.SortFunc(out, func(a, b kindCount) int { return cmp.Compare(a.Kind, b.Kind) })
 	return out
 }
 

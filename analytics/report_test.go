@@ -518,8 +518,8 @@ func TestReportEmptyDay(t *testing.T) {
 	if !strings.Contains(string(md), "No findings") || !strings.Contains(string(md), "\n**Verdict: nothing to judge.** No receipt at all on this day") {
 		t.Errorf("summary.md:\n%s", md)
 	}
-	var man Manifest
-	mj, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	var man manifest
+	mj, _ := os.ReadFile(filepath.Join(dir, manifestFile))
 	if err := json.Unmarshal(mj, &man); err != nil {
 		t.Fatal(err)
 	}
@@ -744,7 +744,7 @@ func TestReportRejects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rejects := sum.Findings[slices.IndexFunc(sum.Findings, func(f FindingCount) bool { return f.Name == "rejects" })]
+		rejects := sum.Findings[slices.IndexFunc(sum.Findings, func(f findingCount) bool { return f.Name == "rejects" })]
 		var inputs []string
 		for _, in := range sum.Inputs {
 			inputs = append(inputs, filepath.Base(in.Path))

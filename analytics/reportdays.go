@@ -12,13 +12,13 @@ import (
 // each of them once and reads its rows day by day (SharedFindings).
 var byDay = []string{"collisions", "drift", "replays", "failures"}
 
-// SharedFindings are the byDay finding queries of a report of several
+// sharedFindings are the byDay finding queries of a report of several
 // days, each run once with the NULL day and read one day at a time, in
 // order: Report takes a day's rows from them (ReportOptions.Shared)
 // instead of running the queries again, the same rows in the same order
 // (TestSharedFindingsAgree). Only the day being reported is held in
 // memory; the engine holds the rest of each result. Close releases them.
-type SharedFindings struct {
+type sharedFindings struct {
 	cursors map[string]*dayCursor
 }
 
@@ -36,7 +36,7 @@ type dayCursor struct {
 // theirs. Otherwise (a report of some days of a longer history) it returns
 // nil, and each day runs its own queries, which read only that day's rows
 // besides the aggregates. Days must then be reported in ascending order.
-func ShareFindings(ctx context.Context, q Querier, days []string) (*SharedFindings, error) {
+func ShareFindings(ctx context.Context, q querier, days []string) (*sharedFindings, error) {
 	if len(days) < 2 || !slices.IsSorted(days) {
 		return nil, nil
 	}
@@ -49,7 +49,7 @@ func ShareFindings(ctx context.Context, q Querier, days []string) (*SharedFindin
 			return nil, nil
 		}
 	}
-	s := &SharedFindings{cursors: map[string]*dayCursor{}}
+	s := &sharedFindings{cursors: map[string]*dayCursor{}}
 	for _, name := range byDay {
 		query, err := LookupQuery(name)
 		if err != nil {
@@ -67,13 +67,13 @@ func ShareFindings(ctx context.Context, q Querier, days []string) (*SharedFindin
 			s.Close()
 			return nil, &IOError{Op: "query " + name, Err: err}
 		}
-		s.cursors[name] = &dayCursor{sc: sc, day: slices.Index(sc.columns, "day"), findID: findingIDColumn(sc.columns)}
+		s.cursors[name] = &dayCursor{sc: sc, day: slices.Index(sc.columns, "day"), findID: renameFindingKey(sc.columns)}
 	}
 	return s, nil
 }
 
 // Close releases the queries' results.
-func (s *SharedFindings) Close() {
+func (s *sharedFindings) Close() {
 	if s == nil {
 		return
 	}
@@ -84,7 +84,7 @@ func (s *SharedFindings) Close() {
 
 // take reads query name's rows on day, and says whether s holds that
 // query. Rows of earlier days not taken are passed over.
-func (s *SharedFindings) take(name, day string) (*Table, bool, error) {
+func (s *sharedFindings) take(name, day string) (*Table, bool, error) {
 	if s == nil {
 		return nil, false, nil
 	}

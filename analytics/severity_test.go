@@ -256,7 +256,7 @@ func TestFindingIDStable(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range tb.Rows {
-				out = append(out, Text(r[tb.Col(FindingIDColumn)]))
+				out = append(out, Text(r[tb.Col(findingIDColumn)]))
 			}
 		}
 		return out
@@ -275,7 +275,7 @@ func TestFindingIDStable(t *testing.T) {
 func TestKeepAtLeast(t *testing.T) {
 	tab := &Table{Name: "drift", Columns: []string{"finding", "severity"},
 		Rows: [][]any{{"drift", "info"}, {"drift", "high"}, {"drift", "low"}, {"drift", "medium"}}}
-	if err := tab.KeepAtLeast(SeverityLow); err != nil {
+	if err := tab.KeepAtLeast(severityLow); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -285,7 +285,7 @@ func TestKeepAtLeast(t *testing.T) {
 	if strings.Join(got, ",") != "high,low,medium" {
 		t.Errorf("kept %v, want high, low, medium in their order", got)
 	}
-	if err := (&Table{Name: "days", Columns: []string{"day"}}).KeepAtLeast(SeverityHigh); err == nil {
+	if err := (&Table{Name: "days", Columns: []string{"day"}}).KeepAtLeast(severityHigh); err == nil {
 		t.Error("a table without severity: no error")
 	}
 }

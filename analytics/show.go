@@ -40,28 +40,28 @@ const storedReceiptSQL = `SELECT source, file_sha256, line, COALESCE(byte_offset
 // ReceiptsAt returns the receipts loaded from source (as loaded, or the
 // same path cleaned) at line: one per time that file's content was
 // loaded under that name, usually one.
-func ReceiptsAt(ctx context.Context, q Querier, source string, line int64) ([]StoredReceipt, error) {
+func ReceiptsAt(ctx context.Context, q querier, source string, line int64) ([]StoredReceipt, error) {
 	return storedReceipts(ctx, q, "WHERE (source = ? OR source = ?) AND line = ? ORDER BY source, file_sha256",
 		source, filepath.Clean(source), line)
 }
 
 // ReceiptsByActionID returns the receipts whose action_id is id, by day,
 // source and line (a replayed action has several).
-func ReceiptsByActionID(ctx context.Context, q Querier, id string) ([]StoredReceipt, error) {
+func ReceiptsByActionID(ctx context.Context, q querier, id string) ([]StoredReceipt, error) {
 	return storedReceipts(ctx, q, "WHERE action_id = ? ORDER BY day, source, line", id)
 }
 
-// ReceiptsByLineSHA256 returns the receipts whose line's SHA-256 (hex) is
+// receiptsByLineSHA256 returns the receipts whose line's SHA-256 (hex) is
 // sum, by source and line: where a line that another file re-delivered is
 // stored.
-func ReceiptsByLineSHA256(ctx context.Context, q Querier, sum string) ([]StoredReceipt, error) {
+func receiptsByLineSHA256(ctx context.Context, q querier, sum string) ([]StoredReceipt, error) {
 	return storedReceipts(ctx, q, "WHERE line_sha256 = ? ORDER BY source, line", sum)
 }
 
 // Redelivered is how many lines the files loaded from source re-delivered
 // (files.redelivered): lines stored already from another file, not
 // stored again.
-func Redelivered(ctx context.Context, q Querier, source string) (int64, error) {
+func Redelivered(ctx context.Context, q querier, source string) (int64, error) {
 	rows, err := q.QueryContext(ctx, "SELECT COALESCE(sum(redelivered), 0) FROM files WHERE path = ? OR path = ?",
 		source, filepath.Clean(source))
 	if err != nil {
@@ -80,7 +80,7 @@ func Redelivered(ctx context.Context, q Querier, source string) (int64, error) {
 	return n, nil
 }
 
-func storedReceipts(ctx context.Context, q Querier, where string, args ...any) ([]StoredReceipt, error) {
+func storedReceipts(ctx context.Context, q querier, where string, args ...any) ([]StoredReceipt, error) {
 	rows, err := q.QueryContext(ctx, storedReceiptSQL+where, args...)
 	if err != nil {
 		return nil, &IOError{Op: "query receipts", Err: err}

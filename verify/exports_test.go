@@ -12,13 +12,21 @@ import (
 	"github.com/receiptverify/verify/verify/canon"
 )
 
-// TestNoExportedVariables: the library exports no variable but error
-// sentinels (Err...). A caller that reassigns or sorts an exported table
+// TestNoExportedVariables: the library, and the analytics, queries and
+// schemas packages beside it, export no variable but error sentinels
+// (Err...). A caller that reassigns or sorts an exported table
 // changes what every verification reads (a sorted axis list once made an
 // expiry FAIL read as PASS); tables are functions returning copies or
 // immutable handles.
 func TestNoExportedVariables(t *testing.T) {
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	for _, root := range []string{".", "../analytics", "../queries", "../schemas"} {
+		noExportedVariables(t, root)
+	}
+}
+
+func noExportedVariables(t *testing.T, root string) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
