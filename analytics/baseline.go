@@ -251,7 +251,12 @@ type starting struct {
 // and drift rows above info (info rows fail no --fail-on worth using),
 // each with a reason naming the day and the kinds of finding it accepts,
 // expiring at expires.
-func StartingBaseline(ctx context.Context, q querier, day string, expires time.Time) (*starting, error) {
+func (db *DB) StartingBaseline(ctx context.Context, day string, expires time.Time) (*starting, error) {
+	return startingBaseline(ctx, db.sql, day, expires)
+}
+
+// startingBaseline is DB.StartingBaseline on any querier.
+func startingBaseline(ctx context.Context, q querier, day string, expires time.Time) (*starting, error) {
 	if _, err := ParseDay(day); err != nil {
 		return nil, err
 	}
@@ -273,7 +278,7 @@ func StartingBaseline(ctx context.Context, q querier, day string, expires time.T
 	var order []pair
 	kinds := map[pair][]string{}
 	for _, name := range Findings {
-		t, err := RunQuery(ctx, q, name, day)
+		t, err := runQuery(ctx, q, name, day)
 		if err != nil {
 			return nil, err
 		}

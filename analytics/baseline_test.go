@@ -64,13 +64,13 @@ func TestBaselineSuppressesUntilExpiry(t *testing.T) {
 	}
 	report := func(now time.Time) (*ReportSummary, map[string][]byte) {
 		dir := t.TempDir()
-		sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test", Baseline: b, Now: now})
+		sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test", Baseline: b, Now: now})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return sum, readDir(t, dir)
 	}
-	without, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: t.TempDir(), ToolVersion: "test", Now: time.Now()})
+	without, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: t.TempDir(), ToolVersion: "test", Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestStartingBaseline(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
 	ctx := context.Background()
-	st, err := StartingBaseline(ctx, db.SQL(), "2026-11-02", time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC))
+	st, err := startingBaseline(ctx, db.SQL(), "2026-11-02", time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestStartingBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Report(ctx, db.SQL(), ReportOptions{Day: "2026-11-02", Dir: t.TempDir(), ToolVersion: "test", Baseline: b, Now: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
+	sum, err := runReport(ctx, db.SQL(), ReportOptions{Day: "2026-11-02", Dir: t.TempDir(), ToolVersion: "test", Baseline: b, Now: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestStartingBaseline(t *testing.T) {
 		t.Errorf("with the starting baseline: %d suppressed, %v by severity", sum.Suppressed, sum.Severities)
 	}
 	// An empty day writes an empty baseline that reads back.
-	st, err = StartingBaseline(ctx, db.SQL(), "2026-10-01", time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC))
+	st, err = startingBaseline(ctx, db.SQL(), "2026-10-01", time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}

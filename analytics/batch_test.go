@@ -51,7 +51,7 @@ func TestSmallFilesBatched(t *testing.T) {
 				}
 				load := func(db *DB, hook func(context.Context, *FileSummary) error) (LoadSummary, []string) {
 					var order []string
-					sum, err := Load(context.Background(), db, c.v, ins, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Raw: raw,
+					sum, err := db.Load(context.Background(), c.v, ins, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Raw: raw,
 						OnFile: func(fs FileSummary) { order = append(order, fs.Path) }, beforeCommit: hook})
 					if err != nil {
 						t.Fatal(err)

@@ -44,7 +44,7 @@ func TestChangedInputFailsAlone(t *testing.T) {
 		return io.NopCloser(eofReader{bytes.NewReader(orig), &readWhole}), nil
 	}}}
 	db := openTestDB(t)
-	sum, err := Load(context.Background(), db, c.v, []Input{fileInput(first), changing, fileInput(last)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), Raw: rawAll})
+	sum, err := db.Load(context.Background(), c.v, []Input{fileInput(first), changing, fileInput(last)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), Raw: rawAll})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -75,7 +75,7 @@ func TestTrustWarningIgnoresClock(t *testing.T) {
 	db := openTestDB(t)
 	load := func(tr Trust) FileSummary {
 		t.Helper()
-		sum, err := Load(context.Background(), db, c.v, []Input{fileInput(c.receipts)}, LoadOptions{TempDir: t.TempDir(), Trust: tr})
+		sum, err := db.Load(context.Background(), c.v, []Input{fileInput(c.receipts)}, LoadOptions{TempDir: t.TempDir(), Trust: tr})
 		if err != nil {
 			t.Fatal(err)
 		}

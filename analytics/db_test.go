@@ -213,7 +213,7 @@ func TestOpenReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second reader: %v", err)
 	}
-	if _, err := RunQuery(context.Background(), ro.SQL(), "failures", ""); err != nil {
+	if _, err := runQuery(context.Background(), ro.SQL(), "failures", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ro2.SQL().Exec("SELECT * FROM no_such_table"); err == nil {

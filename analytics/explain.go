@@ -29,8 +29,13 @@ type LoadedReceipt struct {
 // line: from the database, or read from its archive file when the
 // database left it there (an *ArchiveError when that file has moved or
 // changed).
-func ReceiptsByAction(ctx context.Context, q querier, id string) ([]LoadedReceipt, error) {
-	rs, err := ReceiptsByActionID(ctx, q, id)
+func (db *DB) ReceiptsByAction(ctx context.Context, id string) ([]LoadedReceipt, error) {
+	return receiptsByAction(ctx, db.sql, id)
+}
+
+// receiptsByAction is DB.ReceiptsByAction on any querier.
+func receiptsByAction(ctx context.Context, q querier, id string) ([]LoadedReceipt, error) {
+	rs, err := receiptsByActionID(ctx, q, id)
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +44,13 @@ func ReceiptsByAction(ctx context.Context, q querier, id string) ([]LoadedReceip
 
 // LoadedReceiptsAt returns the receipts loaded from source at line (see
 // ReceiptsAt), each with its line, as ReceiptsByAction.
-func LoadedReceiptsAt(ctx context.Context, q querier, source string, line int64) ([]LoadedReceipt, error) {
-	rs, err := ReceiptsAt(ctx, q, source, line)
+func (db *DB) LoadedReceiptsAt(ctx context.Context, source string, line int64) ([]LoadedReceipt, error) {
+	return loadedReceiptsAt(ctx, db.sql, source, line)
+}
+
+// loadedReceiptsAt is DB.LoadedReceiptsAt on any querier.
+func loadedReceiptsAt(ctx context.Context, q querier, source string, line int64) ([]LoadedReceipt, error) {
+	rs, err := receiptsAt(ctx, q, source, line)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +59,12 @@ func LoadedReceiptsAt(ctx context.Context, q querier, source string, line int64)
 
 // LoadedReceiptsByLine returns the receipts whose line's SHA-256 (hex)
 // is sum (see ReceiptsByLineSHA256), as ReceiptsByAction.
-func LoadedReceiptsByLine(ctx context.Context, q querier, sum string) ([]LoadedReceipt, error) {
+func (db *DB) LoadedReceiptsByLine(ctx context.Context, sum string) ([]LoadedReceipt, error) {
+	return loadedReceiptsByLine(ctx, db.sql, sum)
+}
+
+// loadedReceiptsByLine is DB.LoadedReceiptsByLine on any querier.
+func loadedReceiptsByLine(ctx context.Context, q querier, sum string) ([]LoadedReceipt, error) {
 	rs, err := receiptsByLineSHA256(ctx, q, sum)
 	if err != nil {
 		return nil, err
@@ -78,10 +93,15 @@ type namedFinding struct {
 
 // FindingsNaming runs the finding queries for day and returns the rows
 // that name the receipt: by its action_id, or by its source and line.
-func FindingsNaming(ctx context.Context, q querier, day, actionID, source string, line int64) ([]namedFinding, error) {
+func (db *DB) FindingsNaming(ctx context.Context, day, actionID, source string, line int64) ([]namedFinding, error) {
+	return findingsNaming(ctx, db.sql, day, actionID, source, line)
+}
+
+// findingsNaming is DB.FindingsNaming on any querier.
+func findingsNaming(ctx context.Context, q querier, day, actionID, source string, line int64) ([]namedFinding, error) {
 	var out []namedFinding
 	for _, name := range Findings {
-		t, err := RunQuery(ctx, q, name, day)
+		t, err := runQuery(ctx, q, name, day)
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +144,12 @@ FROM receipts WHERE %s = ? ORDER BY day, source, line`
 // (the predecessors of a receipt that links to prev) and those whose
 // previous_hash is hash (its successors). An empty prev or hash finds
 // none.
-func ChainNeighbours(ctx context.Context, q querier, prev, hash string) (preds, succs []ChainRow, err error) {
+func (db *DB) ChainNeighbours(ctx context.Context, prev, hash string) (preds, succs []ChainRow, err error) {
+	return neighbours(ctx, db.sql, prev, hash)
+}
+
+// neighbours is DB.ChainNeighbours on any querier.
+func neighbours(ctx context.Context, q querier, prev, hash string) (preds, succs []ChainRow, err error) {
 	find := func(col, v string) ([]ChainRow, error) {
 		if v == "" {
 			return nil, nil
@@ -168,7 +193,12 @@ var ErrNoTrust = errors.New("the database records no trust material for this rec
 
 // TrustOf returns the trust material recorded under trustSHA, with the
 // judging time of the load of fileSHA when the material has none.
-func TrustOf(ctx context.Context, q querier, trustSHA, fileSHA string) (*recordedTrust, error) {
+func (db *DB) TrustOf(ctx context.Context, trustSHA, fileSHA string) (*recordedTrust, error) {
+	return trustOf(ctx, db.sql, trustSHA, fileSHA)
+}
+
+// trustOf is DB.TrustOf on any querier.
+func trustOf(ctx context.Context, q querier, trustSHA, fileSHA string) (*recordedTrust, error) {
 	if trustSHA == "" {
 		return nil, ErrNoTrust
 	}

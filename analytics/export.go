@@ -130,7 +130,7 @@ const receiptWidth = "strlen(raw) + 512"
 //
 // An export stopped by ctx (a signal) removes dir if it made it: a
 // directory that did not exist before the run is not left half-filled.
-func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) (sum *exportSummary, err error) {
+func (db *DB) ExportParquet(ctx context.Context, dir string, opts ExportOptions) (sum *exportSummary, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

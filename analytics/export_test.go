@@ -52,7 +52,7 @@ func TestExportParts(t *testing.T) {
 	db := partsDB(t, n)
 	dir := filepath.Join(t.TempDir(), "pq")
 	const bound = 64 << 10
-	sum, err := ExportParquet(ctx, db, dir, ExportOptions{MaxFileBytes: bound})
+	sum, err := db.ExportParquet(ctx, dir, ExportOptions{MaxFileBytes: bound})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestExportParts(t *testing.T) {
 	}
 
 	// A larger bound: fewer parts, none of the old ones left.
-	sum, err = ExportParquet(ctx, db, dir, ExportOptions{})
+	sum, err = db.ExportParquet(ctx, dir, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

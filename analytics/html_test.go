@@ -78,7 +78,7 @@ func TestSummaryHTML(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
 	dir := t.TempDir()
-	if _, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test", Now: time.Now()}); err != nil {
+	if _, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test", Now: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	page, err := os.ReadFile(filepath.Join(dir, hTMLFile))

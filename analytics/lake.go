@@ -144,7 +144,7 @@ func (t *ReceiptTable) Export(ctx context.Context, dir string, opts ExportOption
 		}
 	}
 	opts.sideTables = []string{ParquetExpectedTools, ParquetTrust}
-	return ExportParquet(ctx, t.db, dir, opts)
+	return t.db.ExportParquet(ctx, dir, opts)
 }
 
 // Close closes the database and removes its file.

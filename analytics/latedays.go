@@ -17,7 +17,7 @@ type LateDay struct {
 // LateDays are the days, in order, that the files a load added hold
 // receipts of and that held receipts of other files loaded after the day
 // ended.
-func LateDays(ctx context.Context, db *DB, sum LoadSummary) ([]LateDay, error) {
+func (db *DB) LateDays(ctx context.Context, sum LoadSummary) ([]LateDay, error) {
 	var added []string
 	for _, f := range sum.Files {
 		if f.Err == nil && !f.AlreadyLoaded && f.Accepted > 0 && len(f.Holds) > 0 {
@@ -56,7 +56,7 @@ func LateDays(ctx context.Context, db *DB, sum LoadSummary) ([]LateDay, error) {
 // that the inputs of a load re-delivered (files.redelivered_days), this
 // load's or, for an input already loaded, the load's that stored it: the
 // days an audit of those inputs reports.
-func RedeliveredDays(ctx context.Context, db *DB, sum LoadSummary) ([]string, error) {
+func (db *DB) RedeliveredDays(ctx context.Context, sum LoadSummary) ([]string, error) {
 	var held []string
 	for _, f := range sum.Files {
 		if f.Err == nil {

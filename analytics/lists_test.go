@@ -65,7 +65,7 @@ func TestOpenConvertsTextLists(t *testing.T) {
 	if n := queryInt(t, db, `SELECT count(*) FROM receipts WHERE list_contains(reasons, 'chain_fork') AND list_contains(tool_servers, 'srv-b')`); n != 1 {
 		t.Errorf("list_contains finds %d converted rows, want 1", n)
 	}
-	tab, err := RunQuery(context.Background(), db.SQL(), "failures", "2026-11-02")
+	tab, err := runQuery(context.Background(), db.SQL(), "failures", "2026-11-02")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -169,7 +169,7 @@ func (s LoadSummary) Unreadable() int {
 // transaction. That path was chosen by measurement over the Go Appender
 // (BenchmarkIngest in load_bench_test.go). Memory stays bounded: no file's
 // rows are ever all held.
-func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts LoadOptions) (LoadSummary, error) {
+func (db *DB) Load(ctx context.Context, v *verify.Verifier, files []Input, opts LoadOptions) (LoadSummary, error) {
 	sum := LoadSummary{Files: make([]FileSummary, len(files))}
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {

@@ -115,7 +115,7 @@ func TestOCSFEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test", OCSF: true, Baseline: base, Now: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
+	sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test", OCSF: true, Baseline: base, Now: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}

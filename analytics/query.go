@@ -119,7 +119,12 @@ type Date string
 // as the file's single ? parameter (see package queries). A finding
 // query's finding_key column comes back as finding_id (FindingID). A
 // database that cannot be read is an *IOError.
-func RunQuery(ctx context.Context, q querier, name, day string) (*Table, error) {
+func (db *DB) RunQuery(ctx context.Context, name, day string) (*Table, error) {
+	return runQuery(ctx, db.sql, name, day)
+}
+
+// runQuery is DB.RunQuery on any querier.
+func runQuery(ctx context.Context, q querier, name, day string) (*Table, error) {
 	query, err := LookupQuery(name)
 	if err != nil {
 		return nil, err

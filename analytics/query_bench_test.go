@@ -99,7 +99,7 @@ func BenchmarkQueries1M(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				rows := 0
 				for b.Loop() {
-					t, err := RunQuery(ctx, db.SQL(), q.Name, day)
+					t, err := runQuery(ctx, db.SQL(), q.Name, day)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -117,7 +117,7 @@ func BenchmarkReport1M(b *testing.B) {
 	db := benchDatabase(b)
 	dir := b.TempDir()
 	for b.Loop() {
-		if _, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-04", Dir: dir}); err != nil {
+		if _, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-04", Dir: dir}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -166,7 +166,7 @@ failures,high,{{failures|f1:6}},2026-11-02,nonce_replay,FAIL,asqav-native,a1,ag3
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"/"+tt.day, func(t *testing.T) {
-			tb, err := RunQuery(ctx, db.SQL(), tt.name, tt.day)
+			tb, err := runQuery(ctx, db.SQL(), tt.name, tt.day)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,13 +183,13 @@ func TestQueriesAllDays(t *testing.T) {
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
 	ctx := context.Background()
 	for _, name := range Findings {
-		all, err := RunQuery(ctx, db.SQL(), name, "")
+		all, err := runQuery(ctx, db.SQL(), name, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		var union []string
 		for _, day := range []string{"2026-11-01", "2026-11-02"} {
-			tb, err := RunQuery(ctx, db.SQL(), name, day)
+			tb, err := runQuery(ctx, db.SQL(), name, day)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +214,7 @@ func TestQueryFiles(t *testing.T) {
 	for _, name := range names {
 		base := strings.TrimSuffix(name, ".sql")
 		for _, day := range []string{"2026-11-01", ""} {
-			tb, err := RunQuery(context.Background(), db.SQL(), base, day)
+			tb, err := runQuery(context.Background(), db.SQL(), base, day)
 			if err != nil {
 				t.Errorf("%s, day %q: %v", base, day, err)
 				continue

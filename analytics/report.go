@@ -143,7 +143,12 @@ func (s *ReportSummary) Total() int {
 // (opts.Now), so reporting the same day of the same data again gives the
 // same bytes. A database error is an *IOError, a file that cannot be
 // written a *WriteError.
-func Report(ctx context.Context, q querier, opts ReportOptions) (*ReportSummary, error) {
+func (db *DB) Report(ctx context.Context, opts ReportOptions) (*ReportSummary, error) {
+	return runReport(ctx, db.sql, opts)
+}
+
+// runReport is DB.Report on any querier.
+func runReport(ctx context.Context, q querier, opts ReportOptions) (*ReportSummary, error) {
 	day, err := ParseDay(opts.Day)
 	if err != nil {
 		return nil, err

@@ -304,7 +304,7 @@ func TestReportFindsPlanted(t *testing.T) {
 	failures := map[string]map[int]string{} // day -> line -> reasons
 	for _, day := range days {
 		dir := filepath.Join(out, day)
-		sum, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"})
+		sum, err := runReport(ctx, db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -392,11 +392,11 @@ func TestReportFindsPlanted(t *testing.T) {
 	for _, day := range days[:2] {
 		dir := filepath.Join(out, day)
 		before := readDir(t, dir)
-		if _, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"}); err != nil {
+		if _, err := runReport(ctx, db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"}); err != nil {
 			t.Fatal(err)
 		}
 		again := filepath.Join(t.TempDir(), "again")
-		if _, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: again, ToolVersion: "test"}); err != nil {
+		if _, err := runReport(ctx, db.SQL(), ReportOptions{Day: day, Dir: again, ToolVersion: "test"}); err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range []string{dir, again} {
@@ -448,7 +448,7 @@ func TestParquetSameRows(t *testing.T) {
 	_, db, days := reportCorpus(t)
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "parquet")
-	sum, err := ExportParquet(ctx, db, dir, ExportOptions{})
+	sum, err := db.ExportParquet(ctx, dir, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +456,7 @@ func TestParquetSameRows(t *testing.T) {
 		t.Fatalf("exported %d days, %d rows", len(sum.Days), sum.Rows())
 	}
 	// Re-runnable: a second export replaces the files in place.
-	if _, err := ExportParquet(ctx, db, dir, ExportOptions{}); err != nil {
+	if _, err := db.ExportParquet(ctx, dir, ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(dir, "*", ".*"))
@@ -484,11 +484,11 @@ func TestParquetSameRows(t *testing.T) {
 	}
 	for _, q := range Queries() {
 		for _, day := range append([]string{""}, days...) {
-			a, err := RunQuery(ctx, db.SQL(), q.Name, day)
+			a, err := runQuery(ctx, db.SQL(), q.Name, day)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := RunQuery(ctx, pq.SQL(), q.Name, day)
+			b, err := runQuery(ctx, pq.SQL(), q.Name, day)
 			if err != nil {
 				t.Fatalf("%s over Parquet: %v", q.Name, err)
 			}
@@ -507,7 +507,7 @@ func TestReportEmptyDay(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
 	dir := t.TempDir()
-	sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-10-01", Dir: dir, ToolVersion: "test"})
+	sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-10-01", Dir: dir, ToolVersion: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -533,7 +533,7 @@ func TestReportFixture(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
 	dir := t.TempDir()
-	sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test"})
+	sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -576,7 +576,7 @@ func TestReportUnwritable(t *testing.T) {
 	db := fixtureDB(t, fixtureRows)
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
-	_, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: filepath.Join(file, "out")})
+	_, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: filepath.Join(file, "out")})
 	if _, ok := err.(*WriteError); !ok {
 		t.Fatalf("got %T %v, want *WriteError", err, err)
 	}
@@ -598,7 +598,7 @@ func TestReportTimeZone(t *testing.T) {
 		out := map[string][]byte{}
 		for _, day := range []string{"2026-11-02", "2026-11-03"} {
 			dir := filepath.Join(t.TempDir(), day)
-			if _, err := Report(context.Background(), db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"}); err != nil {
+			if _, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"}); err != nil {
 				t.Fatal(err)
 			}
 			for name, b := range readDir(t, dir) {
@@ -652,7 +652,7 @@ func TestReportUndated(t *testing.T) {
 		t.Fatalf("%d receipts on the day of the load, %d without a day; want 3 and 0", undated, dayless)
 	}
 	day := loaded.UTC().Format(time.DateOnly)
-	sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: day, Dir: t.TempDir(), ToolVersion: "test"})
+	sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: day, Dir: t.TempDir(), ToolVersion: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -740,7 +740,7 @@ func TestReportRejects(t *testing.T) {
 		{loaded.UTC().Format(time.DateOnly), 2, "garbage.jsonl"},
 		{"2026-10-01", 0, ""},
 	} {
-		sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: tt.day, Dir: t.TempDir(), ToolVersion: "test"})
+		sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: tt.day, Dir: t.TempDir(), ToolVersion: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,11 +36,16 @@ type dayCursor struct {
 // theirs. Otherwise (a report of some days of a longer history) it returns
 // nil, and each day runs its own queries, which read only that day's rows
 // besides the aggregates. Days must then be reported in ascending order.
-func ShareFindings(ctx context.Context, q querier, days []string) (*sharedFindings, error) {
+func (db *DB) ShareFindings(ctx context.Context, days []string) (*sharedFindings, error) {
+	return shareFindings(ctx, db.sql, days)
+}
+
+// shareFindings is DB.ShareFindings on any querier.
+func shareFindings(ctx context.Context, q querier, days []string) (*sharedFindings, error) {
 	if len(days) < 2 || !slices.IsSorted(days) {
 		return nil, nil
 	}
-	all, err := RunQuery(ctx, q, "days", "")
+	all, err := runQuery(ctx, q, "days", "")
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 func TestSharedFindingsAgree(t *testing.T) {
 	_, db, days := reportCorpus(t)
 	ctx := context.Background()
-	shared, err := ShareFindings(ctx, db.SQL(), days)
+	shared, err := shareFindings(ctx, db.SQL(), days)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,11 +23,11 @@ func TestSharedFindingsAgree(t *testing.T) {
 	}
 	own, one := t.TempDir(), t.TempDir()
 	for _, day := range days {
-		a, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: filepath.Join(own, day), ToolVersion: "test"})
+		a, err := runReport(ctx, db.SQL(), ReportOptions{Day: day, Dir: filepath.Join(own, day), ToolVersion: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: filepath.Join(one, day), ToolVersion: "test", Shared: shared})
+		b, err := runReport(ctx, db.SQL(), ReportOptions{Day: day, Dir: filepath.Join(one, day), ToolVersion: "test", Shared: shared})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func TestSharedFindingsAgree(t *testing.T) {
 			}
 		}
 	}
-	if s, err := ShareFindings(ctx, db.SQL(), days[1:]); err != nil || s != nil {
+	if s, err := shareFindings(ctx, db.SQL(), days[1:]); err != nil || s != nil {
 		t.Errorf("ShareFindings over some of the days = %v, %v; want nil: each day runs its own queries", s, err)
 	}
 }

@@ -38,7 +38,7 @@ func seededReport(t *testing.T, seed uint64, rate float64, opts ReportOptions) (
 	for i := range cfg.Days {
 		opts.Day = testStart.AddDate(0, 0, i).Format(time.DateOnly)
 		opts.Dir = filepath.Join(out, opts.Day)
-		sum, err := Report(context.Background(), db.SQL(), opts)
+		sum, err := runReport(context.Background(), db.SQL(), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +208,7 @@ func TestSeverityRules(t *testing.T) {
 		db := fixtureDB(t, rows, exp...)
 		got := map[string]string{}
 		for _, name := range []string{"collisions", "drift"} {
-			tb, err := RunQuery(context.Background(), db.SQL(), name, "2026-11-02")
+			tb, err := runQuery(context.Background(), db.SQL(), name, "2026-11-02")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +251,7 @@ func TestFindingIDStable(t *testing.T) {
 		db := fixtureDB(t, rows, fixtureExpected...)
 		var out []string
 		for _, name := range Findings {
-			tb, err := RunQuery(context.Background(), db.SQL(), name, "")
+			tb, err := runQuery(context.Background(), db.SQL(), name, "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,14 +40,24 @@ const storedReceiptSQL = `SELECT source, file_sha256, line, COALESCE(byte_offset
 // ReceiptsAt returns the receipts loaded from source (as loaded, or the
 // same path cleaned) at line: one per time that file's content was
 // loaded under that name, usually one.
-func ReceiptsAt(ctx context.Context, q querier, source string, line int64) ([]StoredReceipt, error) {
+func (db *DB) ReceiptsAt(ctx context.Context, source string, line int64) ([]StoredReceipt, error) {
+	return receiptsAt(ctx, db.sql, source, line)
+}
+
+// receiptsAt is DB.ReceiptsAt on any querier.
+func receiptsAt(ctx context.Context, q querier, source string, line int64) ([]StoredReceipt, error) {
 	return storedReceipts(ctx, q, "WHERE (source = ? OR source = ?) AND line = ? ORDER BY source, file_sha256",
 		source, filepath.Clean(source), line)
 }
 
 // ReceiptsByActionID returns the receipts whose action_id is id, by day,
 // source and line (a replayed action has several).
-func ReceiptsByActionID(ctx context.Context, q querier, id string) ([]StoredReceipt, error) {
+func (db *DB) ReceiptsByActionID(ctx context.Context, id string) ([]StoredReceipt, error) {
+	return receiptsByActionID(ctx, db.sql, id)
+}
+
+// receiptsByActionID is DB.ReceiptsByActionID on any querier.
+func receiptsByActionID(ctx context.Context, q querier, id string) ([]StoredReceipt, error) {
 	return storedReceipts(ctx, q, "WHERE action_id = ? ORDER BY day, source, line", id)
 }
 
@@ -61,7 +71,12 @@ func receiptsByLineSHA256(ctx context.Context, q querier, sum string) ([]StoredR
 // Redelivered is how many lines the files loaded from source re-delivered
 // (files.redelivered): lines stored already from another file, not
 // stored again.
-func Redelivered(ctx context.Context, q querier, source string) (int64, error) {
+func (db *DB) Redelivered(ctx context.Context, source string) (int64, error) {
+	return countRedelivered(ctx, db.sql, source)
+}
+
+// countRedelivered is DB.Redelivered on any querier.
+func countRedelivered(ctx context.Context, q querier, source string) (int64, error) {
 	rows, err := q.QueryContext(ctx, "SELECT COALESCE(sum(redelivered), 0) FROM files WHERE path = ? OR path = ?",
 		source, filepath.Clean(source))
 	if err != nil {

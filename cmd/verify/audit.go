@@ -83,7 +83,7 @@ func auditAction(ctx *cli.Context) error {
 			return err
 		}
 	}
-	late, err := analytics.LateDays(bg, db, lsum)
+	late, err := db.LateDays(bg, lsum)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func auditAction(ctx *cli.Context) error {
 		bar.setPhase(fmt.Sprintf("finding queries over %d days", len(days)))
 	}
 	phase(bg, "queries")
-	if opts.Shared, err = analytics.ShareFindings(bg, db.SQL(), days); err != nil {
+	if opts.Shared, err = db.ShareFindings(bg, days); err != nil {
 		return outputErr(err)
 	}
 	defer opts.Shared.Close()
@@ -106,7 +106,7 @@ func auditAction(ctx *cli.Context) error {
 		bar.setPhase(fmt.Sprintf("reporting day %d of %d (%s)", i+1, len(days), d))
 		opts.Day, opts.Dir = d, filepath.Join(out, d)
 		phase(bg, "report")
-		sum, err := analytics.Report(bg, db.SQL(), opts)
+		sum, err := db.Report(bg, opts)
 		if err != nil {
 			return outputErr(err)
 		}
@@ -160,11 +160,11 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 			}
 		}
 	}
-	days, err := analytics.RedeliveredDays(ctx, db, lsum)
+	days, err := db.RedeliveredDays(ctx, lsum)
 	if err != nil {
 		return nil, err
 	}
-	loaded, err := analytics.RunQuery(ctx, db.SQL(), "files", "")
+	loaded, err := db.RunQuery(ctx, "files", "")
 	if err != nil {
 		return nil, err
 	}
@@ -178,13 +178,13 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 			}
 		}
 	}
-	all, err := analytics.RunQuery(ctx, db.SQL(), "days", "")
+	all, err := db.RunQuery(ctx, "days", "")
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range all.Rows {
 		d := analytics.Text(r[all.Col("day")])
-		files, err := analytics.RunQuery(ctx, db.SQL(), "files", d)
+		files, err := db.RunQuery(ctx, "files", d)
 		if err != nil {
 			return nil, err
 		}

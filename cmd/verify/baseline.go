@@ -54,7 +54,7 @@ func baselineAction(ctx *cli.Context) error {
 	defer db.Close()
 	expires := day.AddDate(0, 0, ctx.Int("valid"))
 	phase(runContext(ctx), "baseline")
-	st, err := analytics.StartingBaseline(runContext(ctx), db.SQL(), ctx.String("day"), expires)
+	st, err := db.StartingBaseline(runContext(ctx), ctx.String("day"), expires)
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ func removeUnfinishedDB(db *analytics.DB, path string, created bool, err error) 
 	if !created || !errors.As(err, &ie) {
 		return
 	}
-	t, qerr := analytics.RunQuery(context.Background(), db.SQL(), "files", "")
+	t, qerr := db.RunQuery(context.Background(), "files", "")
 	if qerr != nil || len(t.Rows) > 0 || db.Close() != nil {
 		return
 	}

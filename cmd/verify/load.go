@@ -69,7 +69,7 @@ func loadAction(ctx *cli.Context) error {
 		removeUnfinishedDB(db, ctx.String("db"), created, err)
 		return err
 	}
-	late, err := analytics.LateDays(context.Background(), db, sum)
+	late, err := db.LateDays(context.Background(), sum)
 	if err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		},
 	}
 	phase(sigCtx, "load")
-	sum, err := analytics.Load(sigCtx, db, v, inputs, opts)
+	sum, err := db.Load(sigCtx, v, inputs, opts)
 	sum.Skipped = skipped
 	bar.done()
 	if err != nil && sigCtx.Err() != nil {

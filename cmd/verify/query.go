@@ -77,7 +77,7 @@ func queryAction(ctx *cli.Context) error {
 	}
 	defer db.Close()
 	phase(runContext(ctx), "query")
-	t, err := analytics.RunQuery(runContext(ctx), db.SQL(), name, day)
+	t, err := db.RunQuery(runContext(ctx), name, day)
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ func reportAction(ctx *cli.Context) error {
 	}
 	defer db.Close()
 	phase(runContext(ctx), "report")
-	sum, err := analytics.Report(runContext(ctx), db.SQL(), opts)
+	sum, err := db.Report(runContext(ctx), opts)
 	if err != nil {
 		return outputErr(err)
 	}

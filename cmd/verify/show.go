@@ -51,18 +51,18 @@ func showAction(ctx *cli.Context) error {
 	arg := ctx.Args().First()
 	var found []analytics.StoredReceipt
 	if file, line, perr := splitPathLine(arg); perr == nil { // else an action_id
-		if found, err = analytics.ReceiptsAt(bg, db.SQL(), file, int64(line)); err != nil {
+		if found, err = db.ReceiptsAt(bg, file, int64(line)); err != nil {
 			return err
 		}
 	}
 	if len(found) == 0 {
-		if found, err = analytics.ReceiptsByActionID(bg, db.SQL(), arg); err != nil {
+		if found, err = db.ReceiptsByActionID(bg, arg); err != nil {
 			return err
 		}
 	}
 	if len(found) == 0 {
 		if file, _, perr := splitPathLine(arg); perr == nil {
-			if n, err := analytics.Redelivered(bg, db.SQL(), file); err != nil {
+			if n, err := db.Redelivered(bg, file); err != nil {
 				return err
 			} else if n > 0 {
 				return &rejectedError{fmt.Errorf("show: %s: no receipt stored at that FILE:LINE: %s re-delivered %d line(s) stored from another file, not stored again; verify explain --db %s %s names where it is stored",

@@ -74,11 +74,11 @@ func newFixture(t *testing.T) *fixture {
 	for _, p := range []string{main, mixed, bad} {
 		ins = append(ins, analytics.Input{Source: stream.Source{Name: p, Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(p) }}})
 	}
-	if _, err := analytics.Load(ctx, db, v, ins, analytics.LoadOptions{Schemas: schemas, TempDir: t.TempDir()}); err != nil {
+	if _, err := db.Load(ctx, v, ins, analytics.LoadOptions{Schemas: schemas, TempDir: t.TempDir()}); err != nil {
 		t.Fatalf("load: %v", err)
 	}
 	f := &fixture{db: db, parquet: filepath.Join(dir, "parquet")}
-	if _, err := analytics.ExportParquet(ctx, db, f.parquet, analytics.ExportOptions{}); err != nil {
+	if _, err := db.ExportParquet(ctx, f.parquet, analytics.ExportOptions{}); err != nil {
 		t.Fatalf("export: %v", err)
 	}
 	// The receipts' days, the day the files were loaded on (the rejects

@@ -287,7 +287,7 @@ func TestEnginesParquetParts(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(t.TempDir(), "pq")
-	sum, err := analytics.ExportParquet(ctx, db, dir, analytics.ExportOptions{MaxFileBytes: 32 << 10})
+	sum, err := db.ExportParquet(ctx, dir, analytics.ExportOptions{MaxFileBytes: 32 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
