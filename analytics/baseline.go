@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/receiptverify/verify/queries"
 )
 
 // A Baseline is a file of accepted tool-schema findings (TOML):
@@ -188,7 +189,7 @@ func (b *Baseline) apply(tables map[string]*Table, now time.Time) []suppression 
 			out = append(out, suppression{Entry: e, Index: i + 1, Expired: e.Expired(now)})
 		}
 	}
-	for _, name := range Findings {
+	for _, name := range queries.Findings() {
 		t := tables[name]
 		if t == nil {
 			continue
@@ -216,8 +217,8 @@ func (b *Baseline) apply(tables map[string]*Table, now time.Time) []suppression 
 // entries' expiry judged at now. It returns one Suppression per entry. A
 // nil baseline adds the columns, every row not suppressed.
 func (b *Baseline) ApplyTo(t *Table, now time.Time) ([]suppression, error) {
-	if !slices.Contains(Findings, t.Name) {
-		return nil, fmt.Errorf("--baseline: %s is not a finding query (%s)", t.Name, strings.Join(Findings, ", "))
+	if !slices.Contains(queries.Findings(), t.Name) {
+		return nil, fmt.Errorf("--baseline: %s is not a finding query (%s)", t.Name, strings.Join(queries.Findings(), ", "))
 	}
 	return b.apply(map[string]*Table{t.Name: t}, now), nil
 }
@@ -277,7 +278,7 @@ func startingBaseline(ctx context.Context, q querier, day string, expires time.T
 	type pair struct{ tool, fp string }
 	var order []pair
 	kinds := map[pair][]string{}
-	for _, name := range Findings {
+	for _, name := range queries.Findings() {
 		t, err := runQuery(ctx, q, name, day)
 		if err != nil {
 			return nil, err

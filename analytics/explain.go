@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/receiptverify/verify/queries"
 )
 
 // LoadedReceipt is one receipt row of an audit database, as verify
@@ -100,7 +102,7 @@ func (db *DB) FindingsNaming(ctx context.Context, day, actionID, source string, 
 // findingsNaming is DB.FindingsNaming on any querier.
 func findingsNaming(ctx context.Context, q querier, day, actionID, source string, line int64) ([]namedFinding, error) {
 	var out []namedFinding
-	for _, name := range Findings {
+	for _, name := range queries.Findings() {
 		t, err := runQuery(ctx, q, name, day)
 		if err != nil {
 			return nil, err

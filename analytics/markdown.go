@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/queries"
 )
 
 // Summary caps: rows listed per section before "N more in <file>".
@@ -224,7 +225,7 @@ type findingRow struct {
 // Findings order, each in the words summary.md uses.
 func findingRows(tables map[string]*Table, keep func(name string, t *Table, r []any) bool) []findingRow {
 	var out []findingRow
-	for _, name := range Findings {
+	for _, name := range queries.Findings() {
 		t := tables[name]
 		for _, r := range t.Rows {
 			if !keep(name, t, r) {
@@ -317,7 +318,7 @@ func findingsTable(b *strings.Builder, rows []findingRow, n int, suppressed bool
 	}
 	if len(files) > 0 {
 		var more []string
-		for _, name := range Findings {
+		for _, name := range queries.Findings() {
 			if k := files[name]; k > 0 {
 				more = append(more, fmt.Sprintf("%d in [%s.csv](%s.csv)", k, name, name))
 			}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/receiptverify/verify/queries"
 )
 
 // ocsfSpec is testdata/ocsf/detection_finding_2004.json: what the OCSF
@@ -121,7 +123,7 @@ func TestOCSFEvents(t *testing.T) {
 	}
 	files := readDir(t, dir)
 	var ids []string
-	for _, name := range Findings {
+	for _, name := range queries.Findings() {
 		for _, r := range readCSVBytes(t, files[name+".csv"]) {
 			ids = append(ids, r["finding_id"]+" "+r["severity"]+" "+r["suppressed"])
 		}

@@ -4,16 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/big"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,68 +20,6 @@ import (
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/queries"
 )
-
-// Findings are the detection queries a report runs, in report order. The
-// other files in queries/ (days, files, tool_days) answer questions around
-// them.
-var Findings = []string{"collisions", "drift", "replays", "failures", "rejects"}
-
-// Query is one embedded SQL file of queries/.
-type Query struct {
-	Name   string // the file's base name without .sql: "collisions"
-	File   string // "queries/collisions.sql"
-	Text   string // the statement, header comment included
-	SHA256 string // lowercase hex SHA-256 of the file's bytes
-}
-
-// Queries lists the embedded queries by name.
-func Queries() []Query {
-	entries, err := fs.ReadDir(queries.FS(), ".")
-	if err != nil {
-		panic(err) // an embed.FS root always reads
-	}
-	var out []Query
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".sql")
-		if !ok || e.IsDir() {
-			continue
-		}
-		b, err := fs.ReadFile(queries.FS(), e.Name())
-		if err != nil {
-			panic(err)
-		}
-		sum := sha256.Sum256(b)
-		out = append(out, Query{Name: name, File: path.Join("queries", e.Name()), Text: string(b), SHA256: hex.EncodeToString(sum[:])})
-	}
-	return out
-}
-
-// QueryNames lists the names of the embedded queries, sorted.
-func QueryNames() []string {
-	var names []string
-	for _, q := range Queries() {
-		names = append(names, q.Name)
-	}
-	return names
-}
-
-// LookupQuery returns the embedded query called name, or an
-// *unknownQueryError.
-func LookupQuery(name string) (Query, error) {
-	for _, q := range Queries() {
-		if q.Name == name {
-			return q, nil
-		}
-	}
-	return Query{}, &unknownQueryError{Name: name}
-}
-
-// unknownQueryError is a query name with no file in queries/.
-type unknownQueryError struct{ Name string }
-
-func (e *unknownQueryError) Error() string {
-	return fmt.Sprintf("unknown query %q (queries: %s)", e.Name, strings.Join(QueryNames(), ", "))
-}
 
 // querier runs SQL: a *sql.DB, *sql.Conn or *sql.Tx.
 type querier interface {
@@ -125,7 +59,7 @@ func (db *DB) RunQuery(ctx context.Context, name, day string) (*Table, error) {
 
 // runQuery is DB.RunQuery on any querier.
 func runQuery(ctx context.Context, q querier, name, day string) (*Table, error) {
-	query, err := LookupQuery(name)
+	query, err := queries.Lookup(name)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/receiptverify/verify/queries"
 )
 
 // benchRows is the size of the synthetic database the query benchmark
@@ -90,7 +92,7 @@ func benchDatabase(b *testing.B) *DB {
 func BenchmarkQueries1M(b *testing.B) {
 	db := benchDatabase(b)
 	ctx := context.Background()
-	for _, q := range Queries() {
+	for _, q := range queries.All() {
 		for _, day := range []string{"2026-11-04", ""} {
 			name := q.Name + "/day"
 			if day == "" {

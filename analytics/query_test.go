@@ -182,7 +182,7 @@ func TestQueriesAllDays(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
 	ctx := context.Background()
-	for _, name := range Findings {
+	for _, name := range queries.Findings() {
 		all, err := runQuery(ctx, db.SQL(), name, "")
 		if err != nil {
 			t.Fatal(err)
@@ -208,7 +208,7 @@ func TestQueryFiles(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, nil)
 	names, err := fs.Glob(queries.FS(), "*.sql")
-	if err != nil || len(names) < len(Findings) {
+	if err != nil || len(names) < len(queries.Findings()) {
 		t.Fatalf("queries: %v %v", names, err)
 	}
 	for _, name := range names {
@@ -221,24 +221,13 @@ func TestQueryFiles(t *testing.T) {
 			}
 			// A finding query's rows open with what a SIEM keys on, and its
 			// header says why each severity.
-			if slices.Contains(Findings, base) {
-				q, _ := LookupQuery(base)
+			if slices.Contains(queries.Findings(), base) {
+				q, _ := queries.Lookup(base)
 				if len(tb.Columns) < 3 || strings.Join(tb.Columns[:3], ",") != "finding,severity,finding_id" || tb.Col("event_time") < 0 || !strings.Contains(q.Text, "\n-- Severity") {
 					t.Errorf("%s: columns %v, or no Severity section in its header", base, tb.Columns)
 				}
 			}
 		}
-	}
-}
-
-func TestUnknownQuery(t *testing.T) {
-	t.Parallel()
-	_, err := LookupQuery("nope")
-	if _, ok := err.(*unknownQueryError); !ok {
-		t.Fatalf("got %v", err)
-	}
-	if !strings.Contains(err.Error(), "collisions") {
-		t.Errorf("error does not list the queries: %v", err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/outfile"
+	"github.com/receiptverify/verify/queries"
 )
 
 // ReportOptions say which day to report, where, and what fails it.
@@ -215,7 +216,7 @@ type reportRun struct {
 // findings run once for every day, opts.Shared) and records it in the
 // manifest.
 func (r *reportRun) run(name string) (*Table, error) {
-	query, err := LookupQuery(name)
+	query, err := queries.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +279,7 @@ func (r *reportRun) inputs() error {
 func (r *reportRun) findings() (map[string]*Table, error) {
 	sum, man, opts := r.sum, r.man, r.opts
 	tables := map[string]*Table{}
-	for _, name := range Findings {
+	for _, name := range queries.Findings() {
 		t, err := r.run(name)
 		if err != nil {
 			return nil, err
@@ -286,7 +287,7 @@ func (r *reportRun) findings() (map[string]*Table, error) {
 		tables[name] = t
 	}
 	sum.Baseline = opts.Baseline.apply(tables, opts.Now)
-	for _, name := range Findings {
+	for _, name := range queries.Findings() {
 		t := tables[name]
 		fc := findingCount{Name: name, Rows: len(t.Rows), Kinds: kindCounts(name, t)}
 		for _, row := range t.Rows {
@@ -339,7 +340,7 @@ func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []s
 		man.Outputs = append(man.Outputs, manifestOutput{Name: name, SHA256: hex.EncodeToString(h[:]), Bytes: len(data)})
 		return nil
 	}
-	for _, name := range Findings {
+	for _, name := range queries.Findings() {
 		var c, j bytes.Buffer
 		if err := tables[name].WriteCSV(&c); err != nil {
 			return err
@@ -356,7 +357,7 @@ func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []s
 	}
 	if opts.OCSF {
 		var o bytes.Buffer
-		for _, name := range Findings {
+		for _, name := range queries.Findings() {
 			if err := WriteOCSF(&o, tables[name], opts.ToolVersion, opts.FailOn); err != nil {
 				return err
 			}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/toolschema"
 )
@@ -482,7 +483,7 @@ func TestParquetSameRows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, q := range Queries() {
+	for _, q := range queries.All() {
 		for _, day := range append([]string{""}, days...) {
 			a, err := runQuery(ctx, db.SQL(), q.Name, day)
 			if err != nil {

@@ -3,6 +3,8 @@ package analytics
 import (
 	"context"
 	"slices"
+
+	"github.com/receiptverify/verify/queries"
 )
 
 // byDay are the finding queries whose rows each carry their UTC day and
@@ -56,7 +58,7 @@ func shareFindings(ctx context.Context, q querier, days []string) (*sharedFindin
 	}
 	s := &sharedFindings{cursors: map[string]*dayCursor{}}
 	for _, name := range byDay {
-		query, err := LookupQuery(name)
+		query, err := queries.Lookup(name)
 		if err != nil {
 			s.Close()
 			return nil, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/queries"
 )
 
 // seeds are the seeds a test runs over: all of them, the first alone
@@ -43,7 +44,7 @@ func seededReport(t *testing.T, seed uint64, rate float64, opts ReportOptions) (
 			t.Fatal(err)
 		}
 		sums = append(sums, sum)
-		for _, name := range Findings {
+		for _, name := range queries.Findings() {
 			rows = append(rows, readCSV(t, filepath.Join(opts.Dir, name+".csv"))...)
 		}
 	}
@@ -250,7 +251,7 @@ func TestFindingIDStable(t *testing.T) {
 	ids := func(rows []fixRow) []string {
 		db := fixtureDB(t, rows, fixtureExpected...)
 		var out []string
-		for _, name := range Findings {
+		for _, name := range queries.Findings() {
 			tb, err := runQuery(context.Background(), db.SQL(), name, "")
 			if err != nil {
 				t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
 
@@ -255,7 +256,7 @@ func writeAuditSummary(w io.Writer, dbPath string, lsum analytics.LoadSummary, r
 	// Each finding column counts the rows that fail the day (at --fail-on
 	// or above, not suppressed), so a clean day reads clean; the rest are
 	// one column.
-	head := append(append([]string{"day", "receipts"}, analytics.Findings...), belowFailOn)
+	head := append(append([]string{"day", "receipts"}, queries.Findings()...), belowFailOn)
 	table := [][]string{head}
 	totals := make([]int64, len(head)-1)
 	with := 0

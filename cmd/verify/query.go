@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
 
@@ -16,7 +17,7 @@ func newQueryCommand() *cli.Command {
 		Name:      "query",
 		Usage:     "run one detection query (queries/*.sql) over an audit database",
 		ArgsUsage: "NAME",
-		Description: "NAME is the base name of an embedded query file: " + strings.Join(analytics.QueryNames(), ", ") + ".\n" +
+		Description: "NAME is the base name of an embedded query file: " + strings.Join(queries.Names(), ", ") + ".\n" +
 			"Each file's header comment says what it finds. The day is bound as the query's one\n" +
 			"parameter; without --day, the queries report every day.\n\n" +
 			"Formats: table (aligned text), csv (RFC 4180, header row), jsonl (JSON Lines, one object per row;\n" +
@@ -45,10 +46,10 @@ func newQueryCommand() *cli.Command {
 func queryAction(ctx *cli.Context) error {
 	args := ctx.Args().Slice()
 	if len(args) != 1 {
-		return usagef(ctx, "want one query NAME (%s)", strings.Join(analytics.QueryNames(), ", "))
+		return usagef(ctx, "want one query NAME (%s)", strings.Join(queries.Names(), ", "))
 	}
 	name := args[0]
-	if _, err := analytics.LookupQuery(name); err != nil {
+	if _, err := queries.Lookup(name); err != nil {
 		return usagef(ctx, "%v", err)
 	}
 	if ctx.String("db") == "" {
@@ -58,8 +59,8 @@ func queryAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if format == "ocsf" && !slices.Contains(analytics.Findings, name) {
-		return usagef(ctx, "--format ocsf: %s is not a finding query (%s)", name, strings.Join(analytics.Findings, ", "))
+	if format == "ocsf" && !slices.Contains(queries.Findings(), name) {
+		return usagef(ctx, "--format ocsf: %s is not a finding query (%s)", name, strings.Join(queries.Findings(), ", "))
 	}
 	day := ctx.String("day")
 	if day != "" {

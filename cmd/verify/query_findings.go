@@ -7,6 +7,7 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
 
@@ -27,7 +28,7 @@ type queryExports struct {
 // verify query days.
 func exportOptionsOf(ctx *cli.Context, name string) (*queryExports, error) {
 	q := &queryExports{failOn: analytics.DefaultFailOn}
-	if !slices.Contains(analytics.Findings, name) {
+	if !slices.Contains(queries.Findings(), name) {
 		return q, nil
 	}
 	var err error

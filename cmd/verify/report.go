@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
 
@@ -16,7 +17,7 @@ func newReportCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "report",
 		Usage: "write the daily report of an audit database: findings as CSV and JSON Lines, a chart, summary.md, manifest.json",
-		Description: "Runs the finding queries (" + strings.Join(analytics.Findings, ", ") + ") for one UTC day and writes\n" +
+		Description: "Runs the finding queries (" + strings.Join(queries.Findings(), ", ") + ") for one UTC day and writes\n" +
 			"in DIR: NAME.csv and NAME.jsonl for each, fingerprints.svg (distinct fingerprints per tool per\n" +
 			"day, up to the 28 days up to DAY), summary.md (read it first: it opens with the verdict),\n" +
 			"summary.html (the same, one self-contained page) and manifest.json (versions, query\n" +

@@ -17,6 +17,7 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify/stream"
 )
 
@@ -108,7 +109,7 @@ func newFixture(t *testing.T) *fixture {
 // run is one query to run on an engine: a file for a day, the day bound
 // as a parameter or written as a literal.
 type run struct {
-	query   analytics.Query
+	query   queries.Query
 	day     string // "" for all days
 	literal bool
 }
@@ -145,7 +146,7 @@ func (r run) text(t *testing.T, param string) string {
 
 func (f *fixture) runs() []run {
 	var out []run
-	for _, q := range analytics.Queries() {
+	for _, q := range queries.All() {
 		for _, day := range f.days {
 			out = append(out, run{query: q, day: day}, run{query: q, day: day, literal: true})
 		}
@@ -320,7 +321,7 @@ func TestEngines(t *testing.T) {
 			}
 		}
 		// The first two failures of each query, and how many there were.
-		for _, q := range analytics.Queries() {
+		for _, q := range queries.All() {
 			if fs := failed[q.Name]; len(fs) > 0 {
 				t.Errorf("%s: %d of %d runs fail; the first:\n%s", q.Name, len(fs), 2*len(f.days), strings.Join(fs[:min(2, len(fs))], "\n"))
 			}

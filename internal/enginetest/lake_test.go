@@ -12,6 +12,7 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/queries"
 )
 
 // lakeQueries are the finding queries of the daily report that run over
@@ -104,7 +105,7 @@ func TestEnginesLakeReport(t *testing.T) {
 	var runs []run
 	want := map[string]result{}
 	for _, name := range lakeQueries {
-		query, err := analytics.LookupQuery(name)
+		query, err := queries.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,9 +215,9 @@ func TestEnginesLakeReport(t *testing.T) {
 	}
 }
 
-func mustQuery(t *testing.T, name string) analytics.Query {
+func mustQuery(t *testing.T, name string) queries.Query {
 	t.Helper()
-	q, err := analytics.LookupQuery(name)
+	q, err := queries.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
