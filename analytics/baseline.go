@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -289,11 +290,11 @@ func startingBaseline(ctx context.Context, q querier, day string, expires time.T
 		}
 		for _, r := range t.Rows {
 			sev := rowSeverity(t, r)
-			if sev <= severityInfo {
+			if sev <= severity.Info {
 				continue
 			}
 			st.Rows++
-			if sev == severityHigh {
+			if sev == severity.High {
 				st.High++
 			}
 			p := pair{Text(r[t.Col("tool_name")]), Text(r[t.Col("tool_fingerprint")])}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/receiptverify/verify/internal/severity"
 )
 
 func TestParseBaselineRefuses(t *testing.T) {
@@ -145,7 +147,7 @@ func TestStartingBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	// pay X (2 rows) and search B (first_seen, and its info collision and session change).
-	if sum.Suppressed != 5 || sum.Severities.AtLeast(severityLow) != 4 || sum.Failing() != 4 {
+	if sum.Suppressed != 5 || sum.Severities.AtLeast(severity.Low) != 4 || sum.Failing() != 4 {
 		t.Errorf("with the starting baseline: %d suppressed, %v by severity", sum.Suppressed, sum.Severities)
 	}
 	// An empty day writes an empty baseline that reads back.

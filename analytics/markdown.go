@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/queries"
 )
@@ -70,7 +71,7 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*Table
 		p("No findings.\n\n")
 	} else {
 		p("| severity | rows | by finding |\n|---|---:|---|\n")
-		for _, sev := range Severities {
+		for _, sev := range severity.All() {
 			var parts []string
 			for _, f := range sum.Findings {
 				if n := f.Severities[sev]; n > 0 {
@@ -84,7 +85,7 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*Table
 			p("| %s%s | %d | %s |\n", sev, mark, sum.Severities[sev], strings.Join(parts, ", "))
 		}
 		p("| suppressed | %d | by the baseline, listed last |\n\n", sum.Suppressed)
-		for _, sev := range Severities {
+		for _, sev := range severity.All() {
 			rows := findingRows(tables, func(name string, t *Table, r []any) bool {
 				return name != "failures" && !isSuppressed(t, r) && rowSeverity(t, r) == sev
 			})
@@ -93,7 +94,7 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*Table
 			}
 			p("### %s (%d)\n\n", sev, len(rows))
 			findingsTable(&b, summaryRows(rows), summaryPerSeverity, false)
-			if sev == severityHigh && sum.Severities[sev] > len(rows) {
+			if sev == severity.High && sum.Severities[sev] > len(rows) {
 				p("The other %d high row(s) are the failed receipts above.\n\n", sum.Severities[sev]-len(rows))
 			}
 		}
@@ -171,7 +172,7 @@ func verdictLine(sum *ReportSummary) string {
 		fmt.Fprintf(&b, "All %d receipt(s) verified; ", rc.Receipts)
 	}
 	var at, below []string
-	for _, sev := range Severities {
+	for _, sev := range severity.All() {
 		if n := sum.Severities[sev]; n > 0 {
 			if sev >= sum.FailOn {
 				at = append(at, fmt.Sprintf("%d %s", n, sev))

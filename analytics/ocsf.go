@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/receiptverify/verify/internal/severity"
 )
 
 // oCSFVersion is the OCSF schema release the events follow.
@@ -23,14 +25,14 @@ const (
 )
 
 // ocsfSeverity maps a Severity onto OCSF severity_id and its caption.
-var ocsfSeverity = map[Severity]struct {
+var ocsfSeverity = map[severity.Severity]struct {
 	id      int
 	caption string
 }{
-	severityInfo:   {1, "Informational"},
-	severityLow:    {2, "Low"},
-	severityMedium: {3, "Medium"},
-	severityHigh:   {4, "High"},
+	severity.Info:   {1, "Informational"},
+	severity.Low:    {2, "Low"},
+	severity.Medium: {3, "Medium"},
+	severity.High:   {4, "High"},
 }
 
 type ocsfEvent struct {
@@ -91,7 +93,7 @@ type ocsfAnalytic struct {
 // status Suppressed for a row a baseline suppresses (New otherwise),
 // is_alert for a row at failOn or above that is not suppressed, the query
 // file as the analytic, and the whole row under unmapped.
-func WriteOCSF(w io.Writer, t *Table, toolVersion string, failOn Severity) error {
+func WriteOCSF(w io.Writer, t *Table, toolVersion string, failOn severity.Severity) error {
 	for _, c := range []string{"finding", "severity", findingIDColumn, "event_time"} {
 		if t.Col(c) < 0 {
 			return fmt.Errorf("query %s is not a finding query (no %s column)", t.Name, c)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/outfile"
+	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -26,7 +27,7 @@ type ReportOptions struct {
 	// FailOn is the lowest severity that fails the day (0: DefaultFailOn):
 	// summary.md's verdict and ReportSummary.Failing count the rows at it
 	// or above that no baseline entry suppresses.
-	FailOn Severity
+	FailOn severity.Severity
 	// Baseline, if not nil, suppresses the tool-schema findings it accepts.
 	Baseline *Baseline
 	// Now judges the baseline's expiry dates (zero: the wall clock). It is
@@ -64,22 +65,10 @@ type ReportSummary struct {
 	Files    []string        // names written in Dir, in write order
 	Inputs   []manifestInput // the day's files (files.sql): those holding its receipts, and those with none loaded on it
 
-	FailOn     Severity      // the level that fails the day
-	Severities SeverityCount // rows no baseline entry suppresses, by severity
-	Suppressed int           // rows a baseline entry suppresses
-	Baseline   []suppression // one per baseline entry, in file order
-}
-
-// SeverityCount counts rows by severity, indexed by Severity.
-type SeverityCount [severityHigh + 1]int
-
-// AtLeast is the number of rows at s or above.
-func (c SeverityCount) AtLeast(s Severity) int {
-	n := 0
-	for i := max(s, severityInfo); i <= severityHigh; i++ {
-		n += c[i]
-	}
-	return n
+	FailOn     severity.Severity // the level that fails the day
+	Severities severity.Count    // rows no baseline entry suppresses, by severity
+	Suppressed int               // rows a baseline entry suppresses
+	Baseline   []suppression     // one per baseline entry, in file order
 }
 
 // Failing is the number of rows that fail the day: at FailOn or above
@@ -113,8 +102,8 @@ type dayCounts struct {
 type findingCount struct {
 	Name       string
 	Rows       int
-	Kinds      []kindCount   // sorted by kind
-	Severities SeverityCount // rows not suppressed
+	Kinds      []kindCount    // sorted by kind
+	Severities severity.Count // rows not suppressed
 	Suppressed int
 }
 
@@ -158,7 +147,7 @@ func runReport(ctx context.Context, q querier, opts ReportOptions) (*ReportSumma
 		return nil, errors.New("report: no output directory")
 	}
 	if opts.FailOn == 0 {
-		opts.FailOn = DefaultFailOn
+		opts.FailOn = severity.DefaultFailOn
 	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
@@ -310,7 +299,7 @@ func (r *reportRun) findings() (map[string]*Table, error) {
 	}
 	man.FailOn = opts.FailOn.String()
 	man.Severities = map[string]int{}
-	for _, sev := range Severities {
+	for _, sev := range severity.All() {
 		man.Severities[sev.String()] = sum.Severities[sev]
 	}
 	man.Suppressed, man.Failing = sum.Suppressed, sum.Failing()

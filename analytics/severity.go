@@ -5,46 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"strings"
+
+	"github.com/receiptverify/verify/internal/severity"
 )
-
-// Severity ranks a finding row by what an auditor does about it. Each
-// finding query computes it per row, from the row's own facts, in its
-// severity column (the rules and the reasons for them are in each
-// queries/*.sql header and in the README).
-type Severity int
-
-// The severities, lowest first.
-const (
-	severityInfo   Severity = iota + 1 // known and expected: read, nothing to do
-	severityLow                        // explained by the expected schemas, but new: worth a glance
-	severityMedium                     // cannot be judged from what was loaded: give schemas or accept it
-	severityHigh                       // the evidence does not hold, or a tool ran with an undeclared schema: page
-)
-
-// DefaultFailOn is the severity at which report and audit exit 1 unless
-// told otherwise: the rows a scheduled job should page on.
-const DefaultFailOn = severityHigh
-
-var severityNames = []string{"", "info", "low", "medium", "high"}
-
-func (s Severity) String() string {
-	if s < severityInfo || s > severityHigh {
-		return fmt.Sprintf("Severity(%d)", int(s))
-	}
-	return severityNames[s]
-}
-
-// Severities lists the severities, highest first (report order).
-var Severities = []Severity{severityHigh, severityMedium, severityLow, severityInfo}
-
-// ParseSeverity reads "high", "medium", "low" or "info".
-func ParseSeverity(s string) (Severity, error) {
-	if i := slices.Index(severityNames, strings.ToLower(s)); i > 0 {
-		return Severity(i), nil
-	}
-	return 0, fmt.Errorf("severity %q is not one of high, medium, low, info", s)
-}
 
 // findingKeyColumn is the column a finding query names its row's
 // identifying facts in; RunQuery replaces it with findingIDColumn, the
@@ -90,18 +53,18 @@ func toFindingID(row []any, i int) {
 }
 
 // rowSeverity is a finding row's severity column, 0 if it has none.
-func rowSeverity(t *Table, r []any) Severity {
+func rowSeverity(t *Table, r []any) severity.Severity {
 	i := t.Col("severity")
 	if i < 0 {
 		return 0
 	}
-	s, _ := ParseSeverity(Text(r[i]))
+	s, _ := severity.Parse(Text(r[i]))
 	return s
 }
 
 // KeepAtLeast drops the rows of t, a finding query's table, below min:
 // what verify query --min-severity shows.
-func (t *Table) KeepAtLeast(min Severity) error {
+func (t *Table) KeepAtLeast(min severity.Severity) error {
 	if t.Col("severity") < 0 {
 		return fmt.Errorf("--min-severity: %s is not a finding query (no severity column)", t.Name)
 	}

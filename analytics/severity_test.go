@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -52,8 +53,8 @@ func seededReport(t *testing.T, seed uint64, rate float64, opts ReportOptions) (
 }
 
 // fails says whether a report row counts for the exit code at failOn.
-func fails(row map[string]string, failOn Severity) bool {
-	sev, err := ParseSeverity(row["severity"])
+func fails(row map[string]string, failOn severity.Severity) bool {
+	sev, err := severity.Parse(row["severity"])
 	return err == nil && sev >= failOn && row["suppressed"] != "true"
 }
 
@@ -71,7 +72,7 @@ func TestDefaultFailOnCleanArchive(t *testing.T) {
 				}
 			}
 			for _, r := range rows {
-				if fails(r, DefaultFailOn) {
+				if fails(r, severity.DefaultFailOn) {
 					t.Errorf("row fails the default: %v", r)
 				}
 			}
@@ -134,7 +135,7 @@ func TestDefaultFailOnPlanted(t *testing.T) {
 			}
 			failing := 0
 			for _, r := range rows {
-				if !fails(r, DefaultFailOn) {
+				if !fails(r, severity.DefaultFailOn) {
 					continue
 				}
 				failing++
@@ -152,7 +153,7 @@ func TestDefaultFailOnPlanted(t *testing.T) {
 				}
 				g := byLine[a.Line]
 				found := slices.ContainsFunc(rows, func(r map[string]string) bool {
-					if !fails(r, DefaultFailOn) {
+					if !fails(r, severity.DefaultFailOn) {
 						return false
 					}
 					if a.Kind == receiptgen.KindSchemaDrift {
@@ -276,7 +277,7 @@ func TestFindingIDStable(t *testing.T) {
 func TestKeepAtLeast(t *testing.T) {
 	tab := &Table{Name: "drift", Columns: []string{"finding", "severity"},
 		Rows: [][]any{{"drift", "info"}, {"drift", "high"}, {"drift", "low"}, {"drift", "medium"}}}
-	if err := tab.KeepAtLeast(severityLow); err != nil {
+	if err := tab.KeepAtLeast(severity.Low); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -286,7 +287,7 @@ func TestKeepAtLeast(t *testing.T) {
 	if strings.Join(got, ",") != "high,low,medium" {
 		t.Errorf("kept %v, want high, low, medium in their order", got)
 	}
-	if err := (&Table{Name: "days", Columns: []string{"day"}}).KeepAtLeast(severityHigh); err == nil {
+	if err := (&Table{Name: "days", Columns: []string{"day"}}).KeepAtLeast(severity.High); err == nil {
 		t.Error("a table without severity: no error")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
@@ -300,7 +301,7 @@ func writeAuditSummary(w io.Writer, dbPath string, lsum analytics.LoadSummary, r
 		}
 		fmt.Fprintln(w, b.String())
 	}
-	var sev analytics.SeverityCount
+	var sev severity.Count
 	suppressed, failing := 0, 0
 	for _, r := range reports {
 		for i, n := range r.Severities {

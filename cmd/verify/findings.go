@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
 )
@@ -17,7 +18,7 @@ import (
 // what is accepted.
 func findingFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "fail-on", Value: analytics.DefaultFailOn.String(), Usage: "exit 1 when a finding row not suppressed is at `SEVERITY` or above (high, medium, low, info)"},
+		&cli.StringFlag{Name: "fail-on", Value: severity.DefaultFailOn.String(), Usage: "exit 1 when a finding row not suppressed is at `SEVERITY` or above (high, medium, low, info)"},
 		&cli.StringFlag{Name: "baseline", Usage: "accepted tool-schema findings: TOML `FILE` of [[suppress]] entries (verify baseline writes one)"},
 		&cli.StringFlag{Name: "format", Usage: "`ocsf`: also write findings.ocsf.jsonl, one OCSF Detection Finding event per row", DefaultText: "CSV and JSON Lines only"},
 		&cli.BoolFlag{Name: "no-fail", Usage: "exit 0 whatever the findings"},
@@ -29,7 +30,7 @@ func findingFlags() []cli.Flag {
 func findingOptions(ctx *cli.Context, now time.Time) (analytics.ReportOptions, error) {
 	opts := analytics.ReportOptions{ToolVersion: version(), Now: now}
 	var err error
-	if opts.FailOn, err = analytics.ParseSeverity(ctx.String("fail-on")); err != nil {
+	if opts.FailOn, err = severity.Parse(ctx.String("fail-on")); err != nil {
 		return opts, usagef(ctx, "--fail-on: %v", err)
 	}
 	switch ctx.String("format") {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
@@ -17,9 +18,9 @@ import (
 type queryExports struct {
 	baseline    *analytics.Baseline
 	now         time.Time
-	minSeverity analytics.Severity
+	minSeverity severity.Severity
 	filter      bool
-	failOn      analytics.Severity // OCSF is_alert
+	failOn      severity.Severity // OCSF is_alert
 }
 
 // exportOptionsOf reads --baseline, --at and --min-severity. They apply
@@ -27,13 +28,13 @@ type queryExports struct {
 // verify.toml that sets baseline for the nightly audit must not break
 // verify query days.
 func exportOptionsOf(ctx *cli.Context, name string) (*queryExports, error) {
-	q := &queryExports{failOn: analytics.DefaultFailOn}
+	q := &queryExports{failOn: severity.DefaultFailOn}
 	if !slices.Contains(queries.Findings(), name) {
 		return q, nil
 	}
 	var err error
 	if s := ctx.String("min-severity"); s != "" {
-		if q.minSeverity, err = analytics.ParseSeverity(s); err != nil {
+		if q.minSeverity, err = severity.Parse(s); err != nil {
 			return nil, usagef(ctx, "--min-severity: %v", err)
 		}
 		q.filter = true

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
@@ -113,9 +114,9 @@ func writeReportLines(w io.Writer, sum *analytics.ReportSummary) error {
 const belowFailOn = "below --fail-on"
 
 // severityLine is "2 high, 0 medium, 5 low, 30 info, 1 suppressed".
-func severityLine(c analytics.SeverityCount, suppressed int) string {
+func severityLine(c severity.Count, suppressed int) string {
 	var b strings.Builder
-	for _, sev := range analytics.Severities {
+	for _, sev := range severity.All() {
 		fmt.Fprintf(&b, "%d %s, ", c[sev], sev)
 	}
 	fmt.Fprintf(&b, "%d suppressed", suppressed)
