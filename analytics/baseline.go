@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/queries"
 )
@@ -265,16 +266,16 @@ func startingBaseline(ctx context.Context, q querier, day string, expires time.T
 	st := &starting{Baseline: &Baseline{Entries: []baselineEntry{}}}
 	rows, err := q.QueryContext(ctx, "SELECT count(*) FROM receipts WHERE day = CAST($1 AS DATE)", day)
 	if err != nil {
-		return nil, &IOError{Op: "count receipts", Err: err}
+		return nil, &dberr.IOError{Op: "count receipts", Err: err}
 	}
 	for rows.Next() {
 		if err := rows.Scan(&st.Receipts); err != nil {
 			rows.Close()
-			return nil, &IOError{Op: "count receipts", Err: err}
+			return nil, &dberr.IOError{Op: "count receipts", Err: err}
 		}
 	}
 	if err := rows.Close(); err != nil {
-		return nil, &IOError{Op: "count receipts", Err: err}
+		return nil, &dberr.IOError{Op: "count receipts", Err: err}
 	}
 	type pair struct{ tool, fp string }
 	var order []pair

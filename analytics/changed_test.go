@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -48,9 +49,9 @@ func TestChangedInputFailsAlone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	var changed *InputChangedError
+	var changed *dberr.InputChangedError
 	if !errors.As(sum.Files[1].Err, &changed) || changed.Path != "b.jsonl" {
-		t.Errorf("b.jsonl: err %v, want an InputChangedError naming it", sum.Files[1].Err)
+		t.Errorf("b.jsonl: err %v, want an dberr.InputChangedError naming it", sum.Files[1].Err)
 	}
 	if sum.Files[0].Accepted != 10 || sum.Files[2].Accepted != 10 || sum.Files[0].Err != nil || sum.Files[2].Err != nil {
 		t.Errorf("the other inputs: %+v, %+v", sum.Files[0], sum.Files[2])

@@ -15,6 +15,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/keys"
@@ -123,9 +124,9 @@ func TestChangedFile(t *testing.T) {
 	changed[41] = lines[100] // line 42
 	writeLines(t, log, changed)
 	f := loadOne(t, db, c, fileInput(log), LoadOptions{})
-	var ce *ChangedError
+	var ce *dberr.ChangedError
 	if !errors.As(f.Err, &ce) || ce.Line != 42 {
-		t.Fatalf("changed file: %+v, want a ChangedError at line 42", f)
+		t.Fatalf("changed file: %+v, want a dberr.ChangedError at line 42", f)
 	}
 	if !strings.Contains(f.Err.Error(), "line 42") {
 		t.Errorf("error %q does not name the line", f.Err)

@@ -49,6 +49,7 @@ import (
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/receiptverify/verify/internal/dberr"
 )
 
 //go:embed schema.sql
@@ -91,27 +92,27 @@ func Open(path string) (*DB, error) {
 	}
 	if err := checkSchemaVersion(db.sql); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "open", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
 	}
 	if _, err := db.sql.Exec(schemaSQL); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "create schema", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "create schema", Path: path, Err: err}
 	}
 	if err := migrateEvidence(db.sql); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "migrate schema", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "migrate schema", Path: path, Err: err}
 	}
 	if err := db.convertTextLists(); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "convert reasons and tool_servers to lists", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "convert reasons and tool_servers to lists", Path: path, Err: err}
 	}
 	if _, err := db.sql.Exec(undatedDaySQL); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "date undated receipts", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "date undated receipts", Path: path, Err: err}
 	}
 	if err := recordSchemaVersion(db.sql); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "record schema version", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "record schema version", Path: path, Err: err}
 	}
 	return db, nil
 }
@@ -134,14 +135,14 @@ func OpenReadOnly(path string) (*DB, error) {
 	}
 	if err := checkSchemaVersion(db.sql); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "open", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
 	}
 	if cols, err := db.textLists(); err != nil || len(cols) > 0 {
 		db.Close()
 		if err == nil {
 			err = &oldSchemaError{Columns: cols}
 		}
-		return nil, &IOError{Op: "open", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
 	}
 	return db, nil
 }
@@ -228,11 +229,11 @@ func open(path string, readOnly bool) (*DB, error) {
 		return nil, fmt.Errorf("analytics: database path %q: '?', '#' and '%%' not followed by two hex digits are not allowed", path)
 	}
 	if err := sniff(path); err != nil {
-		return nil, &IOError{Op: "open", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
 	}
 	c, err := duckdb.NewConnector(dsn, initConn)
 	if err != nil {
-		return nil, &IOError{Op: "open", Path: path, Err: asLockedError(path, err)}
+		return nil, &dberr.IOError{Op: "open", Path: path, Err: asLockedError(path, err)}
 	}
 	return &DB{sql: sql.OpenDB(c), connector: c, path: path, readOnly: readOnly}, nil
 }
@@ -283,19 +284,19 @@ var auditTables = []string{"files", "receipts"}
 func (db *DB) checkOurs(readOnly bool) error {
 	rows, err := db.sql.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_catalog = current_database() ORDER BY table_name")
 	if err != nil {
-		return &IOError{Op: "open", Path: db.path, Err: err}
+		return &dberr.IOError{Op: "open", Path: db.path, Err: err}
 	}
 	defer rows.Close()
 	var tables []string
 	for rows.Next() {
 		var t string
 		if err := rows.Scan(&t); err != nil {
-			return &IOError{Op: "open", Path: db.path, Err: err}
+			return &dberr.IOError{Op: "open", Path: db.path, Err: err}
 		}
 		tables = append(tables, t)
 	}
 	if err := rows.Err(); err != nil {
-		return &IOError{Op: "open", Path: db.path, Err: err}
+		return &dberr.IOError{Op: "open", Path: db.path, Err: err}
 	}
 	var missing []string
 	for _, t := range auditTables {
@@ -307,7 +308,7 @@ func (db *DB) checkOurs(readOnly bool) error {
 	case len(missing) == 0:
 		return nil
 	case readOnly:
-		return &IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: no table %s (verify load or verify audit makes one)", strings.Join(missing, ", "))}
+		return &dberr.IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: no table %s (verify load or verify audit makes one)", strings.Join(missing, ", "))}
 	case len(tables) > 0 && len(missing) == len(auditTables):
 		const named = 5
 		more := ""
@@ -315,7 +316,7 @@ func (db *DB) checkOurs(readOnly bool) error {
 			more = fmt.Sprintf(" and %d more", len(tables)-named)
 			tables = tables[:named]
 		}
-		return &IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: it holds other tables (%s%s), left as they are", strings.Join(tables, ", "), more)}
+		return &dberr.IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: it holds other tables (%s%s), left as they are", strings.Join(tables, ", "), more)}
 	}
 	return nil
 }
@@ -394,21 +395,3 @@ func (db *DB) Path() string { return db.path }
 func (db *DB) Close() error {
 	return errors.Join(db.sql.Close(), db.connector.Close())
 }
-
-// IOError is a database that could not be opened, read or written (as
-// opposed to input that could not be read). The CLI maps it to exit code
-// 74.
-type IOError struct {
-	Op   string // "open", "create schema", "load", ...
-	Path string // the database or the input file concerned
-	Err  error
-}
-
-func (e *IOError) Error() string {
-	if e.Path == "" {
-		return "database " + e.Op + ": " + e.Err.Error()
-	}
-	return "database " + e.Op + ": " + e.Path + ": " + e.Err.Error()
-}
-
-func (e *IOError) Unwrap() error { return e.Err }

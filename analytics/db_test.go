@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/receiptverify/verify/internal/dberr"
 )
 
 // TestOpenSettings checks the per-connection settings on the first
@@ -184,7 +185,7 @@ func TestOpenForeignChild(t *testing.T) {
 				t.Errorf("%s opened for %s", name, mode)
 				continue
 			}
-			var ioe *IOError
+			var ioe *dberr.IOError
 			if !errors.As(err, &ioe) || !strings.Contains(err.Error(), "not a") {
 				t.Errorf("%s for %s: %v", name, mode, err)
 			}

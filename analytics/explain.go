@@ -5,10 +5,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -29,7 +29,7 @@ type LoadedReceipt struct {
 // ReceiptsByAction returns the loaded receipts whose action_id is id, by
 // day, source and line (a replayed action has several), each with its
 // line: from the database, or read from its archive file when the
-// database left it there (an *ArchiveError when that file has moved or
+// database left it there (an *dberr.ArchiveError when that file has moved or
 // changed).
 func (db *DB) ReceiptsByAction(ctx context.Context, id string) ([]LoadedReceipt, error) {
 	return receiptsByAction(ctx, db.sql, id)
@@ -158,19 +158,19 @@ func neighbours(ctx context.Context, q querier, prev, hash string) (preds, succs
 		}
 		rows, err := q.QueryContext(ctx, fmt.Sprintf(chainNeighbours, col), v)
 		if err != nil {
-			return nil, &IOError{Op: "query chain neighbours", Err: err}
+			return nil, &dberr.IOError{Op: "query chain neighbours", Err: err}
 		}
 		defer rows.Close()
 		var out []ChainRow
 		for rows.Next() {
 			var r ChainRow
 			if err := rows.Scan(&r.Source, &r.Line, &r.Verdict, &r.ActionID, &r.IssuerID, &r.OrgID, &r.AgentID, &r.SessionID); err != nil {
-				return nil, &IOError{Op: "query chain neighbours", Err: err}
+				return nil, &dberr.IOError{Op: "query chain neighbours", Err: err}
 			}
 			out = append(out, r)
 		}
 		if err := rows.Err(); err != nil {
-			return nil, &IOError{Op: "query chain neighbours", Err: err}
+			return nil, &dberr.IOError{Op: "query chain neighbours", Err: err}
 		}
 		return out, nil
 	}
@@ -190,9 +190,6 @@ type recordedTrust struct {
 	JudgedAt time.Time
 }
 
-// ErrNoTrust is a receipt loaded before the trust material was recorded.
-var ErrNoTrust = errors.New("the database records no trust material for this receipt")
-
 // TrustOf returns the trust material recorded under trustSHA, with the
 // judging time of the load of fileSHA when the material has none.
 func (db *DB) TrustOf(ctx context.Context, trustSHA, fileSHA string) (*recordedTrust, error) {
@@ -202,32 +199,32 @@ func (db *DB) TrustOf(ctx context.Context, trustSHA, fileSHA string) (*recordedT
 // trustOf is DB.TrustOf on any querier.
 func trustOf(ctx context.Context, q querier, trustSHA, fileSHA string) (*recordedTrust, error) {
 	if trustSHA == "" {
-		return nil, ErrNoTrust
+		return nil, dberr.ErrNoTrust
 	}
 	rows, err := q.QueryContext(ctx, `SELECT t.key_files, t.schema_files, t.judged_at, t.strict_schemas, t.tool_version,
 		(SELECT max(loaded_at) FROM files WHERE file_sha256 = $2)
 		FROM trust t WHERE t.trust_sha256 = $1`, trustSHA, fileSHA)
 	if err != nil {
-		return nil, &IOError{Op: "query trust", Err: err}
+		return nil, &dberr.IOError{Op: "query trust", Err: err}
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return nil, &IOError{Op: "query trust", Err: err}
+			return nil, &dberr.IOError{Op: "query trust", Err: err}
 		}
-		return nil, ErrNoTrust
+		return nil, dberr.ErrNoTrust
 	}
 	var keyFiles, schemaFiles string
 	var at, loadedAt sql.NullTime
 	var rt recordedTrust
 	if err := rows.Scan(&keyFiles, &schemaFiles, &at, &rt.StrictSchemas, &rt.ToolVersion, &loadedAt); err != nil {
-		return nil, &IOError{Op: "query trust", Err: err}
+		return nil, &dberr.IOError{Op: "query trust", Err: err}
 	}
 	if err := json.Unmarshal([]byte(keyFiles), &rt.Keys); err != nil {
-		return nil, &IOError{Op: "query trust", Err: fmt.Errorf("key_files: %w", err)}
+		return nil, &dberr.IOError{Op: "query trust", Err: fmt.Errorf("key_files: %w", err)}
 	}
 	if err := json.Unmarshal([]byte(schemaFiles), &rt.Schemas); err != nil {
-		return nil, &IOError{Op: "query trust", Err: fmt.Errorf("schema_files: %w", err)}
+		return nil, &dberr.IOError{Op: "query trust", Err: fmt.Errorf("schema_files: %w", err)}
 	}
 	if at.Valid {
 		rt.At = at.Time.UTC()

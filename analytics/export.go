@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/receiptverify/verify/internal/dberr"
 )
 
 // Parquet export layout under the export directory, one directory per
@@ -125,8 +127,8 @@ const receiptWidth = "strlen(raw) + 512"
 // database are removed (removeGoneDays). Rows are in (issued_at, source, file, line)
 // order across a day's parts: DuckDB writes rotating files in order only
 // with one thread, so the export runs with one. A database error (COPY
-// included) is an *IOError, a directory that cannot be made a
-// *WriteError.
+// included) is an *dberr.IOError, a directory that cannot be made a
+// *dberr.WriteError.
 //
 // An export stopped by ctx (a signal) removes dir if it made it: a
 // directory that did not exist before the run is not left half-filled.
@@ -147,15 +149,15 @@ func (db *DB) ExportParquet(ctx context.Context, dir string, opts ExportOptions)
 	}
 	sum = &exportSummary{Dir: dir}
 	if err := os.MkdirAll(filepath.Join(dir, ParquetReceipts), 0o755); err != nil {
-		return nil, &WriteError{Path: dir, Err: err}
+		return nil, &dberr.WriteError{Path: dir, Err: err}
 	}
 	sum.Stale = staleLayout(dir)
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
-		return nil, &IOError{Op: "export", Path: db.path, Err: err}
+		return nil, &dberr.IOError{Op: "export", Path: db.path, Err: err}
 	}
 	defer conn.Close()
-	dbErr := func(err error) error { return &IOError{Op: "export", Path: db.path, Err: err} }
+	dbErr := func(err error) error { return &dberr.IOError{Op: "export", Path: db.path, Err: err} }
 
 	// threads is a setting of the database, not of the connection: put
 	// back what it was.
@@ -210,7 +212,7 @@ func (db *DB) ExportParquet(ctx context.Context, dir string, opts ExportOptions)
 		}
 	}
 	if sum.Removed, sum.Kept, err = removeGoneDays(filepath.Join(dir, ParquetReceipts), sum.Days); err != nil {
-		return sum, &WriteError{Path: dir, Err: err}
+		return sum, &dberr.WriteError{Path: dir, Err: err}
 	}
 	for _, t := range sideTables {
 		if err := ctx.Err(); err != nil {
@@ -293,13 +295,13 @@ func copyParts(ctx context.Context, conn *sql.Conn, query, final string, bound, 
 	parent, base := filepath.Dir(final), filepath.Base(final)
 	tmp := filepath.Join(parent, "."+base+".tmp")
 	if err := os.RemoveAll(tmp); err != nil {
-		return 0, &WriteError{Path: tmp, Err: err}
+		return 0, &dberr.WriteError{Path: tmp, Err: err}
 	}
 	stmt := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd, FILE_SIZE_BYTES %d, ROW_GROUP_SIZE %d, FILENAME_PATTERN 'part-{i}')",
 		query, sqlString(tmp), bound, groupRows)
 	if _, err := conn.ExecContext(ctx, stmt); err != nil {
 		os.RemoveAll(tmp)
-		return 0, &IOError{Op: "export", Path: final, Err: err}
+		return 0, &dberr.IOError{Op: "export", Path: final, Err: err}
 	}
 	parts, err := filepath.Glob(filepath.Join(tmp, "part-*.parquet"))
 	if err == nil {
@@ -307,7 +309,7 @@ func copyParts(ctx context.Context, conn *sql.Conn, query, final string, bound, 
 	}
 	if err != nil {
 		os.RemoveAll(tmp)
-		return 0, &WriteError{Path: final, Err: err}
+		return 0, &dberr.WriteError{Path: final, Err: err}
 	}
 	return len(parts), nil
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -160,7 +161,7 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		if f.rejects == nil {
 			sp, err := newSpool(f.tempDir)
 			if err != nil {
-				return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+				return &dberr.IOError{Op: "spool", Path: f.in.Name, Err: err}
 			}
 			f.rejects = sp
 		}
@@ -226,7 +227,7 @@ func (f *fileLoad) spill() error {
 	if f.rows == nil {
 		sp, err := newSpool(f.tempDir)
 		if err != nil {
-			return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+			return &dberr.IOError{Op: "spool", Path: f.in.Name, Err: err}
 		}
 		f.rows = sp
 	}
@@ -455,7 +456,7 @@ func (f *fileLoad) flushChunk() error {
 	f.rows = nil
 	if err := sp.close(); err != nil {
 		sp.remove()
-		return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+		return &dberr.IOError{Op: "spool", Path: f.in.Name, Err: err}
 	}
 	f.chunks <- sp
 	return nil
@@ -499,7 +500,7 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 				return err
 			}
 			f.changed = true
-			s.Err = &InputChangedError{Path: f.in.Name}
+			s.Err = &dberr.InputChangedError{Path: f.in.Name}
 			s.Lines, s.Accepted, s.Rejected, s.Incomplete = 0, 0, 0, false
 			if onFile != nil {
 				onFile(*s)

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
+
+	"github.com/receiptverify/verify/internal/dberr"
 )
 
 // Limits bound the DuckDB engine inside the process, so that a load or a
@@ -48,11 +50,11 @@ func (db *DB) SetLimits(l Limits) error {
 		return err
 	}
 	if _, err := db.sql.Exec("SET GLOBAL memory_limit = '" + cmp.Or(l.Memory, DefaultMemoryLimit) + "'"); err != nil {
-		return &IOError{Op: "set memory limit", Path: db.path, Err: err}
+		return &dberr.IOError{Op: "set memory limit", Path: db.path, Err: err}
 	}
 	if l.Threads > 0 {
 		if _, err := db.sql.Exec(fmt.Sprintf("SET GLOBAL threads = %d", l.Threads)); err != nil {
-			return &IOError{Op: "set threads", Path: db.path, Err: err}
+			return &dberr.IOError{Op: "set threads", Path: db.path, Err: err}
 		}
 	}
 	return nil

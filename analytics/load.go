@@ -4,12 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"slices"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/receiptverify/verify/verify/toolschema"
@@ -117,7 +117,7 @@ type FileSummary struct {
 	Holds []string
 	// Err is why the file could not be loaded: it could not be opened, a
 	// read or gzip error stopped it part way, or its already-loaded part
-	// has changed (a *ChangedError). Nothing of such a file is recorded, so
+	// has changed (a *dberr.ChangedError). Nothing of such a file is recorded, so
 	// a later load retries it.
 	Err error
 }
@@ -153,9 +153,9 @@ func (s LoadSummary) Unreadable() int {
 // known by its content (content.go): content already stored, under any
 // name, is skipped; a JSON Lines file that has grown since it was loaded
 // adds its new lines only; a file whose loaded part has changed is refused with a
-// *ChangedError in its FileSummary. An input that cannot be read is
+// *dberr.ChangedError in its FileSummary. An input that cannot be read is
 // reported in its FileSummary and the load goes on; a database error (an
-// *IOError) or a cancelled ctx stops it, and the file being loaded then
+// *dberr.IOError) or a cancelled ctx stops it, and the file being loaded then
 // leaves no trace, nor do the small files gathered to be stored with it.
 // Files committed before stay loaded.
 //
@@ -392,13 +392,13 @@ func changedInput(err error, pending []*fileLoad) *fileLoad {
 	if errors.As(err, &se) {
 		for _, f := range pending {
 			if f.key == se.Source {
-				f.sum.Err = &InputChangedError{Path: f.in.Name, Line: int64(se.Line) + f.plan.firstLine - 1}
+				f.sum.Err = &dberr.InputChangedError{Path: f.in.Name, Line: int64(se.Line) + f.plan.firstLine - 1}
 				return f
 			}
 		}
 	}
 	f := pending[0]
-	f.sum.Err = &InputChangedError{Path: f.in.Name}
+	f.sum.Err = &dberr.InputChangedError{Path: f.in.Name}
 	return f
 }
 
@@ -417,22 +417,6 @@ func (l *loader) retryWithout(changed *fileLoad) []*fileLoad {
 		next = append(next, l.newFile(f.idx, f.in, f.plan))
 	}
 	return next
-}
-
-// InputChangedError is an input that was not the same when read again
-// during the load (rewritten in place): nothing of it is recorded, and
-// the next load reads it anew.
-type InputChangedError struct {
-	Path string
-	Line int64 // the first line found different; 0 when not known
-}
-
-func (e *InputChangedError) Error() string {
-	at := ""
-	if e.Line > 0 {
-		at = fmt.Sprintf(" (line %d)", e.Line)
-	}
-	return fmt.Sprintf("changed while it was being verified%s: rewritten in place; nothing of it recorded, the next load reads it again", at)
 }
 
 // subtractCounts takes the record counts and reasons of b from a.
@@ -576,20 +560,20 @@ func (l *loader) report(s *FileSummary) {
 	}
 }
 
-// dbErr wraps a database error as an *IOError, unless it is the context's
+// dbErr wraps a database error as an *dberr.IOError, unless it is the context's
 // own cancellation.
 func dbErr(ctx context.Context, op, path string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var ioe *IOError
+	var ioe *dberr.IOError
 	if errors.As(err, &ioe) {
 		return err
 	}
-	return &IOError{Op: op, Path: path, Err: err}
+	return &dberr.IOError{Op: op, Path: path, Err: err}
 }
 
 func isIOError(err error) bool {
-	var ioe *IOError
+	var ioe *dberr.IOError
 	return errors.As(err, &ioe)
 }

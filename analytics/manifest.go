@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/receiptverify/verify/internal/dberr"
 )
 
 // manifest is manifest.json: what a report was made from and of.
@@ -102,7 +104,7 @@ type manifestOutput struct {
 func duckdbVersion(ctx context.Context, q querier) (string, error) {
 	rows, err := q.QueryContext(ctx, "SELECT version()")
 	if err != nil {
-		return "", &IOError{Op: "query version", Err: err}
+		return "", &dberr.IOError{Op: "query version", Err: err}
 	}
 	defer rows.Close()
 	var v string
@@ -113,7 +115,7 @@ func duckdbVersion(ctx context.Context, q querier) (string, error) {
 		err = rows.Err()
 	}
 	if err != nil {
-		return "", &IOError{Op: "query version", Err: err}
+		return "", &dberr.IOError{Op: "query version", Err: err}
 	}
 	return v, nil
 }
@@ -177,7 +179,7 @@ func hasTrust(ctx context.Context, q querier) (bool, error) {
 	rows, err := q.QueryContext(ctx, `SELECT count(*) FROM information_schema.columns
 		WHERE (table_name = 'trust' AND column_name = 'trust_sha256') OR (table_name = 'receipts' AND column_name = 'trust_sha256')`)
 	if err != nil {
-		return false, &IOError{Op: "read schema", Err: err}
+		return false, &dberr.IOError{Op: "read schema", Err: err}
 	}
 	defer rows.Close()
 	var n int
@@ -188,7 +190,7 @@ func hasTrust(ctx context.Context, q querier) (bool, error) {
 		err = rows.Err()
 	}
 	if err != nil {
-		return false, &IOError{Op: "read schema", Err: err}
+		return false, &dberr.IOError{Op: "read schema", Err: err}
 	}
 	return n == 2, nil
 }

@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/jsonenc"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/queries"
@@ -52,7 +53,7 @@ type Date string
 // the NULL day, which most queries read as "every day"). The day is bound
 // as the file's single ? parameter (see package queries). A finding
 // query's finding_key column comes back as finding_id (FindingID). A
-// database that cannot be read is an *IOError.
+// database that cannot be read is an *dberr.IOError.
 func (db *DB) RunQuery(ctx context.Context, name, day string) (*Table, error) {
 	return runQuery(ctx, db.sql, name, day)
 }
@@ -77,12 +78,12 @@ func runText(ctx context.Context, q querier, name, text, day string) (*Table, er
 	}
 	rows, err := q.QueryContext(ctx, text, arg)
 	if err != nil {
-		return nil, &IOError{Op: "query " + name, Err: err}
+		return nil, &dberr.IOError{Op: "query " + name, Err: err}
 	}
 	defer rows.Close()
 	t, err := scanTable(name, rows)
 	if err != nil {
-		return nil, &IOError{Op: "query " + name, Err: err}
+		return nil, &dberr.IOError{Op: "query " + name, Err: err}
 	}
 	withFindingIDs(t)
 	return t, nil

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/outfile"
 	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/queries"
@@ -131,8 +132,8 @@ func (s *ReportSummary) Total() int {
 // self-contained page; findings.ocsf.jsonl if asked; and manifest.json. Every file is written to a temporary name in Dir and
 // renamed, and nothing depends on the clock but the baseline's expiry
 // (opts.Now), so reporting the same day of the same data again gives the
-// same bytes. A database error is an *IOError, a file that cannot be
-// written a *WriteError.
+// same bytes. A database error is an *dberr.IOError, a file that cannot be
+// written a *dberr.WriteError.
 func (db *DB) Report(ctx context.Context, opts ReportOptions) (*ReportSummary, error) {
 	return runReport(ctx, db.sql, opts)
 }
@@ -318,7 +319,7 @@ func (r *reportRun) findings() (map[string]*Table, error) {
 func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []serverTools) error {
 	sum, man, opts := r.sum, r.man, r.opts
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return &WriteError{Path: opts.Dir, Err: err}
+		return &dberr.WriteError{Path: opts.Dir, Err: err}
 	}
 	write := func(name string, data []byte) error {
 		if err := writeFileAtomic(opts.Dir, name, data); err != nil {
@@ -402,19 +403,19 @@ type serverTools struct {
 func expectedServers(ctx context.Context, q querier) ([]serverTools, error) {
 	rows, err := q.QueryContext(ctx, "SELECT server, COUNT(DISTINCT tool_name) FROM expected_tools GROUP BY server ORDER BY server")
 	if err != nil {
-		return nil, &IOError{Op: "query expected_tools", Err: err}
+		return nil, &dberr.IOError{Op: "query expected_tools", Err: err}
 	}
 	defer rows.Close()
 	var out []serverTools
 	for rows.Next() {
 		var s serverTools
 		if err := rows.Scan(&s.Server, &s.Tools); err != nil {
-			return nil, &IOError{Op: "query expected_tools", Err: err}
+			return nil, &dberr.IOError{Op: "query expected_tools", Err: err}
 		}
 		out = append(out, s)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, &IOError{Op: "query expected_tools", Err: err}
+		return nil, &dberr.IOError{Op: "query expected_tools", Err: err}
 	}
 	return out, nil
 }
@@ -452,23 +453,13 @@ func kindCounts(name string, t *Table) []kindCount {
 	return out
 }
 
-// WriteError is an output file or directory (report, export) that could
-// not be written. The CLI maps it, like *IOError, to exit code 74.
-type WriteError struct {
-	Path string
-	Err  error
-}
-
-func (e *WriteError) Error() string { return "write " + e.Path + ": " + e.Err.Error() }
-func (e *WriteError) Unwrap() error { return e.Err }
-
 // writeFileAtomic writes dir/name as outfile does, so a reader sees the
 // old file or the new one, never a part, and a file the user made keeps
 // its mode and owner.
 func writeFileAtomic(dir, name string, data []byte) error {
 	final := filepath.Join(dir, name)
 	if err := outfile.WriteFile(final, data); err != nil {
-		return &WriteError{Path: final, Err: err}
+		return &dberr.WriteError{Path: final, Err: err}
 	}
 	return nil
 }

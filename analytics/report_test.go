@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
@@ -571,15 +572,15 @@ func TestReportFixture(t *testing.T) {
 }
 
 // TestReportUnwritable: an output directory that cannot be created is a
-// *WriteError.
+// *dberr.WriteError.
 func TestReportUnwritable(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows)
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
 	_, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: filepath.Join(file, "out")})
-	if _, ok := err.(*WriteError); !ok {
-		t.Fatalf("got %T %v, want *WriteError", err, err)
+	if _, ok := err.(*dberr.WriteError); !ok {
+		t.Fatalf("got %T %v, want *dberr.WriteError", err, err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -66,13 +67,13 @@ func shareFindings(ctx context.Context, q querier, days []string) (*sharedFindin
 		rows, err := q.QueryContext(ctx, query.Text, nil)
 		if err != nil {
 			s.Close()
-			return nil, &IOError{Op: "query " + name, Err: err}
+			return nil, &dberr.IOError{Op: "query " + name, Err: err}
 		}
 		sc, err := newRowScanner(name, rows)
 		if err != nil {
 			rows.Close()
 			s.Close()
-			return nil, &IOError{Op: "query " + name, Err: err}
+			return nil, &dberr.IOError{Op: "query " + name, Err: err}
 		}
 		s.cursors[name] = &dayCursor{sc: sc, day: slices.Index(sc.columns, "day"), findID: renameFindingKey(sc.columns)}
 	}
@@ -107,7 +108,7 @@ func (s *sharedFindings) take(name, day string) (*Table, bool, error) {
 			}
 		}
 		if c.err != nil {
-			return nil, true, &IOError{Op: "query " + name, Err: c.err}
+			return nil, true, &dberr.IOError{Op: "query " + name, Err: c.err}
 		}
 		if c.peeked == nil { // the end
 			return t, true, nil

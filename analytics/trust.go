@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 )
@@ -148,7 +149,7 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 	}
 	sp, err := newSpool(l.opts.TempDir)
 	if err != nil {
-		return &IOError{Op: "spool", Path: sha, Err: err}
+		return &dberr.IOError{Op: "spool", Path: sha, Err: err}
 	}
 	defer sp.remove()
 	rows, err := tx.QueryContext(ctx, `SELECT source, line, reasons, raw, byte_offset, byte_length, line_sha256
@@ -178,13 +179,13 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 				rc, err := in.Open()
 				if err != nil {
 					rows.Close()
-					return &IOError{Op: "reverify", Path: in.Name, Err: err}
+					return &dberr.IOError{Op: "reverify", Path: in.Name, Err: err}
 				}
 				archive = newContentReader(rc)
 			}
 			if b, err = archive.read(lineLoc{line, off.Int64, n.Int64, lineSHA.String}); err != nil {
 				rows.Close()
-				return &IOError{Op: "reverify", Path: in.Name, Err: fmt.Errorf("line %d: %w", line, err)}
+				return &dberr.IOError{Op: "reverify", Path: in.Name, Err: fmt.Errorf("line %d: %w", line, err)}
 			}
 		}
 		res, _ := v.VerifyWith(b, verify.VerifyOptions{OmitSignatureHash: true})
@@ -204,7 +205,7 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 		return fail("reverify", err)
 	}
 	if err := sp.close(); err != nil {
-		return &IOError{Op: "spool", Path: sp.path, Err: err}
+		return &dberr.IOError{Op: "spool", Path: sp.path, Err: err}
 	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM receipts WHERE file_sha256 = $1", sha); err != nil {
 		return fail("reverify", err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
 )
@@ -26,7 +27,7 @@ func useRecordedTrust(ctx *cli.Context, db *analytics.DB, row analytics.LoadedRe
 		}
 	}
 	t, err := db.TrustOf(runContext(ctx), row.Trust, row.File)
-	if errors.Is(err, analytics.ErrNoTrust) {
+	if errors.Is(err, dberr.ErrNoTrust) {
 		fmt.Fprintf(ctx.App.ErrWriter, "verify: explain: %s:%d: the database records no key or schema files for its load: judged without any (give --keys and --schemas)\n",
 			termtext.Escape(row.Source), row.Line)
 		return "no trust material (none recorded for its load)", nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
@@ -128,8 +129,8 @@ func fileLine(f analytics.FileSummary) string {
 }
 
 func fileOutcome(f analytics.FileSummary) string {
-	var changed *analytics.ChangedError
-	var rewritten *analytics.InputChangedError
+	var changed *dberr.ChangedError
+	var rewritten *dberr.InputChangedError
 	switch {
 	case errors.As(f.Err, &changed):
 		return fmt.Sprintf("verify: load: %s: refused, not loaded: %v", f.Path, f.Err)

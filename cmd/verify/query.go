@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
@@ -115,7 +116,7 @@ func openExistingDB(ctx *cli.Context, path string) (*analytics.DB, error) {
 	}
 	db, err := analytics.OpenReadOnly(path)
 	if err != nil {
-		var ioErr *analytics.IOError
+		var ioErr *dberr.IOError
 		if errors.As(err, &ioErr) {
 			return nil, err
 		}

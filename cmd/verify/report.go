@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
@@ -137,7 +138,7 @@ func requireFlags(ctx *cli.Context, names ...string) error {
 // outputErr makes a report or export file that could not be written an
 // ioError (exit code 74); other errors pass through.
 func outputErr(err error) error {
-	var we *analytics.WriteError
+	var we *dberr.WriteError
 	if errors.As(err, &we) {
 		return &ioError{err}
 	}

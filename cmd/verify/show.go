@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/gunzip"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
@@ -96,7 +97,7 @@ func showAction(ctx *cli.Context) error {
 // find one moved as a whole: --root, for a file loaded under a relative
 // path.
 func withRootHint(err error, r analytics.StoredReceipt) error {
-	var ae *analytics.ArchiveError
+	var ae *dberr.ArchiveError
 	if !errors.As(err, &ae) || ae.Changed {
 		return err
 	}
@@ -106,10 +107,10 @@ func withRootHint(err error, r analytics.StoredReceipt) error {
 	return fmt.Errorf("%w\nshow: an archive moved as a whole: give --root DIR, the directory %s is relative to (where the load ran)", err, r.Source)
 }
 
-// archiveExit is the exit code of an *analytics.ArchiveError: 65 when the
+// archiveExit is the exit code of an *dberr.ArchiveError: 65 when the
 // file has changed, 66 when it cannot be read.
 func archiveExit(err error) (int, bool) {
-	var ae *analytics.ArchiveError
+	var ae *dberr.ArchiveError
 	if !errors.As(err, &ae) {
 		return 0, false
 	}
