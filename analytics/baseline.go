@@ -260,7 +260,7 @@ func (db *DB) StartingBaseline(ctx context.Context, day string, expires time.Tim
 
 // startingBaseline is DB.StartingBaseline on any querier.
 func startingBaseline(ctx context.Context, q querier, day string, expires time.Time) (*starting, error) {
-	if _, err := ParseDay(day); err != nil {
+	if _, err := queries.ParseDay(day); err != nil {
 		return nil, err
 	}
 	st := &starting{Baseline: &Baseline{Entries: []baselineEntry{}}}

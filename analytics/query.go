@@ -27,15 +27,6 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// ParseDay checks a YYYY-MM-DD day and returns it as a UTC midnight.
-func ParseDay(s string) (time.Time, error) {
-	t, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("day %q is not YYYY-MM-DD", s)
-	}
-	return t, nil
-}
-
 // Table is a query's result: column names and rows of normalized values.
 // A value is nil (SQL NULL), string, int64, float64, bool, Date (a DATE
 // column), time.Time (a TIMESTAMP, in UTC) or []string (a LIST, such as
@@ -71,7 +62,7 @@ func runQuery(ctx context.Context, q querier, name, day string) (*Table, error) 
 func runText(ctx context.Context, q querier, name, text, day string) (*Table, error) {
 	var arg any // nil: NULL
 	if day != "" {
-		if _, err := ParseDay(day); err != nil {
+		if _, err := queries.ParseDay(day); err != nil {
 			return nil, err
 		}
 		arg = day

@@ -140,7 +140,7 @@ func (db *DB) Report(ctx context.Context, opts ReportOptions) (*ReportSummary, e
 
 // runReport is DB.Report on any querier.
 func runReport(ctx context.Context, q querier, opts ReportOptions) (*ReportSummary, error) {
-	day, err := ParseDay(opts.Day)
+	day, err := queries.ParseDay(opts.Day)
 	if err != nil {
 		return nil, err
 	}

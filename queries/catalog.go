@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"time"
 )
 
 // Findings are the detection queries a report runs, in report order. The
@@ -70,4 +71,14 @@ type unknownQueryError struct{ Name string }
 
 func (e *unknownQueryError) Error() string {
 	return fmt.Sprintf("unknown query %q (queries: %s)", e.Name, strings.Join(Names(), ", "))
+}
+
+// ParseDay checks a YYYY-MM-DD day, the parameter every query binds, and
+// returns it as a UTC midnight.
+func ParseDay(s string) (time.Time, error) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("day %q is not YYYY-MM-DD", s)
+	}
+	return t, nil
 }

@@ -25,7 +25,7 @@ func dbLimitFlags() []cli.Flag {
 // dbLimits reads dbLimitFlags; a command without them gets the defaults.
 func dbLimits(ctx *cli.Context) (analytics.Limits, error) {
 	l := analytics.Limits{Memory: ctx.String("memory-limit"), Threads: ctx.Int("db-threads")}
-	if err := analytics.CheckLimits(l); err != nil {
+	if err := l.Check(); err != nil {
 		return l, usagef(ctx, "%v", err)
 	}
 	return l, nil

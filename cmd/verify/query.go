@@ -65,7 +65,7 @@ func queryAction(ctx *cli.Context) error {
 	}
 	day := ctx.String("day")
 	if day != "" {
-		if _, err := analytics.ParseDay(day); err != nil {
+		if _, err := queries.ParseDay(day); err != nil {
 			return usagef(ctx, "--day: %v", err)
 		}
 	}

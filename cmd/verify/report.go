@@ -50,7 +50,7 @@ func reportAction(ctx *cli.Context) error {
 		return err
 	}
 	day := ctx.String("day")
-	if _, err := analytics.ParseDay(day); err != nil {
+	if _, err := queries.ParseDay(day); err != nil {
 		return usagef(ctx, "--day: %v", err)
 	}
 	now, err := atFlag(ctx)
