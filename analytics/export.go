@@ -14,30 +14,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/dberr"
-)
-
-// Parquet export layout under the export directory, one directory per
-// table, so that a table a lake engine defines over a directory reads
-// that table alone:
-//
-//	receipts/day=YYYY-MM-DD/part-N.parquet  the receipts of one UTC day, every column but day
-//	files/part-N.parquet                    the files loaded, with their counts
-//	rejects/part-N.parquet                  the lines that could not be read
-//	expected_tools/part-N.parquet           the expected tool schemas
-//	trust/part-N.parquet                    the trust material verdicts came from
-//
-// day is a Hive-style partition: DuckDB's read_parquet(...,
-// hive_partitioning = true), Spark, Trino's Hive connector and ClickHouse
-// (use_hive_partitioning) read it back as a column. Timestamps are UTC
-// instants (TIMESTAMP WITH TIME ZONE, isAdjustedToUTC) and reasons and
-// tool_servers LISTs of text. A directory's files are part-0.parquet,
-// part-1.parquet, ..., each cut at about ExportOptions.MaxFileBytes.
-const (
-	ParquetReceipts      = "receipts"
-	ParquetFiles         = "files"
-	ParquetRejects       = "rejects"
-	ParquetExpectedTools = "expected_tools"
-	ParquetTrust         = "trust"
+	"github.com/receiptverify/verify/internal/exportdir"
 )
 
 // defaultMaxFileBytes is the size at which an export starts a table's next
@@ -107,10 +84,10 @@ func (s *exportSummary) Rows() int64 {
 // sideTables are the tables exported besides receipts: their order, and
 // an estimate of a row's bytes for sizing row groups.
 var sideTables = []struct{ table, order, width string }{
-	{ParquetFiles, "path, file_sha256", "256"},
-	{ParquetRejects, "source, file_sha256, line", "strlen(error) + COALESCE(strlen(raw), 0) + 128"},
-	{ParquetExpectedTools, "server, tool_name, fingerprint", "strlen(server) + strlen(tool_name) + strlen(fingerprint)"},
-	{ParquetTrust, "trust_sha256", "strlen(key_files) + strlen(schema_files) + strlen(material) + 128"},
+	{exportdir.Files, "path, file_sha256", "256"},
+	{exportdir.Rejects, "source, file_sha256, line", "strlen(error) + COALESCE(strlen(raw), 0) + 128"},
+	{exportdir.ExpectedTools, "server, tool_name, fingerprint", "strlen(server) + strlen(tool_name) + strlen(fingerprint)"},
+	{exportdir.Trust, "trust_sha256", "strlen(key_files) + strlen(schema_files) + strlen(material) + 128"},
 }
 
 // receiptWidth estimates a receipts row's bytes: the raw line and about
@@ -148,7 +125,7 @@ func (db *DB) ExportParquet(ctx context.Context, dir string, opts ExportOptions)
 		bound = defaultMaxFileBytes
 	}
 	sum = &exportSummary{Dir: dir}
-	if err := os.MkdirAll(filepath.Join(dir, ParquetReceipts), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, exportdir.Receipts), 0o755); err != nil {
 		return nil, &dberr.WriteError{Path: dir, Err: err}
 	}
 	sum.Stale = staleLayout(dir)
@@ -203,7 +180,7 @@ func (db *DB) ExportParquet(ctx context.Context, dir string, opts ExportOptions)
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		d.Path = filepath.Join(dir, ParquetReceipts, "day="+d.Day)
+		d.Path = filepath.Join(dir, exportdir.Receipts, "day="+d.Day)
 		// d.Day was formatted from a DATE, so it is safe as a literal.
 		q := fmt.Sprintf(`SELECT %s FROM receipts WHERE day = DATE '%s' ORDER BY issued_at NULLS LAST, source, file_sha256, line`,
 			receiptCols, d.Day)
@@ -211,7 +188,7 @@ func (db *DB) ExportParquet(ctx context.Context, dir string, opts ExportOptions)
 			return sum, err
 		}
 	}
-	if sum.Removed, sum.Kept, err = removeGoneDays(filepath.Join(dir, ParquetReceipts), sum.Days); err != nil {
+	if sum.Removed, sum.Kept, err = removeGoneDays(filepath.Join(dir, exportdir.Receipts), sum.Days); err != nil {
 		return sum, &dberr.WriteError{Path: dir, Err: err}
 	}
 	for _, t := range sideTables {
@@ -404,22 +381,3 @@ func staleLayout(dir string) []string {
 
 // sqlString quotes s as an SQL string literal.
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
-// ParquetGlob is the glob of a table's files under an export directory.
-func ParquetGlob(dir, table string) string {
-	if table == ParquetReceipts {
-		return filepath.ToSlash(filepath.Join(dir, table, "day=*", "*.parquet"))
-	}
-	return filepath.ToSlash(filepath.Join(dir, table, "*.parquet"))
-}
-
-// ParquetViews are the statements that make an in-memory DuckDB read an
-// export directory as the tables the queries expect, for tests and the
-// DuckDB recipe in docs/engines.md.
-func ParquetViews(dir string) []string {
-	out := []string{fmt.Sprintf("CREATE VIEW receipts AS SELECT * FROM read_parquet(%s, hive_partitioning = true)", sqlString(ParquetGlob(dir, ParquetReceipts)))}
-	for _, t := range sideTables {
-		out = append(out, fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet(%s)", t.table, sqlString(ParquetGlob(dir, t.table))))
-	}
-	return out
-}

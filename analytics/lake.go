@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/exportdir"
 	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/toolschema"
@@ -144,7 +145,7 @@ func (t *ReceiptTable) Export(ctx context.Context, dir string, opts ExportOption
 			return nil, err
 		}
 	}
-	opts.sideTables = []string{ParquetExpectedTools, ParquetTrust}
+	opts.sideTables = []string{exportdir.ExpectedTools, exportdir.Trust}
 	return t.db.ExportParquet(ctx, dir, opts)
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/exportdir"
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
@@ -479,7 +480,7 @@ func TestParquetSameRows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, s := range ParquetViews(dir) {
+	for _, s := range exportdir.Views(dir) {
 		if _, err := pq.SQL().Exec(s); err != nil {
 			t.Fatal(err)
 		}

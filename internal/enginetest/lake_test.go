@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/exportdir"
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/queries"
 )
@@ -207,7 +208,7 @@ func TestEnginesLakeReport(t *testing.T) {
 					t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 				}
 				cfg := startPostgres(t)
-				loadPostgresViews(t, cfg, views("duckdb"), []string{analytics.ParquetReceipts, analytics.ParquetExpectedTools, analytics.ParquetTrust})
+				loadPostgresViews(t, cfg, views("duckdb"), []string{exportdir.Receipts, exportdir.ExpectedTools, exportdir.Trust})
 				got, errs := runPostgresLoaded(t, cfg, runs)
 				check(t, got, errs)
 			})
