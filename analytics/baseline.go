@@ -17,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -100,7 +101,7 @@ func (e baselineEntry) Expired(now time.Time) bool { return !now.Before(e.Expire
 var suppressible = []string{"collisions", "drift"}
 
 // matches says whether the entry names a row of finding type name.
-func (e baselineEntry) matches(name string, t *Table, r []any) bool {
+func (e baselineEntry) matches(name string, t *table.Table, r []any) bool {
 	if !slices.Contains(suppressible, name) {
 		return false
 	}
@@ -109,7 +110,7 @@ func (e baselineEntry) matches(name string, t *Table, r []any) bool {
 			continue
 		}
 		i := t.Col(p[0])
-		if i < 0 || Text(r[i]) != p[1] || r[i] == nil {
+		if i < 0 || table.Text(r[i]) != p[1] || r[i] == nil {
 			return false
 		}
 	}
@@ -184,7 +185,7 @@ type suppression struct {
 // apply marks the rows of tables that an unexpired entry matches, in the
 // suppressed and suppressed_by columns it appends to every finding table
 // (the first matching entry wins), and returns one Suppression per entry.
-func (b *Baseline) apply(tables map[string]*Table, now time.Time) []suppression {
+func (b *Baseline) apply(tables map[string]*table.Table, now time.Time) []suppression {
 	out := make([]suppression, 0)
 	if b != nil {
 		for i, e := range b.Entries {
@@ -218,15 +219,15 @@ func (b *Baseline) apply(tables map[string]*Table, now time.Time) []suppression 
 // as a report marks them: the suppressed and suppressed_by columns, the
 // entries' expiry judged at now. It returns one Suppression per entry. A
 // nil baseline adds the columns, every row not suppressed.
-func (b *Baseline) ApplyTo(t *Table, now time.Time) ([]suppression, error) {
+func (b *Baseline) ApplyTo(t *table.Table, now time.Time) ([]suppression, error) {
 	if !slices.Contains(queries.Findings(), t.Name) {
 		return nil, fmt.Errorf("--baseline: %s is not a finding query (%s)", t.Name, strings.Join(queries.Findings(), ", "))
 	}
-	return b.apply(map[string]*Table{t.Name: t}, now), nil
+	return b.apply(map[string]*table.Table{t.Name: t}, now), nil
 }
 
 // isSuppressed is a finding row's suppressed column.
-func isSuppressed(t *Table, r []any) bool {
+func isSuppressed(t *table.Table, r []any) bool {
 	i := t.Col("suppressed")
 	if i < 0 {
 		return false
@@ -290,7 +291,7 @@ func startingBaseline(ctx context.Context, q querier, day string, expires time.T
 			continue
 		}
 		for _, r := range t.Rows {
-			sev := rowSeverity(t, r)
+			sev := t.RowSeverity(r)
 			if sev <= severity.Info {
 				continue
 			}
@@ -298,13 +299,13 @@ func startingBaseline(ctx context.Context, q querier, day string, expires time.T
 			if sev == severity.High {
 				st.High++
 			}
-			p := pair{Text(r[t.Col("tool_name")]), Text(r[t.Col("tool_fingerprint")])}
+			p := pair{table.Text(r[t.Col("tool_name")]), table.Text(r[t.Col("tool_fingerprint")])}
 			if _, ok := kinds[p]; !ok {
 				order = append(order, p)
 			}
 			kind := name
 			if i := t.Col("kind"); i >= 0 {
-				kind = Text(r[i])
+				kind = table.Text(r[i])
 			}
 			kind += " " + sev.String()
 			if !slices.Contains(kinds[p], kind) {

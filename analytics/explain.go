@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -109,13 +110,13 @@ func findingsNaming(ctx context.Context, q querier, day, actionID, source string
 		}
 		ia, is, il := t.Col("action_id"), t.Col("source"), t.Col("line")
 		for _, row := range t.Rows {
-			byID := ia >= 0 && actionID != "" && Text(row[ia]) == actionID
-			byLine := is >= 0 && il >= 0 && Text(row[is]) == source && Text(row[il]) == Text(line)
+			byID := ia >= 0 && actionID != "" && table.Text(row[ia]) == actionID
+			byLine := is >= 0 && il >= 0 && table.Text(row[is]) == source && table.Text(row[il]) == table.Text(line)
 			if !byID && !byLine {
 				continue
 			}
 			var b bytes.Buffer
-			one := &Table{Name: t.Name, Columns: t.Columns, Rows: [][]any{row}}
+			one := &table.Table{Name: t.Name, Columns: t.Columns, Rows: [][]any{row}}
 			if err := one.WriteJSONL(&b); err != nil {
 				return nil, err
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/receiptverify/verify/internal/table"
 )
 
 // TestOpenConvertsTextLists: a database written when reasons and
@@ -71,7 +72,7 @@ func TestOpenConvertsTextLists(t *testing.T) {
 	}
 	var rs []string
 	for _, r := range tab.Rows {
-		rs = append(rs, string(appendJSONValue(nil, r[tab.Col("reasons")])))
+		rs = append(rs, string(table.AppendJSONValue(nil, r[tab.Col("reasons")])))
 	}
 	if got, want := strings.Join(rs, " "), `["bad_signature","chain_fork"] ["unknown_key"]`; got != want {
 		t.Errorf("failures' reasons after conversion: %s, want %s", got, want)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/table"
 )
 
 // manifest is manifest.json: what a report was made from and of.
@@ -121,17 +122,17 @@ func duckdbVersion(ctx context.Context, q querier) (string, error) {
 }
 
 // trustOfManifest reads trust.sql's rows.
-func trustOfManifest(t *Table) []manifestTrust {
+func trustOfManifest(t *table.Table) []manifestTrust {
 	out := []manifestTrust{}
 	files := func(v any) []TrustFile {
 		fs := []TrustFile{}
-		json.Unmarshal([]byte(Text(v)), &fs)
+		json.Unmarshal([]byte(table.Text(v)), &fs)
 		return fs
 	}
 	for _, r := range t.Rows {
 		g := func(c string) any { return r[t.Col(c)] }
-		mt := manifestTrust{TrustSHA256: Text(g("trust_sha256")), KeyFiles: files(g("key_files")), SchemaFiles: files(g("schema_files")),
-			ToolVersion: Text(g("tool_version")), Receipts: asInt(g("receipts"))}
+		mt := manifestTrust{TrustSHA256: table.Text(g("trust_sha256")), KeyFiles: files(g("key_files")), SchemaFiles: files(g("schema_files")),
+			ToolVersion: table.Text(g("tool_version")), Receipts: asInt(g("receipts"))}
 		if at, ok := g("judged_at").(time.Time); ok {
 			mt.JudgedAt = at.UTC().Format(time.RFC3339Nano)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/queries"
 )
@@ -20,7 +21,7 @@ const (
 // summaryMarkdown is summary.md, what a person reads first: the verdict,
 // the failed receipts, the other findings by severity, the suppressed
 // ones, then the chart, the files and the inputs.
-func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*Table, servers []serverTools) []byte {
+func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*table.Table, servers []serverTools) []byte {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("# Receipt report for %s (UTC)\n\n", sum.Day)
@@ -47,7 +48,7 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*Table
 	if len(failures.Rows) > 0 {
 		p("## Failed receipts\n\n| file:line | verdict | reasons | tool | action_id | issued_at |\n|---|---|---|---|---|---|\n")
 		for _, r := range failures.Rows[:min(summaryFailures, len(failures.Rows))] {
-			g := func(c string) string { return Text(r[failures.Col(c)]) }
+			g := func(c string) string { return table.Text(r[failures.Col(c)]) }
 			p("| %s | %s | %s | %s | %s | %s |\n", mdText(cellPath(g("source"))+":"+g("line")), mdText(g("verdict")), mdText(g("reasons")), mdText(cell(g("tool_name"))), mdText(cell(g("action_id"))), mdText(g("issued_at")))
 		}
 		if n := len(failures.Rows) - summaryFailures; n > 0 {
@@ -86,8 +87,8 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*Table
 		}
 		p("| suppressed | %d | by the baseline, listed last |\n\n", sum.Suppressed)
 		for _, sev := range severity.All() {
-			rows := findingRows(tables, func(name string, t *Table, r []any) bool {
-				return name != "failures" && !isSuppressed(t, r) && rowSeverity(t, r) == sev
+			rows := findingRows(tables, func(name string, t *table.Table, r []any) bool {
+				return name != "failures" && !isSuppressed(t, r) && t.RowSeverity(r) == sev
 			})
 			if len(rows) == 0 {
 				continue
@@ -100,7 +101,7 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*Table
 		}
 	}
 	if sum.Suppressed > 0 {
-		rows := findingRows(tables, func(_ string, t *Table, r []any) bool { return isSuppressed(t, r) })
+		rows := findingRows(tables, func(_ string, t *table.Table, r []any) bool { return isSuppressed(t, r) })
 		p("## Suppressed by the baseline (%d)\n\n", len(rows))
 		findingsTable(&b, summaryRows(rows), summaryPerSeverity, true)
 	}
@@ -224,7 +225,7 @@ type findingRow struct {
 
 // findingRows picks the rows of every finding table that keep says to, in
 // Findings order, each in the words summary.md uses.
-func findingRows(tables map[string]*Table, keep func(name string, t *Table, r []any) bool) []findingRow {
+func findingRows(tables map[string]*table.Table, keep func(name string, t *table.Table, r []any) bool) []findingRow {
 	var out []findingRow
 	for _, name := range queries.Findings() {
 		t := tables[name]
@@ -234,7 +235,7 @@ func findingRows(tables map[string]*Table, keep func(name string, t *Table, r []
 			}
 			g := func(c string) string {
 				if i := t.Col(c); i >= 0 {
-					return Text(r[i])
+					return table.Text(r[i])
 				}
 				return ""
 			}
@@ -254,10 +255,10 @@ func findingRows(tables map[string]*Table, keep func(name string, t *Table, r []
 }
 
 // describe says what a finding row found, in a few words.
-func describe(name string, t *Table, r []any) string {
+func describe(name string, t *table.Table, r []any) string {
 	g := func(c string) string {
 		if i := t.Col(c); i >= 0 {
-			return Text(r[i])
+			return table.Text(r[i])
 		}
 		return ""
 	}

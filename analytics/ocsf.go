@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
 )
 
 // oCSFVersion is the OCSF schema release the events follow.
@@ -93,7 +94,7 @@ type ocsfAnalytic struct {
 // status Suppressed for a row a baseline suppresses (New otherwise),
 // is_alert for a row at failOn or above that is not suppressed, the query
 // file as the analytic, and the whole row under unmapped.
-func WriteOCSF(w io.Writer, t *Table, toolVersion string, failOn severity.Severity) error {
+func WriteOCSF(w io.Writer, t *table.Table, toolVersion string, failOn severity.Severity) error {
 	for _, c := range []string{"finding", "severity", findingIDColumn, "event_time"} {
 		if t.Col(c) < 0 {
 			return fmt.Errorf("query %s is not a finding query (no %s column)", t.Name, c)
@@ -107,15 +108,15 @@ func WriteOCSF(w io.Writer, t *Table, toolVersion string, failOn severity.Severi
 			}
 			return nil
 		}
-		name := Text(g("finding"))
-		sev := ocsfSeverity[rowSeverity(t, r)]
+		name := table.Text(g("finding"))
+		sev := ocsfSeverity[t.RowSeverity(r)]
 		if sev.id == 0 {
 			sev.caption = "Unknown"
 		}
-		id := Text(g(findingIDColumn))
+		id := table.Text(g(findingIDColumn))
 		title := name
 		for _, c := range []string{"kind", "reasons", "tool_name"} {
-			if v := Text(g(c)); v != "" {
+			if v := table.Text(g(c)); v != "" {
 				title += " " + v
 			}
 		}
@@ -128,17 +129,17 @@ func WriteOCSF(w io.Writer, t *Table, toolVersion string, failOn severity.Severi
 			StatusID: 1, Status: "New",
 			Time:    millis(g("event_time")),
 			Message: title + ": " + describe(name, t, r),
-			IsAlert: rowSeverity(t, r) >= failOn && !isSuppressed(t, r),
+			IsAlert: t.RowSeverity(r) >= failOn && !isSuppressed(t, r),
 			Metadata: ocsfMetadata{Version: oCSFVersion, LogName: name, UID: id,
 				Product: ocsfProduct{Name: "verify", VendorName: "receiptverify", Version: toolVersion}},
 			FindingInfo: ocsfFindingInfo{UID: id, Title: title, Desc: describe(name, t, r),
-				Types:         slices.DeleteFunc([]string{name, Text(g("kind"))}, func(s string) bool { return s == "" }),
+				Types:         slices.DeleteFunc([]string{name, table.Text(g("kind"))}, func(s string) bool { return s == "" }),
 				Analytic:      ocsfAnalytic{Name: "queries/" + name + ".sql", TypeID: 1, Type: "Rule"},
 				FirstSeenTime: millis(g("first_seen")), LastSeenTime: millis(g("last_seen"))},
-			Unmapped: t.appendRowJSON(nil, r),
+			Unmapped: t.AppendRowJSON(nil, r),
 		}
 		if isSuppressed(t, r) {
-			e.StatusID, e.Status, e.StatusDetail = 3, "Suppressed", "baseline: "+Text(g("suppressed_by"))
+			e.StatusID, e.Status, e.StatusDetail = 3, "Suppressed", "baseline: "+table.Text(g("suppressed_by"))
 		}
 		var line bytes.Buffer
 		enc := json.NewEncoder(&line)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -106,7 +107,7 @@ var fixtureRows = []fixRow{
 
 var fixtureExpected = []string{"crm/search/A", "files/search/B", "crm/users.list/U"}
 
-func csvOf(t *testing.T, tb *Table) string {
+func csvOf(t *testing.T, tb *table.Table) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := tb.WriteCSV(&b); err != nil {
@@ -235,7 +236,7 @@ func TestQueryFiles(t *testing.T) {
 // tabs and line breaks as spaces, and anything else a terminal would act
 // on (escape sequences, bidirectional overrides) as escapes.
 func TestWriteTableEscapes(t *testing.T) {
-	tb := &Table{Columns: []string{"tool_name", "n"}, Rows: [][]any{{"evil\x1b[2J\r\nforged\tcell\u202e", int64(1)}}}
+	tb := &table.Table{Columns: []string{"tool_name", "n"}, Rows: [][]any{{"evil\x1b[2J\r\nforged\tcell\u202e", int64(1)}}}
 	var b strings.Builder
 	if err := tb.WriteTable(&b); err != nil {
 		t.Fatal(err)
@@ -251,7 +252,7 @@ func TestWriteTableEscapes(t *testing.T) {
 // characters are escapes, as in the text output; numbers and other text
 // are written as they are.
 func TestWriteCSVDefusesFormulas(t *testing.T) {
-	tb := &Table{Columns: []string{"tool_name", "n"}, Rows: [][]any{
+	tb := &table.Table{Columns: []string{"tool_name", "n"}, Rows: [][]any{
 		{`=HYPERLINK("http://x","y")`, int64(-1)},
 		{"+1", int64(2)}, {"-cmd", nil}, {"@SUM(A1)", nil}, {"\t=1", nil}, {"\r=1", nil},
 		{"search", int64(3)}, {"a=b", nil}, {"", nil},
@@ -287,7 +288,7 @@ func TestJSONValueAsEncodingJSON(t *testing.T) {
 		if err := enc.Encode(v); err != nil {
 			t.Fatal(err)
 		}
-		if got := string(appendJSONValue(nil, v)); got != strings.TrimSuffix(want.String(), "\n") {
+		if got := string(table.AppendJSONValue(nil, v)); got != strings.TrimSuffix(want.String(), "\n") {
 			t.Errorf("%q: %s, want %s", v, got, want.String())
 		}
 	}

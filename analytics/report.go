@@ -16,6 +16,7 @@ import (
 	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/outfile"
 	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -205,7 +206,7 @@ type reportRun struct {
 // run runs the named query for the day (or takes its rows from the
 // findings run once for every day, opts.Shared) and records it in the
 // manifest.
-func (r *reportRun) run(name string) (*Table, error) {
+func (r *reportRun) run(name string) (*table.Table, error) {
 	query, err := queries.Lookup(name)
 	if err != nil {
 		return nil, err
@@ -242,7 +243,7 @@ func (r *reportRun) inputs() error {
 	}
 	for _, row := range files.Rows {
 		g := func(c string) any { return row[files.Col(c)] }
-		sum.Inputs = append(sum.Inputs, manifestInput{Path: Text(g("path")), SHA256: Text(g("file_sha256")),
+		sum.Inputs = append(sum.Inputs, manifestInput{Path: table.Text(g("path")), SHA256: table.Text(g("file_sha256")),
 			SizeBytes: asInt(g("size_bytes")), Lines: asInt(g("lines")), Accepted: asInt(g("accepted")),
 			Rejected: asInt(g("rejected")), ReceiptsOnDay: asInt(g("receipts_on_day")), Redelivered: asInt(g("redelivered"))})
 	}
@@ -266,9 +267,9 @@ func (r *reportRun) inputs() error {
 
 // findings runs the finding queries, applies the baseline and counts
 // their rows by severity, suppressed apart.
-func (r *reportRun) findings() (map[string]*Table, error) {
+func (r *reportRun) findings() (map[string]*table.Table, error) {
 	sum, man, opts := r.sum, r.man, r.opts
-	tables := map[string]*Table{}
+	tables := map[string]*table.Table{}
 	for _, name := range queries.Findings() {
 		t, err := r.run(name)
 		if err != nil {
@@ -284,7 +285,7 @@ func (r *reportRun) findings() (map[string]*Table, error) {
 			if isSuppressed(t, row) {
 				fc.Suppressed++
 			} else {
-				fc.Severities[rowSeverity(t, row)]++
+				fc.Severities[t.RowSeverity(row)]++
 			}
 		}
 		for i := range fc.Severities {
@@ -316,7 +317,7 @@ func (r *reportRun) findings() (map[string]*Table, error) {
 
 // write writes the day's files into opts.Dir, each atomically, the
 // manifest (which lists the others with their SHA-256) last.
-func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []serverTools) error {
+func (r *reportRun) write(tables map[string]*table.Table, toolDays *table.Table, servers []serverTools) error {
 	sum, man, opts := r.sum, r.man, r.opts
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return &dberr.WriteError{Path: opts.Dir, Err: err}
@@ -358,7 +359,7 @@ func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []s
 	}
 	var tds []toolDay
 	for _, row := range toolDays.Rows {
-		td := toolDay{Tool: Text(row[0]), Day: Text(row[1]), Fingerprints: asInt(row[2]), Receipts: asInt(row[3]), Unexpected: -1}
+		td := toolDay{Tool: table.Text(row[0]), Day: table.Text(row[1]), Fingerprints: asInt(row[2]), Receipts: asInt(row[3]), Unexpected: -1}
 		if u, ok := row[toolDays.Col("unexpected")].(int64); ok {
 			td.Unexpected = u
 		}
@@ -429,7 +430,7 @@ func asInt(v any) int64 {
 
 // kindCounts counts a finding table's rows by kind: the kind column
 // (drift, replays), reasons (failures) or tool_name (collisions).
-func kindCounts(name string, t *Table) []kindCount {
+func kindCounts(name string, t *table.Table) []kindCount {
 	col := "kind"
 	switch name {
 	case "failures":
@@ -443,7 +444,7 @@ func kindCounts(name string, t *Table) []kindCount {
 	}
 	n := map[string]int{}
 	for _, r := range t.Rows {
-		n[Text(r[i])]++
+		n[table.Text(r[i])]++
 	}
 	var out []kindCount
 	for k, c := range n {

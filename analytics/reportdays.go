@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -53,7 +54,7 @@ func shareFindings(ctx context.Context, q querier, days []string) (*sharedFindin
 		return nil, err
 	}
 	for _, r := range all.Rows {
-		if _, found := slices.BinarySearch(days, Text(r[all.Col("day")])); !found {
+		if _, found := slices.BinarySearch(days, table.Text(r[all.Col("day")])); !found {
 			return nil, nil
 		}
 	}
@@ -92,7 +93,7 @@ func (s *sharedFindings) Close() {
 
 // take reads query name's rows on day, and says whether s holds that
 // query. Rows of earlier days not taken are passed over.
-func (s *sharedFindings) take(name, day string) (*Table, bool, error) {
+func (s *sharedFindings) take(name, day string) (*table.Table, bool, error) {
 	if s == nil {
 		return nil, false, nil
 	}
@@ -100,7 +101,7 @@ func (s *sharedFindings) take(name, day string) (*Table, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	t := &Table{Name: name, Columns: slices.Clone(c.sc.columns)}
+	t := &table.Table{Name: name, Columns: slices.Clone(c.sc.columns)}
 	for {
 		if c.peeked == nil && c.err == nil {
 			if c.peeked, c.err = c.sc.next(); c.peeked != nil {
@@ -113,7 +114,7 @@ func (s *sharedFindings) take(name, day string) (*Table, bool, error) {
 		if c.peeked == nil { // the end
 			return t, true, nil
 		}
-		switch d := Text(c.peeked[c.day]); {
+		switch d := table.Text(c.peeked[c.day]); {
 		case d > day:
 			return t, true, nil
 		case d == day:

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/table"
 )
 
 // splitByDay writes the corpus's lines to one file per UTC day of
@@ -53,7 +54,7 @@ func reportFiles(t *testing.T, db *DB, dir string) map[string][]byte {
 	}
 	out := map[string][]byte{}
 	for _, r := range days.Rows {
-		d := Text(r[days.Col("day")])
+		d := table.Text(r[days.Col("day")])
 		sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: d, Dir: filepath.Join(dir, d), ToolVersion: "test"})
 		if err != nil {
 			t.Fatal(err)

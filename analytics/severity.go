@@ -3,10 +3,9 @@ package analytics
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"slices"
 
-	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
 )
 
 // findingKeyColumn is the column a finding query names its row's
@@ -25,7 +24,7 @@ func findingID(key string) string {
 }
 
 // withFindingIDs replaces a finding_key column by finding_id, in place.
-func withFindingIDs(t *Table) {
+func withFindingIDs(t *table.Table) {
 	i := renameFindingKey(t.Columns)
 	for _, r := range t.Rows {
 		toFindingID(r, i)
@@ -50,24 +49,4 @@ func toFindingID(row []any, i int) {
 	if k, ok := row[i].(string); ok {
 		row[i] = findingID(k)
 	}
-}
-
-// rowSeverity is a finding row's severity column, 0 if it has none.
-func rowSeverity(t *Table, r []any) severity.Severity {
-	i := t.Col("severity")
-	if i < 0 {
-		return 0
-	}
-	s, _ := severity.Parse(Text(r[i]))
-	return s
-}
-
-// KeepAtLeast drops the rows of t, a finding query's table, below min:
-// what verify query --min-severity shows.
-func (t *Table) KeepAtLeast(min severity.Severity) error {
-	if t.Col("severity") < 0 {
-		return fmt.Errorf("--min-severity: %s is not a finding query (no severity column)", t.Name)
-	}
-	t.Rows = slices.DeleteFunc(t.Rows, func(r []any) bool { return rowSeverity(t, r) < min })
-	return nil
 }

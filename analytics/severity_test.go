@@ -11,6 +11,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -217,9 +218,9 @@ func TestSeverityRules(t *testing.T) {
 			for _, r := range tb.Rows {
 				kind := ""
 				if i := tb.Col("kind"); i >= 0 {
-					kind = strings.TrimSuffix(Text(r[i]), "_fingerprint") + " "
+					kind = strings.TrimSuffix(table.Text(r[i]), "_fingerprint") + " "
 				}
-				got[name+" "+kind+Text(r[tb.Col("tool_name")])+" "+Text(r[tb.Col("tool_fingerprint")])] = Text(r[tb.Col("severity")])
+				got[name+" "+kind+table.Text(r[tb.Col("tool_name")])+" "+table.Text(r[tb.Col("tool_fingerprint")])] = table.Text(r[tb.Col("severity")])
 			}
 		}
 		for k, sev := range want {
@@ -258,7 +259,7 @@ func TestFindingIDStable(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range tb.Rows {
-				out = append(out, Text(r[tb.Col(findingIDColumn)]))
+				out = append(out, table.Text(r[tb.Col(findingIDColumn)]))
 			}
 		}
 		return out
@@ -275,19 +276,19 @@ func TestFindingIDStable(t *testing.T) {
 // TestKeepAtLeast: verify query --min-severity keeps the rows at the
 // severity or above, and refuses a table without a severity column.
 func TestKeepAtLeast(t *testing.T) {
-	tab := &Table{Name: "drift", Columns: []string{"finding", "severity"},
+	tab := &table.Table{Name: "drift", Columns: []string{"finding", "severity"},
 		Rows: [][]any{{"drift", "info"}, {"drift", "high"}, {"drift", "low"}, {"drift", "medium"}}}
 	if err := tab.KeepAtLeast(severity.Low); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, r := range tab.Rows {
-		got = append(got, Text(r[1]))
+		got = append(got, table.Text(r[1]))
 	}
 	if strings.Join(got, ",") != "high,low,medium" {
 		t.Errorf("kept %v, want high, low, medium in their order", got)
 	}
-	if err := (&Table{Name: "days", Columns: []string{"day"}}).KeepAtLeast(severity.High); err == nil {
+	if err := (&table.Table{Name: "days", Columns: []string{"day"}}).KeepAtLeast(severity.High); err == nil {
 		t.Error("a table without severity: no error")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
@@ -174,7 +175,7 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 		accepted, _ := r[loaded.Col("accepted")].(int64)
 		rejected, _ := r[loaded.Col("rejected")].(int64)
 		redelivered, _ := r[loaded.Col("redelivered")].(int64)
-		if want[analytics.Text(r[loaded.Col("file_sha256")])] && accepted == 0 && (rejected > 0 || redelivered == 0) {
+		if want[table.Text(r[loaded.Col("file_sha256")])] && accepted == 0 && (rejected > 0 || redelivered == 0) {
 			if t, ok := r[loaded.Col("loaded_at")].(time.Time); ok {
 				days = append(days, t.UTC().Format(time.DateOnly))
 			}
@@ -185,12 +186,12 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 		return nil, err
 	}
 	for _, r := range all.Rows {
-		d := analytics.Text(r[all.Col("day")])
+		d := table.Text(r[all.Col("day")])
 		files, err := db.RunQuery(ctx, "files", d)
 		if err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(files.Rows, func(r []any) bool { return want[analytics.Text(r[files.Col("file_sha256")])] }) {
+		if slices.ContainsFunc(files.Rows, func(r []any) bool { return want[table.Text(r[files.Col("file_sha256")])] }) {
 			days = append(days, d)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
@@ -51,7 +52,7 @@ func exportOptionsOf(ctx *cli.Context, name string) (*queryExports, error) {
 }
 
 // apply marks and filters t's rows; an expired entry is said on stderr.
-func (q *queryExports) apply(ctx *cli.Context, t *analytics.Table) error {
+func (q *queryExports) apply(ctx *cli.Context, t *table.Table) error {
 	if q.baseline != nil {
 		sup, err := q.baseline.ApplyTo(t, q.now)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -199,7 +200,7 @@ func canonGo(v any, dbType string) string {
 	switch x := v.(type) {
 	case nil:
 		return null
-	case analytics.Date:
+	case table.Date:
 		return string(x)
 	case time.Time:
 		if dbType == "DATE" {
