@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/rawpolicy"
 	"github.com/receiptverify/verify/internal/receiptgen"
 )
 
@@ -41,7 +42,7 @@ func TestSmallFilesBatched(t *testing.T) {
 	writeLines(t, again, [][]byte{lines[699], lines[208]}) // line 208 is the third of a stored file
 	second := append(split("b", lines[450:699]), again)
 	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	for _, raw := range []rawPolicy{rawFlagged, rawAll} {
+	for _, raw := range []rawpolicy.Policy{rawpolicy.Flagged, rawpolicy.All} {
 		t.Run(fmt.Sprint(raw), func(t *testing.T) {
 			batched, single := openTestDB(t), openTestDB(t)
 			for _, set := range [][]string{{hist}, first, second} {

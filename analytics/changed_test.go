@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/rawpolicy"
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -45,7 +46,7 @@ func TestChangedInputFailsAlone(t *testing.T) {
 		return io.NopCloser(eofReader{bytes.NewReader(orig), &readWhole}), nil
 	}}}
 	db := openTestDB(t)
-	sum, err := db.Load(context.Background(), c.v, []Input{fileInput(first), changing, fileInput(last)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), Raw: rawAll})
+	sum, err := db.Load(context.Background(), c.v, []Input{fileInput(first), changing, fileInput(last)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), Raw: rawpolicy.All})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/rawpolicy"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -93,7 +94,7 @@ const defaultChunkBytes = 2 << 30
 func (l *loader) newFile(idx int, in Input, p plan) *fileLoad {
 	return &fileLoad{ctx: l.ctx, idx: idx, in: in, plan: p, trust: l.sum.Trust, sum: &l.sum.Files[idx], key: strconv.Itoa(idx),
 		tempDir: l.opts.TempDir, hook: l.opts.beforeCommit, conn: l.conn, chunk: cmp.Or(l.opts.chunkBytes, defaultChunkBytes),
-		loadedAt: l.at, v: l.v, rawAll: l.opts.Raw == rawAll || in.NoArchive, prior: l.prior, batch: l.batch}
+		loadedAt: l.at, v: l.v, rawAll: l.opts.Raw == rawpolicy.All || in.NoArchive, prior: l.prior, batch: l.batch}
 }
 
 // source is the file as a stream.Source named by its key, from past the

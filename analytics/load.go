@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/rawpolicy"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/receiptverify/verify/verify/toolschema"
@@ -64,7 +65,7 @@ type LoadOptions struct {
 	Reverify bool
 	// Raw says which receipts keep their line in the database (the
 	// others are found in their archive file by offset and SHA-256).
-	Raw rawPolicy
+	Raw rawpolicy.Policy
 
 	// beforeCommit, in tests, is called with each file's transaction open
 	// and its rows inserted; an error rolls the file back.

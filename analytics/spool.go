@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/tempspool"
 )
 
 // read is the read_ndjson call over the spool. The path is ours
@@ -33,7 +34,7 @@ type spool struct {
 }
 
 func newSpool(dir string) (*spool, error) {
-	f, err := os.CreateTemp(dir, spoolPattern()) // named for RemoveStaleSpools
+	f, err := os.CreateTemp(dir, tempspool.Pattern()) // named for tempspool.RemoveStale
 	if err != nil {
 		return nil, err
 	}

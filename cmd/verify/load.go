@@ -11,6 +11,8 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/rawpolicy"
+	"github.com/receiptverify/verify/internal/tempspool"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
@@ -195,7 +197,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	if err != nil {
 		return analytics.LoadSummary{}, err
 	}
-	raw, err := analytics.ParseRawPolicy(ctx.String("store-raw"))
+	raw, err := rawpolicy.Parse(ctx.String("store-raw"))
 	if err != nil {
 		return analytics.LoadSummary{}, usagef(ctx, "--store-raw: %v", err)
 	}
@@ -209,7 +211,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	if err != nil {
 		return analytics.LoadSummary{}, err
 	}
-	stale, err := analytics.RemoveStaleSpools("")
+	stale, err := tempspool.RemoveStale("")
 	reportStaleSpools(stderr, stale, err)
 	srcs := make([]stream.Source, len(inputs))
 	for i, in := range inputs {
