@@ -20,7 +20,7 @@
 //
 // # Loading
 //
-// [Load] verifies files with [stream.Run] and stores the results, judging
+// [DB.Load] verifies files with [stream.Run] and stores the results, judging
 // chains and nonces against every receipt stored before. Each file is
 // identified by the SHA-256 of its content (content.go): content already
 // stored is skipped, so loading the same input twice adds nothing, and a
