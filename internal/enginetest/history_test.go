@@ -10,9 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -27,18 +25,7 @@ import (
 func TestEnginesHistory(t *testing.T) {
 	bin := buildVerify(t)
 	dir := t.TempDir()
-	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	cfg := receiptgen.Config{Seed: 20261204, N: 3000, Rate: 0.1, Days: 3, Start: start, Algs: receiptgen.Ed25519Only,
-		Mix: receiptgen.Mix{Hash: 100, DSSE: 100, AgentReceipts: 100}}
-	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(raw), "\n")
-	lines = lines[:len(lines)-1]
+	lines, trust := generatedArchive(t, dir, 20261204)
 	q := len(lines) / 3
 	forks := strings.ReplaceAll(strings.Join(lines[20:24], ""), `"nonce":"`, `"nonce":"f`)
 	bodies := []string{
@@ -46,7 +33,6 @@ func TestEnginesHistory(t *testing.T) {
 		strings.Join(lines[q-5:2*q], ""), // five receipts of day 1 again
 		strings.Join(lines[2*q:], "") + strings.Join(lines[10:14], "") + forks,
 	}
-	trust := []string{"--keys", filepath.Join(dir, "keys", "jwks.json"), "--schemas", filepath.Join(dir, "schemas"), "--at", start.AddDate(0, 0, 30).Format(time.RFC3339)}
 	plans := make([]string, 3)
 	shards := make([][]string, 3)
 	for d, body := range bodies {

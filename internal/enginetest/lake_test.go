@@ -8,11 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/exportdir"
-	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -32,18 +30,7 @@ var lakeQueries = []string{"collisions", "drift", "replays", "failures"}
 func TestEnginesLakeReport(t *testing.T) {
 	bin := buildVerify(t)
 	dir := t.TempDir()
-	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	cfg := receiptgen.Config{Seed: 20261204, N: 3000, Rate: 0.1, Days: 3, Start: start, Algs: receiptgen.Ed25519Only,
-		Mix: receiptgen.Mix{Hash: 100, DSSE: 100, AgentReceipts: 100}}
-	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(raw), "\n")
-	lines = lines[:len(lines)-1]
+	lines, trust := generatedArchive(t, dir, 20261204)
 	// Three files. The second also holds receipts of the first with their
 	// decision changed after signing (repeated action ids, failed) and a
 	// line that is not JSON; the third repeats lines of its own (the
@@ -78,7 +65,6 @@ func TestEnginesLakeReport(t *testing.T) {
 	if altered == 0 {
 		t.Fatal("no receipt with a decision to alter")
 	}
-	trust := []string{"--keys", filepath.Join(dir, "keys", "jwks.json"), "--schemas", filepath.Join(dir, "schemas"), "--at", start.AddDate(0, 0, 30).Format(time.RFC3339)}
 
 	// The DuckDB audit of the same files: what verify query reads.
 	db := filepath.Join(dir, "audit.duckdb")

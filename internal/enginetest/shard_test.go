@@ -32,18 +32,7 @@ import (
 func TestEnginesSharded(t *testing.T) {
 	bin := buildVerify(t)
 	dir := t.TempDir()
-	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	cfg := receiptgen.Config{Seed: 20261203, N: 3000, Rate: 0.1, Days: 3, Start: start, Algs: receiptgen.Ed25519Only,
-		Mix: receiptgen.Mix{Hash: 100, DSSE: 100, AgentReceipts: 100}}
-	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(raw), "\n")
-	lines = lines[:len(lines)-1] // after the last newline
+	lines, trust := generatedArchive(t, dir, 20261203)
 	// Four line-aligned parts; the last also repeats receipts of the
 	// first (a replay and a fork across shards), and blank and unreadable
 	// lines shift the record numbers the notes name.
@@ -66,7 +55,6 @@ func TestEnginesSharded(t *testing.T) {
 		}
 		parts = append(parts, p)
 	}
-	trust := []string{"--keys", filepath.Join(dir, "keys", "jwks.json"), "--schemas", filepath.Join(dir, "schemas"), "--at", start.AddDate(0, 0, 30).Format(time.RFC3339)}
 
 	want := runVerify(t, bin, append(append([]string{"receipts", "--format", "json"}, trust...), parts...)...)
 	if want.code != 1 {
@@ -477,4 +465,26 @@ func firstDiff(want, got []byte) string {
 		}
 	}
 	return "(same lines)"
+}
+
+// generatedArchive writes the engine tests' archive of seed into dir
+// (3,000 Ed25519 receipts over 3 days from 2026-11-01, hash-chained, DSSE
+// and agent-receipts alike, a tenth of them anomalous, with their keys and
+// schemas) and returns its lines, each with its newline, and the trust
+// flags that verify them (--keys, --schemas, and --at 30 days on).
+func generatedArchive(t *testing.T, dir string, seed uint64) (lines, trust []string) {
+	t.Helper()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	cfg := receiptgen.Config{Seed: seed, N: 3000, Rate: 0.1, Days: 3, Start: start,
+		Algs: receiptgen.Ed25519Only, Mix: receiptgen.Mix{Hash: 100, DSSE: 100, AgentReceipts: 100}}
+	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = strings.SplitAfter(string(raw), "\n")
+	trust = []string{"--keys", filepath.Join(dir, "keys", "jwks.json"), "--schemas", filepath.Join(dir, "schemas"), "--at", start.AddDate(0, 0, 30).Format(time.RFC3339)}
+	return lines[:len(lines)-1], trust // after the last newline
 }

@@ -19,7 +19,7 @@ const root = "../.."
 // untrusted input, keyed by directory and name.
 var notLimits = map[string]string{
 	"internal/bufpool MaxCap":       "the largest buffer a pool keeps, not a bound on input",
-	"verify/stream maxFrame":        "derived from MaxDocumentBytes; bounds the tool's own spool as read back",
+	"internal/streamrun maxFrame":   "derived from MaxDocumentBytes; bounds the tool's own spool as read back",
 	"analytics chartMaxName":        "the width at which a chart truncates a name",
 	"analytics defaultMaxObject":    "DuckDB's default maximum_object_size, raised to the longest row",
 	"analytics DefaultMaxFileBytes": "where the Parquet export starts its next part file, a size of output",
