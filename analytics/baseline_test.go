@@ -3,38 +3,15 @@ package analytics
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/baseline"
 	"github.com/receiptverify/verify/internal/severity"
 )
-
-func TestParseBaselineRefuses(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ name, text, want string }{
-		{"unknown key", "[[suppress]]\ntool = \"a\"\nfingerprnt = \"b\"\nreason = \"r\"\nexpires = 2027-01-01\n", "unknown key(s) suppress.fingerprnt"},
-		{"no reason", "[[suppress]]\ntool = \"a\"\nexpires = 2027-01-01\n", "entry 1 (tool a) has no reason"},
-		{"no expiry", "[[suppress]]\ntool = \"a\"\nreason = \"r\"\n", "has no expires date"},
-		{"names nothing", "[[suppress]]\nreason = \"r\"\nexpires = 2027-01-01\n", "names no tool, fingerprint or server"},
-		{"expiry a string", "[[suppress]]\ntool = \"a\"\nreason = \"r\"\nexpires = \"soon\"\n", "want a date"},
-		{"not TOML", "[[suppress]\n", "baseline b.toml:"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseBaseline("b.toml", []byte(tt.text))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("got %v, want an error containing %q", err, tt.want)
-			}
-		})
-	}
-	b, err := parseBaseline("b.toml", []byte("[[suppress]]\nserver = \"crm\"\nreason = \"r\"\nexpires = 2027-01-01T12:00:00+02:00\n"))
-	if err != nil || !b.Entries[0].Expires.Equal(time.Date(2027, 1, 1, 10, 0, 0, 0, time.UTC)) {
-		t.Errorf("offset datetime: %v %v", b, err)
-	}
-}
 
 // fixtureBaseline accepts the unknown tool pay's fingerprint X (its
 // first_seen and unexpected_fingerprint rows on 2026-11-02 are high), and
@@ -60,7 +37,7 @@ expires = 2027-01-01
 func TestBaselineSuppressesUntilExpiry(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
-	b, err := parseBaseline("fixture.toml", []byte(fixtureBaseline))
+	b, err := baseline.Parse("fixture.toml", []byte(fixtureBaseline))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +115,7 @@ func TestStartingBaseline(t *testing.T) {
 	if !strings.HasPrefix(buf.String(), "# a header\n# of two lines\n\n[[suppress]]\n") || !strings.Contains(buf.String(), "expires = 2027-02-01\n") {
 		t.Errorf("baseline file:\n%s", buf.String())
 	}
-	b, err := ReadBaseline(path)
+	b, err := baseline.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +134,7 @@ func TestStartingBaseline(t *testing.T) {
 	}
 	buf.Reset()
 	st.Baseline.WriteTOML(&buf, "")
-	if b, err := parseBaseline("empty", buf.Bytes()); err != nil || len(b.Entries) != 0 {
+	if b, err := baseline.Parse("empty", buf.Bytes()); err != nil || len(b.Entries) != 0 {
 		t.Errorf("empty baseline %q: %v %v", buf.String(), b, err)
 	}
 }
@@ -170,21 +147,4 @@ func readCSVBytes(t *testing.T, b []byte) []map[string]string {
 		t.Fatal(err)
 	}
 	return readCSV(t, path)
-}
-
-// TestReadBaselineBounded checks that a baseline past MaxBaselineBytes,
-// or a device that never ends, is refused instead of read whole.
-func TestReadBaselineBounded(t *testing.T) {
-	big := filepath.Join(t.TempDir(), "big.toml")
-	if err := os.WriteFile(big, bytes.Repeat([]byte("#"), maxBaselineBytes+1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{big, "/dev/zero"} {
-		if _, err := os.Stat(p); err != nil {
-			continue
-		}
-		if _, err := ReadBaseline(p); !errors.Is(err, ErrBaselineTooLarge) {
-			t.Errorf("ReadBaseline(%s) = %v, want ErrBaselineTooLarge", p, err)
-		}
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/baseline"
 	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/internal/termtext"
@@ -88,7 +89,7 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*table
 		p("| suppressed | %d | by the baseline, listed last |\n\n", sum.Suppressed)
 		for _, sev := range severity.All() {
 			rows := findingRows(tables, func(name string, t *table.Table, r []any) bool {
-				return name != "failures" && !isSuppressed(t, r) && t.RowSeverity(r) == sev
+				return name != "failures" && !baseline.IsSuppressed(t, r) && t.RowSeverity(r) == sev
 			})
 			if len(rows) == 0 {
 				continue
@@ -101,7 +102,7 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*table
 		}
 	}
 	if sum.Suppressed > 0 {
-		rows := findingRows(tables, func(_ string, t *table.Table, r []any) bool { return isSuppressed(t, r) })
+		rows := findingRows(tables, func(_ string, t *table.Table, r []any) bool { return baseline.IsSuppressed(t, r) })
 		p("## Suppressed by the baseline (%d)\n\n", len(rows))
 		findingsTable(&b, summaryRows(rows), summaryPerSeverity, true)
 	}

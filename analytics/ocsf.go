@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/receiptverify/verify/internal/baseline"
 	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/internal/table"
 )
@@ -129,7 +130,7 @@ func WriteOCSF(w io.Writer, t *table.Table, toolVersion string, failOn severity.
 			StatusID: 1, Status: "New",
 			Time:    millis(g("event_time")),
 			Message: title + ": " + describe(name, t, r),
-			IsAlert: t.RowSeverity(r) >= failOn && !isSuppressed(t, r),
+			IsAlert: t.RowSeverity(r) >= failOn && !baseline.IsSuppressed(t, r),
 			Metadata: ocsfMetadata{Version: oCSFVersion, LogName: name, UID: id,
 				Product: ocsfProduct{Name: "verify", VendorName: "receiptverify", Version: toolVersion}},
 			FindingInfo: ocsfFindingInfo{UID: id, Title: title, Desc: describe(name, t, r),
@@ -138,7 +139,7 @@ func WriteOCSF(w io.Writer, t *table.Table, toolVersion string, failOn severity.
 				FirstSeenTime: millis(g("first_seen")), LastSeenTime: millis(g("last_seen"))},
 			Unmapped: t.AppendRowJSON(nil, r),
 		}
-		if isSuppressed(t, r) {
+		if baseline.IsSuppressed(t, r) {
 			e.StatusID, e.Status, e.StatusDetail = 3, "Suppressed", "baseline: "+table.Text(g("suppressed_by"))
 		}
 		var line bytes.Buffer

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/baseline"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -112,7 +113,7 @@ func TestOCSFEvents(t *testing.T) {
 	}
 	rows := append(slices.Clone(fixtureRows), fixRow{line: 8, agent: "ag4", issuer: "org1", session: "s4", tool: "search", fp: "A", issued: "2026-11-02T12:00:00Z", verdict: "INCOMPLETE", reasons: "unknown_key"})
 	db := fixtureDB(t, rows, fixtureExpected...)
-	base, err := parseBaseline("b.toml", []byte(fixtureBaseline))
+	base, err := baseline.Parse("b.toml", []byte(fixtureBaseline))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/receiptverify/verify/internal/baseline"
 	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/outfile"
 	"github.com/receiptverify/verify/internal/severity"
@@ -31,7 +32,7 @@ type ReportOptions struct {
 	// or above that no baseline entry suppresses.
 	FailOn severity.Severity
 	// Baseline, if not nil, suppresses the tool-schema findings it accepts.
-	Baseline *Baseline
+	Baseline *baseline.Baseline
 	// Now judges the baseline's expiry dates (zero: the wall clock). It is
 	// the only input from outside the database: with the same Now, the
 	// same day of the same data gives the same bytes.
@@ -67,10 +68,10 @@ type ReportSummary struct {
 	Files    []string        // names written in Dir, in write order
 	Inputs   []manifestInput // the day's files (files.sql): those holding its receipts, and those with none loaded on it
 
-	FailOn     severity.Severity // the level that fails the day
-	Severities severity.Count    // rows no baseline entry suppresses, by severity
-	Suppressed int               // rows a baseline entry suppresses
-	Baseline   []suppression     // one per baseline entry, in file order
+	FailOn     severity.Severity      // the level that fails the day
+	Severities severity.Count         // rows no baseline entry suppresses, by severity
+	Suppressed int                    // rows a baseline entry suppresses
+	Baseline   []baseline.Suppression // one per baseline entry, in file order
 }
 
 // Failing is the number of rows that fail the day: at FailOn or above
@@ -78,8 +79,8 @@ type ReportSummary struct {
 func (s *ReportSummary) Failing() int { return s.Severities.AtLeast(s.FailOn) }
 
 // Expired lists the baseline entries past their expiry.
-func (s *ReportSummary) Expired() []suppression {
-	var out []suppression
+func (s *ReportSummary) Expired() []baseline.Suppression {
+	var out []baseline.Suppression
 	for _, b := range s.Baseline {
 		if b.Expired {
 			out = append(out, b)
@@ -277,12 +278,12 @@ func (r *reportRun) findings() (map[string]*table.Table, error) {
 		}
 		tables[name] = t
 	}
-	sum.Baseline = opts.Baseline.apply(tables, opts.Now)
+	sum.Baseline = opts.Baseline.Apply(tables, opts.Now)
 	for _, name := range queries.Findings() {
 		t := tables[name]
 		fc := findingCount{Name: name, Rows: len(t.Rows), Kinds: kindCounts(name, t)}
 		for _, row := range t.Rows {
-			if isSuppressed(t, row) {
+			if baseline.IsSuppressed(t, row) {
 				fc.Suppressed++
 			} else {
 				fc.Severities[t.RowSeverity(row)]++

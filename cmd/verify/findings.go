@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/baseline"
 	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
@@ -47,18 +48,18 @@ func findingOptions(ctx *cli.Context, now time.Time) (analytics.ReportOptions, e
 // baselineFlag reads --baseline: nil without it; a file that cannot be
 // read, or is over its bound, is an input error (66), a bad one a usage
 // error (64). A FIFO with no writer blocks the read: a signal ends the wait.
-func baselineFlag(ctx *cli.Context) (*analytics.Baseline, error) {
+func baselineFlag(ctx *cli.Context) (*baseline.Baseline, error) {
 	path := ctx.String("baseline")
 	if path == "" {
 		return nil, nil
 	}
-	b, err := whileBlocked(runContext(ctx), path, func() (*analytics.Baseline, error) { return analytics.ReadBaseline(path) }, func(*analytics.Baseline) {})
+	b, err := whileBlocked(runContext(ctx), path, func() (*baseline.Baseline, error) { return baseline.Read(path) }, func(*baseline.Baseline) {})
 	var interrupted *interruptedError
 	if errors.As(err, &interrupted) {
 		return nil, err
 	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, analytics.ErrBaselineTooLarge) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, baseline.ErrTooLarge) {
 			return nil, &inputError{err}
 		}
 		return nil, usagef(ctx, "%v", err)

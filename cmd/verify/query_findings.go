@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/baseline"
 	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/internal/termtext"
@@ -17,7 +17,7 @@ import (
 // that an export says what the report says: the baseline's suppressions
 // and a severity floor.
 type queryExports struct {
-	baseline    *analytics.Baseline
+	baseline    *baseline.Baseline
 	now         time.Time
 	minSeverity severity.Severity
 	filter      bool
