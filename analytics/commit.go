@@ -10,8 +10,9 @@ type Commit struct {
 	// left of the file: the last chunk of receipts rows twice (the look-up
 	// of lines stored already from another file, then the INSERT) and the
 	// rejects rows once. A chunk handed over earlier and still being
-	// inserted is not counted. Compressing and writing the rows and the
-	// commit follow the reading.
+	// inserted is not counted; a small file's rows, held in memory until
+	// they are stored with other small files', count as its last chunk.
+	// Compressing and writing the rows and the commit follow the reading.
 	Read int64
 }
 
@@ -24,6 +25,7 @@ func (l *loader) committing(f *fileLoad) {
 	if f.rows != nil {
 		c.Read += 2 * f.rows.size
 	}
+	c.Read += 2 * int64(len(f.mem)) // a small file's rows, not spooled yet
 	if f.rejects != nil {
 		c.Read += f.rejects.size
 	}
