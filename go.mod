@@ -20,7 +20,6 @@ require (
 )
 
 require (
-	github.com/apache/arrow-go/v18 v18.5.1 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/duckdb/duckdb-go-bindings v0.10506.0 // indirect
 	github.com/duckdb/duckdb-go-bindings/lib/darwin-amd64 v0.10506.0 // indirect
@@ -51,5 +50,10 @@ require (
 
 // Used only by tests: the interop vector generators (internal/interopgen),
 // to sign and verify with the producer's own code, and the keys package's
-// check of its keyids against the producer's loaders.
-require github.com/secure-systems-lab/go-securesystemslib v0.11.1
+// check of its keyids against the producer's loaders; and arrow-go (already
+// required by the DuckDB driver) by the benchmark of the ways to hand DuckDB
+// rows, built with the duckdb_arrow tag.
+require (
+	github.com/apache/arrow-go/v18 v18.5.1
+	github.com/secure-systems-lab/go-securesystemslib v0.11.1
+)

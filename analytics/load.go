@@ -46,6 +46,10 @@ type LoadOptions struct {
 	TempDir string
 	// Progress, if set, is called as records are verified (stream.Options).
 	Progress func(stream.Progress)
+	// Committing, if set, is called as each file's commit phase begins
+	// (its records are verified; its last rows are yet to be stored and
+	// committed). OnFile follows when it ends, whatever its outcome.
+	Committing func(Commit)
 	// OnFile, if set, is called once per input: for a file already loaded
 	// or unreadable as soon as that is known (before any file is
 	// verified), for the others when the file is committed or found
@@ -537,6 +541,7 @@ func (l *loader) settleEarly(f *fileLoad) error {
 // emit routes one result to its file.
 func (l *loader) emit(rec *stream.Record) error {
 	for l.pending[l.cur].key != rec.Source {
+		l.committing(l.pending[l.cur])
 		if err := l.pending[l.cur].finish(l.opts.OnFile); err != nil {
 			return err
 		}
@@ -548,6 +553,7 @@ func (l *loader) emit(rec *stream.Record) error {
 // finishRest commits the files after the last one that had records.
 func (l *loader) finishRest() error {
 	for ; l.cur < len(l.pending); l.cur++ {
+		l.committing(l.pending[l.cur])
 		if err := l.pending[l.cur].finish(l.opts.OnFile); err != nil {
 			return err
 		}

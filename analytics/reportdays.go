@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/table"
@@ -18,12 +19,30 @@ var byDay = []string{"collisions", "drift", "replays", "failures"}
 
 // sharedFindings are the byDay finding queries of a report of several
 // days, each run once with the NULL day and read one day at a time, in
-// order: Report takes a day's rows from them (ReportOptions.Shared)
+// order, and the days and tool_days queries run once (dayRows): Report takes a day's rows from them (ReportOptions.Shared)
 // instead of running the queries again, the same rows in the same order
 // (TestSharedFindingsAgree). Only the day being reported is held in
 // memory; the engine holds the rest of each result. Close releases them.
 type sharedFindings struct {
 	cursors map[string]*dayCursor
+	// whole are the small queries of every day held whole (days,
+	// tool_days), each day's rows taken by dayRows.
+	whole map[string]*table.Table
+}
+
+// dayRows are the queries of Report beside the findings whose rows, run
+// for the NULL day, are every day's rows: a day's report takes the ones
+// dayRows keeps (the same rows in the same order), as the query for the
+// day would give them.
+var dayRows = map[string]func(day, rowDay string) bool{
+	// One row per day.
+	"days": func(day, rowDay string) bool { return rowDay == day },
+	// Each tool's days in the chart's window, the ChartDays days up to
+	// the day.
+	"tool_days": func(day, rowDay string) bool {
+		d, err := queries.ParseDay(day)
+		return err == nil && rowDay <= day && rowDay >= d.AddDate(0, 0, 1-chartDays).Format(time.DateOnly)
+	},
 }
 
 // dayCursor reads one byDay query's rows a day at a time.
@@ -58,7 +77,10 @@ func shareFindings(ctx context.Context, q querier, days []string) (*sharedFindin
 			return nil, nil
 		}
 	}
-	s := &sharedFindings{cursors: map[string]*dayCursor{}}
+	s := &sharedFindings{cursors: map[string]*dayCursor{}, whole: map[string]*table.Table{"days": all}}
+	if s.whole["tool_days"], err = runQuery(ctx, q, "tool_days", ""); err != nil {
+		return nil, err
+	}
 	for _, name := range byDay {
 		query, err := queries.Lookup(name)
 		if err != nil {
@@ -96,6 +118,16 @@ func (s *sharedFindings) Close() {
 func (s *sharedFindings) take(name, day string) (*table.Table, bool, error) {
 	if s == nil {
 		return nil, false, nil
+	}
+	if all, ok := s.whole[name]; ok {
+		keep, col := dayRows[name], all.Col("day")
+		t := &table.Table{Name: name, Columns: slices.Clone(all.Columns)}
+		for _, r := range all.Rows {
+			if keep(day, table.Text(r[col])) {
+				t.Rows = append(t.Rows, r)
+			}
+		}
+		return t, true, nil
 	}
 	c, ok := s.cursors[name]
 	if !ok {

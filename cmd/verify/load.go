@@ -229,7 +229,12 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		Reverify: ctx.Bool("reverify"),
 		Raw:      raw,
 		Progress: bar.update,
+		Committing: func(c analytics.Commit) {
+			bar.committing(c)
+			phase(sigCtx, "committing")
+		},
 		OnFile: func(f analytics.FileSummary) {
+			bar.committed()
 			bar.clear()
 			fmt.Fprintln(stderr, termtext.Escape(fileLine(f)))
 			phase(sigCtx, "commit")

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/gunzip"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
@@ -30,12 +31,13 @@ type progressBar struct {
 	total   int64 // input bytes, 0 when unknown (standard input)
 	records int64 // records of the first pass: the second's total
 
-	phase string
-	start time.Time // of the phase
-	cur   stream.Progress
-	drawn bool
-	last  time.Time
-	stop  chan struct{}
+	phase  string
+	commit commitState // a file's commit, while it lasts
+	start  time.Time   // of the phase
+	cur    stream.Progress
+	drawn  bool
+	last   time.Time
+	stop   chan struct{}
 }
 
 // newProgress is the progress line of a command with --no-progress,
@@ -114,6 +116,58 @@ func (p *progressBar) update(pr stream.Progress) {
 	p.draw()
 }
 
+// commitState is a file's commit phase (analytics.LoadOptions.Committing):
+// its percent is how much of the spooled rows DuckDB has read
+// (bytesRead since it began, of Read).
+type commitState struct {
+	on    bool
+	c     analytics.Commit
+	base  int64 // bytesRead as it began; -1 when not known
+	start time.Time
+}
+
+// committing is analytics.LoadOptions.Committing: the line shows the
+// file's commit until committed ends it.
+func (p *progressBar) committing(c analytics.Commit) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.commit = commitState{on: true, c: c, base: -1, start: time.Now()}
+	if n, ok := bytesRead(); ok && c.Read > 0 {
+		p.commit.base = n
+	}
+	p.startTicker()
+	p.draw()
+}
+
+// committed ends the commit line (OnFile).
+func (p *progressBar) committed() {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.commit.on = false
+}
+
+// commitLine is the status line of a commit; read is bytesRead now, or
+// -1.
+func (c *commitState) line(elapsed time.Duration, read int64) string {
+	s := fmt.Sprintf("committing %d records to the database", c.c.Records)
+	if c.base < 0 || read < 0 {
+		return fmt.Sprintf("%s (%s)", s, elapsed.Truncate(time.Second))
+	}
+	got := read - c.base
+	if got >= c.c.Read {
+		return fmt.Sprintf("%s: rows read, writing (%s)", s, elapsed.Truncate(time.Second))
+	}
+	done := float64(got) / float64(c.c.Read)
+	return fmt.Sprintf("%s %3.0f%%: %.1f of %.1f MB of rows read%s",
+		s, 100*done, float64(got)/1e6, float64(c.c.Read)/1e6, eta(elapsed, done))
+}
+
 // setPhase names a phase with nothing to count: "reporting day 2 of 5".
 func (p *progressBar) setPhase(phase string) {
 	if !p.on {
@@ -159,6 +213,13 @@ func (p *progressBar) draw() {
 
 // line is the status line after "verify: ".
 func (p *progressBar) line(elapsed time.Duration) string {
+	if p.commit.on {
+		read := int64(-1)
+		if n, ok := bytesRead(); ok {
+			read = n
+		}
+		return p.commit.line(time.Since(p.commit.start), read)
+	}
 	if p.phase != "" {
 		return fmt.Sprintf("%s (%s)", p.phase, elapsed.Truncate(time.Second))
 	}

@@ -180,7 +180,8 @@ func reportStaleSpools(stderr io.Writer, removed []string, err error) {
 }
 
 // phaseHook, when a test sets it, runs as each phase of a command begins
-// (verify, load, commit, queries, report, query, export, baseline,
+// (verify, load, committing (a file's commit begins), commit (one is
+// done), queries, report, query, export, baseline,
 // finalize), so
 // that a test can send a signal in exactly that phase.
 var phaseHook func(ctx context.Context, phase string)

@@ -74,6 +74,16 @@ func TestSIGTERMInEveryPhase(t *testing.T) {
 				t.Errorf("want the file committed before the signal, not the next:\n%s", out)
 			}
 		}},
+		{"load in its commit", "committing", with("load", "--db", w("m.duckdb"), input), nil, func(t *testing.T) {
+			if _, out, _ := runVerify(t, "query", "--db", w("m.duckdb"), "files"); strings.Contains(out, "receipts.jsonl") {
+				t.Errorf("a load interrupted in its commit stored its file:\n%s", out)
+			}
+		}},
+		{"audit in its commit", "committing", with("audit", "--db", w("n.duckdb"), "--out", w("audit-c"), input), []string{w("audit-c")}, func(t *testing.T) {
+			if _, out, _ := runVerify(t, "query", "--db", w("n.duckdb"), "files"); strings.Contains(out, "receipts.jsonl") {
+				t.Errorf("an audit interrupted in its commit stored its file:\n%s", out)
+			}
+		}},
 		{"audit queries", "queries", with("audit", "--db", w("a.duckdb"), "--out", w("audit-q"), input), []string{w("audit-q/2026-11-01")}, nil},
 		{"audit report", "report", with("audit", "--db", w("b.duckdb"), "--out", w("audit-r"), input), []string{w("audit-r/2026-11-01")}, nil},
 		{"report", "report", []string{"report", "--db", db, "--day", "2026-11-03", "--out", w("report")}, []string{w("report")}, nil},

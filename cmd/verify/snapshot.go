@@ -186,14 +186,47 @@ func (s *snapshot) source(ctx context.Context, name string) func() (io.ReadClose
 		if sr, ok := r.(*snapshotReader); ok {
 			size = sr.s.size
 		}
-		content, _, err := gunzip.Content(ctxio.Reader(ctx, r), s.path, size)
+		content, gz, err := gunzip.Content(ctxio.Reader(ctx, r), s.path, size)
 		if err != nil {
 			rc.Close()
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		if sr, ok := r.(*snapshotReader); ok && !gz {
+			// Its content is the file's bytes: a load reads the lines it
+			// stores after verifying by offset (an io.ReaderAt), not by
+			// reading the file through again.
+			return contentAt{readCloser{content, rc}, sr.r}, nil
+		}
 		return readCloser{content, rc}, nil
 	}
 }
+
+// contentAt is the content of a file that is not compressed, which can be
+// read at any offset.
+type contentAt struct {
+	readCloser
+	at io.ReaderAt
+}
+
+func (c contentAt) ReadAt(p []byte, off int64) (int, error) { return c.at.ReadAt(p, off) }
+
+// storedAt is the bytes of a regular file as stored, which know their
+// size (Stat), so that a load records it without reading them through.
+type storedAt struct {
+	io.ReadCloser
+	fi snapshotInfo
+}
+
+func (s storedAt) Stat() (os.FileInfo, error) { return s.fi, nil }
+
+// snapshotInfo is the file's information as first opened, with the
+// snapshot's size.
+type snapshotInfo struct {
+	os.FileInfo
+	size int64
+}
+
+func (i snapshotInfo) Size() int64 { return i.size }
 
 // readCloser reads from one reader and closes another.
 type readCloser struct {
@@ -210,7 +243,11 @@ func (s *snapshot) stored(ctx context.Context) func() (io.ReadCloser, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ctxio.ReadCloser(ctx, asReadCloser(r)), nil
+		rc := ctxio.ReadCloser(ctx, asReadCloser(r))
+		if sr, ok := r.(*snapshotReader); ok {
+			return storedAt{rc, snapshotInfo{sr.s.fi, sr.s.size}}, nil
+		}
+		return rc, nil
 	}
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -100,5 +102,69 @@ func TestSnapshotPastOpenLimit(t *testing.T) {
 	var moved *errMoved
 	if !errors.As(err, &moved) {
 		t.Errorf("renamed away: %v, want an errMoved", err)
+	}
+}
+
+// TestSnapshotAtAndSize: the content of a file that is not compressed
+// reads at any offset (the lines a load stores after verifying), and its
+// bytes as stored know their size, both the snapshot's, not what was
+// appended since; a gzip file's content reads through only.
+func TestSnapshotAtAndSize(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.jsonl")
+	writeFile(t, path, []byte("{\"a\":1}\n{\"a\":2}\n"))
+	s := &snapshot{path: path}
+	defer s.close()
+	rc, err := s.source(context.Background(), path)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("{\"a\":3}\n")
+	f.Close()
+	ra, ok := rc.(io.ReaderAt)
+	if !ok {
+		t.Fatal("the content of a plain file is not an io.ReaderAt")
+	}
+	buf := make([]byte, 7)
+	if _, err := ra.ReadAt(buf, 8); err != nil || string(buf) != "{\"a\":2}" {
+		t.Errorf("ReadAt 8: %q, %v", buf, err)
+	}
+	if _, err := ra.ReadAt(buf, 16); err == nil {
+		t.Errorf("ReadAt past the snapshot: %q, want an error", buf)
+	}
+	st, err := s.stored(context.Background())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sized, ok := st.(interface{ Stat() (os.FileInfo, error) })
+	if !ok {
+		t.Fatal("the stored bytes have no Stat")
+	}
+	if fi, err := sized.Stat(); err != nil || fi.Size() != 16 || !fi.Mode().IsRegular() {
+		t.Errorf("Stat: %v, %v; want a regular file of 16 bytes", fi, err)
+	}
+
+	gz := filepath.Join(dir, "agent.jsonl.gz")
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte("{\"a\":1}\n"))
+	zw.Close()
+	writeFile(t, gz, b.Bytes())
+	zs := &snapshot{path: gz}
+	defer zs.close()
+	zrc, err := zs.source(context.Background(), gz)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zrc.Close()
+	if _, ok := zrc.(io.ReaderAt); ok {
+		t.Error("the content of a gzip file is an io.ReaderAt of its compressed bytes")
 	}
 }
