@@ -223,7 +223,8 @@ func (r *Run) HistoryParts() History {
 }
 
 // WithHistoryRocks makes the RocksDB store in dir (an existing
-// directory, empty for a new store) the run's history, read on
+// directory, empty for a new store, refused when it holds anything but
+// a store) the run's history, read on
 // ClickHouse only (Views).
 func (r *Run) WithHistoryRocks(dir string) error {
 	st, err := os.Stat(dir)
@@ -232,6 +233,15 @@ func (r *Run) WithHistoryRocks(dir string) error {
 	}
 	if !st.IsDir() {
 		return &Error{Reason: ReasonMissing, Path: dir, Msg: "the RocksDB history is not a directory"}
+	}
+	// A directory that holds something else (the Parquet history, say)
+	// is refused: ClickHouse would make a store among its files.
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return &Error{Reason: ReasonMissing, Path: dir, Msg: "the RocksDB history cannot be read: " + errText(err)}
+	}
+	if len(entries) > 0 && !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == "CURRENT" && !e.IsDir() }) {
+		return &Error{Reason: ReasonManifest, Path: dir, Msg: "neither empty nor a RocksDB store (no CURRENT file)"}
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
