@@ -54,3 +54,11 @@ func HistoryAppend() string { return historyAppend }
 
 //go:embed shard/history_append.sql
 var historyAppend string
+
+// HistoryRocksPut is shard/history_rocks_put.sql, the statement that
+// puts the rows of the compact history (history_run) into its RocksDB
+// store on ClickHouse.
+func HistoryRocksPut() string { return historyRocksPut }
+
+//go:embed shard/history_rocks_put.sql
+var historyRocksPut string

@@ -67,6 +67,23 @@ func TestJudgments(t *testing.T) {
 	checkStatement(t, code)
 }
 
+// TestHistoryRocksPut: the put into the RocksDB history is one
+// ClickHouse statement with its header, writing history_rocks.
+func TestHistoryRocksPut(t *testing.T) {
+	t.Parallel()
+	put := HistoryRocksPut()
+	if !strings.HasPrefix(put, "-- history_rocks_put: ") || !strings.Contains(put, "\n-- Parameter: none.") {
+		t.Errorf("does not open with its header comment, saying it takes no parameter")
+	}
+	code := strings.TrimSpace(stripComments(put))
+	if strings.ContainsAny(code, ";?") {
+		t.Errorf("holds a ';' or a ? placeholder")
+	}
+	if !strings.HasPrefix(code, "INSERT INTO history_rocks (key, scope)") {
+		t.Errorf("does not insert into history_rocks (key, scope)")
+	}
+}
+
 // checkStatement: code is one statement, ending with an ORDER BY, in
 // portable SQL.
 func checkStatement(t *testing.T, code string) {

@@ -19,7 +19,8 @@ func newPartsCommand() *cli.Command {
 			"the statements that make its two tables over exactly those parts: --engine duckdb or\n" +
 			"clickhouse gives CREATE VIEW shard_records ... and history_keys (the rows of the compact\n" +
 			"history's files, --history-keys, and of the keys of the --history directories' parts, that the\n" +
-			"run's keys hit, read once into a table; or an empty table), one statement a line; --engine list gives one line per file, TABLE<tab>PATH\n" +
+			"run's keys hit, read once into a table; or an empty table; or, on ClickHouse, the rows of the\n" +
+			"RocksDB store --history-rocks that the run's keys hit, looked up key by key), one statement a line; --engine list gives one line per file, TABLE<tab>PATH\n" +
 			"(shard_records, history_keys, or history_records for a --history part), for any other\n" +
 			"loader. Never a glob: a file beside the parts (an earlier attempt's, another run's) or an\n" +
 			"unpublished history directory is not read, nor the run's own keys in the history.\n\n" +
@@ -33,6 +34,7 @@ func newPartsCommand() *cli.Command {
 			&cli.StringFlag{Name: "engine", Value: "list", Usage: "`ENGINE`: list, " + strings.Join(shard.Engines, ", ")},
 			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its records' keys read as history_keys"},
 			&cli.StringFlag{Name: "history-keys", Usage: "the compact history `DIR` (queries/shard/history_append.sql): its runs' files read as history_keys"},
+			&cli.StringFlag{Name: "history-rocks", Usage: "the compact history kept in a RocksDB store `DIR` (--engine clickhouse; queries/shard/history_rocks_put.sql): probed key by key as history_keys"},
 			&cli.BoolFlag{Name: "folds", Usage: "the DIRs are folded shards (verify finalize --shard N --emit DIR --receipts): the views or list of the report's tables, receipts, expected_tools and trust"},
 		},
 		Action: partsAction,
@@ -52,6 +54,14 @@ func partsAction(ctx *cli.Context) error {
 		var err error
 		if _, err = shard.Views(engine, nil, shard.History{}); err != nil {
 			return usagef(ctx, "--engine: %v", err)
+		}
+	}
+	if ctx.IsSet("history-rocks") {
+		if engine != "clickhouse" {
+			return usagef(ctx, "--history-rocks goes with --engine clickhouse only: the store is ClickHouse's EmbeddedRocksDB")
+		}
+		if ctx.IsSet("history") || ctx.IsSet("history-keys") || ctx.Bool("folds") {
+			return usagef(ctx, "--history-rocks does not go with --history, --history-keys or --folds: the store holds the whole history")
 		}
 	}
 	sigCtx := runContext(ctx)
@@ -87,6 +97,11 @@ func partsAction(ctx *cli.Context) error {
 	}
 	if err := withHistoryKeys(ctx, run); err != nil {
 		return finalizeError(sigCtx.Err(), err)
+	}
+	if dir := ctx.String("history-rocks"); dir != "" {
+		if err := run.WithHistoryRocks(dir); err != nil {
+			return finalizeError(sigCtx.Err(), err)
+		}
 	}
 	if engine == "list" {
 		for _, p := range run.Parts() {

@@ -190,7 +190,62 @@ func TestEnginesHistory(t *testing.T) {
 		t.Run("read-by-duckdb", func(t *testing.T) {
 			same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plans[2], "--format", "json", "--history-keys", chHist}, shards[2]...)...))
 		})
+		// The history kept in a RocksDB store: each day judged against
+		// the store, its history_append.sql rows written as Parquet and
+		// put (history_rocks_put.sql) in the same session. Day 3's
+		// judgments probed from the store, and from the Parquet written
+		// beside it, are those with the map directories as history.
+		t.Run("rocks", func(t *testing.T) {
+			store := filepath.Join(dir, "history-rocks")
+			files := filepath.Join(dir, "history-rocks-files")
+			for _, d := range []string{store, files} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for d := range 2 {
+				day := filepath.Join(files, fmt.Sprintf("day%d", d+1))
+				if err := os.Mkdir(day, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				clickHouseRocksAppend(t, views("clickhouse", d, "--history-rocks", store), filepath.Join(day, "keys.parquet"))
+			}
+			t.Run("store", func(t *testing.T) { judge(t, "--history-rocks", store) })
+			t.Run("files", func(t *testing.T) { judge(t, "--history-keys", files) })
+		})
 	})
+}
+
+// clickHouseRocksAppend runs queries/shard/history_append.sql on chDB
+// after the statements of verify parts --engine clickhouse
+// --history-rocks, writes its rows as Parquet to out and puts them into
+// the store (queries/shard/history_rocks_put.sql).
+func clickHouseRocksAppend(t *testing.T, views []string, out string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		absent(t, "ClickHouse: node is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(chdbRunner), "node_modules", "chdb")); err != nil {
+		absent(t, "ClickHouse: chDB is not installed in %s (npm install)", filepath.Dir(chdbRunner))
+	}
+	q := "'" + strings.ReplaceAll(filepath.ToSlash(out), "'", "\\'") + "'"
+	req := struct {
+		Setup   []string  `json:"setup"`
+		Queries []chQuery `json:"queries"`
+	}{
+		Setup: append(append(append(append([]string{}, ClickHouseSettings...), HistoryWriteSettings...), views...),
+			"CREATE TABLE history_run ENGINE = Memory AS SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")",
+			"INSERT INTO FUNCTION file("+q+", Parquet) SELECT kind, k, scope FROM history_run",
+			queries.HistoryRocksPut()),
+		Queries: []chQuery{{ID: "rows", SQL: "SELECT (SELECT count() FROM file(" + q + ", Parquet)), (SELECT count() FROM history_rocks)"}},
+	}
+	stdout, _ := runNode(t, node, chdbRunner, req)
+	var a chAnswer
+	if err := json.Unmarshal(stdout, &a); err != nil || a.Error != "" || a.Result == nil || len(a.Result.Data) != 1 {
+		t.Fatalf("chDB: history not put: %v %s\n%s", err, a.Error, stdout)
+	}
+	t.Logf("chDB: %v keys appended, %v in the store", a.Result.Data[0][0], a.Result.Data[0][1])
 }
 
 // clickHouseAppend runs queries/shard/history_append.sql on chDB after

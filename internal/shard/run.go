@@ -3,6 +3,7 @@ package shard
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -17,6 +18,8 @@ type Run struct {
 	Plan    *RunPlan
 	shards  []*shardDir
 	history []*shardDir
+	// historyRocks is the RocksDB store of the history (WithHistoryRocks).
+	historyRocks string
 	// historyKeys are the compact history's files (WithHistoryKeys).
 	historyKeys []string
 	// only is the shard whose parts OpenShard checked, or -1: Open
@@ -216,7 +219,36 @@ func (r *Run) Parts() []string { return partsOf(r.shards) }
 // reads as history_keys, the earlier runs' map directories' parts and
 // the compact history's files.
 func (r *Run) HistoryParts() History {
-	return History{Records: partsOf(r.history), Keys: r.historyKeys}
+	return History{Records: partsOf(r.history), Keys: r.historyKeys, Rocks: r.historyRocks}
+}
+
+// WithHistoryRocks makes the RocksDB store in dir (an existing
+// directory, empty for a new store, refused when it holds anything but
+// a store) the run's history, read on
+// ClickHouse only (Views).
+func (r *Run) WithHistoryRocks(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return &Error{Reason: ReasonMissing, Path: dir, Msg: "the RocksDB history cannot be read: " + errText(err)}
+	}
+	if !st.IsDir() {
+		return &Error{Reason: ReasonMissing, Path: dir, Msg: "the RocksDB history is not a directory"}
+	}
+	// A directory that holds something else (the Parquet history, say)
+	// is refused: ClickHouse would make a store among its files.
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return &Error{Reason: ReasonMissing, Path: dir, Msg: "the RocksDB history cannot be read: " + errText(err)}
+	}
+	if len(entries) > 0 && !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == "CURRENT" && !e.IsDir() }) {
+		return &Error{Reason: ReasonManifest, Path: dir, Msg: "neither empty nor a RocksDB store (no CURRENT file)"}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	r.historyRocks = abs
+	return nil
 }
 
 // WithHistoryKeys adds the compact history in dir (HistoryKeyFiles) to

@@ -15,9 +15,12 @@ var Engines = []string{"duckdb", "clickhouse"}
 // History is what the judgments read as history_keys: the map
 // directories' parts of earlier runs (Records, every record, made into
 // keys as the judgments read them) and the compact history's files
-// (Keys, the rows of queries/shard/history_append.sql), or neither.
+// (Keys, the rows of queries/shard/history_append.sql), or neither; or,
+// on ClickHouse only, the same rows kept keyed in a RocksDB directory
+// (Rocks, queries/shard/history_rocks_put.sql), probed key by key.
 type History struct {
 	Records, Keys []string
+	Rocks         string
 }
 
 // historyKinds are the kinds of history_keys made from records: each
@@ -40,6 +43,9 @@ var historyKinds = []struct{ kind, key, scope string }{
 func Views(engine string, parts []string, history History) ([]string, error) {
 	switch engine {
 	case "duckdb":
+		if history.Rocks != "" {
+			return nil, fmt.Errorf("a RocksDB history is read by ClickHouse only (EmbeddedRocksDB)")
+		}
 		return duckDBViews(parts, history), nil
 	case "clickhouse":
 		return clickHouseViews(parts, history), nil
@@ -86,6 +92,9 @@ func clickHouseViews(parts []string, history History) []string {
 		return strings.Join(sel, " UNION ALL ")
 	}
 	out := []string{"CREATE VIEW shard_records AS " + union("*", parts)}
+	if history.Rocks != "" {
+		return append(out, RocksTable(history.Rocks), "CREATE TABLE history_keys ENGINE = Memory AS "+rocksHits)
+	}
 	var sel []string
 	for _, f := range history.Records {
 		for _, k := range historyKinds {
@@ -113,6 +122,36 @@ func clickHouseViews(parts []string, history History) []string {
 const historyHits = `SELECT DISTINCT h.kind AS kind, CASE WHEN h.k IN (` + runKeys + `) THEN h.k END AS k, h.scope AS scope ` +
 	`FROM history_all h ` +
 	`WHERE h.k IN (` + runKeys + `) OR (h.kind = 'o' AND h.scope IN (SELECT unhex(r.scope_key) FROM shard_records r WHERE r.scope_key IS NOT NULL))`
+
+// RocksTable is the statement that opens the RocksDB history in dir on
+// ClickHouse as the table history_rocks, which
+// queries/shard/history_rocks_put.sql writes: one row a key, key the
+// kind ('o', 'l', 'n' as in history_keys, 's' a chain scope some owner
+// has) followed by the key's 16 bytes, scope an owner's chain scope. It
+// opens the store for writing (RocksDB lets one process at a time hold
+// it), so that one session can judge the run and, once it is
+// finalized, put its keys.
+func RocksTable(dir string) string {
+	return "CREATE TABLE history_rocks (key String, scope Nullable(String)) ENGINE = EmbeddedRocksDB(0, " +
+		clickHouseString(filepath.ToSlash(dir)) + ", 0) PRIMARY KEY key"
+}
+
+// rocksHits are historyHits read from the RocksDB history by point
+// lookups of the run's keys (EmbeddedRocksDB reads only the keys of a
+// key IN (...) filter), so their cost follows the run's keys, not the
+// history: the owners of its chain hashes and links, the links it names,
+// the nonces it uses, and, as owner rows without a key, its chain
+// scopes that an owner of the history has. judgments.sql and
+// history_append.sql read nothing else of history_keys, so their rows
+// are those of the same history read from its files.
+const rocksHits = `SELECT DISTINCT substring(h.key, 1, 1) AS kind, substring(h.key, 2) AS k, h.scope AS scope ` +
+	`FROM history_rocks h WHERE h.key IN (` +
+	`SELECT concat('o', unhex(r.chain_key)) FROM shard_records r WHERE r.chain_key IS NOT NULL ` +
+	`UNION ALL SELECT concat('o', unhex(r.link_key)) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
+	`UNION ALL SELECT concat('l', unhex(r.link_key)) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
+	`UNION ALL SELECT concat('n', unhex(r.nonce_key)) FROM shard_records r WHERE r.nonce_key IS NOT NULL) ` +
+	`UNION ALL SELECT DISTINCT 'o' AS kind, NULL AS k, substring(h.key, 2) AS scope ` +
+	`FROM history_rocks h WHERE h.key IN (SELECT concat('s', unhex(r.scope_key)) FROM shard_records r WHERE r.scope_key IS NOT NULL)`
 
 // runKeys are the run's chain hashes, links and nonces, as bytes.
 const runKeys = `SELECT unhex(r.chain_key) FROM shard_records r WHERE r.chain_key IS NOT NULL ` +
