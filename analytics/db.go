@@ -29,6 +29,18 @@
 // fails or is cancelled part way leaves the database as it was before that
 // file. Each load records the trust material its verdicts came from
 // (trust.go).
+//
+// # What it exports
+//
+// Only what the command and the sharded lake use: [DB] and its methods
+// (Load, Report, RunQuery, ExportParquet and the look-ups of explain and
+// show), their options and summaries, and the receipts table a shard
+// writes ([ReceiptTable]). What the command shares with analytics without
+// the database lives in the module's internal packages: the query
+// catalog in queries, a query's result and its written forms in
+// internal/table, severities in internal/severity, baseline files in
+// internal/baseline, the errors the command tells apart in
+// internal/dberr, the export layout in internal/exportdir.
 package analytics
 
 import (
