@@ -3,36 +3,15 @@ package analytics
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-func TestParseBaselineRefuses(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ name, text, want string }{
-		{"unknown key", "[[suppress]]\ntool = \"a\"\nfingerprnt = \"b\"\nreason = \"r\"\nexpires = 2027-01-01\n", "unknown key(s) suppress.fingerprnt"},
-		{"no reason", "[[suppress]]\ntool = \"a\"\nexpires = 2027-01-01\n", "entry 1 (tool a) has no reason"},
-		{"no expiry", "[[suppress]]\ntool = \"a\"\nreason = \"r\"\n", "has no expires date"},
-		{"names nothing", "[[suppress]]\nreason = \"r\"\nexpires = 2027-01-01\n", "names no tool, fingerprint or server"},
-		{"expiry a string", "[[suppress]]\ntool = \"a\"\nreason = \"r\"\nexpires = \"soon\"\n", "want a date"},
-		{"not TOML", "[[suppress]\n", "baseline b.toml:"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseBaseline("b.toml", []byte(tt.text))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("got %v, want an error containing %q", err, tt.want)
-			}
-		})
-	}
-	b, err := ParseBaseline("b.toml", []byte("[[suppress]]\nserver = \"crm\"\nreason = \"r\"\nexpires = 2027-01-01T12:00:00+02:00\n"))
-	if err != nil || !b.Entries[0].Expires.Equal(time.Date(2027, 1, 1, 10, 0, 0, 0, time.UTC)) {
-		t.Errorf("offset datetime: %v %v", b, err)
-	}
-}
+	"github.com/receiptverify/verify/internal/baseline"
+	"github.com/receiptverify/verify/internal/severity"
+)
 
 // fixtureBaseline accepts the unknown tool pay's fingerprint X (its
 // first_seen and unexpected_fingerprint rows on 2026-11-02 are high), and
@@ -58,19 +37,19 @@ expires = 2027-01-01
 func TestBaselineSuppressesUntilExpiry(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
-	b, err := ParseBaseline("fixture.toml", []byte(fixtureBaseline))
+	b, err := baseline.Parse("fixture.toml", []byte(fixtureBaseline))
 	if err != nil {
 		t.Fatal(err)
 	}
 	report := func(now time.Time) (*ReportSummary, map[string][]byte) {
 		dir := t.TempDir()
-		sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test", Baseline: b, Now: now})
+		sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test", Baseline: b, Now: now})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return sum, readDir(t, dir)
 	}
-	without, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: t.TempDir(), ToolVersion: "test", Now: time.Now()})
+	without, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: t.TempDir(), ToolVersion: "test", Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +97,7 @@ func TestStartingBaseline(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
 	ctx := context.Background()
-	st, err := StartingBaseline(ctx, db.SQL(), "2026-11-02", time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC))
+	st, err := startingBaseline(ctx, db.SQL(), "2026-11-02", time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,26 +115,26 @@ func TestStartingBaseline(t *testing.T) {
 	if !strings.HasPrefix(buf.String(), "# a header\n# of two lines\n\n[[suppress]]\n") || !strings.Contains(buf.String(), "expires = 2027-02-01\n") {
 		t.Errorf("baseline file:\n%s", buf.String())
 	}
-	b, err := ReadBaseline(path)
+	b, err := baseline.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Report(ctx, db.SQL(), ReportOptions{Day: "2026-11-02", Dir: t.TempDir(), ToolVersion: "test", Baseline: b, Now: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
+	sum, err := runReport(ctx, db.SQL(), ReportOptions{Day: "2026-11-02", Dir: t.TempDir(), ToolVersion: "test", Baseline: b, Now: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// pay X (2 rows) and search B (first_seen, and its info collision and session change).
-	if sum.Suppressed != 5 || sum.Severities.AtLeast(SeverityLow) != 4 || sum.Failing() != 4 {
+	if sum.Suppressed != 5 || sum.Severities.AtLeast(severity.Low) != 4 || sum.Failing() != 4 {
 		t.Errorf("with the starting baseline: %d suppressed, %v by severity", sum.Suppressed, sum.Severities)
 	}
 	// An empty day writes an empty baseline that reads back.
-	st, err = StartingBaseline(ctx, db.SQL(), "2026-10-01", time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC))
+	st, err = startingBaseline(ctx, db.SQL(), "2026-10-01", time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
 	buf.Reset()
 	st.Baseline.WriteTOML(&buf, "")
-	if b, err := ParseBaseline("empty", buf.Bytes()); err != nil || len(b.Entries) != 0 {
+	if b, err := baseline.Parse("empty", buf.Bytes()); err != nil || len(b.Entries) != 0 {
 		t.Errorf("empty baseline %q: %v %v", buf.String(), b, err)
 	}
 }
@@ -168,21 +147,4 @@ func readCSVBytes(t *testing.T, b []byte) []map[string]string {
 		t.Fatal(err)
 	}
 	return readCSV(t, path)
-}
-
-// TestReadBaselineBounded checks that a baseline past MaxBaselineBytes,
-// or a device that never ends, is refused instead of read whole.
-func TestReadBaselineBounded(t *testing.T) {
-	big := filepath.Join(t.TempDir(), "big.toml")
-	if err := os.WriteFile(big, bytes.Repeat([]byte("#"), MaxBaselineBytes+1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{big, "/dev/zero"} {
-		if _, err := os.Stat(p); err != nil {
-			continue
-		}
-		if _, err := ReadBaseline(p); !errors.Is(err, ErrBaselineTooLarge) {
-			t.Errorf("ReadBaseline(%s) = %v, want ErrBaselineTooLarge", p, err)
-		}
-	}
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"strconv"
 	"strings"
+
+	"github.com/receiptverify/verify/internal/dberr"
 )
 
 // A load of many small files (a directory of one file per agent run, say)
@@ -127,7 +129,7 @@ func (b *fileBatch) store(files []*fileLoad) (bool, error) {
 	// source.
 	sp, err := newSpool(f0.tempDir)
 	if err != nil {
-		return false, &IOError{Op: "spool", Path: f0.in.Name, Err: err}
+		return false, &dberr.IOError{Op: "spool", Path: f0.in.Name, Err: err}
 	}
 	defer sp.remove()
 	var vals strings.Builder
@@ -153,7 +155,7 @@ func (b *fileBatch) store(files []*fileLoad) (bool, error) {
 		}
 	}
 	if err := sp.close(); err != nil {
-		return false, &IOError{Op: "spool", Path: sp.path, Err: err}
+		return false, &dberr.IOError{Op: "spool", Path: sp.path, Err: err}
 	}
 	batchRows := "(SELECT s.*, m.b_sha, m.b_source FROM " + sp.read("{b_ord: 'BIGINT', "+strings.TrimPrefix(receiptColumns, "{")) +
 		" s JOIN (VALUES " + vals.String() + ") m(m_ord, b_sha, b_source) ON s.b_ord = m.m_ord)"
@@ -245,7 +247,7 @@ func (b *fileBatch) fillFlagged(tx *sql.Tx, files []*fileLoad, vals string) erro
 	}
 	sp, err := newSpool(f0.tempDir)
 	if err != nil {
-		return &IOError{Op: "spool", Path: f0.in.Name, Err: err}
+		return &dberr.IOError{Op: "spool", Path: f0.in.Name, Err: err}
 	}
 	defer sp.remove()
 	for i, f := range files {
@@ -257,7 +259,7 @@ func (b *fileBatch) fillFlagged(tx *sql.Tx, files []*fileLoad, vals string) erro
 		}
 	}
 	if err := sp.close(); err != nil {
-		return &IOError{Op: "spool", Path: sp.path, Err: err}
+		return &dberr.IOError{Op: "spool", Path: sp.path, Err: err}
 	}
 	_, err = tx.ExecContext(f0.ctx, `UPDATE receipts SET raw = s.raw FROM `+sp.read(`{sha: 'VARCHAR', line: 'BIGINT', raw: 'VARCHAR'}`)+
 		` s WHERE receipts.file_sha256 = s.sha AND receipts.line = s.line`)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/rawpolicy"
 	"github.com/receiptverify/verify/internal/receiptgen"
 )
 
@@ -41,7 +42,7 @@ func TestSmallFilesBatched(t *testing.T) {
 	writeLines(t, again, [][]byte{lines[699], lines[208]}) // line 208 is the third of a stored file
 	second := append(split("b", lines[450:699]), again)
 	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	for _, raw := range []RawPolicy{RawFlagged, RawAll} {
+	for _, raw := range []rawpolicy.Policy{rawpolicy.Flagged, rawpolicy.All} {
 		t.Run(fmt.Sprint(raw), func(t *testing.T) {
 			batched, single := openTestDB(t), openTestDB(t)
 			for _, set := range [][]string{{hist}, first, second} {
@@ -51,7 +52,7 @@ func TestSmallFilesBatched(t *testing.T) {
 				}
 				load := func(db *DB, hook func(context.Context, *FileSummary) error) (LoadSummary, []string) {
 					var order []string
-					sum, err := Load(context.Background(), db, c.v, ins, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Raw: raw,
+					sum, err := db.Load(context.Background(), c.v, ins, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Raw: raw,
 						OnFile: func(fs FileSummary) { order = append(order, fs.Path) }, beforeCommit: hook})
 					if err != nil {
 						t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/rawpolicy"
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -44,13 +46,13 @@ func TestChangedInputFailsAlone(t *testing.T) {
 		return io.NopCloser(eofReader{bytes.NewReader(orig), &readWhole}), nil
 	}}}
 	db := openTestDB(t)
-	sum, err := Load(context.Background(), db, c.v, []Input{fileInput(first), changing, fileInput(last)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), Raw: RawAll})
+	sum, err := db.Load(context.Background(), c.v, []Input{fileInput(first), changing, fileInput(last)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), Raw: rawpolicy.All})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	var changed *InputChangedError
+	var changed *dberr.InputChangedError
 	if !errors.As(sum.Files[1].Err, &changed) || changed.Path != "b.jsonl" {
-		t.Errorf("b.jsonl: err %v, want an InputChangedError naming it", sum.Files[1].Err)
+		t.Errorf("b.jsonl: err %v, want an dberr.InputChangedError naming it", sum.Files[1].Err)
 	}
 	if sum.Files[0].Accepted != 10 || sum.Files[2].Accepted != 10 || sum.Files[0].Err != nil || sum.Files[2].Err != nil {
 		t.Errorf("the other inputs: %+v, %+v", sum.Files[0], sum.Files[2])
@@ -75,7 +77,7 @@ func TestTrustWarningIgnoresClock(t *testing.T) {
 	db := openTestDB(t)
 	load := func(tr Trust) FileSummary {
 		t.Helper()
-		sum, err := Load(context.Background(), db, c.v, []Input{fileInput(c.receipts)}, LoadOptions{TempDir: t.TempDir(), Trust: tr})
+		sum, err := db.Load(context.Background(), c.v, []Input{fileInput(c.receipts)}, LoadOptions{TempDir: t.TempDir(), Trust: tr})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,10 +12,10 @@ import (
 	"github.com/receiptverify/verify/internal/termtext"
 )
 
-// ToolDay is one row of queries/tool_days.sql: how many distinct
+// toolDay is one row of queries/tool_days.sql: how many distinct
 // fingerprints a tool name carried on one UTC day, and how many of them
 // no expected server has.
-type ToolDay struct {
+type toolDay struct {
 	Tool         string
 	Day          string // YYYY-MM-DD
 	Fingerprints int64
@@ -23,14 +23,14 @@ type ToolDay struct {
 	Unexpected   int64 // -1: no expected schemas were loaded
 }
 
-// ChartDays is the chart's widest window: the report day and the 27
+// chartDays is the chart's widest window: the report day and the 27
 // before it. The window starts at the first day with data if that is
 // later.
-const ChartDays = 28
+const chartDays = 28
 
-// ChartTools is the most tool rows the chart draws; the rest are counted
+// chartTools is the most tool rows the chart draws; the rest are counted
 // in a last line.
-const ChartTools = 20
+const chartTools = 20
 
 // Chart geometry, in SVG user units (pixels).
 const (
@@ -67,7 +67,7 @@ func kindOf(fps, unexpected int64) cellKind {
 	return cellKnown
 }
 
-// FingerprintChart draws distinct fingerprints per tool per day, for at
+// fingerprintChart draws distinct fingerprints per tool per day, for at
 // most days days ending with last (from the first day with data, if
 // later, but at least a week), as an SVG: one row per tool, the tools
 // with the most worrying cell first (then by name), at most ChartTools
@@ -78,7 +78,7 @@ func kindOf(fps, unexpected int64) cellKind {
 // server has; an amber disc for more than one fingerprint with no
 // expected schemas to judge them. The last day's column is shaded. The
 // output depends only on its arguments.
-func FingerprintChart(last time.Time, days int, rows []ToolDay) []byte {
+func fingerprintChart(last time.Time, days int, rows []toolDay) []byte {
 	first, days := chartWindow(last, days, rows)
 	col := map[string]int{}
 	for i := range days {
@@ -114,8 +114,8 @@ func FingerprintChart(last time.Time, days int, rows []ToolDay) []byte {
 		return cmp.Compare(a, b)
 	})
 	var hidden []string
-	if len(tools) > ChartTools {
-		tools, hidden = tools[:ChartTools], tools[ChartTools:]
+	if len(tools) > chartTools {
+		tools, hidden = tools[:chartTools], tools[chartTools:]
 	}
 
 	labelW := 90
@@ -229,7 +229,7 @@ func FingerprintChart(last time.Time, days int, rows []ToolDay) []byte {
 // chartWindow is the chart's first day and its number of days: from the
 // first day with data among the days days ending with last, but at least
 // chartMinDays.
-func chartWindow(last time.Time, days int, rows []ToolDay) (time.Time, int) {
+func chartWindow(last time.Time, days int, rows []toolDay) (time.Time, int) {
 	first := last.AddDate(0, 0, -(days - 1))
 	earliest := ""
 	for _, r := range rows {

@@ -34,7 +34,7 @@ func TestCommitting(t *testing.T) {
 		},
 		OnFile: func(f FileSummary) { events = append(events, "file "+filepath.Base(f.Path)) },
 	}
-	if _, err := Load(context.Background(), db, c.v, []Input{fileInput(c.receipts), fileInput(junk)}, opts); err != nil {
+	if _, err := db.Load(context.Background(), c.v, []Input{fileInput(c.receipts), fileInput(junk)}, opts); err != nil {
 		t.Fatal(err)
 	}
 	// Small files share a transaction (fileBatch), so a file's OnFile
@@ -57,7 +57,7 @@ func TestCommitting(t *testing.T) {
 		t.Errorf("junk.jsonl: %+v, want 2 records and bytes to read", commits[1])
 	}
 	events = nil
-	if _, err := Load(context.Background(), db, c.v, []Input{fileInput(c.receipts)}, opts); err != nil {
+	if _, err := db.Load(context.Background(), c.v, []Input{fileInput(c.receipts)}, opts); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(events, []string{"file receipts.jsonl"}) {

@@ -8,11 +8,11 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/internal/lines"
 )
@@ -23,7 +23,7 @@ import (
 // grown since (a producer appends to its log) is recognised by hashing its
 // first bytes up to where the stored content ends: only its new lines are
 // verified, judged against everything stored. A file whose already-loaded
-// part has changed is refused (a *ChangedError).
+// part has changed is refused (a *dberr.ChangedError).
 
 // contentID is what one read of a file's content tells about it.
 type contentID struct {
@@ -228,23 +228,6 @@ func chain(ctx context.Context, conn *sql.Conn, sha string) ([]storedFile, error
 	return out, nil
 }
 
-// ChangedError is an input whose already-loaded part has changed since it
-// was loaded: the content stored from it and the file disagree at Line.
-// Nothing of the file is loaded; the CLI exits 66.
-type ChangedError struct {
-	Path   string // the input
-	Stored string // the path it was loaded from
-	Line   int64  // the first line that differs; 0 when no stored line tells
-	Lines  int64  // lines stored from it
-}
-
-func (e *ChangedError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("its first %d line(s), loaded before from %s, have changed since; nothing loaded", e.Lines, e.Stored)
-	}
-	return fmt.Sprintf("line %d differs from the line loaded before from %s (%d line(s) stored); the already-loaded part of a file must not change; nothing loaded", e.Line, e.Stored, e.Lines)
-}
-
 // compareStored reads the input beside the lines stored for rows (a
 // chain) and returns the first line that differs, or 0 and true when the
 // input's lines are all as stored and it ends within them (an earlier state
@@ -264,7 +247,7 @@ func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadClos
 	stored, err := conn.QueryContext(ctx, `SELECT line, raw, line_sha256 FROM receipts WHERE file_sha256 IN (`+in+`)
 		UNION ALL SELECT line, raw, NULL FROM rejects WHERE file_sha256 IN (`+in+`) ORDER BY line`)
 	if err != nil {
-		return 0, false, &IOError{Op: "read stored lines", Err: err}
+		return 0, false, &dberr.IOError{Op: "read stored lines", Err: err}
 	}
 	defer stored.Close()
 	rc, err := open()
@@ -286,7 +269,7 @@ func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadClos
 		return stored.Err()
 	}
 	if err := advance(); err != nil {
-		return 0, false, &IOError{Op: "read stored lines", Err: err}
+		return 0, false, &dberr.IOError{Op: "read stored lines", Err: err}
 	}
 	var (
 		buf       []byte
@@ -321,7 +304,7 @@ func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadClos
 				return firstDiff, false, nil
 			}
 			if err := advance(); err != nil {
-				return 0, false, &IOError{Op: "read stored lines", Err: err}
+				return 0, false, &dberr.IOError{Op: "read stored lines", Err: err}
 			}
 		} else if len(bytes.TrimSpace(line)) != 0 || tooLong {
 			if differs(n) { // a blank line stored, text now
@@ -359,7 +342,7 @@ type plan struct {
 }
 
 // identify reads the input's content and decides: already loaded (known),
-// grown (base, skip, firstLine), changed (err, a *ChangedError), or new. A
+// grown (base, skip, firstLine), changed (err, a *dberr.ChangedError), or new. A
 // database error is returned as such.
 func (l *loader) identify(in Input) (plan, error) {
 	if p, ok, err := l.identifyNew(in); err != nil || ok {
@@ -580,7 +563,7 @@ func (l *loader) grown(p plan, match *storedFile) (plan, error) {
 // editedFirstLine compares the input with what was loaded from its path
 // beginning with another line (renamed): when some other line is as
 // stored, it is that content with its first line edited, and p.err is a
-// *ChangedError; otherwise it is another log begun under the name
+// *dberr.ChangedError; otherwise it is another log begun under the name
 // (rotated by copytruncate, or renamed away and created again). The
 // input's own read error goes in p.err; a database error or the
 // context's is returned.
@@ -599,14 +582,14 @@ func (l *loader) editedFirstLine(p *plan, in Input, renamed *storedFile) error {
 	case err != nil:
 		p.err = err
 	case same:
-		p.err = &ChangedError{Path: in.Name, Stored: renamed.path, Line: line, Lines: renamed.total()}
+		p.err = &dberr.ChangedError{Path: in.Name, Stored: renamed.path, Line: line, Lines: renamed.total()}
 	}
 	return nil
 }
 
 // compareOther compares the input with the stored content other that it
 // may conflict with: an earlier state of it is already loaded; one
-// loaded from the same path that differs has changed (a *ChangedError);
+// loaded from the same path that differs has changed (a *dberr.ChangedError);
 // otherwise the input is another file that begins as a stored one: new,
 // and its receipts that are stored already are replays.
 func (l *loader) compareOther(p plan, in Input, other *storedFile) (plan, error) {
@@ -625,7 +608,7 @@ func (l *loader) compareOther(p plan, in Input, other *storedFile) (plan, error)
 	case earlier:
 		p.known = rows
 	case other.path == in.Name:
-		p.err = &ChangedError{Path: in.Name, Stored: other.path, Line: line, Lines: other.total()}
+		p.err = &dberr.ChangedError{Path: in.Name, Stored: other.path, Line: line, Lines: other.total()}
 	}
 	return p, nil
 }

@@ -15,6 +15,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/receiptgen"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/keys"
@@ -36,7 +37,7 @@ func loadOne(t *testing.T, db *DB, c *corpus, in Input, opts LoadOptions) FileSu
 	if opts.TempDir == "" {
 		opts.TempDir = t.TempDir()
 	}
-	sum, err := Load(context.Background(), db, c.v, []Input{in}, opts)
+	sum, err := db.Load(context.Background(), c.v, []Input{in}, opts)
 	if err != nil {
 		t.Fatalf("Load %s: %v", in.Name, err)
 	}
@@ -123,9 +124,9 @@ func TestChangedFile(t *testing.T) {
 	changed[41] = lines[100] // line 42
 	writeLines(t, log, changed)
 	f := loadOne(t, db, c, fileInput(log), LoadOptions{})
-	var ce *ChangedError
+	var ce *dberr.ChangedError
 	if !errors.As(f.Err, &ce) || ce.Line != 42 {
-		t.Fatalf("changed file: %+v, want a ChangedError at line 42", f)
+		t.Fatalf("changed file: %+v, want a dberr.ChangedError at line 42", f)
 	}
 	if !strings.Contains(f.Err.Error(), "line 42") {
 		t.Errorf("error %q does not name the line", f.Err)
@@ -258,7 +259,7 @@ func TestTrustProvenance(t *testing.T) {
 	ctx := context.Background()
 	load := func(db *DB, v *verify.Verifier, tr Trust, reverify bool) LoadSummary {
 		t.Helper()
-		sum, err := Load(ctx, db, v, []Input{fileInput(c.receipts)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: tr, Reverify: reverify})
+		sum, err := db.Load(ctx, v, []Input{fileInput(c.receipts)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: tr, Reverify: reverify})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,7 +316,7 @@ func TestTrustProvenance(t *testing.T) {
 	grownDB := openTestDB(t)
 	loadLog := func(v *verify.Verifier, tr Trust, reverify bool) FileSummary {
 		t.Helper()
-		sum, err := Load(ctx, grownDB, v, []Input{fileInput(log)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: tr, Reverify: reverify})
+		sum, err := grownDB.Load(ctx, v, []Input{fileInput(log)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: tr, Reverify: reverify})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,7 +328,7 @@ func TestTrustProvenance(t *testing.T) {
 		t.Fatalf("grown file with other material: %+v", f)
 	}
 	wholeLog := openTestDB(t)
-	if _, err := Load(ctx, wholeLog, c.v, []Input{fileInput(log)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: with}); err != nil {
+	if _, err := wholeLog.Load(ctx, c.v, []Input{fileInput(log)}, LoadOptions{Schemas: c.schemas, TempDir: t.TempDir(), At: at, Trust: with}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := verdicts(t, grownDB), verdicts(t, wholeLog); got != want {
@@ -336,11 +337,11 @@ func TestTrustProvenance(t *testing.T) {
 
 	// The report names the material: a manifest field, a summary line.
 	dir := t.TempDir()
-	if _, err := Report(ctx, db.SQL(), ReportOptions{Day: "2026-11-01", Dir: dir, ToolVersion: "test"}); err != nil {
+	if _, err := runReport(ctx, db.SQL(), ReportOptions{Day: "2026-11-01", Dir: dir, ToolVersion: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	var man Manifest
-	mj, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	var man manifest
+	mj, _ := os.ReadFile(filepath.Join(dir, manifestFile))
 	if err := json.Unmarshal(mj, &man); err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +373,7 @@ func TestSnapshotsOfOneLog(t *testing.T) {
 	opts := LoadOptions{At: at, Trust: Trust{At: at}}
 	together := openTestDB(t)
 	opts.TempDir = t.TempDir()
-	sum, err := Load(context.Background(), together, c.v, ins, opts)
+	sum, err := together.Load(context.Background(), c.v, ins, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,7 +554,7 @@ func TestIdentifyCancelled(t *testing.T) {
 	in := Input{Source: stream.Source{Name: "endless", Lines: true, Open: func() (io.ReadCloser, error) { return endless{}, nil }}}
 	done := make(chan error, 1)
 	go func() {
-		_, err := Load(ctx, db, c.v, []Input{in}, LoadOptions{TempDir: t.TempDir()})
+		_, err := db.Load(ctx, c.v, []Input{in}, LoadOptions{TempDir: t.TempDir()})
 		done <- err
 	}()
 	select {

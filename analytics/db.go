@@ -20,7 +20,7 @@
 //
 // # Loading
 //
-// [Load] verifies files with [stream.Run] and stores the results, judging
+// [DB.Load] verifies files with [stream.Run] and stores the results, judging
 // chains and nonces against every receipt stored before. Each file is
 // identified by the SHA-256 of its content (content.go): content already
 // stored is skipped, so loading the same input twice adds nothing, and a
@@ -29,6 +29,18 @@
 // fails or is cancelled part way leaves the database as it was before that
 // file. Each load records the trust material its verdicts came from
 // (trust.go).
+//
+// # What it exports
+//
+// Only what the command and the sharded lake use: [DB] and its methods
+// (Load, Report, RunQuery, ExportParquet and the look-ups of explain and
+// show), their options and summaries, and the receipts table a shard
+// writes ([ReceiptTable]). What the command shares with analytics without
+// the database lives in the module's internal packages: the query
+// catalog in queries, a query's result and its written forms in
+// internal/table, severities in internal/severity, baseline files in
+// internal/baseline, the errors the command tells apart in
+// internal/dberr, the export layout in internal/exportdir.
 package analytics
 
 import (
@@ -49,6 +61,7 @@ import (
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/receiptverify/verify/internal/dberr"
 )
 
 //go:embed schema.sql
@@ -91,27 +104,27 @@ func Open(path string) (*DB, error) {
 	}
 	if err := checkSchemaVersion(db.sql); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "open", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
 	}
 	if _, err := db.sql.Exec(schemaSQL); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "create schema", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "create schema", Path: path, Err: err}
 	}
 	if err := migrateEvidence(db.sql); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "migrate schema", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "migrate schema", Path: path, Err: err}
 	}
 	if err := db.convertTextLists(); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "convert reasons and tool_servers to lists", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "convert reasons and tool_servers to lists", Path: path, Err: err}
 	}
 	if _, err := db.sql.Exec(undatedDaySQL); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "date undated receipts", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "date undated receipts", Path: path, Err: err}
 	}
 	if err := recordSchemaVersion(db.sql); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "record schema version", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "record schema version", Path: path, Err: err}
 	}
 	return db, nil
 }
@@ -119,7 +132,7 @@ func Open(path string) (*DB, error) {
 // OpenReadOnly opens the audit database at path for reading: DuckDB's
 // access_mode READ_ONLY, no schema setup, nothing written. Any number of
 // processes may read one database at once, but not while one writes it
-// (DuckDB locks the file): that is a *LockedError.
+// (DuckDB locks the file): that is a *lockedError.
 func OpenReadOnly(path string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("analytics: a read-only database needs a file")
@@ -134,14 +147,14 @@ func OpenReadOnly(path string) (*DB, error) {
 	}
 	if err := checkSchemaVersion(db.sql); err != nil {
 		db.Close()
-		return nil, &IOError{Op: "open", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
 	}
 	if cols, err := db.textLists(); err != nil || len(cols) > 0 {
 		db.Close()
 		if err == nil {
-			err = &OldSchemaError{Columns: cols}
+			err = &oldSchemaError{Columns: cols}
 		}
-		return nil, &IOError{Op: "open", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
 	}
 	return db, nil
 }
@@ -154,13 +167,13 @@ var listColumns = []struct{ name, from string }{
 	{"tool_servers", "CASE WHEN tool_servers = '' THEN NULL ELSE string_split(tool_servers, ',') END"},
 }
 
-// OldSchemaError is a database opened read-only whose list columns are
+// oldSchemaError is a database opened read-only whose list columns are
 // still comma-joined text, as verify wrote them before they were lists.
 // A read-only open cannot convert them; opening it for loading does, in
 // place.
-type OldSchemaError struct{ Columns []string }
+type oldSchemaError struct{ Columns []string }
 
-func (e *OldSchemaError) Error() string {
+func (e *oldSchemaError) Error() string {
 	what := "receipts." + strings.Join(e.Columns, " and receipts.")
 	if len(e.Columns) == 1 {
 		what += " is comma-joined text, not a list"
@@ -228,11 +241,11 @@ func open(path string, readOnly bool) (*DB, error) {
 		return nil, fmt.Errorf("analytics: database path %q: '?', '#' and '%%' not followed by two hex digits are not allowed", path)
 	}
 	if err := sniff(path); err != nil {
-		return nil, &IOError{Op: "open", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
 	}
 	c, err := duckdb.NewConnector(dsn, initConn)
 	if err != nil {
-		return nil, &IOError{Op: "open", Path: path, Err: lockedError(path, err)}
+		return nil, &dberr.IOError{Op: "open", Path: path, Err: asLockedError(path, err)}
 	}
 	return &DB{sql: sql.OpenDB(c), connector: c, path: path, readOnly: readOnly}, nil
 }
@@ -283,19 +296,19 @@ var auditTables = []string{"files", "receipts"}
 func (db *DB) checkOurs(readOnly bool) error {
 	rows, err := db.sql.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_catalog = current_database() ORDER BY table_name")
 	if err != nil {
-		return &IOError{Op: "open", Path: db.path, Err: err}
+		return &dberr.IOError{Op: "open", Path: db.path, Err: err}
 	}
 	defer rows.Close()
 	var tables []string
 	for rows.Next() {
 		var t string
 		if err := rows.Scan(&t); err != nil {
-			return &IOError{Op: "open", Path: db.path, Err: err}
+			return &dberr.IOError{Op: "open", Path: db.path, Err: err}
 		}
 		tables = append(tables, t)
 	}
 	if err := rows.Err(); err != nil {
-		return &IOError{Op: "open", Path: db.path, Err: err}
+		return &dberr.IOError{Op: "open", Path: db.path, Err: err}
 	}
 	var missing []string
 	for _, t := range auditTables {
@@ -307,7 +320,7 @@ func (db *DB) checkOurs(readOnly bool) error {
 	case len(missing) == 0:
 		return nil
 	case readOnly:
-		return &IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: no table %s (verify load or verify audit makes one)", strings.Join(missing, ", "))}
+		return &dberr.IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: no table %s (verify load or verify audit makes one)", strings.Join(missing, ", "))}
 	case len(tables) > 0 && len(missing) == len(auditTables):
 		const named = 5
 		more := ""
@@ -315,21 +328,21 @@ func (db *DB) checkOurs(readOnly bool) error {
 			more = fmt.Sprintf(" and %d more", len(tables)-named)
 			tables = tables[:named]
 		}
-		return &IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: it holds other tables (%s%s), left as they are", strings.Join(tables, ", "), more)}
+		return &dberr.IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: it holds other tables (%s%s), left as they are", strings.Join(tables, ", "), more)}
 	}
 	return nil
 }
 
-// LockedError is a database another process holds: DuckDB lets one
+// lockedError is a database another process holds: DuckDB lets one
 // process write a database, or any number read it, never both.
-type LockedError struct {
+type lockedError struct {
 	Path    string
 	PID     int    // 0 when DuckDB did not say
 	Program string // the holder's executable, when DuckDB said
 	Err     error  // DuckDB's own message
 }
 
-func (e *LockedError) Error() string {
+func (e *lockedError) Error() string {
 	who := "another process"
 	if e.PID != 0 {
 		who = fmt.Sprintf("process %d", e.PID)
@@ -340,7 +353,7 @@ func (e *LockedError) Error() string {
 	return "the database is in use: " + who + " has it open; DuckDB lets one process write a database or any number read it, not both at once, so run this again when that one has finished"
 }
 
-func (e *LockedError) Unwrap() error { return e.Err }
+func (e *lockedError) Unwrap() error { return e.Err }
 
 // DuckDB's lock conflict message, and the holder it names.
 var (
@@ -348,13 +361,13 @@ var (
 	holderRE = regexp.MustCompile(`Conflicting lock is held in (.*?) \(PID (\d+)\)`)
 )
 
-// lockedError makes DuckDB's lock conflict a *LockedError.
-func lockedError(path string, err error) error {
+// asLockedError makes DuckDB's lock conflict a *lockedError.
+func asLockedError(path string, err error) error {
 	msg := err.Error()
 	if !lockRE.MatchString(msg) {
 		return err
 	}
-	le := &LockedError{Path: path, Err: err}
+	le := &lockedError{Path: path, Err: err}
 	if m := holderRE.FindStringSubmatch(msg); m != nil {
 		le.Program = m[1]
 		le.PID, _ = strconv.Atoi(m[2])
@@ -394,21 +407,3 @@ func (db *DB) Path() string { return db.path }
 func (db *DB) Close() error {
 	return errors.Join(db.sql.Close(), db.connector.Close())
 }
-
-// IOError is a database that could not be opened, read or written (as
-// opposed to input that could not be read). The CLI maps it to exit code
-// 74.
-type IOError struct {
-	Op   string // "open", "create schema", "load", ...
-	Path string // the database or the input file concerned
-	Err  error
-}
-
-func (e *IOError) Error() string {
-	if e.Path == "" {
-		return "database " + e.Op + ": " + e.Err.Error()
-	}
-	return "database " + e.Op + ": " + e.Path + ": " + e.Err.Error()
-}
-
-func (e *IOError) Unwrap() error { return e.Err }

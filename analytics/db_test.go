@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/receiptverify/verify/internal/dberr"
 )
 
 // TestOpenSettings checks the per-connection settings on the first
@@ -184,7 +185,7 @@ func TestOpenForeignChild(t *testing.T) {
 				t.Errorf("%s opened for %s", name, mode)
 				continue
 			}
-			var ioe *IOError
+			var ioe *dberr.IOError
 			if !errors.As(err, &ioe) || !strings.Contains(err.Error(), "not a") {
 				t.Errorf("%s for %s: %v", name, mode, err)
 			}
@@ -213,7 +214,7 @@ func TestOpenReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second reader: %v", err)
 	}
-	if _, err := RunQuery(context.Background(), ro.SQL(), "failures", ""); err != nil {
+	if _, err := runQuery(context.Background(), ro.SQL(), "failures", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ro2.SQL().Exec("SELECT * FROM no_such_table"); err == nil {
@@ -254,8 +255,8 @@ func TestOpenRefusesPathsTheDriverRewrites(t *testing.T) {
 // TestLockedError: DuckDB's lock conflict names its holder in plain words.
 func TestLockedError(t *testing.T) {
 	t.Parallel()
-	err := lockedError("a.duckdb", errors.New(`IO Error: Could not set lock on file "/x/a.duckdb": Conflicting lock is held in /usr/bin/duckdb (PID 4242) by user ann. See also https://duckdb.org/docs/stable/connect/concurrency`))
-	var le *LockedError
+	err := asLockedError("a.duckdb", errors.New(`IO Error: Could not set lock on file "/x/a.duckdb": Conflicting lock is held in /usr/bin/duckdb (PID 4242) by user ann. See also https://duckdb.org/docs/stable/connect/concurrency`))
+	var le *lockedError
 	if !errors.As(err, &le) || le.PID != 4242 || le.Program != "/usr/bin/duckdb" || !strings.Contains(err.Error(), "process 4242 (/usr/bin/duckdb) has it open") {
 		t.Fatalf("%v", err)
 	}

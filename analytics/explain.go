@@ -5,9 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/queries"
 )
 
 // LoadedReceipt is one receipt row of an audit database, as verify
@@ -27,10 +30,15 @@ type LoadedReceipt struct {
 // ReceiptsByAction returns the loaded receipts whose action_id is id, by
 // day, source and line (a replayed action has several), each with its
 // line: from the database, or read from its archive file when the
-// database left it there (an *ArchiveError when that file has moved or
+// database left it there (an *dberr.ArchiveError when that file has moved or
 // changed).
-func ReceiptsByAction(ctx context.Context, q Querier, id string) ([]LoadedReceipt, error) {
-	rs, err := ReceiptsByActionID(ctx, q, id)
+func (db *DB) ReceiptsByAction(ctx context.Context, id string) ([]LoadedReceipt, error) {
+	return receiptsByAction(ctx, db.sql, id)
+}
+
+// receiptsByAction is DB.ReceiptsByAction on any querier.
+func receiptsByAction(ctx context.Context, q querier, id string) ([]LoadedReceipt, error) {
+	rs, err := receiptsByActionID(ctx, q, id)
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +47,13 @@ func ReceiptsByAction(ctx context.Context, q Querier, id string) ([]LoadedReceip
 
 // LoadedReceiptsAt returns the receipts loaded from source at line (see
 // ReceiptsAt), each with its line, as ReceiptsByAction.
-func LoadedReceiptsAt(ctx context.Context, q Querier, source string, line int64) ([]LoadedReceipt, error) {
-	rs, err := ReceiptsAt(ctx, q, source, line)
+func (db *DB) LoadedReceiptsAt(ctx context.Context, source string, line int64) ([]LoadedReceipt, error) {
+	return loadedReceiptsAt(ctx, db.sql, source, line)
+}
+
+// loadedReceiptsAt is DB.LoadedReceiptsAt on any querier.
+func loadedReceiptsAt(ctx context.Context, q querier, source string, line int64) ([]LoadedReceipt, error) {
+	rs, err := receiptsAt(ctx, q, source, line)
 	if err != nil {
 		return nil, err
 	}
@@ -49,8 +62,13 @@ func LoadedReceiptsAt(ctx context.Context, q Querier, source string, line int64)
 
 // LoadedReceiptsByLine returns the receipts whose line's SHA-256 (hex)
 // is sum (see ReceiptsByLineSHA256), as ReceiptsByAction.
-func LoadedReceiptsByLine(ctx context.Context, q Querier, sum string) ([]LoadedReceipt, error) {
-	rs, err := ReceiptsByLineSHA256(ctx, q, sum)
+func (db *DB) LoadedReceiptsByLine(ctx context.Context, sum string) ([]LoadedReceipt, error) {
+	return loadedReceiptsByLine(ctx, db.sql, sum)
+}
+
+// loadedReceiptsByLine is DB.LoadedReceiptsByLine on any querier.
+func loadedReceiptsByLine(ctx context.Context, q querier, sum string) ([]LoadedReceipt, error) {
+	rs, err := receiptsByLineSHA256(ctx, q, sum)
 	if err != nil {
 		return nil, err
 	}
@@ -70,34 +88,39 @@ func loadedReceipts(ctx context.Context, rs []StoredReceipt) ([]LoadedReceipt, e
 	return out, nil
 }
 
-// NamedFinding is one finding row that names a receipt, as JSON.
-type NamedFinding struct {
+// namedFinding is one finding row that names a receipt, as JSON.
+type namedFinding struct {
 	Finding string
 	Row     []byte
 }
 
 // FindingsNaming runs the finding queries for day and returns the rows
 // that name the receipt: by its action_id, or by its source and line.
-func FindingsNaming(ctx context.Context, q Querier, day, actionID, source string, line int64) ([]NamedFinding, error) {
-	var out []NamedFinding
-	for _, name := range Findings {
-		t, err := RunQuery(ctx, q, name, day)
+func (db *DB) FindingsNaming(ctx context.Context, day, actionID, source string, line int64) ([]namedFinding, error) {
+	return findingsNaming(ctx, db.sql, day, actionID, source, line)
+}
+
+// findingsNaming is DB.FindingsNaming on any querier.
+func findingsNaming(ctx context.Context, q querier, day, actionID, source string, line int64) ([]namedFinding, error) {
+	var out []namedFinding
+	for _, name := range queries.Findings() {
+		t, err := runQuery(ctx, q, name, day)
 		if err != nil {
 			return nil, err
 		}
 		ia, is, il := t.Col("action_id"), t.Col("source"), t.Col("line")
 		for _, row := range t.Rows {
-			byID := ia >= 0 && actionID != "" && Text(row[ia]) == actionID
-			byLine := is >= 0 && il >= 0 && Text(row[is]) == source && Text(row[il]) == Text(line)
+			byID := ia >= 0 && actionID != "" && table.Text(row[ia]) == actionID
+			byLine := is >= 0 && il >= 0 && table.Text(row[is]) == source && table.Text(row[il]) == table.Text(line)
 			if !byID && !byLine {
 				continue
 			}
 			var b bytes.Buffer
-			one := &Table{Name: t.Name, Columns: t.Columns, Rows: [][]any{row}}
+			one := &table.Table{Name: t.Name, Columns: t.Columns, Rows: [][]any{row}}
 			if err := one.WriteJSONL(&b); err != nil {
 				return nil, err
 			}
-			out = append(out, NamedFinding{Finding: name, Row: bytes.TrimSuffix(b.Bytes(), []byte("\n"))})
+			out = append(out, namedFinding{Finding: name, Row: bytes.TrimSuffix(b.Bytes(), []byte("\n"))})
 		}
 	}
 	return out, nil
@@ -124,26 +147,31 @@ FROM receipts WHERE %s = ? ORDER BY day, source, line`
 // (the predecessors of a receipt that links to prev) and those whose
 // previous_hash is hash (its successors). An empty prev or hash finds
 // none.
-func ChainNeighbours(ctx context.Context, q Querier, prev, hash string) (preds, succs []ChainRow, err error) {
+func (db *DB) ChainNeighbours(ctx context.Context, prev, hash string) (preds, succs []ChainRow, err error) {
+	return neighbours(ctx, db.sql, prev, hash)
+}
+
+// neighbours is DB.ChainNeighbours on any querier.
+func neighbours(ctx context.Context, q querier, prev, hash string) (preds, succs []ChainRow, err error) {
 	find := func(col, v string) ([]ChainRow, error) {
 		if v == "" {
 			return nil, nil
 		}
 		rows, err := q.QueryContext(ctx, fmt.Sprintf(chainNeighbours, col), v)
 		if err != nil {
-			return nil, &IOError{Op: "query chain neighbours", Err: err}
+			return nil, &dberr.IOError{Op: "query chain neighbours", Err: err}
 		}
 		defer rows.Close()
 		var out []ChainRow
 		for rows.Next() {
 			var r ChainRow
 			if err := rows.Scan(&r.Source, &r.Line, &r.Verdict, &r.ActionID, &r.IssuerID, &r.OrgID, &r.AgentID, &r.SessionID); err != nil {
-				return nil, &IOError{Op: "query chain neighbours", Err: err}
+				return nil, &dberr.IOError{Op: "query chain neighbours", Err: err}
 			}
 			out = append(out, r)
 		}
 		if err := rows.Err(); err != nil {
-			return nil, &IOError{Op: "query chain neighbours", Err: err}
+			return nil, &dberr.IOError{Op: "query chain neighbours", Err: err}
 		}
 		return out, nil
 	}
@@ -154,48 +182,50 @@ func ChainNeighbours(ctx context.Context, q Querier, prev, hash string) (preds, 
 	return preds, succs, err
 }
 
-// RecordedTrust is the trust material a load recorded, and the time that
+// recordedTrust is the trust material a load recorded, and the time that
 // load judged by.
-type RecordedTrust struct {
+type recordedTrust struct {
 	Trust
 	// JudgedAt is At, or when the load judged by its clock, the time the
 	// file was loaded: the closest instant to the one the load used.
 	JudgedAt time.Time
 }
 
-// ErrNoTrust is a receipt loaded before the trust material was recorded.
-var ErrNoTrust = errors.New("the database records no trust material for this receipt")
-
 // TrustOf returns the trust material recorded under trustSHA, with the
 // judging time of the load of fileSHA when the material has none.
-func TrustOf(ctx context.Context, q Querier, trustSHA, fileSHA string) (*RecordedTrust, error) {
+func (db *DB) TrustOf(ctx context.Context, trustSHA, fileSHA string) (*recordedTrust, error) {
+	return trustOf(ctx, db.sql, trustSHA, fileSHA)
+}
+
+// trustOf is DB.TrustOf on any querier.
+func trustOf(ctx context.Context, q querier, trustSHA, fileSHA string) (*recordedTrust, error) {
 	if trustSHA == "" {
-		return nil, ErrNoTrust
+		return nil, dberr.ErrNoTrust
 	}
 	rows, err := q.QueryContext(ctx, `SELECT t.key_files, t.schema_files, t.judged_at, t.strict_schemas, t.tool_version,
 		(SELECT max(loaded_at) FROM files WHERE file_sha256 = $2)
 		FROM trust t WHERE t.trust_sha256 = $1`, trustSHA, fileSHA)
 	if err != nil {
-		return nil, &IOError{Op: "query trust", Err: err}
+		return nil, &dberr.IOError{Op: "query trust", Err: err}
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return nil, &IOError{Op: "query trust", Err: err}
+			return nil, &dberr.IOError{Op: "query trust", Err: err}
 		}
-		return nil, ErrNoTrust
+		return nil, dberr.ErrNoTrust
 	}
 	var keyFiles, schemaFiles string
 	var at, loadedAt sql.NullTime
-	var rt RecordedTrust
+	var rt recordedTrust
 	if err := rows.Scan(&keyFiles, &schemaFiles, &at, &rt.StrictSchemas, &rt.ToolVersion, &loadedAt); err != nil {
-		return nil, &IOError{Op: "query trust", Err: err}
+		return nil, &dberr.IOError{Op: "query trust", Err: err}
 	}
 	if err := json.Unmarshal([]byte(keyFiles), &rt.Keys); err != nil {
-		return nil, &IOError{Op: "query trust", Err: fmt.Errorf("key_files: %w", err)}
+		return nil, &dberr.IOError{Op: "query trust", Err: fmt.Errorf("key_files: %w", err)}
 	}
 	if err := json.Unmarshal([]byte(schemaFiles), &rt.Schemas); err != nil {
-		return nil, &IOError{Op: "query trust", Err: fmt.Errorf("schema_files: %w", err)}
+		return nil, &dberr.IOError{Op: "query trust", Err: fmt.Errorf("schema_files: %w", err)}
 	}
 	if at.Valid {
 		rt.At = at.Time.UTC()

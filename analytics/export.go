@@ -12,37 +12,16 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/exportdir"
 )
 
-// Parquet export layout under the export directory, one directory per
-// table, so that a table a lake engine defines over a directory reads
-// that table alone:
-//
-//	receipts/day=YYYY-MM-DD/part-N.parquet  the receipts of one UTC day, every column but day
-//	files/part-N.parquet                    the files loaded, with their counts
-//	rejects/part-N.parquet                  the lines that could not be read
-//	expected_tools/part-N.parquet           the expected tool schemas
-//	trust/part-N.parquet                    the trust material verdicts came from
-//
-// day is a Hive-style partition: DuckDB's read_parquet(...,
-// hive_partitioning = true), Spark, Trino's Hive connector and ClickHouse
-// (use_hive_partitioning) read it back as a column. Timestamps are UTC
-// instants (TIMESTAMP WITH TIME ZONE, isAdjustedToUTC) and reasons and
-// tool_servers LISTs of text. A directory's files are part-0.parquet,
-// part-1.parquet, ..., each cut at about ExportOptions.MaxFileBytes.
-const (
-	ParquetReceipts      = "receipts"
-	ParquetFiles         = "files"
-	ParquetRejects       = "rejects"
-	ParquetExpectedTools = "expected_tools"
-	ParquetTrust         = "trust"
-)
-
-// DefaultMaxFileBytes is the size at which an export starts a table's next
+// defaultMaxFileBytes is the size at which an export starts a table's next
 // part file: large enough that a lake engine reads few files, small enough
 // that a day of tens of millions of receipts is hundreds of files an engine
 // reads in parallel, not one.
-const DefaultMaxFileBytes = 256 << 20
+const defaultMaxFileBytes = 256 << 20
 
 // ExportOptions tune an export.
 type ExportOptions struct {
@@ -58,11 +37,11 @@ type ExportOptions struct {
 	sideTables []string
 }
 
-// ExportSummary is what an export wrote.
-type ExportSummary struct {
+// exportSummary is what an export wrote.
+type exportSummary struct {
 	Dir    string
-	Days   []ExportedDay
-	Tables []ExportedTable // files, rejects, expected_tools, trust
+	Days   []exportedDay
+	Tables []exportedTable // files, rejects, expected_tools, trust
 	// Undated is the receipts without a day, not exported: none since
 	// Open gives undated receipts their load's day.
 	Undated int64
@@ -77,16 +56,16 @@ type ExportSummary struct {
 	Removed, Kept []string
 }
 
-// ExportedDay is one day's partition of receipts.
-type ExportedDay struct {
+// exportedDay is one day's partition of receipts.
+type exportedDay struct {
 	Day   string
 	Rows  int64
 	Path  string // the day's directory
 	Parts int    // its part files
 }
 
-// ExportedTable is one side table's directory.
-type ExportedTable struct {
+// exportedTable is one side table's directory.
+type exportedTable struct {
 	Table string
 	Rows  int64
 	Path  string
@@ -94,7 +73,7 @@ type ExportedTable struct {
 }
 
 // Rows is the number of receipts exported.
-func (s *ExportSummary) Rows() int64 {
+func (s *exportSummary) Rows() int64 {
 	var n int64
 	for _, d := range s.Days {
 		n += d.Rows
@@ -105,10 +84,10 @@ func (s *ExportSummary) Rows() int64 {
 // sideTables are the tables exported besides receipts: their order, and
 // an estimate of a row's bytes for sizing row groups.
 var sideTables = []struct{ table, order, width string }{
-	{ParquetFiles, "path, file_sha256", "256"},
-	{ParquetRejects, "source, file_sha256, line", "strlen(error) + COALESCE(strlen(raw), 0) + 128"},
-	{ParquetExpectedTools, "server, tool_name, fingerprint", "strlen(server) + strlen(tool_name) + strlen(fingerprint)"},
-	{ParquetTrust, "trust_sha256", "strlen(key_files) + strlen(schema_files) + strlen(material) + 128"},
+	{exportdir.Files, "path, file_sha256", "256"},
+	{exportdir.Rejects, "source, file_sha256, line", "strlen(error) + COALESCE(strlen(raw), 0) + 128"},
+	{exportdir.ExpectedTools, "server, tool_name, fingerprint", "strlen(server) + strlen(tool_name) + strlen(fingerprint)"},
+	{exportdir.Trust, "trust_sha256", "strlen(key_files) + strlen(schema_files) + strlen(material) + 128"},
 }
 
 // receiptWidth estimates a receipts row's bytes: the raw line and about
@@ -125,12 +104,12 @@ const receiptWidth = "strlen(raw) + 512"
 // database are removed (removeGoneDays). Rows are in (issued_at, source, file, line)
 // order across a day's parts: DuckDB writes rotating files in order only
 // with one thread, so the export runs with one. A database error (COPY
-// included) is an *IOError, a directory that cannot be made a
-// *WriteError.
+// included) is an *dberr.IOError, a directory that cannot be made a
+// *dberr.WriteError.
 //
 // An export stopped by ctx (a signal) removes dir if it made it: a
 // directory that did not exist before the run is not left half-filled.
-func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) (sum *ExportSummary, err error) {
+func (db *DB) ExportParquet(ctx context.Context, dir string, opts ExportOptions) (sum *exportSummary, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -143,19 +122,19 @@ func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) 
 	}
 	bound := opts.MaxFileBytes
 	if bound <= 0 {
-		bound = DefaultMaxFileBytes
+		bound = defaultMaxFileBytes
 	}
-	sum = &ExportSummary{Dir: dir}
-	if err := os.MkdirAll(filepath.Join(dir, ParquetReceipts), 0o755); err != nil {
-		return nil, &WriteError{Path: dir, Err: err}
+	sum = &exportSummary{Dir: dir}
+	if err := os.MkdirAll(filepath.Join(dir, exportdir.Receipts), 0o755); err != nil {
+		return nil, &dberr.WriteError{Path: dir, Err: err}
 	}
 	sum.Stale = staleLayout(dir)
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
-		return nil, &IOError{Op: "export", Path: db.path, Err: err}
+		return nil, &dberr.IOError{Op: "export", Path: db.path, Err: err}
 	}
 	defer conn.Close()
-	dbErr := func(err error) error { return &IOError{Op: "export", Path: db.path, Err: err} }
+	dbErr := func(err error) error { return &dberr.IOError{Op: "export", Path: db.path, Err: err} }
 
 	// threads is a setting of the database, not of the connection: put
 	// back what it was.
@@ -184,7 +163,7 @@ func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) 
 			sum.Undated = n
 			continue
 		}
-		sum.Days = append(sum.Days, ExportedDay{Day: day.UTC().Format(time.DateOnly), Rows: n})
+		sum.Days = append(sum.Days, exportedDay{Day: day.UTC().Format(time.DateOnly), Rows: n})
 		widths = append(widths, width)
 	}
 	rows.Close()
@@ -201,7 +180,7 @@ func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) 
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		d.Path = filepath.Join(dir, ParquetReceipts, "day="+d.Day)
+		d.Path = filepath.Join(dir, exportdir.Receipts, "day="+d.Day)
 		// d.Day was formatted from a DATE, so it is safe as a literal.
 		q := fmt.Sprintf(`SELECT %s FROM receipts WHERE day = DATE '%s' ORDER BY issued_at NULLS LAST, source, file_sha256, line`,
 			receiptCols, d.Day)
@@ -209,8 +188,8 @@ func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) 
 			return sum, err
 		}
 	}
-	if sum.Removed, sum.Kept, err = removeGoneDays(filepath.Join(dir, ParquetReceipts), sum.Days); err != nil {
-		return sum, &WriteError{Path: dir, Err: err}
+	if sum.Removed, sum.Kept, err = removeGoneDays(filepath.Join(dir, exportdir.Receipts), sum.Days); err != nil {
+		return sum, &dberr.WriteError{Path: dir, Err: err}
 	}
 	for _, t := range sideTables {
 		if err := ctx.Err(); err != nil {
@@ -219,7 +198,7 @@ func ExportParquet(ctx context.Context, db *DB, dir string, opts ExportOptions) 
 		if opts.sideTables != nil && !slices.Contains(opts.sideTables, t.table) {
 			continue
 		}
-		e := ExportedTable{Table: t.table, Path: filepath.Join(dir, t.table)}
+		e := exportedTable{Table: t.table, Path: filepath.Join(dir, t.table)}
 		var width sql.NullInt64
 		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*), SUM("+t.width+") FROM "+t.table).Scan(&e.Rows, &width); err != nil {
 			return sum, dbErr(err)
@@ -293,13 +272,13 @@ func copyParts(ctx context.Context, conn *sql.Conn, query, final string, bound, 
 	parent, base := filepath.Dir(final), filepath.Base(final)
 	tmp := filepath.Join(parent, "."+base+".tmp")
 	if err := os.RemoveAll(tmp); err != nil {
-		return 0, &WriteError{Path: tmp, Err: err}
+		return 0, &dberr.WriteError{Path: tmp, Err: err}
 	}
 	stmt := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd, FILE_SIZE_BYTES %d, ROW_GROUP_SIZE %d, FILENAME_PATTERN 'part-{i}')",
 		query, sqlString(tmp), bound, groupRows)
 	if _, err := conn.ExecContext(ctx, stmt); err != nil {
 		os.RemoveAll(tmp)
-		return 0, &IOError{Op: "export", Path: final, Err: err}
+		return 0, &dberr.IOError{Op: "export", Path: final, Err: err}
 	}
 	parts, err := filepath.Glob(filepath.Join(tmp, "part-*.parquet"))
 	if err == nil {
@@ -307,7 +286,7 @@ func copyParts(ctx context.Context, conn *sql.Conn, query, final string, bound, 
 	}
 	if err != nil {
 		os.RemoveAll(tmp)
-		return 0, &WriteError{Path: final, Err: err}
+		return 0, &dberr.WriteError{Path: final, Err: err}
 	}
 	return len(parts), nil
 }
@@ -348,7 +327,7 @@ var (
 // holds. A directory holding anything but part files is kept, not
 // touched: the export did not write it. Each is renamed to a hidden name
 // first, so that a reader sees the day whole or not at all.
-func removeGoneDays(receipts string, days []ExportedDay) (removed, kept []string, err error) {
+func removeGoneDays(receipts string, days []exportedDay) (removed, kept []string, err error) {
 	ents, err := os.ReadDir(receipts)
 	if err != nil {
 		return nil, nil, err
@@ -402,22 +381,3 @@ func staleLayout(dir string) []string {
 
 // sqlString quotes s as an SQL string literal.
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
-// ParquetGlob is the glob of a table's files under an export directory.
-func ParquetGlob(dir, table string) string {
-	if table == ParquetReceipts {
-		return filepath.ToSlash(filepath.Join(dir, table, "day=*", "*.parquet"))
-	}
-	return filepath.ToSlash(filepath.Join(dir, table, "*.parquet"))
-}
-
-// ParquetViews are the statements that make an in-memory DuckDB read an
-// export directory as the tables the queries expect, for tests and the
-// DuckDB recipe in docs/engines.md.
-func ParquetViews(dir string) []string {
-	out := []string{fmt.Sprintf("CREATE VIEW receipts AS SELECT * FROM read_parquet(%s, hive_partitioning = true)", sqlString(ParquetGlob(dir, ParquetReceipts)))}
-	for _, t := range sideTables {
-		out = append(out, fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet(%s)", t.table, sqlString(ParquetGlob(dir, t.table))))
-	}
-	return out
-}

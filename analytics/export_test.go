@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/receiptverify/verify/internal/exportdir"
 )
 
 // partsDB is a database with one day of n synthetic receipts, three of
@@ -52,7 +54,7 @@ func TestExportParts(t *testing.T) {
 	db := partsDB(t, n)
 	dir := filepath.Join(t.TempDir(), "pq")
 	const bound = 64 << 10
-	sum, err := ExportParquet(ctx, db, dir, ExportOptions{MaxFileBytes: bound})
+	sum, err := db.ExportParquet(ctx, dir, ExportOptions{MaxFileBytes: bound})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func TestExportParts(t *testing.T) {
 	}
 
 	// A larger bound: fewer parts, none of the old ones left.
-	sum, err = ExportParquet(ctx, db, dir, ExportOptions{})
+	sum, err = db.ExportParquet(ctx, dir, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,4 +159,19 @@ func mustQuery(t *testing.T, db *DB, q string) *sql.Rows {
 		t.Fatalf("%s: %v", q, err)
 	}
 	return rows
+}
+
+// TestSideTablesLayout: the tables an export writes besides receipts are
+// those exportdir lays out and reads back as views, in its order.
+func TestSideTablesLayout(t *testing.T) {
+	t.Parallel()
+	side := exportdir.Side()
+	if len(side) != len(sideTables) {
+		t.Fatalf("exportdir has %d side tables, the export %d", len(side), len(sideTables))
+	}
+	for i, st := range sideTables {
+		if side[i] != st.table {
+			t.Errorf("side table %d: exportdir %s, export %s", i, side[i], st.table)
+		}
+	}
 }

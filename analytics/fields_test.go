@@ -49,10 +49,10 @@ var columnOnly = map[string]string{
 	"byte_offset":  "Result.Offset, where the line starts in the file's content",
 	"byte_length":  "the length of Result.Raw",
 	"line_sha256":  "the SHA-256 of Result.Raw",
-	"chain_scope":  "stream.ScopeDigest of the receipt's chain scope",
+	"chain_scope":  "streamrun.ScopeDigest of the receipt's chain scope",
 	"day":          "the UTC date of issued_at, or of the load",
 	"raw":          "stream.Record.Raw, the receipt line exactly as read",
-	"nonce_key":    "stream.NonceDigest of the issuer and the nonce",
+	"nonce_key":    "streamrun.NonceDigest of the issuer and the nonce",
 	"trust_sha256": "the trust material the verdict came from (trust table)",
 }
 

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/rawpolicy"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -92,7 +94,7 @@ const defaultChunkBytes = 2 << 30
 func (l *loader) newFile(idx int, in Input, p plan) *fileLoad {
 	return &fileLoad{ctx: l.ctx, idx: idx, in: in, plan: p, trust: l.sum.Trust, sum: &l.sum.Files[idx], key: strconv.Itoa(idx),
 		tempDir: l.opts.TempDir, hook: l.opts.beforeCommit, conn: l.conn, chunk: cmp.Or(l.opts.chunkBytes, defaultChunkBytes),
-		loadedAt: l.at, v: l.v, rawAll: l.opts.Raw == RawAll || in.NoArchive, prior: l.prior, batch: l.batch}
+		loadedAt: l.at, v: l.v, rawAll: l.opts.Raw == rawpolicy.All || in.NoArchive, prior: l.prior, batch: l.batch}
 }
 
 // source is the file as a stream.Source named by its key, from past the
@@ -160,7 +162,7 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		if f.rejects == nil {
 			sp, err := newSpool(f.tempDir)
 			if err != nil {
-				return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+				return &dberr.IOError{Op: "spool", Path: f.in.Name, Err: err}
 			}
 			f.rejects = sp
 		}
@@ -226,7 +228,7 @@ func (f *fileLoad) spill() error {
 	if f.rows == nil {
 		sp, err := newSpool(f.tempDir)
 		if err != nil {
-			return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+			return &dberr.IOError{Op: "spool", Path: f.in.Name, Err: err}
 		}
 		f.rows = sp
 	}
@@ -455,7 +457,7 @@ func (f *fileLoad) flushChunk() error {
 	f.rows = nil
 	if err := sp.close(); err != nil {
 		sp.remove()
-		return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+		return &dberr.IOError{Op: "spool", Path: f.in.Name, Err: err}
 	}
 	f.chunks <- sp
 	return nil
@@ -499,7 +501,7 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 				return err
 			}
 			f.changed = true
-			s.Err = &InputChangedError{Path: f.in.Name}
+			s.Err = &dberr.InputChangedError{Path: f.in.Name}
 			s.Lines, s.Accepted, s.Rejected, s.Incomplete = 0, 0, 0, false
 			if onFile != nil {
 				onFile(*s)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/jsonenc"
 )
 
@@ -73,14 +74,14 @@ func (f *fileLoad) fillFlagged(rowsSHA string) error {
 	}
 	sp, err := newSpool(f.tempDir)
 	if err != nil {
-		return &IOError{Op: "spool", Path: f.in.Name, Err: err}
+		return &dberr.IOError{Op: "spool", Path: f.in.Name, Err: err}
 	}
 	defer sp.remove()
 	if err := f.spoolLines(sp, locs, ""); err != nil {
 		return err
 	}
 	if err := sp.close(); err != nil {
-		return &IOError{Op: "spool", Path: sp.path, Err: err}
+		return &dberr.IOError{Op: "spool", Path: sp.path, Err: err}
 	}
 	_, err = f.tx.ExecContext(f.ctx, `UPDATE receipts SET raw = s.raw FROM `+sp.read(`{line: 'BIGINT', raw: 'VARCHAR'}`)+
 		` s WHERE receipts.file_sha256 = $1 AND receipts.line = s.line`, rowsSHA)
@@ -93,14 +94,14 @@ func (f *fileLoad) fillFlagged(rowsSHA string) error {
 func (f *fileLoad) spoolLines(sp *spool, locs []lineLoc, sha string) error {
 	rc, err := f.in.Open()
 	if err != nil {
-		return &IOError{Op: "load", Path: f.in.Name, Err: err}
+		return &dberr.IOError{Op: "load", Path: f.in.Name, Err: err}
 	}
 	defer rc.Close()
 	cr := newContentReader(rc)
 	for _, l := range locs {
 		line, err := cr.read(l)
 		if err != nil {
-			return &IOError{Op: "load", Path: f.in.Name, Err: fmt.Errorf("line %d: reading it again: %w", l.line, err)}
+			return &dberr.IOError{Op: "load", Path: f.in.Name, Err: fmt.Errorf("line %d: reading it again: %w", l.line, err)}
 		}
 		if err := sp.add(func(b []byte) []byte {
 			b = append(b, '{')

@@ -84,7 +84,7 @@ func mustLoad(t testing.TB, db *DB, v *verify.Verifier, set *toolschema.Set, pat
 	for _, p := range paths {
 		ins = append(ins, fileInput(p))
 	}
-	sum, err := Load(context.Background(), db, v, ins, LoadOptions{Schemas: set, TempDir: t.TempDir()})
+	sum, err := db.Load(context.Background(), v, ins, LoadOptions{Schemas: set, TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 )
 
-// HTMLFile is summary.md as one self-contained page.
-const HTMLFile = "summary.html"
+// hTMLFile is summary.md as one self-contained page.
+const hTMLFile = "summary.html"
 
 // summaryHTML is summary.md rendered as HTML (goldmark, GitHub tables; raw
 // HTML in the Markdown is dropped, and receipt text was escaped for
@@ -23,7 +23,7 @@ func summaryHTML(day string, md, chart []byte) ([]byte, error) {
 	if err := goldmark.New(goldmark.WithExtensions(extension.Table)).Convert(md, &body); err != nil {
 		return nil, err
 	}
-	img := fmt.Sprintf(`<img src="%s" alt="Distinct tool fingerprints per tool per day">`, ChartFile)
+	img := fmt.Sprintf(`<img src="%s" alt="Distinct tool fingerprints per tool per day">`, chartFile)
 	page := bytes.Replace(body.Bytes(), []byte(img), append(append([]byte(`<figure class="chart">`), chart...), "</figure>"...), 1)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<!DOCTYPE html>

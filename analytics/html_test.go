@@ -78,10 +78,10 @@ func TestSummaryHTML(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
 	dir := t.TempDir()
-	if _, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test", Now: time.Now()}); err != nil {
+	if _, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test", Now: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	page, err := os.ReadFile(filepath.Join(dir, hTMLFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestSummaryHTML(t *testing.T) {
 		}
 		t.Skip("no headless Chromium (apt-get install chromium) to load summary.html in")
 	}
-	dom := loadInBrowser(t, chrome, "file://"+filepath.Join(dir, HTMLFile)+"#sort=0,0")
+	dom := loadInBrowser(t, chrome, "file://"+filepath.Join(dir, hTMLFile)+"#sort=0,0")
 	if !bytes.Contains(dom, []byte(`<body data-ready="1">`)) {
 		t.Errorf("the page's script did not finish (or failed):\n%.2000s", dom)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/exportdir"
 	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/toolschema"
@@ -61,7 +63,7 @@ const spoolRows = 64 << 20
 // memory is DuckDB's limit, however many results are added.
 func CreateReceiptTable(ctx context.Context, path string, opts ReceiptTableOptions) (*ReceiptTable, error) {
 	if _, err := os.Lstat(path); err == nil {
-		return nil, &WriteError{Path: path, Err: errors.New("exists: a receipts table starts in a new file")}
+		return nil, &dberr.WriteError{Path: path, Err: errors.New("exists: a receipts table starts in a new file")}
 	}
 	db, err := Open(path)
 	if err != nil {
@@ -71,17 +73,17 @@ func CreateReceiptTable(ctx context.Context, path string, opts ReceiptTableOptio
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		t.Close()
-		return nil, &IOError{Op: "open", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
 	}
 	defer conn.Close()
 	if t.trust, err = recordTrust(ctx, conn, opts.Trust); err != nil {
 		t.Close()
-		return nil, &IOError{Op: "trust", Path: path, Err: err}
+		return nil, &dberr.IOError{Op: "trust", Path: path, Err: err}
 	}
 	if opts.Schemas != nil {
 		if err := addExpectedTools(ctx, conn, opts.Schemas); err != nil {
 			t.Close()
-			return nil, &IOError{Op: "expected tools", Path: path, Err: err}
+			return nil, &dberr.IOError{Op: "expected tools", Path: path, Err: err}
 		}
 	}
 	return t, nil
@@ -103,7 +105,7 @@ func (t *ReceiptTable) Add(ctx context.Context, res *verify.Result, fileSHA256 s
 	if t.sp == nil {
 		sp, err := newSpool(t.dir)
 		if err != nil {
-			return &WriteError{Path: t.dir, Err: err}
+			return &dberr.WriteError{Path: t.dir, Err: err}
 		}
 		t.sp, t.sha, t.src = sp, fileSHA256, res.Source
 	}
@@ -123,10 +125,10 @@ func (t *ReceiptTable) insert(ctx context.Context) error {
 	t.sp = nil
 	defer sp.remove()
 	if err := sp.close(); err != nil {
-		return &IOError{Op: "spool", Path: sp.path, Err: err}
+		return &dberr.IOError{Op: "spool", Path: sp.path, Err: err}
 	}
 	if _, err := t.db.sql.ExecContext(ctx, receiptInsert+sp.read(receiptColumns), t.sha, t.src, t.day, t.trust); err != nil {
-		return &IOError{Op: "insert", Path: t.path, Err: err}
+		return &dberr.IOError{Op: "insert", Path: t.path, Err: err}
 	}
 	return nil
 }
@@ -137,14 +139,14 @@ func (t *ReceiptTable) Rows() int64 { return t.rows }
 // Export writes the tables under dir in the export's layout (see
 // ExportParquet): receipts/day=YYYY-MM-DD/part-N.parquet, expected_tools/
 // and trust/.
-func (t *ReceiptTable) Export(ctx context.Context, dir string, opts ExportOptions) (*ExportSummary, error) {
+func (t *ReceiptTable) Export(ctx context.Context, dir string, opts ExportOptions) (*exportSummary, error) {
 	if t.sp != nil {
 		if err := t.insert(ctx); err != nil {
 			return nil, err
 		}
 	}
-	opts.sideTables = []string{ParquetExpectedTools, ParquetTrust}
-	return ExportParquet(ctx, t.db, dir, opts)
+	opts.sideTables = []string{exportdir.ExpectedTools, exportdir.Trust}
+	return t.db.ExportParquet(ctx, dir, opts)
 }
 
 // Close closes the database and removes its file.

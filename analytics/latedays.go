@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/receiptverify/verify/internal/dberr"
 )
 
 // LateDay is a day that a load added receipts to and that had already
@@ -17,7 +19,7 @@ type LateDay struct {
 // LateDays are the days, in order, that the files a load added hold
 // receipts of and that held receipts of other files loaded after the day
 // ended.
-func LateDays(ctx context.Context, db *DB, sum LoadSummary) ([]LateDay, error) {
+func (db *DB) LateDays(ctx context.Context, sum LoadSummary) ([]LateDay, error) {
 	var added []string
 	for _, f := range sum.Files {
 		if f.Err == nil && !f.AlreadyLoaded && f.Accepted > 0 && len(f.Holds) > 0 {
@@ -34,7 +36,7 @@ func LateDays(ctx context.Context, db *DB, sum LoadSummary) ([]LateDay, error) {
 		      WHERE r.file_sha256 NOT IN (`+in+`) AND r.day IS NOT NULL AND f.loaded_at >= r.day + INTERVAL 1 DAY)
 		GROUP BY day ORDER BY day`)
 	if err != nil {
-		return nil, &IOError{Op: "read late days", Path: db.path, Err: err}
+		return nil, &dberr.IOError{Op: "read late days", Path: db.path, Err: err}
 	}
 	defer rows.Close()
 	var out []LateDay
@@ -42,12 +44,12 @@ func LateDays(ctx context.Context, db *DB, sum LoadSummary) ([]LateDay, error) {
 		var d time.Time
 		var n int64
 		if err := rows.Scan(&d, &n); err != nil {
-			return nil, &IOError{Op: "read late days", Path: db.path, Err: err}
+			return nil, &dberr.IOError{Op: "read late days", Path: db.path, Err: err}
 		}
 		out = append(out, LateDay{Day: d.Format(time.DateOnly), Added: n})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, &IOError{Op: "read late days", Path: db.path, Err: err}
+		return nil, &dberr.IOError{Op: "read late days", Path: db.path, Err: err}
 	}
 	return out, nil
 }
@@ -56,7 +58,7 @@ func LateDays(ctx context.Context, db *DB, sum LoadSummary) ([]LateDay, error) {
 // that the inputs of a load re-delivered (files.redelivered_days), this
 // load's or, for an input already loaded, the load's that stored it: the
 // days an audit of those inputs reports.
-func RedeliveredDays(ctx context.Context, db *DB, sum LoadSummary) ([]string, error) {
+func (db *DB) RedeliveredDays(ctx context.Context, sum LoadSummary) ([]string, error) {
 	var held []string
 	for _, f := range sum.Files {
 		if f.Err == nil {
@@ -71,19 +73,19 @@ func RedeliveredDays(ctx context.Context, db *DB, sum LoadSummary) ([]string, er
 	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT unnest(string_split(redelivered_days, ',')) AS day FROM files
 		WHERE file_sha256 IN (`+strings.Join(held, ",")+`) AND redelivered_days IS NOT NULL ORDER BY day`)
 	if err != nil {
-		return nil, &IOError{Op: "read re-delivered days", Path: db.path, Err: err}
+		return nil, &dberr.IOError{Op: "read re-delivered days", Path: db.path, Err: err}
 	}
 	defer rows.Close()
 	var days []string
 	for rows.Next() {
 		var d string
 		if err := rows.Scan(&d); err != nil {
-			return nil, &IOError{Op: "read re-delivered days", Path: db.path, Err: err}
+			return nil, &dberr.IOError{Op: "read re-delivered days", Path: db.path, Err: err}
 		}
 		days = append(days, d)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, &IOError{Op: "read re-delivered days", Path: db.path, Err: err}
+		return nil, &dberr.IOError{Op: "read re-delivered days", Path: db.path, Err: err}
 	}
 	return days, nil
 }

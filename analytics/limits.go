@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
+
+	"github.com/receiptverify/verify/internal/dberr"
 )
 
 // Limits bound the DuckDB engine inside the process, so that a load or a
@@ -31,8 +33,8 @@ const DefaultMemoryLimit = "512MB"
 // memorySize is what DuckDB's memory_limit takes: a number and a unit.
 var memorySize = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$`)
 
-// CheckLimits says whether l is well formed, before a database is opened.
-func CheckLimits(l Limits) error {
+// Check says whether l is well formed, before a database is opened.
+func (l Limits) Check() error {
 	if l.Memory != "" && !memorySize.MatchString(l.Memory) {
 		return fmt.Errorf("memory limit %q: want a number and a unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), as 512MB", l.Memory)
 	}
@@ -44,15 +46,15 @@ func CheckLimits(l Limits) error {
 
 // SetLimits applies l to the database's engine (every connection).
 func (db *DB) SetLimits(l Limits) error {
-	if err := CheckLimits(l); err != nil {
+	if err := l.Check(); err != nil {
 		return err
 	}
 	if _, err := db.sql.Exec("SET GLOBAL memory_limit = '" + cmp.Or(l.Memory, DefaultMemoryLimit) + "'"); err != nil {
-		return &IOError{Op: "set memory limit", Path: db.path, Err: err}
+		return &dberr.IOError{Op: "set memory limit", Path: db.path, Err: err}
 	}
 	if l.Threads > 0 {
 		if _, err := db.sql.Exec(fmt.Sprintf("SET GLOBAL threads = %d", l.Threads)); err != nil {
-			return &IOError{Op: "set threads", Path: db.path, Err: err}
+			return &dberr.IOError{Op: "set threads", Path: db.path, Err: err}
 		}
 	}
 	return nil

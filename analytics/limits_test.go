@@ -62,8 +62,8 @@ func TestLimits(t *testing.T) {
 	}
 	ro.Close()
 	for _, bad := range []Limits{{Memory: "5"}, {Memory: "1GB'; DROP TABLE receipts; --"}, {Memory: "lots"}, {Threads: -1}} {
-		if err := CheckLimits(bad); err == nil {
-			t.Errorf("CheckLimits(%+v) = nil, want an error", bad)
+		if err := bad.Check(); err == nil {
+			t.Errorf("%+v.Check() = nil, want an error", bad)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/receiptverify/verify/internal/table"
 )
 
 // TestOpenConvertsTextLists: a database written when reasons and
@@ -44,7 +45,7 @@ func TestOpenConvertsTextLists(t *testing.T) {
 	}
 
 	_, err = OpenReadOnly(path)
-	var oe *OldSchemaError
+	var oe *oldSchemaError
 	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "receipts.reasons and receipts.tool_servers are comma-joined text") || !strings.Contains(err.Error(), "verify load --db") {
 		t.Fatalf("read-only open of a database with text lists: %v, want an *OldSchemaError saying how to convert it", err)
 	}
@@ -65,13 +66,13 @@ func TestOpenConvertsTextLists(t *testing.T) {
 	if n := queryInt(t, db, `SELECT count(*) FROM receipts WHERE list_contains(reasons, 'chain_fork') AND list_contains(tool_servers, 'srv-b')`); n != 1 {
 		t.Errorf("list_contains finds %d converted rows, want 1", n)
 	}
-	tab, err := RunQuery(context.Background(), db.SQL(), "failures", "2026-11-02")
+	tab, err := runQuery(context.Background(), db.SQL(), "failures", "2026-11-02")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rs []string
 	for _, r := range tab.Rows {
-		rs = append(rs, string(appendJSONValue(nil, r[tab.Col("reasons")])))
+		rs = append(rs, string(table.AppendJSONValue(nil, r[tab.Col("reasons")])))
 	}
 	if got, want := strings.Join(rs, " "), `["bad_signature","chain_fork"] ["unknown_key"]`; got != want {
 		t.Errorf("failures' reasons after conversion: %s, want %s", got, want)

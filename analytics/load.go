@@ -4,12 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"slices"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/rawpolicy"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/receiptverify/verify/verify/toolschema"
@@ -68,7 +69,7 @@ type LoadOptions struct {
 	Reverify bool
 	// Raw says which receipts keep their line in the database (the
 	// others are found in their archive file by offset and SHA-256).
-	Raw RawPolicy
+	Raw rawpolicy.Policy
 
 	// beforeCommit, in tests, is called with each file's transaction open
 	// and its rows inserted; an error rolls the file back.
@@ -121,7 +122,7 @@ type FileSummary struct {
 	Holds []string
 	// Err is why the file could not be loaded: it could not be opened, a
 	// read or gzip error stopped it part way, or its already-loaded part
-	// has changed (a *ChangedError). Nothing of such a file is recorded, so
+	// has changed (a *dberr.ChangedError). Nothing of such a file is recorded, so
 	// a later load retries it.
 	Err error
 }
@@ -157,9 +158,9 @@ func (s LoadSummary) Unreadable() int {
 // known by its content (content.go): content already stored, under any
 // name, is skipped; a JSON Lines file that has grown since it was loaded
 // adds its new lines only; a file whose loaded part has changed is refused with a
-// *ChangedError in its FileSummary. An input that cannot be read is
+// *dberr.ChangedError in its FileSummary. An input that cannot be read is
 // reported in its FileSummary and the load goes on; a database error (an
-// *IOError) or a cancelled ctx stops it, and the file being loaded then
+// *dberr.IOError) or a cancelled ctx stops it, and the file being loaded then
 // leaves no trace, nor do the small files gathered to be stored with it.
 // Files committed before stay loaded.
 //
@@ -173,7 +174,7 @@ func (s LoadSummary) Unreadable() int {
 // transaction. That path was chosen by measurement over the Go Appender
 // (BenchmarkIngest in load_bench_test.go). Memory stays bounded: no file's
 // rows are ever all held.
-func Load(ctx context.Context, db *DB, v *verify.Verifier, files []Input, opts LoadOptions) (LoadSummary, error) {
+func (db *DB) Load(ctx context.Context, v *verify.Verifier, files []Input, opts LoadOptions) (LoadSummary, error) {
 	sum := LoadSummary{Files: make([]FileSummary, len(files))}
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
@@ -396,13 +397,13 @@ func changedInput(err error, pending []*fileLoad) *fileLoad {
 	if errors.As(err, &se) {
 		for _, f := range pending {
 			if f.key == se.Source {
-				f.sum.Err = &InputChangedError{Path: f.in.Name, Line: int64(se.Line) + f.plan.firstLine - 1}
+				f.sum.Err = &dberr.InputChangedError{Path: f.in.Name, Line: int64(se.Line) + f.plan.firstLine - 1}
 				return f
 			}
 		}
 	}
 	f := pending[0]
-	f.sum.Err = &InputChangedError{Path: f.in.Name}
+	f.sum.Err = &dberr.InputChangedError{Path: f.in.Name}
 	return f
 }
 
@@ -421,22 +422,6 @@ func (l *loader) retryWithout(changed *fileLoad) []*fileLoad {
 		next = append(next, l.newFile(f.idx, f.in, f.plan))
 	}
 	return next
-}
-
-// InputChangedError is an input that was not the same when read again
-// during the load (rewritten in place): nothing of it is recorded, and
-// the next load reads it anew.
-type InputChangedError struct {
-	Path string
-	Line int64 // the first line found different; 0 when not known
-}
-
-func (e *InputChangedError) Error() string {
-	at := ""
-	if e.Line > 0 {
-		at = fmt.Sprintf(" (line %d)", e.Line)
-	}
-	return fmt.Sprintf("changed while it was being verified%s: rewritten in place; nothing of it recorded, the next load reads it again", at)
 }
 
 // subtractCounts takes the record counts and reasons of b from a.
@@ -460,7 +445,7 @@ func subtractCounts(a, b stream.Summary) stream.Summary {
 }
 
 // backfillNonceKeys gives receipts stored before receipts.nonce_key existed
-// their key, so that later loads find their nonces: stream.NonceDigest of
+// their key, so that later loads find their nonces: streamrun.NonceDigest of
 // the issuer (or, without one, the org), a NUL and the nonce
 // (TestNonceKeyBackfill checks that the two agree).
 const backfillNonceKeys = `UPDATE receipts
@@ -582,20 +567,20 @@ func (l *loader) report(s *FileSummary) {
 	}
 }
 
-// dbErr wraps a database error as an *IOError, unless it is the context's
+// dbErr wraps a database error as an *dberr.IOError, unless it is the context's
 // own cancellation.
 func dbErr(ctx context.Context, op, path string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var ioe *IOError
+	var ioe *dberr.IOError
 	if errors.As(err, &ioe) {
 		return err
 	}
-	return &IOError{Op: op, Path: path, Err: err}
+	return &dberr.IOError{Op: op, Path: path, Err: err}
 }
 
 func isIOError(err error) bool {
-	var ioe *IOError
+	var ioe *dberr.IOError
 	return errors.As(err, &ioe)
 }

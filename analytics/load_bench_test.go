@@ -32,6 +32,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -193,10 +194,10 @@ func appenderRow(vals []driver.Value, sha, source string, r *stream.Record) {
 		sha, source, int64(r.Line), r.Format, string(r.Verdict), reasonStrings(r.Reasons),
 		nilIfEmpty(f.ActionID), nilIfEmpty(f.AgentID), nilIfEmpty(f.IssuerID), nilIfEmpty(f.OrgID),
 		nilIfEmpty(f.SessionID), step, nilIfEmpty(f.ActionType), nilIfEmpty(f.ToolName),
-		nilIfEmpty(f.ToolFingerprint), toolMatch(r.Result), servers,
+		nilIfEmpty(f.ToolFingerprint), toolMatchOf(r.Result), servers,
 		nilIfEmpty(f.Nonce), nilIfEmpty(r.Fingerprints.CallSignature), nilIfEmpty(f.Signature),
 		nilIfEmpty(f.PreviousHash), nilIfEmpty(r.Fingerprints.ChainHash), nilIfEmpty(f.Decision),
-		issued, day, string(r.Raw), nilIfEmpty(stream.NonceDigest(r.NonceKey())), nil,
+		issued, day, string(r.Raw), nilIfEmpty(streamrun.NonceDigest(r.NonceKey())), nil,
 	})
 }
 

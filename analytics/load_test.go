@@ -87,7 +87,7 @@ func TestLoadTwice(t *testing.T) {
 	ctx := context.Background()
 	opts := LoadOptions{Schemas: c.schemas, TempDir: t.TempDir()}
 
-	first, err := Load(ctx, db, c.v, inputs, opts)
+	first, err := db.Load(ctx, c.v, inputs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestLoadTwice(t *testing.T) {
 
 	copyOfA := filepath.Join(dir, "copy-of-a.jsonl")
 	writeLines(t, copyOfA, lines[:100])
-	second, err := Load(ctx, db, c.v, append(inputs, fileInput(copyOfA)), opts)
+	second, err := db.Load(ctx, c.v, append(inputs, fileInput(copyOfA)), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestLoadCancelled(t *testing.T) {
 			spools := t.TempDir()
 			opts := LoadOptions{TempDir: spools, chunkBytes: 16 << 10}
 			tt.set(&opts, cancel)
-			_, err := Load(ctx, db, c.v, []Input{fileInput(second)}, opts)
+			_, err := db.Load(ctx, c.v, []Input{fileInput(second)}, opts)
 			if err == nil {
 				t.Fatal("Load: no error")
 			}
@@ -287,7 +287,7 @@ func TestLoadMalformed(t *testing.T) {
 			}
 		default:
 			wantAccepted++
-			rs, err := ReceiptsAt(context.Background(), db.SQL(), path, int64(n))
+			rs, err := receiptsAt(context.Background(), db.SQL(), path, int64(n))
 			if err != nil || len(rs) != 1 {
 				t.Errorf("line %d: %d receipts rows: %v", n, len(rs), err)
 				continue
@@ -331,7 +331,7 @@ func TestLoadUnreadable(t *testing.T) {
 	missing := fileInput(filepath.Join(dir, "missing.jsonl"))
 	db := openTestDB(t)
 	var seen []string
-	sum, err := Load(context.Background(), db, c.v, []Input{missing, bad, fileInput(c.receipts)}, LoadOptions{
+	sum, err := db.Load(context.Background(), c.v, []Input{missing, bad, fileInput(c.receipts)}, LoadOptions{
 		TempDir: t.TempDir(),
 		OnFile:  func(f FileSummary) { seen = append(seen, filepath.Base(f.Path)) },
 	})
@@ -364,7 +364,7 @@ func TestLoadRows(t *testing.T) {
 			t.Errorf("%s: %d rows, want %d", verdict, got, want)
 		}
 	}
-	for _, m := range []string{ToolMatch, ToolDrift} {
+	for _, m := range []string{toolMatch, toolDrift} {
 		if queryInt(t, db, "SELECT count(*) FROM receipts WHERE tool_match = $1", m) == 0 {
 			t.Errorf("no row with tool_match %s", m)
 		}

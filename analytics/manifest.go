@@ -6,65 +6,68 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/table"
 )
 
-// Manifest is manifest.json: what a report was made from and of.
-type Manifest struct {
+// manifest is manifest.json: what a report was made from and of.
+type manifest struct {
 	Version       int                    `json:"version"`
 	Tool          string                 `json:"tool"`
 	ToolVersion   string                 `json:"tool_version"`
 	DuckDBVersion string                 `json:"duckdb_version"`
 	Day           string                 `json:"day"`
-	Window        Window                 `json:"window"`
-	ChartWindow   Window                 `json:"chart_window"`
-	Queries       []ManifestQuery        `json:"queries"`
-	Inputs        []ManifestInput        `json:"inputs"`
+	Window        window                 `json:"window"`
+	ChartWindow   window                 `json:"chart_window"`
+	Queries       []manifestQuery        `json:"queries"`
+	Inputs        []manifestInput        `json:"inputs"`
 	NotRead       []string               `json:"not_read,omitempty"` // files the input directories held that the run did not read
-	Trust         []ManifestTrust        `json:"trust"`
-	Receipts      DayCounts              `json:"receipts"`
+	Trust         []manifestTrust        `json:"trust"`
+	Receipts      dayCounts              `json:"receipts"`
 	Findings      map[string]int         `json:"findings"`
-	FindingKinds  map[string][]KindCount `json:"finding_kinds"`
+	FindingKinds  map[string][]kindCount `json:"finding_kinds"`
 	FailOn        string                 `json:"fail_on"`
 	Severities    map[string]int         `json:"severities"` // rows not suppressed, by severity
 	Suppressed    int                    `json:"suppressed"`
 	Failing       int                    `json:"failing"` // rows at fail_on or above, not suppressed
-	Baseline      *ManifestBaseline      `json:"baseline,omitempty"`
-	Outputs       []ManifestOutput       `json:"outputs"`
+	Baseline      *manifestBaseline      `json:"baseline,omitempty"`
+	Outputs       []manifestOutput       `json:"outputs"`
 }
 
-// ManifestBaseline is the baseline file a report applied.
-type ManifestBaseline struct {
+// manifestBaseline is the baseline file a report applied.
+type manifestBaseline struct {
 	Path    string                  `json:"path"`
 	SHA256  string                  `json:"sha256"`
 	Now     string                  `json:"now"` // the instant expiry was judged at
-	Entries []ManifestBaselineEntry `json:"entries"`
+	Entries []manifestBaselineEntry `json:"entries"`
 }
 
-// ManifestBaselineEntry is one entry and what it did.
-type ManifestBaselineEntry struct {
+// manifestBaselineEntry is one entry and what it did.
+type manifestBaselineEntry struct {
 	Entry   string `json:"entry"`
 	Expires string `json:"expires"`
 	Expired bool   `json:"expired"`
 	Rows    int    `json:"rows"`
 }
 
-// Window is a half-open UTC interval [from, to).
-type Window struct {
+// window is a half-open UTC interval [from, to).
+type window struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 }
 
-// ManifestQuery is one query the report ran.
-type ManifestQuery struct {
+// manifestQuery is one query the report ran.
+type manifestQuery struct {
 	Name   string `json:"name"`
 	File   string `json:"file"`
 	SHA256 string `json:"sha256"`
 	Rows   int    `json:"rows"`
 }
 
-// ManifestInput is one input file holding receipts of the day, with its
+// manifestInput is one input file holding receipts of the day, with its
 // counts as loaded.
-type ManifestInput struct {
+type manifestInput struct {
 	Path          string `json:"path"`
 	SHA256        string `json:"sha256"`
 	SizeBytes     int64  `json:"size_bytes"`
@@ -77,12 +80,12 @@ type ManifestInput struct {
 	Redelivered int64 `json:"redelivered"`
 }
 
-// ManifestTrust is the trust material some of the day's verdicts came
+// manifestTrust is the trust material some of the day's verdicts came
 // from (trust.sql): the key and schema files by path and SHA-256, the
 // judging time (empty: the clock of the load), strictness, the version of
 // the tool that judged, and how many of the day's receipts it judged.
 // TrustSHA256 is empty for receipts loaded before provenance was recorded.
-type ManifestTrust struct {
+type manifestTrust struct {
 	TrustSHA256   string      `json:"trust_sha256"`
 	KeyFiles      []TrustFile `json:"key_files"`
 	SchemaFiles   []TrustFile `json:"schema_files"`
@@ -92,17 +95,17 @@ type ManifestTrust struct {
 	Receipts      int64       `json:"receipts"`
 }
 
-// ManifestOutput is one file the report wrote (the manifest excepted).
-type ManifestOutput struct {
+// manifestOutput is one file the report wrote (the manifest excepted).
+type manifestOutput struct {
 	Name   string `json:"name"`
 	SHA256 string `json:"sha256"`
 	Bytes  int    `json:"bytes"`
 }
 
-func duckdbVersion(ctx context.Context, q Querier) (string, error) {
+func duckdbVersion(ctx context.Context, q querier) (string, error) {
 	rows, err := q.QueryContext(ctx, "SELECT version()")
 	if err != nil {
-		return "", &IOError{Op: "query version", Err: err}
+		return "", &dberr.IOError{Op: "query version", Err: err}
 	}
 	defer rows.Close()
 	var v string
@@ -113,23 +116,23 @@ func duckdbVersion(ctx context.Context, q Querier) (string, error) {
 		err = rows.Err()
 	}
 	if err != nil {
-		return "", &IOError{Op: "query version", Err: err}
+		return "", &dberr.IOError{Op: "query version", Err: err}
 	}
 	return v, nil
 }
 
-// manifestTrust reads trust.sql's rows.
-func manifestTrust(t *Table) []ManifestTrust {
-	out := []ManifestTrust{}
+// trustOfManifest reads trust.sql's rows.
+func trustOfManifest(t *table.Table) []manifestTrust {
+	out := []manifestTrust{}
 	files := func(v any) []TrustFile {
 		fs := []TrustFile{}
-		json.Unmarshal([]byte(Text(v)), &fs)
+		json.Unmarshal([]byte(table.Text(v)), &fs)
 		return fs
 	}
 	for _, r := range t.Rows {
 		g := func(c string) any { return r[t.Col(c)] }
-		mt := ManifestTrust{TrustSHA256: Text(g("trust_sha256")), KeyFiles: files(g("key_files")), SchemaFiles: files(g("schema_files")),
-			ToolVersion: Text(g("tool_version")), Receipts: asInt(g("receipts"))}
+		mt := manifestTrust{TrustSHA256: table.Text(g("trust_sha256")), KeyFiles: files(g("key_files")), SchemaFiles: files(g("schema_files")),
+			ToolVersion: table.Text(g("tool_version")), Receipts: asInt(g("receipts"))}
 		if at, ok := g("judged_at").(time.Time); ok {
 			mt.JudgedAt = at.UTC().Format(time.RFC3339Nano)
 		}
@@ -141,8 +144,8 @@ func manifestTrust(t *Table) []ManifestTrust {
 
 // trustSummary is summary.md's line on the trust material the day's
 // verdicts came from (the manifest lists it whole).
-func trustSummary(ts []ManifestTrust) string {
-	describe := func(t ManifestTrust) string {
+func trustSummary(ts []manifestTrust) string {
+	describe := func(t manifestTrust) string {
 		if t.TrustSHA256 == "" {
 			return "unrecorded (loaded before provenance was kept)"
 		}
@@ -173,11 +176,11 @@ func trustSummary(ts []ManifestTrust) string {
 // hasTrust reports whether the database records trust material: one
 // written before it did, opened without its schema brought up to date (read
 // only), has no trust table to ask.
-func hasTrust(ctx context.Context, q Querier) (bool, error) {
+func hasTrust(ctx context.Context, q querier) (bool, error) {
 	rows, err := q.QueryContext(ctx, `SELECT count(*) FROM information_schema.columns
 		WHERE (table_name = 'trust' AND column_name = 'trust_sha256') OR (table_name = 'receipts' AND column_name = 'trust_sha256')`)
 	if err != nil {
-		return false, &IOError{Op: "read schema", Err: err}
+		return false, &dberr.IOError{Op: "read schema", Err: err}
 	}
 	defer rows.Close()
 	var n int
@@ -188,7 +191,7 @@ func hasTrust(ctx context.Context, q Querier) (bool, error) {
 		err = rows.Err()
 	}
 	if err != nil {
-		return false, &IOError{Op: "read schema", Err: err}
+		return false, &dberr.IOError{Op: "read schema", Err: err}
 	}
 	return n == 2, nil
 }

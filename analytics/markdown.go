@@ -6,7 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/baseline"
+	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/queries"
 )
 
 // Summary caps: rows listed per section before "N more in <file>".
@@ -18,7 +22,7 @@ const (
 // summaryMarkdown is summary.md, what a person reads first: the verdict,
 // the failed receipts, the other findings by severity, the suppressed
 // ones, then the chart, the files and the inputs.
-func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table, servers []ServerTools) []byte {
+func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*table.Table, servers []serverTools) []byte {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("# Receipt report for %s (UTC)\n\n", sum.Day)
@@ -45,16 +49,16 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 	if len(failures.Rows) > 0 {
 		p("## Failed receipts\n\n| file:line | verdict | reasons | tool | action_id | issued_at |\n|---|---|---|---|---|---|\n")
 		for _, r := range failures.Rows[:min(summaryFailures, len(failures.Rows))] {
-			g := func(c string) string { return Text(r[failures.Col(c)]) }
+			g := func(c string) string { return table.Text(r[failures.Col(c)]) }
 			p("| %s | %s | %s | %s | %s | %s |\n", mdText(cellPath(g("source"))+":"+g("line")), mdText(g("verdict")), mdText(g("reasons")), mdText(cell(g("tool_name"))), mdText(cell(g("action_id"))), mdText(g("issued_at")))
 		}
 		if n := len(failures.Rows) - summaryFailures; n > 0 {
 			p("\n%d more in [failures.csv](failures.csv).\n", n)
 		}
 		p("\nBy reason: ")
-		f := sum.Findings[slices.IndexFunc(sum.Findings, func(f FindingCount) bool { return f.Name == "failures" })]
+		f := sum.Findings[slices.IndexFunc(sum.Findings, func(f findingCount) bool { return f.Name == "failures" })]
 		kinds := slices.Clone(f.Kinds)
-		slices.SortStableFunc(kinds, func(a, b KindCount) int { return cmp.Compare(b.Rows, a.Rows) })
+		slices.SortStableFunc(kinds, func(a, b kindCount) int { return cmp.Compare(b.Rows, a.Rows) })
 		for i, k := range kinds {
 			if i > 0 {
 				p(", ")
@@ -69,7 +73,7 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 		p("No findings.\n\n")
 	} else {
 		p("| severity | rows | by finding |\n|---|---:|---|\n")
-		for _, sev := range Severities {
+		for _, sev := range severity.All() {
 			var parts []string
 			for _, f := range sum.Findings {
 				if n := f.Severities[sev]; n > 0 {
@@ -83,27 +87,27 @@ func summaryMarkdown(sum *ReportSummary, man *Manifest, tables map[string]*Table
 			p("| %s%s | %d | %s |\n", sev, mark, sum.Severities[sev], strings.Join(parts, ", "))
 		}
 		p("| suppressed | %d | by the baseline, listed last |\n\n", sum.Suppressed)
-		for _, sev := range Severities {
-			rows := findingRows(tables, func(name string, t *Table, r []any) bool {
-				return name != "failures" && !isSuppressed(t, r) && rowSeverity(t, r) == sev
+		for _, sev := range severity.All() {
+			rows := findingRows(tables, func(name string, t *table.Table, r []any) bool {
+				return name != "failures" && !baseline.IsSuppressed(t, r) && t.RowSeverity(r) == sev
 			})
 			if len(rows) == 0 {
 				continue
 			}
 			p("### %s (%d)\n\n", sev, len(rows))
 			findingsTable(&b, summaryRows(rows), summaryPerSeverity, false)
-			if sev == SeverityHigh && sum.Severities[sev] > len(rows) {
+			if sev == severity.High && sum.Severities[sev] > len(rows) {
 				p("The other %d high row(s) are the failed receipts above.\n\n", sum.Severities[sev]-len(rows))
 			}
 		}
 	}
 	if sum.Suppressed > 0 {
-		rows := findingRows(tables, func(_ string, t *Table, r []any) bool { return isSuppressed(t, r) })
+		rows := findingRows(tables, func(_ string, t *table.Table, r []any) bool { return baseline.IsSuppressed(t, r) })
 		p("## Suppressed by the baseline (%d)\n\n", len(rows))
 		findingsTable(&b, summaryRows(rows), summaryPerSeverity, true)
 	}
 
-	p("## Fingerprints per tool\n\n![Distinct tool fingerprints per tool per day](%s)\n\n", ChartFile)
+	p("## Fingerprints per tool\n\n![Distinct tool fingerprints per tool per day](%s)\n\n", chartFile)
 	p("A grey dot is a day with one fingerprint, all as expected; a blue disc, a name two expected servers share (a known collision); a red disc or ring, a fingerprint no expected server has; an amber disc, more than one fingerprint with no expected schemas to judge them. The number is how many fingerprints.\n\n")
 
 	p("## Finding files\n\n| finding | rows | by kind | files |\n|---|---:|---|---|\n")
@@ -170,7 +174,7 @@ func verdictLine(sum *ReportSummary) string {
 		fmt.Fprintf(&b, "All %d receipt(s) verified; ", rc.Receipts)
 	}
 	var at, below []string
-	for _, sev := range Severities {
+	for _, sev := range severity.All() {
 		if n := sum.Severities[sev]; n > 0 {
 			if sev >= sum.FailOn {
 				at = append(at, fmt.Sprintf("%d %s", n, sev))
@@ -199,7 +203,7 @@ func verdictLine(sum *ReportSummary) string {
 
 // trustMaterialLine names the trust material the verdicts came from, as
 // far as the database records it: the expected schemas.
-func trustMaterialLine(servers []ServerTools) string {
+func trustMaterialLine(servers []serverTools) string {
 	if len(servers) == 0 {
 		return "Trust material: no expected tool schemas were loaded (`--schemas`), so no fingerprint could be judged against a declared server."
 	}
@@ -222,9 +226,9 @@ type findingRow struct {
 
 // findingRows picks the rows of every finding table that keep says to, in
 // Findings order, each in the words summary.md uses.
-func findingRows(tables map[string]*Table, keep func(name string, t *Table, r []any) bool) []findingRow {
+func findingRows(tables map[string]*table.Table, keep func(name string, t *table.Table, r []any) bool) []findingRow {
 	var out []findingRow
-	for _, name := range Findings {
+	for _, name := range queries.Findings() {
 		t := tables[name]
 		for _, r := range t.Rows {
 			if !keep(name, t, r) {
@@ -232,7 +236,7 @@ func findingRows(tables map[string]*Table, keep func(name string, t *Table, r []
 			}
 			g := func(c string) string {
 				if i := t.Col(c); i >= 0 {
-					return Text(r[i])
+					return table.Text(r[i])
 				}
 				return ""
 			}
@@ -252,10 +256,10 @@ func findingRows(tables map[string]*Table, keep func(name string, t *Table, r []
 }
 
 // describe says what a finding row found, in a few words.
-func describe(name string, t *Table, r []any) string {
+func describe(name string, t *table.Table, r []any) string {
 	g := func(c string) string {
 		if i := t.Col(c); i >= 0 {
-			return Text(r[i])
+			return table.Text(r[i])
 		}
 		return ""
 	}
@@ -317,7 +321,7 @@ func findingsTable(b *strings.Builder, rows []findingRow, n int, suppressed bool
 	}
 	if len(files) > 0 {
 		var more []string
-		for _, name := range Findings {
+		for _, name := range queries.Findings() {
 			if k := files[name]; k > 0 {
 				more = append(more, fmt.Sprintf("%d in [%s.csv](%s.csv)", k, name, name))
 			}

@@ -52,10 +52,10 @@ func migrateEvidence(db *sql.DB) error {
 // older verify would misread.
 const SchemaVersion = 1
 
-// NewerSchemaError is a database written by a newer verify.
-type NewerSchemaError struct{ Found, Known int64 }
+// newerSchemaError is a database written by a newer verify.
+type newerSchemaError struct{ Found, Known int64 }
 
-func (e *NewerSchemaError) Error() string {
+func (e *newerSchemaError) Error() string {
 	return fmt.Sprintf("written by a newer verify (database schema version %d; this verify knows versions up to %d): "+
 		"use that verify or a later one, this one would misread it", e.Found, e.Known)
 }
@@ -74,7 +74,7 @@ func checkSchemaVersion(db *sql.DB) error {
 		return err
 	}
 	if found.Valid && found.Int64 > SchemaVersion {
-		return &NewerSchemaError{Found: found.Int64, Known: SchemaVersion}
+		return &newerSchemaError{Found: found.Int64, Known: SchemaVersion}
 	}
 	return nil
 }

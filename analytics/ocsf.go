@@ -8,10 +8,14 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/receiptverify/verify/internal/baseline"
+	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
 )
 
-// OCSFVersion is the OCSF schema release the events follow.
-const OCSFVersion = "1.8.0"
+// oCSFVersion is the OCSF schema release the events follow.
+const oCSFVersion = "1.8.0"
 
 // OCSF Detection Finding (class 2004 in category 2, Findings), activity
 // Create: the numbers WriteOCSF writes.
@@ -23,14 +27,14 @@ const (
 )
 
 // ocsfSeverity maps a Severity onto OCSF severity_id and its caption.
-var ocsfSeverity = map[Severity]struct {
+var ocsfSeverity = map[severity.Severity]struct {
 	id      int
 	caption string
 }{
-	SeverityInfo:   {1, "Informational"},
-	SeverityLow:    {2, "Low"},
-	SeverityMedium: {3, "Medium"},
-	SeverityHigh:   {4, "High"},
+	severity.Info:   {1, "Informational"},
+	severity.Low:    {2, "Low"},
+	severity.Medium: {3, "Medium"},
+	severity.High:   {4, "High"},
 }
 
 type ocsfEvent struct {
@@ -91,8 +95,8 @@ type ocsfAnalytic struct {
 // status Suppressed for a row a baseline suppresses (New otherwise),
 // is_alert for a row at failOn or above that is not suppressed, the query
 // file as the analytic, and the whole row under unmapped.
-func WriteOCSF(w io.Writer, t *Table, toolVersion string, failOn Severity) error {
-	for _, c := range []string{"finding", "severity", FindingIDColumn, "event_time"} {
+func WriteOCSF(w io.Writer, t *table.Table, toolVersion string, failOn severity.Severity) error {
+	for _, c := range []string{"finding", "severity", findingIDColumn, "event_time"} {
 		if t.Col(c) < 0 {
 			return fmt.Errorf("query %s is not a finding query (no %s column)", t.Name, c)
 		}
@@ -105,15 +109,15 @@ func WriteOCSF(w io.Writer, t *Table, toolVersion string, failOn Severity) error
 			}
 			return nil
 		}
-		name := Text(g("finding"))
-		sev := ocsfSeverity[rowSeverity(t, r)]
+		name := table.Text(g("finding"))
+		sev := ocsfSeverity[t.RowSeverity(r)]
 		if sev.id == 0 {
 			sev.caption = "Unknown"
 		}
-		id := Text(g(FindingIDColumn))
+		id := table.Text(g(findingIDColumn))
 		title := name
 		for _, c := range []string{"kind", "reasons", "tool_name"} {
-			if v := Text(g(c)); v != "" {
+			if v := table.Text(g(c)); v != "" {
 				title += " " + v
 			}
 		}
@@ -126,17 +130,17 @@ func WriteOCSF(w io.Writer, t *Table, toolVersion string, failOn Severity) error
 			StatusID: 1, Status: "New",
 			Time:    millis(g("event_time")),
 			Message: title + ": " + describe(name, t, r),
-			IsAlert: rowSeverity(t, r) >= failOn && !isSuppressed(t, r),
-			Metadata: ocsfMetadata{Version: OCSFVersion, LogName: name, UID: id,
+			IsAlert: t.RowSeverity(r) >= failOn && !baseline.IsSuppressed(t, r),
+			Metadata: ocsfMetadata{Version: oCSFVersion, LogName: name, UID: id,
 				Product: ocsfProduct{Name: "verify", VendorName: "receiptverify", Version: toolVersion}},
 			FindingInfo: ocsfFindingInfo{UID: id, Title: title, Desc: describe(name, t, r),
-				Types:         slices.DeleteFunc([]string{name, Text(g("kind"))}, func(s string) bool { return s == "" }),
+				Types:         slices.DeleteFunc([]string{name, table.Text(g("kind"))}, func(s string) bool { return s == "" }),
 				Analytic:      ocsfAnalytic{Name: "queries/" + name + ".sql", TypeID: 1, Type: "Rule"},
 				FirstSeenTime: millis(g("first_seen")), LastSeenTime: millis(g("last_seen"))},
-			Unmapped: t.appendRowJSON(nil, r),
+			Unmapped: t.AppendRowJSON(nil, r),
 		}
-		if isSuppressed(t, r) {
-			e.StatusID, e.Status, e.StatusDetail = 3, "Suppressed", "baseline: "+Text(g("suppressed_by"))
+		if baseline.IsSuppressed(t, r) {
+			e.StatusID, e.Status, e.StatusDetail = 3, "Suppressed", "baseline: "+table.Text(g("suppressed_by"))
 		}
 		var line bytes.Buffer
 		enc := json.NewEncoder(&line)

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/receiptverify/verify/internal/baseline"
+	"github.com/receiptverify/verify/queries"
 )
 
 // ocsfSpec is testdata/ocsf/detection_finding_2004.json: what the OCSF
@@ -110,23 +113,23 @@ func TestOCSFEvents(t *testing.T) {
 	}
 	rows := append(slices.Clone(fixtureRows), fixRow{line: 8, agent: "ag4", issuer: "org1", session: "s4", tool: "search", fp: "A", issued: "2026-11-02T12:00:00Z", verdict: "INCOMPLETE", reasons: "unknown_key"})
 	db := fixtureDB(t, rows, fixtureExpected...)
-	base, err := ParseBaseline("b.toml", []byte(fixtureBaseline))
+	base, err := baseline.Parse("b.toml", []byte(fixtureBaseline))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test", OCSF: true, Baseline: base, Now: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
+	sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test", OCSF: true, Baseline: base, Now: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	files := readDir(t, dir)
 	var ids []string
-	for _, name := range Findings {
+	for _, name := range queries.Findings() {
 		for _, r := range readCSVBytes(t, files[name+".csv"]) {
 			ids = append(ids, r["finding_id"]+" "+r["severity"]+" "+r["suppressed"])
 		}
 	}
-	sc := bufio.NewScanner(bytes.NewReader(files[OCSFFile]))
+	sc := bufio.NewScanner(bytes.NewReader(files[oCSFFile]))
 	sc.Buffer(nil, 1<<20)
 	var got []string
 	statuses := map[string]int{}
@@ -160,7 +163,7 @@ func TestOCSFEvents(t *testing.T) {
 	}
 	// The checker catches what it should.
 	var ev map[string]any
-	json.Unmarshal(bytes.SplitN(files[OCSFFile], []byte("\n"), 2)[0], &ev)
+	json.Unmarshal(bytes.SplitN(files[oCSFFile], []byte("\n"), 2)[0], &ev)
 	delete(ev["metadata"].(map[string]any), "version")
 	ev["type_uid"] = 2004.0
 	if bad := checkOCSF(&spec, ev); len(bad) != 2 {

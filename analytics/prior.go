@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -283,7 +284,7 @@ func (f *fileLoad) relink() error {
 		res, _ := f.v.VerifyWith([]byte(raw.String), verify.VerifyOptions{OmitSignatureHash: true})
 		var judged verify.Reason // linked
 		switch {
-		case stream.ScopeDigest(res.ScopeKey()) != owner:
+		case streamrun.ScopeDigest(res.ScopeKey()) != owner:
 			judged = verify.ReasonChainBreak
 		case !first:
 			judged = verify.ReasonChainFork
@@ -302,7 +303,7 @@ func (f *fileLoad) relink() error {
 		}
 		switch {
 		case trust == f.trust:
-			stream.Rejudge(res, kept)
+			streamrun.Rejudge(res, kept)
 			fixes = append(fixes, fix{sha, line, string(res.Verdict), reasonStrings(res.Reasons)})
 		case len(kept) > 0:
 			fixes = append(fixes, fix{sha, line, string(verify.Fail), reasonStrings(kept)})

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/receiptverify/verify/queries"
 )
 
 // benchRows is the size of the synthetic database the query benchmark
@@ -90,7 +92,7 @@ func benchDatabase(b *testing.B) *DB {
 func BenchmarkQueries1M(b *testing.B) {
 	db := benchDatabase(b)
 	ctx := context.Background()
-	for _, q := range Queries() {
+	for _, q := range queries.All() {
 		for _, day := range []string{"2026-11-04", ""} {
 			name := q.Name + "/day"
 			if day == "" {
@@ -99,7 +101,7 @@ func BenchmarkQueries1M(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				rows := 0
 				for b.Loop() {
-					t, err := RunQuery(ctx, db.SQL(), q.Name, day)
+					t, err := runQuery(ctx, db.SQL(), q.Name, day)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -117,7 +119,7 @@ func BenchmarkReport1M(b *testing.B) {
 	db := benchDatabase(b)
 	dir := b.TempDir()
 	for b.Loop() {
-		if _, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-04", Dir: dir}); err != nil {
+		if _, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-04", Dir: dir}); err != nil {
 			b.Fatal(err)
 		}
 	}

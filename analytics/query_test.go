@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io/fs"
 	"regexp"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -106,7 +106,7 @@ var fixtureRows = []fixRow{
 
 var fixtureExpected = []string{"crm/search/A", "files/search/B", "crm/users.list/U"}
 
-func csvOf(t *testing.T, tb *Table) string {
+func csvOf(t *testing.T, tb *table.Table) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := tb.WriteCSV(&b); err != nil {
@@ -166,7 +166,7 @@ failures,high,{{failures|f1:6}},2026-11-02,nonce_replay,FAIL,asqav-native,a1,ag3
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"/"+tt.day, func(t *testing.T) {
-			tb, err := RunQuery(ctx, db.SQL(), tt.name, tt.day)
+			tb, err := runQuery(ctx, db.SQL(), tt.name, tt.day)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,14 +182,14 @@ func TestQueriesAllDays(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
 	ctx := context.Background()
-	for _, name := range Findings {
-		all, err := RunQuery(ctx, db.SQL(), name, "")
+	for _, name := range queries.Findings() {
+		all, err := runQuery(ctx, db.SQL(), name, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		var union []string
 		for _, day := range []string{"2026-11-01", "2026-11-02"} {
-			tb, err := RunQuery(ctx, db.SQL(), name, day)
+			tb, err := runQuery(ctx, db.SQL(), name, day)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,98 +208,25 @@ func TestQueryFiles(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, nil)
 	names, err := fs.Glob(queries.FS(), "*.sql")
-	if err != nil || len(names) < len(Findings) {
+	if err != nil || len(names) < len(queries.Findings()) {
 		t.Fatalf("queries: %v %v", names, err)
 	}
 	for _, name := range names {
 		base := strings.TrimSuffix(name, ".sql")
 		for _, day := range []string{"2026-11-01", ""} {
-			tb, err := RunQuery(context.Background(), db.SQL(), base, day)
+			tb, err := runQuery(context.Background(), db.SQL(), base, day)
 			if err != nil {
 				t.Errorf("%s, day %q: %v", base, day, err)
 				continue
 			}
 			// A finding query's rows open with what a SIEM keys on, and its
 			// header says why each severity.
-			if slices.Contains(Findings, base) {
-				q, _ := LookupQuery(base)
+			if slices.Contains(queries.Findings(), base) {
+				q, _ := queries.Lookup(base)
 				if len(tb.Columns) < 3 || strings.Join(tb.Columns[:3], ",") != "finding,severity,finding_id" || tb.Col("event_time") < 0 || !strings.Contains(q.Text, "\n-- Severity") {
 					t.Errorf("%s: columns %v, or no Severity section in its header", base, tb.Columns)
 				}
 			}
-		}
-	}
-}
-
-func TestUnknownQuery(t *testing.T) {
-	t.Parallel()
-	_, err := LookupQuery("nope")
-	if _, ok := err.(*UnknownQueryError); !ok {
-		t.Fatalf("got %v", err)
-	}
-	if !strings.Contains(err.Error(), "collisions") {
-		t.Errorf("error does not list the queries: %v", err)
-	}
-}
-
-// TestWriteTableEscapes: values from receipts are shown on one line each,
-// tabs and line breaks as spaces, and anything else a terminal would act
-// on (escape sequences, bidirectional overrides) as escapes.
-func TestWriteTableEscapes(t *testing.T) {
-	tb := &Table{Columns: []string{"tool_name", "n"}, Rows: [][]any{{"evil\x1b[2J\r\nforged\tcell\u202e", int64(1)}}}
-	var b strings.Builder
-	if err := tb.WriteTable(&b); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[1], `evil\x1b[2J  forged cell\u202e`) {
-		t.Fatalf("table:\n%q", b.String())
-	}
-}
-
-// TestWriteCSVDefusesFormulas: a text value that a spreadsheet would run
-// as a formula is written after a single quote; control and format
-// characters are escapes, as in the text output; numbers and other text
-// are written as they are.
-func TestWriteCSVDefusesFormulas(t *testing.T) {
-	tb := &Table{Columns: []string{"tool_name", "n"}, Rows: [][]any{
-		{`=HYPERLINK("http://x","y")`, int64(-1)},
-		{"+1", int64(2)}, {"-cmd", nil}, {"@SUM(A1)", nil}, {"\t=1", nil}, {"\r=1", nil},
-		{"search", int64(3)}, {"a=b", nil}, {"", nil},
-		{"line\nbreak", nil}, {"lone\rreturn", nil}, {"both\r\nends", nil},
-		{"evil\x1b[2J\u202e\x00\xff", nil},
-	}}
-	var b strings.Builder
-	if err := tb.WriteCSV(&b); err != nil {
-		t.Fatal(err)
-	}
-	want := "tool_name,n\r\n" +
-		`"'=HYPERLINK(""http://x"",""y"")",-1` + "\r\n" +
-		"'+1,2\r\n'-cmd,\r\n'@SUM(A1),\r\n" + `\t=1,` + "\r\n" + `\r=1,` + "\r\n" +
-		"search,3\r\na=b,\r\n,\r\n" +
-		// Records end in CRLF; line breaks inside a value are escapes, as
-		// in the text output, and so are other control and format
-		// characters.
-		`line\nbreak,` + "\r\n" + `lone\rreturn,` + "\r\n" + `both\r\nends,` + "\r\n" +
-		`evil\x1b[2J\u202e\x00\xff,` + "\r\n"
-	if b.String() != want {
-		t.Errorf("csv:\n%q\nwant\n%q", b.String(), want)
-	}
-}
-
-// TestJSONValueAsEncodingJSON: the JSON Lines writer's values are what
-// encoding/json writes without HTML escaping.
-func TestJSONValueAsEncodingJSON(t *testing.T) {
-	for _, v := range []any{nil, int64(-7), true, 1.5, 1e21, "plain", `"q" \ <a&b>`, "\x00\x1f\t\n\r\b\f",
-		"\u2028\u2029", "bad \xff utf-8", "émoji 🎉", []string{"a", "<b>", ""}} {
-		var want strings.Builder
-		enc := json.NewEncoder(&want)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			t.Fatal(err)
-		}
-		if got := string(appendJSONValue(nil, v)); got != strings.TrimSuffix(want.String(), "\n") {
-			t.Errorf("%q: %s, want %s", v, got, want.String())
 		}
 	}
 }

@@ -13,7 +13,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/receiptverify/verify/internal/baseline"
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/outfile"
+	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/queries"
 )
 
 // ReportOptions say which day to report, where, and what fails it.
@@ -25,9 +30,9 @@ type ReportOptions struct {
 	// FailOn is the lowest severity that fails the day (0: DefaultFailOn):
 	// summary.md's verdict and ReportSummary.Failing count the rows at it
 	// or above that no baseline entry suppresses.
-	FailOn Severity
+	FailOn severity.Severity
 	// Baseline, if not nil, suppresses the tool-schema findings it accepts.
-	Baseline *Baseline
+	Baseline *baseline.Baseline
 	// Now judges the baseline's expiry dates (zero: the wall clock). It is
 	// the only input from outside the database: with the same Now, the
 	// same day of the same data gives the same bytes.
@@ -38,7 +43,7 @@ type ReportOptions struct {
 	// Shared, if not nil, holds finding queries run once for several
 	// days (ShareFindings): the day's rows are read from them, so the
 	// days must be reported in ascending order.
-	Shared *SharedFindings
+	Shared *sharedFindings
 	// NotRead are the files the run's input directories held and did not
 	// read (LoadSummary.Skipped), named in summary.md and manifest.json so
 	// that a receipt file under an unexpected name is not left out unseen.
@@ -49,36 +54,24 @@ type ReportOptions struct {
 // <finding>.jsonl for each of Findings.
 const (
 	SummaryFile  = "summary.md"
-	ManifestFile = "manifest.json"
-	ChartFile    = "fingerprints.svg"
-	OCSFFile     = "findings.ocsf.jsonl"
+	manifestFile = "manifest.json"
+	chartFile    = "fingerprints.svg"
+	oCSFFile     = "findings.ocsf.jsonl"
 )
 
 // ReportSummary is what a report found.
 type ReportSummary struct {
 	Day      string
 	Dir      string
-	Receipts DayCounts       // the day's receipts
-	Findings []FindingCount  // one per Findings entry, in that order
+	Receipts dayCounts       // the day's receipts
+	Findings []findingCount  // one per Findings entry, in that order
 	Files    []string        // names written in Dir, in write order
-	Inputs   []ManifestInput // the day's files (files.sql): those holding its receipts, and those with none loaded on it
+	Inputs   []manifestInput // the day's files (files.sql): those holding its receipts, and those with none loaded on it
 
-	FailOn     Severity      // the level that fails the day
-	Severities SeverityCount // rows no baseline entry suppresses, by severity
-	Suppressed int           // rows a baseline entry suppresses
-	Baseline   []Suppression // one per baseline entry, in file order
-}
-
-// SeverityCount counts rows by severity, indexed by Severity.
-type SeverityCount [SeverityHigh + 1]int
-
-// AtLeast is the number of rows at s or above.
-func (c SeverityCount) AtLeast(s Severity) int {
-	n := 0
-	for i := max(s, SeverityInfo); i <= SeverityHigh; i++ {
-		n += c[i]
-	}
-	return n
+	FailOn     severity.Severity      // the level that fails the day
+	Severities severity.Count         // rows no baseline entry suppresses, by severity
+	Suppressed int                    // rows a baseline entry suppresses
+	Baseline   []baseline.Suppression // one per baseline entry, in file order
 }
 
 // Failing is the number of rows that fail the day: at FailOn or above
@@ -86,8 +79,8 @@ func (c SeverityCount) AtLeast(s Severity) int {
 func (s *ReportSummary) Failing() int { return s.Severities.AtLeast(s.FailOn) }
 
 // Expired lists the baseline entries past their expiry.
-func (s *ReportSummary) Expired() []Suppression {
-	var out []Suppression
+func (s *ReportSummary) Expired() []baseline.Suppression {
+	var out []baseline.Suppression
 	for _, b := range s.Baseline {
 		if b.Expired {
 			out = append(out, b)
@@ -96,9 +89,9 @@ func (s *ReportSummary) Expired() []Suppression {
 	return out
 }
 
-// DayCounts are a day's receipts by verdict: those issued on the day and
+// dayCounts are a day's receipts by verdict: those issued on the day and
 // those without issued_at loaded on it (Undated of them).
-type DayCounts struct {
+type dayCounts struct {
 	Receipts   int64 `json:"receipts"`
 	Pass       int64 `json:"pass"`
 	Fail       int64 `json:"fail"`
@@ -106,19 +99,19 @@ type DayCounts struct {
 	Undated    int64 `json:"undated"`
 }
 
-// FindingCount is the number of rows of one finding type, and by kind
+// findingCount is the number of rows of one finding type, and by kind
 // (drift and replays: kind; failures: reasons; collisions: tool name;
 // rejects: none) and severity.
-type FindingCount struct {
+type findingCount struct {
 	Name       string
 	Rows       int
-	Kinds      []KindCount   // sorted by kind
-	Severities SeverityCount // rows not suppressed
+	Kinds      []kindCount    // sorted by kind
+	Severities severity.Count // rows not suppressed
 	Suppressed int
 }
 
-// KindCount is the rows of one kind.
-type KindCount struct {
+// kindCount is the rows of one kind.
+type kindCount struct {
 	Kind string `json:"kind"`
 	Rows int    `json:"rows"`
 }
@@ -141,10 +134,15 @@ func (s *ReportSummary) Total() int {
 // self-contained page; findings.ocsf.jsonl if asked; and manifest.json. Every file is written to a temporary name in Dir and
 // renamed, and nothing depends on the clock but the baseline's expiry
 // (opts.Now), so reporting the same day of the same data again gives the
-// same bytes. A database error is an *IOError, a file that cannot be
-// written a *WriteError.
-func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary, error) {
-	day, err := ParseDay(opts.Day)
+// same bytes. A database error is an *dberr.IOError, a file that cannot be
+// written a *dberr.WriteError.
+func (db *DB) Report(ctx context.Context, opts ReportOptions) (*ReportSummary, error) {
+	return runReport(ctx, db.sql, opts)
+}
+
+// runReport is DB.Report on any querier.
+func runReport(ctx context.Context, q querier, opts ReportOptions) (*ReportSummary, error) {
+	day, err := queries.ParseDay(opts.Day)
 	if err != nil {
 		return nil, err
 	}
@@ -152,18 +150,18 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 		return nil, errors.New("report: no output directory")
 	}
 	if opts.FailOn == 0 {
-		opts.FailOn = DefaultFailOn
+		opts.FailOn = severity.DefaultFailOn
 	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
 	r := &reportRun{ctx: ctx, q: q, opts: opts, day: day, sum: &ReportSummary{Day: opts.Day, Dir: opts.Dir, FailOn: opts.FailOn}}
-	r.man = &Manifest{
+	r.man = &manifest{
 		Version: 1, Tool: "verify", ToolVersion: opts.ToolVersion, Day: opts.Day,
-		Window:       Window{day.Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)},
-		ChartWindow:  Window{day.AddDate(0, 0, 1-ChartDays).Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)},
+		Window:       window{day.Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)},
+		ChartWindow:  window{day.AddDate(0, 0, 1-chartDays).Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339)},
 		Findings:     map[string]int{},
-		FindingKinds: map[string][]KindCount{},
+		FindingKinds: map[string][]kindCount{},
 	}
 	if r.man.DuckDBVersion, err = duckdbVersion(ctx, q); err != nil {
 		return nil, err
@@ -199,18 +197,18 @@ func Report(ctx context.Context, q Querier, opts ReportOptions) (*ReportSummary,
 // manifest its steps fill.
 type reportRun struct {
 	ctx  context.Context
-	q    Querier
+	q    querier
 	opts ReportOptions
 	day  time.Time
 	sum  *ReportSummary
-	man  *Manifest
+	man  *manifest
 }
 
 // run runs the named query for the day (or takes its rows from the
 // findings run once for every day, opts.Shared) and records it in the
 // manifest.
-func (r *reportRun) run(name string) (*Table, error) {
-	query, err := LookupQuery(name)
+func (r *reportRun) run(name string) (*table.Table, error) {
+	query, err := queries.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +221,7 @@ func (r *reportRun) run(name string) (*Table, error) {
 			return nil, err
 		}
 	}
-	r.man.Queries = append(r.man.Queries, ManifestQuery{Name: name, File: query.File, SHA256: query.SHA256, Rows: len(t.Rows)})
+	r.man.Queries = append(r.man.Queries, manifestQuery{Name: name, File: query.File, SHA256: query.SHA256, Rows: len(t.Rows)})
 	return t, nil
 }
 
@@ -237,7 +235,7 @@ func (r *reportRun) inputs() error {
 	}
 	if len(days.Rows) == 1 {
 		row := days.Rows[0]
-		sum.Receipts = DayCounts{asInt(row[days.Col("receipts")]), asInt(row[days.Col("pass")]), asInt(row[days.Col("fail")]), asInt(row[days.Col("incomplete")]), asInt(row[days.Col("undated")])}
+		sum.Receipts = dayCounts{asInt(row[days.Col("receipts")]), asInt(row[days.Col("pass")]), asInt(row[days.Col("fail")]), asInt(row[days.Col("incomplete")]), asInt(row[days.Col("undated")])}
 	}
 	man.Receipts = sum.Receipts
 	files, err := r.run("files")
@@ -246,16 +244,16 @@ func (r *reportRun) inputs() error {
 	}
 	for _, row := range files.Rows {
 		g := func(c string) any { return row[files.Col(c)] }
-		sum.Inputs = append(sum.Inputs, ManifestInput{Path: Text(g("path")), SHA256: Text(g("file_sha256")),
+		sum.Inputs = append(sum.Inputs, manifestInput{Path: table.Text(g("path")), SHA256: table.Text(g("file_sha256")),
 			SizeBytes: asInt(g("size_bytes")), Lines: asInt(g("lines")), Accepted: asInt(g("accepted")),
 			Rejected: asInt(g("rejected")), ReceiptsOnDay: asInt(g("receipts_on_day")), Redelivered: asInt(g("redelivered"))})
 	}
 	man.Inputs = sum.Inputs
 	man.NotRead = r.opts.NotRead
 	if man.Inputs == nil {
-		man.Inputs = []ManifestInput{}
+		man.Inputs = []manifestInput{}
 	}
-	man.Trust = []ManifestTrust{}
+	man.Trust = []manifestTrust{}
 	if ok, err := hasTrust(r.ctx, r.q); err != nil {
 		return err
 	} else if ok {
@@ -263,32 +261,32 @@ func (r *reportRun) inputs() error {
 		if err != nil {
 			return err
 		}
-		man.Trust = manifestTrust(trust)
+		man.Trust = trustOfManifest(trust)
 	}
 	return nil
 }
 
 // findings runs the finding queries, applies the baseline and counts
 // their rows by severity, suppressed apart.
-func (r *reportRun) findings() (map[string]*Table, error) {
+func (r *reportRun) findings() (map[string]*table.Table, error) {
 	sum, man, opts := r.sum, r.man, r.opts
-	tables := map[string]*Table{}
-	for _, name := range Findings {
+	tables := map[string]*table.Table{}
+	for _, name := range queries.Findings() {
 		t, err := r.run(name)
 		if err != nil {
 			return nil, err
 		}
 		tables[name] = t
 	}
-	sum.Baseline = opts.Baseline.apply(tables, opts.Now)
-	for _, name := range Findings {
+	sum.Baseline = opts.Baseline.Apply(tables, opts.Now)
+	for _, name := range queries.Findings() {
 		t := tables[name]
-		fc := FindingCount{Name: name, Rows: len(t.Rows), Kinds: kindCounts(name, t)}
+		fc := findingCount{Name: name, Rows: len(t.Rows), Kinds: kindCounts(name, t)}
 		for _, row := range t.Rows {
-			if isSuppressed(t, row) {
+			if baseline.IsSuppressed(t, row) {
 				fc.Suppressed++
 			} else {
-				fc.Severities[rowSeverity(t, row)]++
+				fc.Severities[t.RowSeverity(row)]++
 			}
 		}
 		for i := range fc.Severities {
@@ -299,20 +297,20 @@ func (r *reportRun) findings() (map[string]*Table, error) {
 		man.Findings[name] = fc.Rows
 		man.FindingKinds[name] = fc.Kinds
 		if man.FindingKinds[name] == nil {
-			man.FindingKinds[name] = []KindCount{}
+			man.FindingKinds[name] = []kindCount{}
 		}
 	}
 	man.FailOn = opts.FailOn.String()
 	man.Severities = map[string]int{}
-	for _, sev := range Severities {
+	for _, sev := range severity.All() {
 		man.Severities[sev.String()] = sum.Severities[sev]
 	}
 	man.Suppressed, man.Failing = sum.Suppressed, sum.Failing()
 	if b := opts.Baseline; b != nil {
-		man.Baseline = &ManifestBaseline{Path: b.Path, SHA256: b.SHA256, Now: opts.Now.UTC().Format(time.RFC3339Nano), Entries: []ManifestBaselineEntry{}}
+		man.Baseline = &manifestBaseline{Path: b.Path, SHA256: b.SHA256, Now: opts.Now.UTC().Format(time.RFC3339Nano), Entries: []manifestBaselineEntry{}}
 		for _, s := range sum.Baseline {
 			exp, _ := s.Entry.Expires.MarshalTOML()
-			man.Baseline.Entries = append(man.Baseline.Entries, ManifestBaselineEntry{Entry: s.Entry.String(), Expires: string(exp), Expired: s.Expired, Rows: s.Rows})
+			man.Baseline.Entries = append(man.Baseline.Entries, manifestBaselineEntry{Entry: s.Entry.String(), Expires: string(exp), Expired: s.Expired, Rows: s.Rows})
 		}
 	}
 	return tables, nil
@@ -320,10 +318,10 @@ func (r *reportRun) findings() (map[string]*Table, error) {
 
 // write writes the day's files into opts.Dir, each atomically, the
 // manifest (which lists the others with their SHA-256) last.
-func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []ServerTools) error {
+func (r *reportRun) write(tables map[string]*table.Table, toolDays *table.Table, servers []serverTools) error {
 	sum, man, opts := r.sum, r.man, r.opts
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return &WriteError{Path: opts.Dir, Err: err}
+		return &dberr.WriteError{Path: opts.Dir, Err: err}
 	}
 	write := func(name string, data []byte) error {
 		if err := writeFileAtomic(opts.Dir, name, data); err != nil {
@@ -331,10 +329,10 @@ func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []S
 		}
 		sum.Files = append(sum.Files, name)
 		h := sha256.Sum256(data)
-		man.Outputs = append(man.Outputs, ManifestOutput{Name: name, SHA256: hex.EncodeToString(h[:]), Bytes: len(data)})
+		man.Outputs = append(man.Outputs, manifestOutput{Name: name, SHA256: hex.EncodeToString(h[:]), Bytes: len(data)})
 		return nil
 	}
-	for _, name := range Findings {
+	for _, name := range queries.Findings() {
 		var c, j bytes.Buffer
 		if err := tables[name].WriteCSV(&c); err != nil {
 			return err
@@ -351,27 +349,27 @@ func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []S
 	}
 	if opts.OCSF {
 		var o bytes.Buffer
-		for _, name := range Findings {
+		for _, name := range queries.Findings() {
 			if err := WriteOCSF(&o, tables[name], opts.ToolVersion, opts.FailOn); err != nil {
 				return err
 			}
 		}
-		if err := write(OCSFFile, o.Bytes()); err != nil {
+		if err := write(oCSFFile, o.Bytes()); err != nil {
 			return err
 		}
 	}
-	var tds []ToolDay
+	var tds []toolDay
 	for _, row := range toolDays.Rows {
-		td := ToolDay{Tool: Text(row[0]), Day: Text(row[1]), Fingerprints: asInt(row[2]), Receipts: asInt(row[3]), Unexpected: -1}
+		td := toolDay{Tool: table.Text(row[0]), Day: table.Text(row[1]), Fingerprints: asInt(row[2]), Receipts: asInt(row[3]), Unexpected: -1}
 		if u, ok := row[toolDays.Col("unexpected")].(int64); ok {
 			td.Unexpected = u
 		}
 		tds = append(tds, td)
 	}
-	chartFirst, _ := chartWindow(r.day, ChartDays, tds)
-	man.ChartWindow = Window{chartFirst.Format(time.RFC3339), r.day.AddDate(0, 0, 1).Format(time.RFC3339)}
-	chart := FingerprintChart(r.day, ChartDays, tds)
-	if err := write(ChartFile, chart); err != nil {
+	chartFirst, _ := chartWindow(r.day, chartDays, tds)
+	man.ChartWindow = window{chartFirst.Format(time.RFC3339), r.day.AddDate(0, 0, 1).Format(time.RFC3339)}
+	chart := fingerprintChart(r.day, chartDays, tds)
+	if err := write(chartFile, chart); err != nil {
 		return err
 	}
 	md := summaryMarkdown(sum, man, tables, servers)
@@ -382,44 +380,44 @@ func (r *reportRun) write(tables map[string]*Table, toolDays *Table, servers []S
 	if err != nil {
 		return err
 	}
-	if err := write(HTMLFile, page); err != nil {
+	if err := write(hTMLFile, page); err != nil {
 		return err
 	}
 	mj, err := json.MarshalIndent(man, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(opts.Dir, ManifestFile, append(mj, '\n')); err != nil {
+	if err := writeFileAtomic(opts.Dir, manifestFile, append(mj, '\n')); err != nil {
 		return err
 	}
-	sum.Files = append(sum.Files, ManifestFile)
+	sum.Files = append(sum.Files, manifestFile)
 	return nil
 }
 
-// ServerTools is one expected server and how many tool names its schemas
+// serverTools is one expected server and how many tool names its schemas
 // declare.
-type ServerTools struct {
+type serverTools struct {
 	Server string
 	Tools  int64
 }
 
 // expectedServers lists the servers of expected_tools, by name.
-func expectedServers(ctx context.Context, q Querier) ([]ServerTools, error) {
+func expectedServers(ctx context.Context, q querier) ([]serverTools, error) {
 	rows, err := q.QueryContext(ctx, "SELECT server, COUNT(DISTINCT tool_name) FROM expected_tools GROUP BY server ORDER BY server")
 	if err != nil {
-		return nil, &IOError{Op: "query expected_tools", Err: err}
+		return nil, &dberr.IOError{Op: "query expected_tools", Err: err}
 	}
 	defer rows.Close()
-	var out []ServerTools
+	var out []serverTools
 	for rows.Next() {
-		var s ServerTools
+		var s serverTools
 		if err := rows.Scan(&s.Server, &s.Tools); err != nil {
-			return nil, &IOError{Op: "query expected_tools", Err: err}
+			return nil, &dberr.IOError{Op: "query expected_tools", Err: err}
 		}
 		out = append(out, s)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, &IOError{Op: "query expected_tools", Err: err}
+		return nil, &dberr.IOError{Op: "query expected_tools", Err: err}
 	}
 	return out, nil
 }
@@ -433,7 +431,7 @@ func asInt(v any) int64 {
 
 // kindCounts counts a finding table's rows by kind: the kind column
 // (drift, replays), reasons (failures) or tool_name (collisions).
-func kindCounts(name string, t *Table) []KindCount {
+func kindCounts(name string, t *table.Table) []kindCount {
 	col := "kind"
 	switch name {
 	case "failures":
@@ -447,25 +445,15 @@ func kindCounts(name string, t *Table) []KindCount {
 	}
 	n := map[string]int{}
 	for _, r := range t.Rows {
-		n[Text(r[i])]++
+		n[table.Text(r[i])]++
 	}
-	var out []KindCount
+	var out []kindCount
 	for k, c := range n {
-		out = append(out, KindCount{k, c})
+		out = append(out, kindCount{k, c})
 	}
-	slices.SortFunc(out, func(a, b KindCount) int { return cmp.Compare(a.Kind, b.Kind) })
+	slices.SortFunc(out, func(a, b kindCount) int { return cmp.Compare(a.Kind, b.Kind) })
 	return out
 }
-
-// WriteError is an output file or directory (report, export) that could
-// not be written. The CLI maps it, like *IOError, to exit code 74.
-type WriteError struct {
-	Path string
-	Err  error
-}
-
-func (e *WriteError) Error() string { return "write " + e.Path + ": " + e.Err.Error() }
-func (e *WriteError) Unwrap() error { return e.Err }
 
 // writeFileAtomic writes dir/name as outfile does, so a reader sees the
 // old file or the new one, never a part, and a file the user made keeps
@@ -473,7 +461,7 @@ func (e *WriteError) Unwrap() error { return e.Err }
 func writeFileAtomic(dir, name string, data []byte) error {
 	final := filepath.Join(dir, name)
 	if err := outfile.WriteFile(final, data); err != nil {
-		return &WriteError{Path: final, Err: err}
+		return &dberr.WriteError{Path: final, Err: err}
 	}
 	return nil
 }

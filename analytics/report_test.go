@@ -18,7 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/exportdir"
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/toolschema"
 )
@@ -304,7 +307,7 @@ func TestReportFindsPlanted(t *testing.T) {
 	failures := map[string]map[int]string{} // day -> line -> reasons
 	for _, day := range days {
 		dir := filepath.Join(out, day)
-		sum, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"})
+		sum, err := runReport(ctx, db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -392,11 +395,11 @@ func TestReportFindsPlanted(t *testing.T) {
 	for _, day := range days[:2] {
 		dir := filepath.Join(out, day)
 		before := readDir(t, dir)
-		if _, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"}); err != nil {
+		if _, err := runReport(ctx, db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"}); err != nil {
 			t.Fatal(err)
 		}
 		again := filepath.Join(t.TempDir(), "again")
-		if _, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: again, ToolVersion: "test"}); err != nil {
+		if _, err := runReport(ctx, db.SQL(), ReportOptions{Day: day, Dir: again, ToolVersion: "test"}); err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range []string{dir, again} {
@@ -448,7 +451,7 @@ func TestParquetSameRows(t *testing.T) {
 	_, db, days := reportCorpus(t)
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "parquet")
-	sum, err := ExportParquet(ctx, db, dir, ExportOptions{})
+	sum, err := db.ExportParquet(ctx, dir, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +459,7 @@ func TestParquetSameRows(t *testing.T) {
 		t.Fatalf("exported %d days, %d rows", len(sum.Days), sum.Rows())
 	}
 	// Re-runnable: a second export replaces the files in place.
-	if _, err := ExportParquet(ctx, db, dir, ExportOptions{}); err != nil {
+	if _, err := db.ExportParquet(ctx, dir, ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(dir, "*", ".*"))
@@ -477,18 +480,18 @@ func TestParquetSameRows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, s := range ParquetViews(dir) {
+	for _, s := range exportdir.Views(dir) {
 		if _, err := pq.SQL().Exec(s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, q := range Queries() {
+	for _, q := range queries.All() {
 		for _, day := range append([]string{""}, days...) {
-			a, err := RunQuery(ctx, db.SQL(), q.Name, day)
+			a, err := runQuery(ctx, db.SQL(), q.Name, day)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := RunQuery(ctx, pq.SQL(), q.Name, day)
+			b, err := runQuery(ctx, pq.SQL(), q.Name, day)
 			if err != nil {
 				t.Fatalf("%s over Parquet: %v", q.Name, err)
 			}
@@ -507,7 +510,7 @@ func TestReportEmptyDay(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
 	dir := t.TempDir()
-	sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-10-01", Dir: dir, ToolVersion: "test"})
+	sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-10-01", Dir: dir, ToolVersion: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,8 +521,8 @@ func TestReportEmptyDay(t *testing.T) {
 	if !strings.Contains(string(md), "No findings") || !strings.Contains(string(md), "\n**Verdict: nothing to judge.** No receipt at all on this day") {
 		t.Errorf("summary.md:\n%s", md)
 	}
-	var man Manifest
-	mj, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	var man manifest
+	mj, _ := os.ReadFile(filepath.Join(dir, manifestFile))
 	if err := json.Unmarshal(mj, &man); err != nil {
 		t.Fatal(err)
 	}
@@ -533,7 +536,7 @@ func TestReportFixture(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
 	dir := t.TempDir()
-	sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test"})
+	sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: dir, ToolVersion: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -570,15 +573,15 @@ func TestReportFixture(t *testing.T) {
 }
 
 // TestReportUnwritable: an output directory that cannot be created is a
-// *WriteError.
+// *dberr.WriteError.
 func TestReportUnwritable(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows)
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
-	_, err := Report(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: filepath.Join(file, "out")})
-	if _, ok := err.(*WriteError); !ok {
-		t.Fatalf("got %T %v, want *WriteError", err, err)
+	_, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: "2026-11-02", Dir: filepath.Join(file, "out")})
+	if _, ok := err.(*dberr.WriteError); !ok {
+		t.Fatalf("got %T %v, want *dberr.WriteError", err, err)
 	}
 }
 
@@ -598,7 +601,7 @@ func TestReportTimeZone(t *testing.T) {
 		out := map[string][]byte{}
 		for _, day := range []string{"2026-11-02", "2026-11-03"} {
 			dir := filepath.Join(t.TempDir(), day)
-			if _, err := Report(context.Background(), db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"}); err != nil {
+			if _, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: day, Dir: dir, ToolVersion: "test"}); err != nil {
 				t.Fatal(err)
 			}
 			for name, b := range readDir(t, dir) {
@@ -652,7 +655,7 @@ func TestReportUndated(t *testing.T) {
 		t.Fatalf("%d receipts on the day of the load, %d without a day; want 3 and 0", undated, dayless)
 	}
 	day := loaded.UTC().Format(time.DateOnly)
-	sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: day, Dir: t.TempDir(), ToolVersion: "test"})
+	sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: day, Dir: t.TempDir(), ToolVersion: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -740,11 +743,11 @@ func TestReportRejects(t *testing.T) {
 		{loaded.UTC().Format(time.DateOnly), 2, "garbage.jsonl"},
 		{"2026-10-01", 0, ""},
 	} {
-		sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: tt.day, Dir: t.TempDir(), ToolVersion: "test"})
+		sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: tt.day, Dir: t.TempDir(), ToolVersion: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rejects := sum.Findings[slices.IndexFunc(sum.Findings, func(f FindingCount) bool { return f.Name == "rejects" })]
+		rejects := sum.Findings[slices.IndexFunc(sum.Findings, func(f findingCount) bool { return f.Name == "rejects" })]
 		var inputs []string
 		for _, in := range sum.Inputs {
 			inputs = append(inputs, filepath.Base(in.Path))

@@ -4,6 +4,10 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/queries"
 )
 
 // byDay are the finding queries whose rows each carry their UTC day and
@@ -13,17 +17,17 @@ import (
 // each of them once and reads its rows day by day (SharedFindings).
 var byDay = []string{"collisions", "drift", "replays", "failures"}
 
-// SharedFindings are the byDay finding queries of a report of several
+// sharedFindings are the byDay finding queries of a report of several
 // days, each run once with the NULL day and read one day at a time, in
 // order, and the days and tool_days queries run once (dayRows): Report takes a day's rows from them (ReportOptions.Shared)
 // instead of running the queries again, the same rows in the same order
 // (TestSharedFindingsAgree). Only the day being reported is held in
 // memory; the engine holds the rest of each result. Close releases them.
-type SharedFindings struct {
+type sharedFindings struct {
 	cursors map[string]*dayCursor
 	// whole are the small queries of every day held whole (days,
 	// tool_days), each day's rows taken by dayRows.
-	whole map[string]*Table
+	whole map[string]*table.Table
 }
 
 // dayRows are the queries of Report beside the findings whose rows, run
@@ -36,8 +40,8 @@ var dayRows = map[string]func(day, rowDay string) bool{
 	// Each tool's days in the chart's window, the ChartDays days up to
 	// the day.
 	"tool_days": func(day, rowDay string) bool {
-		d, err := ParseDay(day)
-		return err == nil && rowDay <= day && rowDay >= d.AddDate(0, 0, 1-ChartDays).Format(time.DateOnly)
+		d, err := queries.ParseDay(day)
+		return err == nil && rowDay <= day && rowDay >= d.AddDate(0, 0, 1-chartDays).Format(time.DateOnly)
 	},
 }
 
@@ -55,25 +59,30 @@ type dayCursor struct {
 // theirs. Otherwise (a report of some days of a longer history) it returns
 // nil, and each day runs its own queries, which read only that day's rows
 // besides the aggregates. Days must then be reported in ascending order.
-func ShareFindings(ctx context.Context, q Querier, days []string) (*SharedFindings, error) {
+func (db *DB) ShareFindings(ctx context.Context, days []string) (*sharedFindings, error) {
+	return shareFindings(ctx, db.sql, days)
+}
+
+// shareFindings is DB.ShareFindings on any querier.
+func shareFindings(ctx context.Context, q querier, days []string) (*sharedFindings, error) {
 	if len(days) < 2 || !slices.IsSorted(days) {
 		return nil, nil
 	}
-	all, err := RunQuery(ctx, q, "days", "")
+	all, err := runQuery(ctx, q, "days", "")
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range all.Rows {
-		if _, found := slices.BinarySearch(days, Text(r[all.Col("day")])); !found {
+		if _, found := slices.BinarySearch(days, table.Text(r[all.Col("day")])); !found {
 			return nil, nil
 		}
 	}
-	s := &SharedFindings{cursors: map[string]*dayCursor{}, whole: map[string]*Table{"days": all}}
-	if s.whole["tool_days"], err = RunQuery(ctx, q, "tool_days", ""); err != nil {
+	s := &sharedFindings{cursors: map[string]*dayCursor{}, whole: map[string]*table.Table{"days": all}}
+	if s.whole["tool_days"], err = runQuery(ctx, q, "tool_days", ""); err != nil {
 		return nil, err
 	}
 	for _, name := range byDay {
-		query, err := LookupQuery(name)
+		query, err := queries.Lookup(name)
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -81,21 +90,21 @@ func ShareFindings(ctx context.Context, q Querier, days []string) (*SharedFindin
 		rows, err := q.QueryContext(ctx, query.Text, nil)
 		if err != nil {
 			s.Close()
-			return nil, &IOError{Op: "query " + name, Err: err}
+			return nil, &dberr.IOError{Op: "query " + name, Err: err}
 		}
 		sc, err := newRowScanner(name, rows)
 		if err != nil {
 			rows.Close()
 			s.Close()
-			return nil, &IOError{Op: "query " + name, Err: err}
+			return nil, &dberr.IOError{Op: "query " + name, Err: err}
 		}
-		s.cursors[name] = &dayCursor{sc: sc, day: slices.Index(sc.columns, "day"), findID: findingIDColumn(sc.columns)}
+		s.cursors[name] = &dayCursor{sc: sc, day: slices.Index(sc.columns, "day"), findID: renameFindingKey(sc.columns)}
 	}
 	return s, nil
 }
 
 // Close releases the queries' results.
-func (s *SharedFindings) Close() {
+func (s *sharedFindings) Close() {
 	if s == nil {
 		return
 	}
@@ -106,15 +115,15 @@ func (s *SharedFindings) Close() {
 
 // take reads query name's rows on day, and says whether s holds that
 // query. Rows of earlier days not taken are passed over.
-func (s *SharedFindings) take(name, day string) (*Table, bool, error) {
+func (s *sharedFindings) take(name, day string) (*table.Table, bool, error) {
 	if s == nil {
 		return nil, false, nil
 	}
 	if all, ok := s.whole[name]; ok {
 		keep, col := dayRows[name], all.Col("day")
-		t := &Table{Name: name, Columns: slices.Clone(all.Columns)}
+		t := &table.Table{Name: name, Columns: slices.Clone(all.Columns)}
 		for _, r := range all.Rows {
-			if keep(day, Text(r[col])) {
+			if keep(day, table.Text(r[col])) {
 				t.Rows = append(t.Rows, r)
 			}
 		}
@@ -124,7 +133,7 @@ func (s *SharedFindings) take(name, day string) (*Table, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	t := &Table{Name: name, Columns: slices.Clone(c.sc.columns)}
+	t := &table.Table{Name: name, Columns: slices.Clone(c.sc.columns)}
 	for {
 		if c.peeked == nil && c.err == nil {
 			if c.peeked, c.err = c.sc.next(); c.peeked != nil {
@@ -132,12 +141,12 @@ func (s *SharedFindings) take(name, day string) (*Table, bool, error) {
 			}
 		}
 		if c.err != nil {
-			return nil, true, &IOError{Op: "query " + name, Err: c.err}
+			return nil, true, &dberr.IOError{Op: "query " + name, Err: c.err}
 		}
 		if c.peeked == nil { // the end
 			return t, true, nil
 		}
-		switch d := Text(c.peeked[c.day]); {
+		switch d := table.Text(c.peeked[c.day]); {
 		case d > day:
 			return t, true, nil
 		case d == day:

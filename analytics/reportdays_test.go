@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/table"
 )
 
 // TestSharedFindingsAgree: the reports of every day of a corpus with
@@ -16,7 +17,7 @@ import (
 func TestSharedFindingsAgree(t *testing.T) {
 	_, db, days := reportCorpus(t)
 	ctx := context.Background()
-	shared, err := ShareFindings(ctx, db.SQL(), days)
+	shared, err := shareFindings(ctx, db.SQL(), days)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,11 +26,11 @@ func TestSharedFindingsAgree(t *testing.T) {
 	}
 	own, one := t.TempDir(), t.TempDir()
 	for _, day := range days {
-		a, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: filepath.Join(own, day), ToolVersion: "test"})
+		a, err := runReport(ctx, db.SQL(), ReportOptions{Day: day, Dir: filepath.Join(own, day), ToolVersion: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := Report(ctx, db.SQL(), ReportOptions{Day: day, Dir: filepath.Join(one, day), ToolVersion: "test", Shared: shared})
+		b, err := runReport(ctx, db.SQL(), ReportOptions{Day: day, Dir: filepath.Join(one, day), ToolVersion: "test", Shared: shared})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +47,7 @@ func TestSharedFindingsAgree(t *testing.T) {
 			}
 		}
 	}
-	if s, err := ShareFindings(ctx, db.SQL(), days[1:]); err != nil || s != nil {
+	if s, err := shareFindings(ctx, db.SQL(), days[1:]); err != nil || s != nil {
 		t.Errorf("ShareFindings over some of the days = %v, %v; want nil: each day runs its own queries", s, err)
 	}
 }
@@ -56,30 +57,30 @@ func TestSharedFindingsAgree(t *testing.T) {
 // day, over a history longer than the chart's window.
 func TestSharedDayRows(t *testing.T) {
 	t.Parallel()
-	cfg := receiptgen.Config{Seed: 7, N: 3000, Days: ChartDays + 12, Algs: receiptgen.Ed25519Only}
+	cfg := receiptgen.Config{Seed: 7, N: 3000, Days: chartDays + 12, Algs: receiptgen.Ed25519Only}
 	c := genCorpus(t, "", cfg)
 	db := openTestDB(t)
 	mustLoad(t, db, c.v, c.schemas, c.receipts)
 	ctx := context.Background()
-	all, err := RunQuery(ctx, db.SQL(), "days", "")
+	all, err := runQuery(ctx, db.SQL(), "days", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var days []string
 	for _, r := range all.Rows {
-		days = append(days, Text(r[all.Col("day")]))
+		days = append(days, table.Text(r[all.Col("day")]))
 	}
-	if len(days) <= ChartDays {
-		t.Fatalf("%d days, want more than %d", len(days), ChartDays)
+	if len(days) <= chartDays {
+		t.Fatalf("%d days, want more than %d", len(days), chartDays)
 	}
-	shared, err := ShareFindings(ctx, db.SQL(), days)
+	shared, err := shareFindings(ctx, db.SQL(), days)
 	if err != nil || shared == nil {
 		t.Fatalf("ShareFindings: %v, %v", shared, err)
 	}
 	defer shared.Close()
 	for _, day := range days {
 		for _, name := range []string{"days", "tool_days"} {
-			want, err := RunQuery(ctx, db.SQL(), name, day)
+			want, err := runQuery(ctx, db.SQL(), name, day)
 			if err != nil {
 				t.Fatal(err)
 			}

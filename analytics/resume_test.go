@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/table"
 )
 
 // splitByDay writes the corpus's lines to one file per UTC day of
@@ -47,14 +48,14 @@ func splitByDay(t *testing.T, c *corpus, dir string) []string {
 // bytes by day/name.
 func reportFiles(t *testing.T, db *DB, dir string) map[string][]byte {
 	t.Helper()
-	days, err := RunQuery(context.Background(), db.SQL(), "days", "")
+	days, err := runQuery(context.Background(), db.SQL(), "days", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string][]byte{}
 	for _, r := range days.Rows {
-		d := Text(r[days.Col("day")])
-		sum, err := Report(context.Background(), db.SQL(), ReportOptions{Day: d, Dir: filepath.Join(dir, d), ToolVersion: "test"})
+		d := table.Text(r[days.Col("day")])
+		sum, err := runReport(context.Background(), db.SQL(), ReportOptions{Day: d, Dir: filepath.Join(dir, d), ToolVersion: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,13 +100,13 @@ func TestLoadsAgree(t *testing.T) {
 	ctx := context.Background()
 
 	oneShot := openTestDB(t)
-	if _, err := Load(ctx, oneShot, c.v, inputs(paths), opts()); err != nil {
+	if _, err := oneShot.Load(ctx, c.v, inputs(paths), opts()); err != nil {
 		t.Fatal(err)
 	}
 
 	daily := openTestDB(t)
 	for _, p := range paths {
-		if _, err := Load(ctx, daily, c.v, inputs([]string{p}), opts()); err != nil {
+		if _, err := daily.Load(ctx, c.v, inputs([]string{p}), opts()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -126,14 +127,14 @@ func TestLoadsAgree(t *testing.T) {
 		}
 		return nil
 	}
-	if _, err := Load(cctx, resumed, c.v, inputs(paths), o); err == nil {
+	if _, err := resumed.Load(cctx, c.v, inputs(paths), o); err == nil {
 		t.Fatal("the interrupted load did not fail")
 	}
 	cancel()
 	if n := queryInt(t, resumed, "SELECT count(*) FROM files"); n != 3 {
 		t.Fatalf("%d files committed before the interruption, want 3", n)
 	}
-	sum, err := Load(ctx, resumed, c.v, inputs(paths), opts())
+	sum, err := resumed.Load(ctx, c.v, inputs(paths), opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,12 +204,12 @@ func TestLoadsAgreeOutOfOrder(t *testing.T) {
 	}
 	oneShot := openTestDB(t)
 	opts.TempDir = t.TempDir()
-	if _, err := Load(ctx, oneShot, c.v, ins, opts); err != nil {
+	if _, err := oneShot.Load(ctx, c.v, ins, opts); err != nil {
 		t.Fatal(err)
 	}
 	daily := openTestDB(t)
 	for _, in := range ins {
-		if _, err := Load(ctx, daily, c.v, []Input{in}, opts); err != nil {
+		if _, err := daily.Load(ctx, c.v, []Input{in}, opts); err != nil {
 			t.Fatal(err)
 		}
 	}

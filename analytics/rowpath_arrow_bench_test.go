@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/duckdb/duckdb-go/v2"
-	"github.com/receiptverify/verify/verify/stream"
+	"github.com/receiptverify/verify/internal/streamrun"
 )
 
 func init() { arrowRowPath = &rowPath{"arrow", storeArrow} }
@@ -142,7 +142,7 @@ func (r *benchReader) Next() bool {
 		opt(15, f.ActionType)
 		opt(16, f.ToolName)
 		opt(17, f.ToolFingerprint)
-		str(18).Append(toolMatch(res))
+		str(18).Append(toolMatchOf(res))
 		list(19, f.ToolServers, true)
 		opt(20, f.Nonce)
 		opt(21, res.Fingerprints.CallSignature)
@@ -150,7 +150,7 @@ func (r *benchReader) Next() bool {
 		opt(23, f.PreviousHash)
 		opt(24, res.Fingerprints.ChainHash)
 		if res.Fingerprints.ChainHash != "" {
-			str(25).Append(stream.ScopeDigest(res.ScopeKey()))
+			str(25).Append(streamrun.ScopeDigest(res.ScopeKey()))
 		} else {
 			str(25).AppendNull()
 		}
@@ -168,7 +168,7 @@ func (r *benchReader) Next() bool {
 		} else {
 			str(29).AppendNull()
 		}
-		opt(30, stream.NonceDigest(res.NonceKey()))
+		opt(30, streamrun.NonceDigest(res.NonceKey()))
 		str(31).Append(benchTrust)
 	}
 	r.cur = bl.NewRecordBatch()

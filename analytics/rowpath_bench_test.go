@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )
@@ -216,16 +217,16 @@ func storeAppender(b *testing.B, db *DB, rows []benchRow) {
 				raw = string(r.line.raw)
 			}
 			if res.Fingerprints.ChainHash != "" {
-				scope = stream.ScopeDigest(res.ScopeKey())
+				scope = streamrun.ScopeDigest(res.ScopeKey())
 			}
 			hexEncode(hexSum[:], r.line.sum[:])
 			copy(vals, []driver.Value{benchSHA, "bench", int64(res.Line), r.offset, r.line.length, string(hexSum[:]),
 				res.Format, string(res.Verdict), reasonStrings(res.Reasons), nilIfEmpty(f.ActionID), nilIfEmpty(f.AgentID),
 				nilIfEmpty(f.IssuerID), nilIfEmpty(f.OrgID), nilIfEmpty(f.SessionID), step, nilIfEmpty(f.ActionType),
-				nilIfEmpty(f.ToolName), nilIfEmpty(f.ToolFingerprint), toolMatch(res),
+				nilIfEmpty(f.ToolName), nilIfEmpty(f.ToolFingerprint), toolMatchOf(res),
 				servers, nilIfEmpty(f.Nonce), nilIfEmpty(res.Fingerprints.CallSignature), nilIfEmpty(signatureSHA256(f)),
 				nilIfEmpty(f.PreviousHash), nilIfEmpty(res.Fingerprints.ChainHash), scope, nilIfEmpty(f.Decision),
-				issued, day, raw, nilIfEmpty(stream.NonceDigest(res.NonceKey())), benchTrust})
+				issued, day, raw, nilIfEmpty(streamrun.NonceDigest(res.NonceKey())), benchTrust})
 			if err := app.AppendRow(vals...); err != nil {
 				return err
 			}

@@ -10,39 +10,39 @@ import (
 	"unicode/utf8"
 
 	"github.com/receiptverify/verify/internal/jsonenc"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // The values of receipts.tool_match, from the tool_fingerprint axis.
 const (
-	ToolMatch   = "match"   // PASS: the fingerprint is an expected server's schema for the tool
-	ToolDrift   = "drift"   // FAIL tool_drift (or a malformed fingerprint): a known tool, another schema
-	ToolUnknown = "unknown" // FAIL tool_unknown: no expected server exposes the tool name
-	ToolAbsent  = "absent"  // NOT_RUN tool_fingerprint_absent: the receipt carries no tool fingerprint
-	ToolNotRun  = "not_run" // NOT_RUN otherwise: no expected schemas given, or no such axis
+	toolMatch   = "match"   // PASS: the fingerprint is an expected server's schema for the tool
+	toolDrift   = "drift"   // FAIL tool_drift (or a malformed fingerprint): a known tool, another schema
+	toolUnknown = "unknown" // FAIL tool_unknown: no expected server exposes the tool name
+	toolAbsent  = "absent"  // NOT_RUN tool_fingerprint_absent: the receipt carries no tool fingerprint
+	toolNotRun  = "not_run" // NOT_RUN otherwise: no expected schemas given, or no such axis
 )
 
-// toolMatch maps the tool_fingerprint axis to receipts.tool_match.
-func toolMatch(res *verify.Result) string {
+// toolMatchOf maps the tool_fingerprint axis to receipts.tool_match.
+func toolMatchOf(res *verify.Result) string {
 	ax, ok := res.Axes.Get(verify.AxisToolFingerprint)
 	if !ok {
-		return ToolNotRun
+		return toolNotRun
 	}
 	switch ax.Status {
 	case verify.StatusPass:
-		return ToolMatch
+		return toolMatch
 	case verify.StatusFail:
 		if ax.Reason == verify.ReasonToolUnknown {
-			return ToolUnknown
+			return toolUnknown
 		}
-		return ToolDrift
+		return toolDrift
 	case verify.StatusNotRun:
 		if ax.Reason == verify.ReasonToolAbsent {
-			return ToolAbsent
+			return toolAbsent
 		}
 	}
-	return ToolNotRun
+	return toolNotRun
 }
 
 // appendReceiptRow appends one receipts row as a JSON object and a newline:
@@ -156,7 +156,7 @@ func appendReceiptRowAt(b []byte, res *verify.Result, line int64, raw keptLine, 
 	b = appendField(b, "action_type", f.ActionType)
 	b = appendField(b, "tool_name", f.ToolName)
 	b = appendField(b, "tool_fingerprint", f.ToolFingerprint)
-	b = appendField(b, "tool_match", toolMatch(res))
+	b = appendField(b, "tool_match", toolMatchOf(res))
 	if len(f.ToolServers) > 0 {
 		b = append(b, `,"tool_servers":[`...)
 		for i, s := range f.ToolServers {
@@ -173,14 +173,14 @@ func appendReceiptRowAt(b []byte, res *verify.Result, line int64, raw keptLine, 
 	b = appendField(b, "previous_hash", f.PreviousHash)
 	b = appendField(b, "chain_hash", res.Fingerprints.ChainHash)
 	if res.Fingerprints.ChainHash != "" {
-		b = appendField(b, "chain_scope", stream.ScopeDigest(res.ScopeKey()))
+		b = appendField(b, "chain_scope", streamrun.ScopeDigest(res.ScopeKey()))
 	}
 	b = appendField(b, "decision", f.Decision)
 	if t, ok := res.IssuedTime(); ok {
 		b = append(b, `,"issued_us":`...)
 		b = strconv.AppendInt(b, t.UnixMicro(), 10)
 	}
-	b = appendField(b, "nonce_key", stream.NonceDigest(res.NonceKey()))
+	b = appendField(b, "nonce_key", streamrun.NonceDigest(res.NonceKey()))
 	if flags.duplicate {
 		b = append(b, `,"duplicate":true`...)
 	}

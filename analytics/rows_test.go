@@ -16,21 +16,21 @@ func TestToolMatch(t *testing.T) {
 		axis *verify.Axis
 		want string
 	}{
-		{&verify.Axis{Status: verify.StatusPass}, ToolMatch},
-		{&verify.Axis{Status: verify.StatusFail, Reason: verify.ReasonToolDrift}, ToolDrift},
-		{&verify.Axis{Status: verify.StatusFail, Reason: verify.ReasonToolUnknown}, ToolUnknown},
-		{&verify.Axis{Status: verify.StatusFail, Reason: verify.ReasonBadField}, ToolDrift},
-		{&verify.Axis{Status: verify.StatusNotRun, Reason: verify.ReasonToolAbsent}, ToolAbsent},
-		{&verify.Axis{Status: verify.StatusNotRun}, ToolNotRun},
-		{&verify.Axis{Status: verify.StatusSkipped, Reason: verify.ReasonUncheckable}, ToolNotRun},
-		{nil, ToolNotRun},
+		{&verify.Axis{Status: verify.StatusPass}, toolMatch},
+		{&verify.Axis{Status: verify.StatusFail, Reason: verify.ReasonToolDrift}, toolDrift},
+		{&verify.Axis{Status: verify.StatusFail, Reason: verify.ReasonToolUnknown}, toolUnknown},
+		{&verify.Axis{Status: verify.StatusFail, Reason: verify.ReasonBadField}, toolDrift},
+		{&verify.Axis{Status: verify.StatusNotRun, Reason: verify.ReasonToolAbsent}, toolAbsent},
+		{&verify.Axis{Status: verify.StatusNotRun}, toolNotRun},
+		{&verify.Axis{Status: verify.StatusSkipped, Reason: verify.ReasonUncheckable}, toolNotRun},
+		{nil, toolNotRun},
 	}
 	for _, tt := range tests {
 		res := &verify.Result{Axes: verify.Axes{}}
 		if tt.axis != nil {
 			res.Axes.Set(verify.AxisToolFingerprint, *tt.axis)
 		}
-		if got := toolMatch(res); got != tt.want {
+		if got := toolMatchOf(res); got != tt.want {
 			t.Errorf("%+v: %s, want %s", tt.axis, got, tt.want)
 		}
 	}

@@ -66,12 +66,12 @@ CREATE TABLE IF NOT EXISTS receipts (
     signature_sha256 VARCHAR,           -- hex SHA-256 of the encoded signature as carried
     previous_hash    VARCHAR,
     chain_hash       VARCHAR,
-    chain_scope      VARCHAR,           -- stream.ScopeDigest of the receipt's chain scope, with chain_hash: how later loads judge a link to it
+    chain_scope      VARCHAR,           -- SHA-256 of the receipt's chain scope, first 32 hex digits, with chain_hash: how later loads judge a link to it
     decision         VARCHAR,
     issued_at        TIMESTAMP,         -- UTC
     day              DATE,              -- UTC day of issued_at; without one, of loaded_at
     raw              VARCHAR USING COMPRESSION fsst, -- the receipt line exactly as read; NULL when it is left in the archive
-    nonce_key        VARCHAR,           -- stream.NonceDigest of (issuer, nonce): how later loads find replays of it
+    nonce_key        VARCHAR,           -- SHA-256 of (issuer, nonce), first 32 hex digits: how later loads find replays of it
     trust_sha256     VARCHAR            -- the trust material its verdict came from (trust table)
 );
 

@@ -26,7 +26,7 @@ func TestSchemaVersion(t *testing.T) {
 	db.Close()
 	for name, open := range map[string]func(string) (*DB, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
 		db, err := open(path)
-		var newer *NewerSchemaError
+		var newer *newerSchemaError
 		if !errors.As(err, &newer) || newer.Found != SchemaVersion+1 {
 			if db != nil {
 				db.Close()

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/queries"
 )
 
 // seeds are the seeds a test runs over: all of them, the first alone
@@ -38,12 +41,12 @@ func seededReport(t *testing.T, seed uint64, rate float64, opts ReportOptions) (
 	for i := range cfg.Days {
 		opts.Day = testStart.AddDate(0, 0, i).Format(time.DateOnly)
 		opts.Dir = filepath.Join(out, opts.Day)
-		sum, err := Report(context.Background(), db.SQL(), opts)
+		sum, err := runReport(context.Background(), db.SQL(), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sums = append(sums, sum)
-		for _, name := range Findings {
+		for _, name := range queries.Findings() {
 			rows = append(rows, readCSV(t, filepath.Join(opts.Dir, name+".csv"))...)
 		}
 	}
@@ -51,8 +54,8 @@ func seededReport(t *testing.T, seed uint64, rate float64, opts ReportOptions) (
 }
 
 // fails says whether a report row counts for the exit code at failOn.
-func fails(row map[string]string, failOn Severity) bool {
-	sev, err := ParseSeverity(row["severity"])
+func fails(row map[string]string, failOn severity.Severity) bool {
+	sev, err := severity.Parse(row["severity"])
 	return err == nil && sev >= failOn && row["suppressed"] != "true"
 }
 
@@ -70,7 +73,7 @@ func TestDefaultFailOnCleanArchive(t *testing.T) {
 				}
 			}
 			for _, r := range rows {
-				if fails(r, DefaultFailOn) {
+				if fails(r, severity.DefaultFailOn) {
 					t.Errorf("row fails the default: %v", r)
 				}
 			}
@@ -133,7 +136,7 @@ func TestDefaultFailOnPlanted(t *testing.T) {
 			}
 			failing := 0
 			for _, r := range rows {
-				if !fails(r, DefaultFailOn) {
+				if !fails(r, severity.DefaultFailOn) {
 					continue
 				}
 				failing++
@@ -151,7 +154,7 @@ func TestDefaultFailOnPlanted(t *testing.T) {
 				}
 				g := byLine[a.Line]
 				found := slices.ContainsFunc(rows, func(r map[string]string) bool {
-					if !fails(r, DefaultFailOn) {
+					if !fails(r, severity.DefaultFailOn) {
 						return false
 					}
 					if a.Kind == receiptgen.KindSchemaDrift {
@@ -208,16 +211,16 @@ func TestSeverityRules(t *testing.T) {
 		db := fixtureDB(t, rows, exp...)
 		got := map[string]string{}
 		for _, name := range []string{"collisions", "drift"} {
-			tb, err := RunQuery(context.Background(), db.SQL(), name, "2026-11-02")
+			tb, err := runQuery(context.Background(), db.SQL(), name, "2026-11-02")
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, r := range tb.Rows {
 				kind := ""
 				if i := tb.Col("kind"); i >= 0 {
-					kind = strings.TrimSuffix(Text(r[i]), "_fingerprint") + " "
+					kind = strings.TrimSuffix(table.Text(r[i]), "_fingerprint") + " "
 				}
-				got[name+" "+kind+Text(r[tb.Col("tool_name")])+" "+Text(r[tb.Col("tool_fingerprint")])] = Text(r[tb.Col("severity")])
+				got[name+" "+kind+table.Text(r[tb.Col("tool_name")])+" "+table.Text(r[tb.Col("tool_fingerprint")])] = table.Text(r[tb.Col("severity")])
 			}
 		}
 		for k, sev := range want {
@@ -250,13 +253,13 @@ func TestFindingIDStable(t *testing.T) {
 	ids := func(rows []fixRow) []string {
 		db := fixtureDB(t, rows, fixtureExpected...)
 		var out []string
-		for _, name := range Findings {
-			tb, err := RunQuery(context.Background(), db.SQL(), name, "")
+		for _, name := range queries.Findings() {
+			tb, err := runQuery(context.Background(), db.SQL(), name, "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, r := range tb.Rows {
-				out = append(out, Text(r[tb.Col(FindingIDColumn)]))
+				out = append(out, table.Text(r[tb.Col(findingIDColumn)]))
 			}
 		}
 		return out
@@ -273,19 +276,19 @@ func TestFindingIDStable(t *testing.T) {
 // TestKeepAtLeast: verify query --min-severity keeps the rows at the
 // severity or above, and refuses a table without a severity column.
 func TestKeepAtLeast(t *testing.T) {
-	tab := &Table{Name: "drift", Columns: []string{"finding", "severity"},
+	tab := &table.Table{Name: "drift", Columns: []string{"finding", "severity"},
 		Rows: [][]any{{"drift", "info"}, {"drift", "high"}, {"drift", "low"}, {"drift", "medium"}}}
-	if err := tab.KeepAtLeast(SeverityLow); err != nil {
+	if err := tab.KeepAtLeast(severity.Low); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, r := range tab.Rows {
-		got = append(got, Text(r[1]))
+		got = append(got, table.Text(r[1]))
 	}
 	if strings.Join(got, ",") != "high,low,medium" {
 		t.Errorf("kept %v, want high, low, medium in their order", got)
 	}
-	if err := (&Table{Name: "days", Columns: []string{"day"}}).KeepAtLeast(SeverityHigh); err == nil {
+	if err := (&table.Table{Name: "days", Columns: []string{"day"}}).KeepAtLeast(severity.High); err == nil {
 		t.Error("a table without severity: no error")
 	}
 }

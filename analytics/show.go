@@ -4,13 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/receiptverify/verify/internal/ctxio"
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/gunzip"
 )
 
@@ -40,50 +40,65 @@ const storedReceiptSQL = `SELECT source, file_sha256, line, COALESCE(byte_offset
 // ReceiptsAt returns the receipts loaded from source (as loaded, or the
 // same path cleaned) at line: one per time that file's content was
 // loaded under that name, usually one.
-func ReceiptsAt(ctx context.Context, q Querier, source string, line int64) ([]StoredReceipt, error) {
+func (db *DB) ReceiptsAt(ctx context.Context, source string, line int64) ([]StoredReceipt, error) {
+	return receiptsAt(ctx, db.sql, source, line)
+}
+
+// receiptsAt is DB.ReceiptsAt on any querier.
+func receiptsAt(ctx context.Context, q querier, source string, line int64) ([]StoredReceipt, error) {
 	return storedReceipts(ctx, q, "WHERE (source = ? OR source = ?) AND line = ? ORDER BY source, file_sha256",
 		source, filepath.Clean(source), line)
 }
 
 // ReceiptsByActionID returns the receipts whose action_id is id, by day,
 // source and line (a replayed action has several).
-func ReceiptsByActionID(ctx context.Context, q Querier, id string) ([]StoredReceipt, error) {
+func (db *DB) ReceiptsByActionID(ctx context.Context, id string) ([]StoredReceipt, error) {
+	return receiptsByActionID(ctx, db.sql, id)
+}
+
+// receiptsByActionID is DB.ReceiptsByActionID on any querier.
+func receiptsByActionID(ctx context.Context, q querier, id string) ([]StoredReceipt, error) {
 	return storedReceipts(ctx, q, "WHERE action_id = ? ORDER BY day, source, line", id)
 }
 
-// ReceiptsByLineSHA256 returns the receipts whose line's SHA-256 (hex) is
+// receiptsByLineSHA256 returns the receipts whose line's SHA-256 (hex) is
 // sum, by source and line: where a line that another file re-delivered is
 // stored.
-func ReceiptsByLineSHA256(ctx context.Context, q Querier, sum string) ([]StoredReceipt, error) {
+func receiptsByLineSHA256(ctx context.Context, q querier, sum string) ([]StoredReceipt, error) {
 	return storedReceipts(ctx, q, "WHERE line_sha256 = ? ORDER BY source, line", sum)
 }
 
 // Redelivered is how many lines the files loaded from source re-delivered
 // (files.redelivered): lines stored already from another file, not
 // stored again.
-func Redelivered(ctx context.Context, q Querier, source string) (int64, error) {
+func (db *DB) Redelivered(ctx context.Context, source string) (int64, error) {
+	return countRedelivered(ctx, db.sql, source)
+}
+
+// countRedelivered is DB.Redelivered on any querier.
+func countRedelivered(ctx context.Context, q querier, source string) (int64, error) {
 	rows, err := q.QueryContext(ctx, "SELECT COALESCE(sum(redelivered), 0) FROM files WHERE path = ? OR path = ?",
 		source, filepath.Clean(source))
 	if err != nil {
-		return 0, &IOError{Op: "query files", Err: err}
+		return 0, &dberr.IOError{Op: "query files", Err: err}
 	}
 	defer rows.Close()
 	var n int64
 	for rows.Next() {
 		if err := rows.Scan(&n); err != nil {
-			return 0, &IOError{Op: "query files", Err: err}
+			return 0, &dberr.IOError{Op: "query files", Err: err}
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return 0, &IOError{Op: "query files", Err: err}
+		return 0, &dberr.IOError{Op: "query files", Err: err}
 	}
 	return n, nil
 }
 
-func storedReceipts(ctx context.Context, q Querier, where string, args ...any) ([]StoredReceipt, error) {
+func storedReceipts(ctx context.Context, q querier, where string, args ...any) ([]StoredReceipt, error) {
 	rows, err := q.QueryContext(ctx, storedReceiptSQL+where, args...)
 	if err != nil {
-		return nil, &IOError{Op: "query receipts", Err: err}
+		return nil, &dberr.IOError{Op: "query receipts", Err: err}
 	}
 	defer rows.Close()
 	var out []StoredReceipt
@@ -93,7 +108,7 @@ func storedReceipts(ctx context.Context, q Querier, where string, args ...any) (
 		var raw sql.NullString
 		if err := rows.Scan(&r.Source, &r.FileSHA256, &r.Line, &r.Offset, &r.Length, &r.LineSHA256, &r.ActionID,
 			&r.Verdict, &r.Reasons, &day, &raw, &r.TrustSHA256); err != nil {
-			return nil, &IOError{Op: "query receipts", Err: err}
+			return nil, &dberr.IOError{Op: "query receipts", Err: err}
 		}
 		if day.Valid {
 			r.Day = day.Time.UTC().Format(time.DateOnly)
@@ -104,30 +119,10 @@ func storedReceipts(ctx context.Context, q Querier, where string, args ...any) (
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, &IOError{Op: "query receipts", Err: err}
+		return nil, &dberr.IOError{Op: "query receipts", Err: err}
 	}
 	return out, nil
 }
-
-// ArchiveError is a receipt whose line the database does not hold and
-// its archive file cannot give: the file is not where it was loaded from
-// (Moved), or it is but holds other bytes at the line's place than those
-// loaded (Changed, the line's SHA-256 differs).
-type ArchiveError struct {
-	Path    string // the archive file, as looked for
-	Line    int64
-	Changed bool // false: moved, deleted or unreadable
-	Err     error
-}
-
-func (e *ArchiveError) Error() string {
-	if e.Changed {
-		return fmt.Sprintf("%s: the archive file has changed since it was loaded: line %d is not the receipt loaded (%v)", e.Path, e.Line, e.Err)
-	}
-	return fmt.Sprintf("%s: the archive file cannot be read (moved or deleted since it was loaded?): %v", e.Path, e.Err)
-}
-
-func (e *ArchiveError) Unwrap() error { return e.Err }
 
 // ArchivePath is where the archive file of r is looked for: its path as
 // loaded, a relative one taken from root when root is not empty.
@@ -142,20 +137,20 @@ func (r *StoredReceipt) ArchivePath(root string) string {
 // offset and checks it against the SHA-256 recorded at load. A gzip file
 // (by its first bytes, as the load read it, whatever its name) is
 // decompressed up to the line: its offset is in the decompressed bytes. The error is an
-// *ArchiveError.
+// *dberr.ArchiveError.
 func (r *StoredReceipt) ReadArchive(ctx context.Context, root string) ([]byte, error) {
 	path := r.ArchivePath(root)
 	if r.Offset < 0 || r.LineSHA256 == "" {
-		return nil, &ArchiveError{Path: path, Line: r.Line, Err: errors.New("the database was written before rows recorded where their lines are")}
+		return nil, &dberr.ArchiveError{Path: path, Line: r.Line, Err: errors.New("the database was written before rows recorded where their lines are")}
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &ArchiveError{Path: path, Line: r.Line, Err: err}
+		return nil, &dberr.ArchiveError{Path: path, Line: r.Line, Err: err}
 	}
 	defer f.Close()
 	content, gz, err := gunzip.Content(f, "", gunzip.Size(f))
 	if err != nil {
-		return nil, &ArchiveError{Path: path, Line: r.Line, Changed: gz, Err: err}
+		return nil, &dberr.ArchiveError{Path: path, Line: r.Line, Changed: gz, Err: err}
 	}
 	src := content
 	if gz {
@@ -166,11 +161,11 @@ func (r *StoredReceipt) ReadArchive(ctx context.Context, root string) ([]byte, e
 	case err == nil:
 		return b, nil
 	case errors.Is(err, fs.ErrPermission):
-		return nil, &ArchiveError{Path: path, Line: r.Line, Err: err}
+		return nil, &dberr.ArchiveError{Path: path, Line: r.Line, Err: err}
 	case errors.Is(err, context.Canceled):
 		return nil, err
 	}
-	return nil, &ArchiveError{Path: path, Line: r.Line, Changed: true, Err: err}
+	return nil, &dberr.ArchiveError{Path: path, Line: r.Line, Changed: true, Err: err}
 }
 
 // Bytes is r's line exactly as loaded: from the database when it holds

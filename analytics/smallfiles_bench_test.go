@@ -40,7 +40,7 @@ func BenchmarkSmallFiles(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := Load(context.Background(), db, c.v, tc.ins, LoadOptions{Schemas: c.schemas, TempDir: b.TempDir()}); err != nil {
+				if _, err := db.Load(context.Background(), c.v, tc.ins, LoadOptions{Schemas: c.schemas, TempDir: b.TempDir()}); err != nil {
 					b.Fatal(err)
 				}
 				db.Close()

@@ -5,6 +5,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/tempspool"
 )
 
 // read is the read_ndjson call over the spool. The path is ours
@@ -31,7 +34,7 @@ type spool struct {
 }
 
 func newSpool(dir string) (*spool, error) {
-	f, err := os.CreateTemp(dir, spoolPattern()) // named for RemoveStaleSpools
+	f, err := os.CreateTemp(dir, tempspool.Pattern()) // named for tempspool.RemoveStale
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +46,7 @@ func (s *spool) add(row func([]byte) []byte) error {
 	s.size += int64(len(s.buf))
 	s.longest = max(s.longest, int64(len(s.buf)))
 	if _, err := s.w.Write(s.buf); err != nil {
-		return &IOError{Op: "spool", Path: s.path, Err: err}
+		return &dberr.IOError{Op: "spool", Path: s.path, Err: err}
 	}
 	if cap(s.buf) > 1<<20 {
 		s.buf = nil // do not keep a huge line's buffer
@@ -56,7 +59,7 @@ func (s *spool) write(row []byte) error {
 	s.size += int64(len(row))
 	s.longest = max(s.longest, int64(len(row)))
 	if _, err := s.w.Write(row); err != nil {
-		return &IOError{Op: "spool", Path: s.path, Err: err}
+		return &dberr.IOError{Op: "spool", Path: s.path, Err: err}
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package analytics
 import (
 	"slices"
 	"strings"
+
+	"github.com/receiptverify/verify/queries"
 )
 
 // summaryRows makes the collisions and drift rows of one (tool,
@@ -44,7 +46,7 @@ func summaryRows(rows []findingRow) []findingRow {
 			continue
 		}
 		var names []string
-		for _, name := range Findings {
+		for _, name := range queries.Findings() {
 			if r.rows[name] > 0 {
 				names = append(names, name)
 			}

@@ -11,8 +11,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // Trust is the material verdicts come from: the key and schema files the
@@ -99,7 +100,7 @@ func recordTrust(ctx context.Context, conn *sql.Conn, t Trust) (string, error) {
 // that hold it, or, for a grown file, its lines stored before) again with
 // v, in one transaction: each receipt is verified
 // again on its own and keeps the chain and nonce judgments it had, which
-// depend on hashes and nonces only (stream.Rejudge); its row is replaced,
+// depend on hashes and nonces only (streamrun.Rejudge); its row is replaced,
 // pointing to this load's trust material, as are its files rows. A
 // receipt stored without its line is read from ins[i], the input that holds
 // that content (its lines stored before are the same bytes at the same
@@ -148,7 +149,7 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 	}
 	sp, err := newSpool(l.opts.TempDir)
 	if err != nil {
-		return &IOError{Op: "spool", Path: sha, Err: err}
+		return &dberr.IOError{Op: "spool", Path: sha, Err: err}
 	}
 	defer sp.remove()
 	rows, err := tx.QueryContext(ctx, `SELECT source, line, reasons, raw, byte_offset, byte_length, line_sha256
@@ -178,17 +179,17 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 				rc, err := in.Open()
 				if err != nil {
 					rows.Close()
-					return &IOError{Op: "reverify", Path: in.Name, Err: err}
+					return &dberr.IOError{Op: "reverify", Path: in.Name, Err: err}
 				}
 				archive = newContentReader(rc)
 			}
 			if b, err = archive.read(lineLoc{line, off.Int64, n.Int64, lineSHA.String}); err != nil {
 				rows.Close()
-				return &IOError{Op: "reverify", Path: in.Name, Err: fmt.Errorf("line %d: %w", line, err)}
+				return &dberr.IOError{Op: "reverify", Path: in.Name, Err: fmt.Errorf("line %d: %w", line, err)}
 			}
 		}
 		res, _ := v.VerifyWith(b, verify.VerifyOptions{OmitSignatureHash: true})
-		stream.Rejudge(res, reasons)
+		streamrun.Rejudge(res, reasons)
 		res.Source, res.Line = src, int(line)
 		offset := off.Int64
 		if !off.Valid { // stored before rows said where their lines are
@@ -204,7 +205,7 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 		return fail("reverify", err)
 	}
 	if err := sp.close(); err != nil {
-		return &IOError{Op: "spool", Path: sp.path, Err: err}
+		return &dberr.IOError{Op: "spool", Path: sp.path, Err: err}
 	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM receipts WHERE file_sha256 = $1", sha); err != nil {
 		return fail("reverify", err)

@@ -9,7 +9,7 @@
 //
 //	WITH params AS (SELECT CAST(? AS DATE) AS day)
 //
-// and used as params.day everywhere else. The runner (analytics.RunQuery)
+// and used as params.day everywhere else. The runner (analytics.DB.RunQuery)
 // binds it as a 'YYYY-MM-DD' string, or NULL for "every day" where the
 // file says so. The rest is portable SQL over the tables of
 // analytics/schema.sql (receipts, expected_tools, files, rejects): CTEs,

@@ -5,20 +5,30 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/receiptverify/verify/verify/canon"
 )
 
-// TestNoExportedVariables: the library exports no variable but error
-// sentinels (Err...). A caller that reassigns or sorts an exported table
+// TestNoExportedVariables: the library, and the analytics, queries and
+// schemas packages beside it, export no variable but error sentinels
+// (Err...). A caller that reassigns or sorts an exported table
 // changes what every verification reads (a sorted axis list once made an
 // expiry FAIL read as PASS); tables are functions returning copies or
 // immutable handles.
 func TestNoExportedVariables(t *testing.T) {
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	for _, root := range []string{".", "../analytics", "../queries", "../schemas"} {
+		noExportedVariables(t, root)
+	}
+}
+
+func noExportedVariables(t *testing.T, root string) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -50,6 +60,96 @@ func TestNoExportedVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCommandPackagesExportOnlyWhatIsUsed: analytics, queries and
+// schemas keep the product's layout at the top of the module but are the
+// command's, not a library: each name they export is used by another
+// package of the module (the command, the sharded lake, the engine
+// tests). A name only its own package uses is unexported, so that their
+// documentation lists what the command relies on and nothing else.
+func TestCommandPackagesExportOnlyWhatIsUsed(t *testing.T) {
+	var others []string // the module's Go files outside the package
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != ".." {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			others = append(others, path+"\x00"+string(b))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range []string{"analytics", "queries", "schemas"} {
+		dir := filepath.Join("..", pkg)
+		for _, name := range exportedNames(t, dir) {
+			used := regexp.MustCompile(`\b` + pkg + `\.` + name + `\b`)
+			found := false
+			for _, f := range others {
+				path, text, _ := strings.Cut(f, "\x00")
+				if filepath.Dir(path) != dir && used.MatchString(text) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("%s exports %s, which no other package uses: unexport it", pkg, name)
+			}
+		}
+	}
+}
+
+// exportedNames are the exported top-level names of the package in dir:
+// functions, types, constants and variables.
+func exportedNames(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() {
+					names = append(names, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							names = append(names, s.Name.Name)
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								names = append(names, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 // TestDialectHandles: a dialect's handles compare equal however got, and

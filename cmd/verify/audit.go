@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
 
@@ -51,7 +54,7 @@ func auditAction(ctx *cli.Context) error {
 	}
 	day := ctx.String("day")
 	if day != "" {
-		if _, err := analytics.ParseDay(day); err != nil {
+		if _, err := queries.ParseDay(day); err != nil {
 			return usagef(ctx, "--day: %v", err)
 		}
 	}
@@ -83,7 +86,7 @@ func auditAction(ctx *cli.Context) error {
 			return err
 		}
 	}
-	late, err := analytics.LateDays(bg, db, lsum)
+	late, err := db.LateDays(bg, lsum)
 	if err != nil {
 		return err
 	}
@@ -98,7 +101,7 @@ func auditAction(ctx *cli.Context) error {
 		bar.setPhase(fmt.Sprintf("finding queries over %d days", len(days)))
 	}
 	phase(bg, "queries")
-	if opts.Shared, err = analytics.ShareFindings(bg, db.SQL(), days); err != nil {
+	if opts.Shared, err = db.ShareFindings(bg, days); err != nil {
 		return outputErr(err)
 	}
 	defer opts.Shared.Close()
@@ -106,7 +109,7 @@ func auditAction(ctx *cli.Context) error {
 		bar.setPhase(fmt.Sprintf("reporting day %d of %d (%s)", i+1, len(days), d))
 		opts.Day, opts.Dir = d, filepath.Join(out, d)
 		phase(bg, "report")
-		sum, err := analytics.Report(bg, db.SQL(), opts)
+		sum, err := db.Report(bg, opts)
 		if err != nil {
 			return outputErr(err)
 		}
@@ -160,11 +163,11 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 			}
 		}
 	}
-	days, err := analytics.RedeliveredDays(ctx, db, lsum)
+	days, err := db.RedeliveredDays(ctx, lsum)
 	if err != nil {
 		return nil, err
 	}
-	loaded, err := analytics.RunQuery(ctx, db.SQL(), "files", "")
+	loaded, err := db.RunQuery(ctx, "files", "")
 	if err != nil {
 		return nil, err
 	}
@@ -172,23 +175,23 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 		accepted, _ := r[loaded.Col("accepted")].(int64)
 		rejected, _ := r[loaded.Col("rejected")].(int64)
 		redelivered, _ := r[loaded.Col("redelivered")].(int64)
-		if want[analytics.Text(r[loaded.Col("file_sha256")])] && accepted == 0 && (rejected > 0 || redelivered == 0) {
+		if want[table.Text(r[loaded.Col("file_sha256")])] && accepted == 0 && (rejected > 0 || redelivered == 0) {
 			if t, ok := r[loaded.Col("loaded_at")].(time.Time); ok {
 				days = append(days, t.UTC().Format(time.DateOnly))
 			}
 		}
 	}
-	all, err := analytics.RunQuery(ctx, db.SQL(), "days", "")
+	all, err := db.RunQuery(ctx, "days", "")
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range all.Rows {
-		d := analytics.Text(r[all.Col("day")])
-		files, err := analytics.RunQuery(ctx, db.SQL(), "files", d)
+		d := table.Text(r[all.Col("day")])
+		files, err := db.RunQuery(ctx, "files", d)
 		if err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(files.Rows, func(r []any) bool { return want[analytics.Text(r[files.Col("file_sha256")])] }) {
+		if slices.ContainsFunc(files.Rows, func(r []any) bool { return want[table.Text(r[files.Col("file_sha256")])] }) {
 			days = append(days, d)
 		}
 	}
@@ -255,7 +258,7 @@ func writeAuditSummary(w io.Writer, dbPath string, lsum analytics.LoadSummary, r
 	// Each finding column counts the rows that fail the day (at --fail-on
 	// or above, not suppressed), so a clean day reads clean; the rest are
 	// one column.
-	head := append(append([]string{"day", "receipts"}, analytics.Findings...), belowFailOn)
+	head := append(append([]string{"day", "receipts"}, queries.Findings()...), belowFailOn)
 	table := [][]string{head}
 	totals := make([]int64, len(head)-1)
 	with := 0
@@ -299,7 +302,7 @@ func writeAuditSummary(w io.Writer, dbPath string, lsum analytics.LoadSummary, r
 		}
 		fmt.Fprintln(w, b.String())
 	}
-	var sev analytics.SeverityCount
+	var sev severity.Count
 	suppressed, failing := 0, 0
 	for _, r := range reports {
 		for i, n := range r.Severities {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/internal/outfile"
+	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
 
@@ -40,7 +40,7 @@ func baselineAction(ctx *cli.Context) error {
 	if err := requireFlags(ctx, "db", "day"); err != nil {
 		return err
 	}
-	day, err := analytics.ParseDay(ctx.String("day"))
+	day, err := queries.ParseDay(ctx.String("day"))
 	if err != nil {
 		return usagef(ctx, "--day: %v", err)
 	}
@@ -54,7 +54,7 @@ func baselineAction(ctx *cli.Context) error {
 	defer db.Close()
 	expires := day.AddDate(0, 0, ctx.Int("valid"))
 	phase(runContext(ctx), "baseline")
-	st, err := analytics.StartingBaseline(runContext(ctx), db.SQL(), ctx.String("day"), expires)
+	st, err := db.StartingBaseline(runContext(ctx), ctx.String("day"), expires)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func dbLimitFlags() []cli.Flag {
 // dbLimits reads dbLimitFlags; a command without them gets the defaults.
 func dbLimits(ctx *cli.Context) (analytics.Limits, error) {
 	l := analytics.Limits{Memory: ctx.String("memory-limit"), Threads: ctx.Int("db-threads")}
-	if err := analytics.CheckLimits(l); err != nil {
+	if err := l.Check(); err != nil {
 		return l, usagef(ctx, "%v", err)
 	}
 	return l, nil
@@ -83,7 +83,7 @@ func removeUnfinishedDB(db *analytics.DB, path string, created bool, err error) 
 	if !created || !errors.As(err, &ie) {
 		return
 	}
-	t, qerr := analytics.RunQuery(context.Background(), db.SQL(), "files", "")
+	t, qerr := db.RunQuery(context.Background(), "files", "")
 	if qerr != nil || len(t.Rows) > 0 || db.Close() != nil {
 		return
 	}

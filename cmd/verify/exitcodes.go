@@ -40,7 +40,7 @@ const (
 )
 
 // ioError is a database or output file that could not be opened, read or
-// written: exit code 74. An *analytics.IOError anywhere in the chain maps
+// written: exit code 74. An *dberr.IOError anywhere in the chain maps
 // to the same code.
 type ioError struct{ err error }
 

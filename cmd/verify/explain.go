@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
@@ -187,7 +188,7 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 	if err != nil {
 		return nil, err
 	}
-	sopts.Render = stream.RenderJSON
+	sopts.Render = streamrun.RenderJSON
 	sopts.KeepRaw = true
 	var (
 		ex      *explanation
@@ -470,12 +471,12 @@ func explainFromDB(ctx *cli.Context, dbPath, arg string) (*explanation, error) {
 	path, line, perr := splitPathLine(arg)
 	var rows []analytics.LoadedReceipt
 	if perr == nil {
-		if rows, err = analytics.LoadedReceiptsAt(bg, db.SQL(), path, int64(line)); err != nil {
+		if rows, err = db.LoadedReceiptsAt(bg, path, int64(line)); err != nil {
 			return nil, err
 		}
 	}
 	if len(rows) == 0 {
-		if rows, err = analytics.ReceiptsByAction(bg, db.SQL(), arg); err != nil {
+		if rows, err = db.ReceiptsByAction(bg, arg); err != nil {
 			return nil, err
 		}
 	}
@@ -490,13 +491,13 @@ func explainFromDB(ctx *cli.Context, dbPath, arg string) (*explanation, error) {
 		}
 		// A loaded file's line that another file delivered first is
 		// stored from there.
-		n, err := analytics.Redelivered(bg, db.SQL(), path)
+		n, err := db.Redelivered(bg, path)
 		if err != nil {
 			return nil, err
 		}
 		if n > 0 {
 			sum := sha256.Sum256(ex.raw)
-			if rows, err = analytics.LoadedReceiptsByLine(bg, db.SQL(), hex.EncodeToString(sum[:])); err != nil {
+			if rows, err = db.LoadedReceiptsByLine(bg, hex.EncodeToString(sum[:])); err != nil {
 				return nil, err
 			}
 		}
@@ -543,7 +544,7 @@ func explainFromDB(ctx *cli.Context, dbPath, arg string) (*explanation, error) {
 		if c.Genesis {
 			prev = ""
 		}
-		preds, succs, err := analytics.ChainNeighbours(bg, db.SQL(), prev, c.Hash)
+		preds, succs, err := db.ChainNeighbours(bg, prev, c.Hash)
 		if err != nil {
 			return nil, err
 		}
@@ -568,7 +569,7 @@ func explainFromDB(ctx *cli.Context, dbPath, arg string) (*explanation, error) {
 		ex.Chain = c
 	}
 	if row.Day != "" {
-		found, err := analytics.FindingsNaming(bg, db.SQL(), row.Day, row.ActionID, row.Source, row.Line)
+		found, err := db.FindingsNaming(bg, row.Day, row.ActionID, row.Source, row.Line)
 		if err != nil {
 			return nil, err
 		}

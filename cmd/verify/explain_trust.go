@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
 )
@@ -25,8 +26,8 @@ func useRecordedTrust(ctx *cli.Context, db *analytics.DB, row analytics.LoadedRe
 			return "", nil
 		}
 	}
-	t, err := analytics.TrustOf(runContext(ctx), db.SQL(), row.Trust, row.File)
-	if errors.Is(err, analytics.ErrNoTrust) {
+	t, err := db.TrustOf(runContext(ctx), row.Trust, row.File)
+	if errors.Is(err, dberr.ErrNoTrust) {
 		fmt.Fprintf(ctx.App.ErrWriter, "verify: explain: %s:%d: the database records no key or schema files for its load: judged without any (give --keys and --schemas)\n",
 			termtext.Escape(row.Source), row.Line)
 		return "no trust material (none recorded for its load)", nil
@@ -94,7 +95,7 @@ func useRecordedTrust(ctx *cli.Context, db *analytics.DB, row analytics.LoadedRe
 // material the receipt's load recorded: the same key and schema bytes,
 // --at and strictness give the verdict as loaded, others may not.
 func givenTrustNote(ctx *cli.Context, db *analytics.DB, row analytics.LoadedReceipt) string {
-	t, err := analytics.TrustOf(runContext(ctx), db.SQL(), row.Trust, row.File)
+	t, err := db.TrustOf(runContext(ctx), row.Trust, row.File)
 	if err != nil {
 		return ""
 	}

@@ -50,7 +50,7 @@ func exportAction(ctx *cli.Context) error {
 	defer db.Close()
 	dir := ctx.String("parquet")
 	phase(runContext(ctx), "export")
-	sum, err := analytics.ExportParquet(runContext(ctx), db, dir, analytics.ExportOptions{MaxFileBytes: bound})
+	sum, err := db.ExportParquet(runContext(ctx), dir, analytics.ExportOptions{MaxFileBytes: bound})
 	if err != nil {
 		return outputErr(err)
 	}

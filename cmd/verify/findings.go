@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/baseline"
+	"github.com/receiptverify/verify/internal/severity"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
 )
@@ -17,7 +19,7 @@ import (
 // what is accepted.
 func findingFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "fail-on", Value: analytics.DefaultFailOn.String(), Usage: "exit 1 when a finding row not suppressed is at `SEVERITY` or above (high, medium, low, info)"},
+		&cli.StringFlag{Name: "fail-on", Value: severity.DefaultFailOn.String(), Usage: "exit 1 when a finding row not suppressed is at `SEVERITY` or above (high, medium, low, info)"},
 		&cli.StringFlag{Name: "baseline", Usage: "accepted tool-schema findings: TOML `FILE` of [[suppress]] entries (verify baseline writes one)"},
 		&cli.StringFlag{Name: "format", Usage: "`ocsf`: also write findings.ocsf.jsonl, one OCSF Detection Finding event per row", DefaultText: "CSV and JSON Lines only"},
 		&cli.BoolFlag{Name: "no-fail", Usage: "exit 0 whatever the findings"},
@@ -29,7 +31,7 @@ func findingFlags() []cli.Flag {
 func findingOptions(ctx *cli.Context, now time.Time) (analytics.ReportOptions, error) {
 	opts := analytics.ReportOptions{ToolVersion: version(), Now: now}
 	var err error
-	if opts.FailOn, err = analytics.ParseSeverity(ctx.String("fail-on")); err != nil {
+	if opts.FailOn, err = severity.Parse(ctx.String("fail-on")); err != nil {
 		return opts, usagef(ctx, "--fail-on: %v", err)
 	}
 	switch ctx.String("format") {
@@ -46,18 +48,18 @@ func findingOptions(ctx *cli.Context, now time.Time) (analytics.ReportOptions, e
 // baselineFlag reads --baseline: nil without it; a file that cannot be
 // read, or is over its bound, is an input error (66), a bad one a usage
 // error (64). A FIFO with no writer blocks the read: a signal ends the wait.
-func baselineFlag(ctx *cli.Context) (*analytics.Baseline, error) {
+func baselineFlag(ctx *cli.Context) (*baseline.Baseline, error) {
 	path := ctx.String("baseline")
 	if path == "" {
 		return nil, nil
 	}
-	b, err := whileBlocked(runContext(ctx), path, func() (*analytics.Baseline, error) { return analytics.ReadBaseline(path) }, func(*analytics.Baseline) {})
+	b, err := whileBlocked(runContext(ctx), path, func() (*baseline.Baseline, error) { return baseline.Read(path) }, func(*baseline.Baseline) {})
 	var interrupted *interruptedError
 	if errors.As(err, &interrupted) {
 		return nil, err
 	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, analytics.ErrBaselineTooLarge) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, baseline.ErrTooLarge) {
 			return nil, &inputError{err}
 		}
 		return nil, usagef(ctx, "%v", err)

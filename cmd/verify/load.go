@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/rawpolicy"
+	"github.com/receiptverify/verify/internal/tempspool"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
@@ -69,7 +72,7 @@ func loadAction(ctx *cli.Context) error {
 		removeUnfinishedDB(db, ctx.String("db"), created, err)
 		return err
 	}
-	late, err := analytics.LateDays(context.Background(), db, sum)
+	late, err := db.LateDays(context.Background(), sum)
 	if err != nil {
 		return err
 	}
@@ -128,8 +131,8 @@ func fileLine(f analytics.FileSummary) string {
 }
 
 func fileOutcome(f analytics.FileSummary) string {
-	var changed *analytics.ChangedError
-	var rewritten *analytics.InputChangedError
+	var changed *dberr.ChangedError
+	var rewritten *dberr.InputChangedError
 	switch {
 	case errors.As(f.Err, &changed):
 		return fmt.Sprintf("verify: load: %s: refused, not loaded: %v", f.Path, f.Err)
@@ -194,7 +197,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	if err != nil {
 		return analytics.LoadSummary{}, err
 	}
-	raw, err := analytics.ParseRawPolicy(ctx.String("store-raw"))
+	raw, err := rawpolicy.Parse(ctx.String("store-raw"))
 	if err != nil {
 		return analytics.LoadSummary{}, usagef(ctx, "--store-raw: %v", err)
 	}
@@ -208,7 +211,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	if err != nil {
 		return analytics.LoadSummary{}, err
 	}
-	stale, err := analytics.RemoveStaleSpools("")
+	stale, err := tempspool.RemoveStale("")
 	reportStaleSpools(stderr, stale, err)
 	srcs := make([]stream.Source, len(inputs))
 	for i, in := range inputs {
@@ -238,7 +241,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		},
 	}
 	phase(sigCtx, "load")
-	sum, err := analytics.Load(sigCtx, db, v, inputs, opts)
+	sum, err := db.Load(sigCtx, v, inputs, opts)
 	sum.Skipped = skipped
 	bar.done()
 	if err != nil && sigCtx.Err() != nil {

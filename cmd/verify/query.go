@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
 
@@ -16,7 +18,7 @@ func newQueryCommand() *cli.Command {
 		Name:      "query",
 		Usage:     "run one detection query (queries/*.sql) over an audit database",
 		ArgsUsage: "NAME",
-		Description: "NAME is the base name of an embedded query file: " + strings.Join(analytics.QueryNames(), ", ") + ".\n" +
+		Description: "NAME is the base name of an embedded query file: " + strings.Join(queries.Names(), ", ") + ".\n" +
 			"Each file's header comment says what it finds. The day is bound as the query's one\n" +
 			"parameter; without --day, the queries report every day.\n\n" +
 			"Formats: table (aligned text), csv (RFC 4180, header row), jsonl (JSON Lines, one object per row;\n" +
@@ -45,10 +47,10 @@ func newQueryCommand() *cli.Command {
 func queryAction(ctx *cli.Context) error {
 	args := ctx.Args().Slice()
 	if len(args) != 1 {
-		return usagef(ctx, "want one query NAME (%s)", strings.Join(analytics.QueryNames(), ", "))
+		return usagef(ctx, "want one query NAME (%s)", strings.Join(queries.Names(), ", "))
 	}
 	name := args[0]
-	if _, err := analytics.LookupQuery(name); err != nil {
+	if _, err := queries.Lookup(name); err != nil {
 		return usagef(ctx, "%v", err)
 	}
 	if ctx.String("db") == "" {
@@ -58,12 +60,12 @@ func queryAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if format == "ocsf" && !slices.Contains(analytics.Findings, name) {
-		return usagef(ctx, "--format ocsf: %s is not a finding query (%s)", name, strings.Join(analytics.Findings, ", "))
+	if format == "ocsf" && !slices.Contains(queries.Findings(), name) {
+		return usagef(ctx, "--format ocsf: %s is not a finding query (%s)", name, strings.Join(queries.Findings(), ", "))
 	}
 	day := ctx.String("day")
 	if day != "" {
-		if _, err := analytics.ParseDay(day); err != nil {
+		if _, err := queries.ParseDay(day); err != nil {
 			return usagef(ctx, "--day: %v", err)
 		}
 	}
@@ -77,7 +79,7 @@ func queryAction(ctx *cli.Context) error {
 	}
 	defer db.Close()
 	phase(runContext(ctx), "query")
-	t, err := analytics.RunQuery(runContext(ctx), db.SQL(), name, day)
+	t, err := db.RunQuery(runContext(ctx), name, day)
 	if err != nil {
 		return err
 	}
@@ -114,7 +116,7 @@ func openExistingDB(ctx *cli.Context, path string) (*analytics.DB, error) {
 	}
 	db, err := analytics.OpenReadOnly(path)
 	if err != nil {
-		var ioErr *analytics.IOError
+		var ioErr *dberr.IOError
 		if errors.As(err, &ioErr) {
 			return nil, err
 		}

@@ -5,8 +5,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/baseline"
+	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/table"
 	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
 
@@ -14,11 +17,11 @@ import (
 // that an export says what the report says: the baseline's suppressions
 // and a severity floor.
 type queryExports struct {
-	baseline    *analytics.Baseline
+	baseline    *baseline.Baseline
 	now         time.Time
-	minSeverity analytics.Severity
+	minSeverity severity.Severity
 	filter      bool
-	failOn      analytics.Severity // OCSF is_alert
+	failOn      severity.Severity // OCSF is_alert
 }
 
 // exportOptionsOf reads --baseline, --at and --min-severity. They apply
@@ -26,13 +29,13 @@ type queryExports struct {
 // verify.toml that sets baseline for the nightly audit must not break
 // verify query days.
 func exportOptionsOf(ctx *cli.Context, name string) (*queryExports, error) {
-	q := &queryExports{failOn: analytics.DefaultFailOn}
-	if !slices.Contains(analytics.Findings, name) {
+	q := &queryExports{failOn: severity.DefaultFailOn}
+	if !slices.Contains(queries.Findings(), name) {
 		return q, nil
 	}
 	var err error
 	if s := ctx.String("min-severity"); s != "" {
-		if q.minSeverity, err = analytics.ParseSeverity(s); err != nil {
+		if q.minSeverity, err = severity.Parse(s); err != nil {
 			return nil, usagef(ctx, "--min-severity: %v", err)
 		}
 		q.filter = true
@@ -49,7 +52,7 @@ func exportOptionsOf(ctx *cli.Context, name string) (*queryExports, error) {
 }
 
 // apply marks and filters t's rows; an expired entry is said on stderr.
-func (q *queryExports) apply(ctx *cli.Context, t *analytics.Table) error {
+func (q *queryExports) apply(ctx *cli.Context, t *table.Table) error {
 	if q.baseline != nil {
 		sup, err := q.baseline.ApplyTo(t, q.now)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
@@ -95,7 +96,7 @@ func receiptsAction(ctx *cli.Context) error {
 	// interleave properly with the progress line.
 	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
 	if output == "jsonl" {
-		sopts.Render = stream.RenderJSON // encoded on all cores
+		sopts.Render = streamrun.RenderJSON // encoded on all cores
 	} else {
 		sopts.OmitSignatureHash = true // only the JSON output shows it
 	}
@@ -153,7 +154,7 @@ func resultEmitter(output string, jsonOut io.Writer, stdout io.Writer, bar *prog
 	return func(r *stream.Record) error {
 		if output == "jsonl" {
 			if r.Rendered == nil {
-				buf = stream.RenderJSON(buf[:0], r.Result)
+				buf = streamrun.RenderJSON(buf[:0], r.Result)
 				_, err := jsonOut.Write(buf)
 				return err
 			}

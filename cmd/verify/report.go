@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
 
@@ -16,7 +19,7 @@ func newReportCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "report",
 		Usage: "write the daily report of an audit database: findings as CSV and JSON Lines, a chart, summary.md, manifest.json",
-		Description: "Runs the finding queries (" + strings.Join(analytics.Findings, ", ") + ") for one UTC day and writes\n" +
+		Description: "Runs the finding queries (" + strings.Join(queries.Findings(), ", ") + ") for one UTC day and writes\n" +
 			"in DIR: NAME.csv and NAME.jsonl for each, fingerprints.svg (distinct fingerprints per tool per\n" +
 			"day, up to the 28 days up to DAY), summary.md (read it first: it opens with the verdict),\n" +
 			"summary.html (the same, one self-contained page) and manifest.json (versions, query\n" +
@@ -47,7 +50,7 @@ func reportAction(ctx *cli.Context) error {
 		return err
 	}
 	day := ctx.String("day")
-	if _, err := analytics.ParseDay(day); err != nil {
+	if _, err := queries.ParseDay(day); err != nil {
 		return usagef(ctx, "--day: %v", err)
 	}
 	now, err := atFlag(ctx)
@@ -65,7 +68,7 @@ func reportAction(ctx *cli.Context) error {
 	}
 	defer db.Close()
 	phase(runContext(ctx), "report")
-	sum, err := analytics.Report(runContext(ctx), db.SQL(), opts)
+	sum, err := db.Report(runContext(ctx), opts)
 	if err != nil {
 		return outputErr(err)
 	}
@@ -112,9 +115,9 @@ func writeReportLines(w io.Writer, sum *analytics.ReportSummary) error {
 const belowFailOn = "below --fail-on"
 
 // severityLine is "2 high, 0 medium, 5 low, 30 info, 1 suppressed".
-func severityLine(c analytics.SeverityCount, suppressed int) string {
+func severityLine(c severity.Count, suppressed int) string {
 	var b strings.Builder
-	for _, sev := range analytics.Severities {
+	for _, sev := range severity.All() {
 		fmt.Fprintf(&b, "%d %s, ", c[sev], sev)
 	}
 	fmt.Fprintf(&b, "%d suppressed", suppressed)
@@ -135,7 +138,7 @@ func requireFlags(ctx *cli.Context, names ...string) error {
 // outputErr makes a report or export file that could not be written an
 // ioError (exit code 74); other errors pass through.
 func outputErr(err error) error {
-	var we *analytics.WriteError
+	var we *dberr.WriteError
 	if errors.As(err, &we) {
 		return &ioError{err}
 	}

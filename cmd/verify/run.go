@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/shard"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify/stream"
@@ -223,7 +223,7 @@ func exitCode(err error) int {
 		incomplete  *incompleteError
 		empty       *emptyError
 		ioErr       *ioError
-		dbErr       *analytics.IOError
+		dbErr       *dberr.IOError
 		shardErr    *shard.Error
 	)
 	if code, ok := archiveExit(err); ok {

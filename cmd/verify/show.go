@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/gunzip"
 	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
@@ -51,18 +52,18 @@ func showAction(ctx *cli.Context) error {
 	arg := ctx.Args().First()
 	var found []analytics.StoredReceipt
 	if file, line, perr := splitPathLine(arg); perr == nil { // else an action_id
-		if found, err = analytics.ReceiptsAt(bg, db.SQL(), file, int64(line)); err != nil {
+		if found, err = db.ReceiptsAt(bg, file, int64(line)); err != nil {
 			return err
 		}
 	}
 	if len(found) == 0 {
-		if found, err = analytics.ReceiptsByActionID(bg, db.SQL(), arg); err != nil {
+		if found, err = db.ReceiptsByActionID(bg, arg); err != nil {
 			return err
 		}
 	}
 	if len(found) == 0 {
 		if file, _, perr := splitPathLine(arg); perr == nil {
-			if n, err := analytics.Redelivered(bg, db.SQL(), file); err != nil {
+			if n, err := db.Redelivered(bg, file); err != nil {
 				return err
 			} else if n > 0 {
 				return &rejectedError{fmt.Errorf("show: %s: no receipt stored at that FILE:LINE: %s re-delivered %d line(s) stored from another file, not stored again; verify explain --db %s %s names where it is stored",
@@ -96,7 +97,7 @@ func showAction(ctx *cli.Context) error {
 // find one moved as a whole: --root, for a file loaded under a relative
 // path.
 func withRootHint(err error, r analytics.StoredReceipt) error {
-	var ae *analytics.ArchiveError
+	var ae *dberr.ArchiveError
 	if !errors.As(err, &ae) || ae.Changed {
 		return err
 	}
@@ -106,10 +107,10 @@ func withRootHint(err error, r analytics.StoredReceipt) error {
 	return fmt.Errorf("%w\nshow: an archive moved as a whole: give --root DIR, the directory %s is relative to (where the load ran)", err, r.Source)
 }
 
-// archiveExit is the exit code of an *analytics.ArchiveError: 65 when the
+// archiveExit is the exit code of an *dberr.ArchiveError: 65 when the
 // file has changed, 66 when it cannot be read.
 func archiveExit(err error) (int, bool) {
-	var ae *analytics.ArchiveError
+	var ae *dberr.ArchiveError
 	if !errors.As(err, &ae) {
 		return 0, false
 	}

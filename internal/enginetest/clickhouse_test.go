@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/exportdir"
 )
 
 // chdbRunner is the Node script that runs statements on chDB.
@@ -37,8 +37,8 @@ var ClickHouseSettings = []string{
 func clickHouseViews(dir string) []string {
 	q := func(s string) string { return "'" + strings.ReplaceAll(filepath.ToSlash(s), "'", "\\'") + "'" }
 	var out []string
-	for _, t := range []string{analytics.ParquetReceipts, analytics.ParquetFiles, analytics.ParquetRejects, analytics.ParquetExpectedTools, analytics.ParquetTrust} {
-		out = append(out, "CREATE VIEW "+t+" AS SELECT * FROM file("+q(analytics.ParquetGlob(dir, t))+", Parquet)")
+	for _, t := range []string{exportdir.Receipts, exportdir.Files, exportdir.Rejects, exportdir.ExpectedTools, exportdir.Trust} {
+		out = append(out, "CREATE VIEW "+t+" AS SELECT * FROM file("+q(exportdir.Glob(dir, t))+", Parquet)")
 	}
 	return out
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify/stream"
 )
 
@@ -74,11 +76,11 @@ func newFixture(t *testing.T) *fixture {
 	for _, p := range []string{main, mixed, bad} {
 		ins = append(ins, analytics.Input{Source: stream.Source{Name: p, Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(p) }}})
 	}
-	if _, err := analytics.Load(ctx, db, v, ins, analytics.LoadOptions{Schemas: schemas, TempDir: t.TempDir()}); err != nil {
+	if _, err := db.Load(ctx, v, ins, analytics.LoadOptions{Schemas: schemas, TempDir: t.TempDir()}); err != nil {
 		t.Fatalf("load: %v", err)
 	}
 	f := &fixture{db: db, parquet: filepath.Join(dir, "parquet")}
-	if _, err := analytics.ExportParquet(ctx, db, f.parquet, analytics.ExportOptions{}); err != nil {
+	if _, err := db.ExportParquet(ctx, f.parquet, analytics.ExportOptions{}); err != nil {
 		t.Fatalf("export: %v", err)
 	}
 	// The receipts' days, the day the files were loaded on (the rejects
@@ -108,7 +110,7 @@ func newFixture(t *testing.T) *fixture {
 // run is one query to run on an engine: a file for a day, the day bound
 // as a parameter or written as a literal.
 type run struct {
-	query   analytics.Query
+	query   queries.Query
 	day     string // "" for all days
 	literal bool
 }
@@ -145,7 +147,7 @@ func (r run) text(t *testing.T, param string) string {
 
 func (f *fixture) runs() []run {
 	var out []run
-	for _, q := range analytics.Queries() {
+	for _, q := range queries.All() {
 		for _, day := range f.days {
 			out = append(out, run{query: q, day: day}, run{query: q, day: day, literal: true})
 		}
@@ -198,7 +200,7 @@ func canonGo(v any, dbType string) string {
 	switch x := v.(type) {
 	case nil:
 		return null
-	case analytics.Date:
+	case table.Date:
 		return string(x)
 	case time.Time:
 		if dbType == "DATE" {
@@ -320,7 +322,7 @@ func TestEngines(t *testing.T) {
 			}
 		}
 		// The first two failures of each query, and how many there were.
-		for _, q := range analytics.Queries() {
+		for _, q := range queries.All() {
 			if fs := failed[q.Name]; len(fs) > 0 {
 				t.Errorf("%s: %d of %d runs fail; the first:\n%s", q.Name, len(fs), 2*len(f.days), strings.Join(fs[:min(2, len(fs))], "\n"))
 			}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/exportdir"
+	"github.com/receiptverify/verify/queries"
 )
 
 // lakeQueries are the finding queries of the daily report that run over
@@ -90,7 +92,7 @@ func TestEnginesLakeReport(t *testing.T) {
 	var runs []run
 	want := map[string]result{}
 	for _, name := range lakeQueries {
-		query, err := analytics.LookupQuery(name)
+		query, err := queries.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +194,7 @@ func TestEnginesLakeReport(t *testing.T) {
 					t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 				}
 				cfg := startPostgres(t)
-				loadPostgresViews(t, cfg, views("duckdb"), []string{analytics.ParquetReceipts, analytics.ParquetExpectedTools, analytics.ParquetTrust})
+				loadPostgresViews(t, cfg, views("duckdb"), []string{exportdir.Receipts, exportdir.ExpectedTools, exportdir.Trust})
 				got, errs := runPostgresLoaded(t, cfg, runs)
 				check(t, got, errs)
 			})
@@ -200,9 +202,9 @@ func TestEnginesLakeReport(t *testing.T) {
 	}
 }
 
-func mustQuery(t *testing.T, name string) analytics.Query {
+func mustQuery(t *testing.T, name string) queries.Query {
 	t.Helper()
-	q, err := analytics.LookupQuery(name)
+	q, err := queries.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}

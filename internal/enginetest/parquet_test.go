@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/exportdir"
 )
 
 // hyparquetReader is the Node script that reads Parquet files with
@@ -154,10 +155,10 @@ func canonHy(t *testing.T, v any) string {
 func exportFiles(t *testing.T, dir string) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
-	for _, table := range []string{analytics.ParquetReceipts, analytics.ParquetFiles, analytics.ParquetRejects, analytics.ParquetExpectedTools, analytics.ParquetTrust} {
-		files, err := filepath.Glob(filepath.FromSlash(analytics.ParquetGlob(dir, table)))
+	for _, table := range []string{exportdir.Receipts, exportdir.Files, exportdir.Rejects, exportdir.ExpectedTools, exportdir.Trust} {
+		files, err := filepath.Glob(filepath.FromSlash(exportdir.Glob(dir, table)))
 		if err != nil || len(files) == 0 {
-			t.Fatalf("%s: no files (%v)", analytics.ParquetGlob(dir, table), err)
+			t.Fatalf("%s: no files (%v)", exportdir.Glob(dir, table), err)
 		}
 		out[table] = files
 	}
@@ -166,14 +167,14 @@ func exportFiles(t *testing.T, dir string) map[string][]string {
 
 // utcTimestamps are the columns of each table that hold instants.
 var utcTimestamps = map[string][]string{
-	analytics.ParquetReceipts: {"issued_at"},
-	analytics.ParquetFiles:    {"loaded_at"},
-	analytics.ParquetTrust:    {"judged_at"},
+	exportdir.Receipts: {"issued_at"},
+	exportdir.Files:    {"loaded_at"},
+	exportdir.Trust:    {"judged_at"},
 }
 
 // textLists are the columns of each table that hold lists of text.
 var textLists = map[string][]string{
-	analytics.ParquetReceipts: {"reasons", "tool_servers"},
+	exportdir.Receipts: {"reasons", "tool_servers"},
 }
 
 // checkReadBack reads every file of the export with hyparquet and
@@ -250,7 +251,7 @@ func sqlText(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + 
 func tableCounts(t *testing.T, db *analytics.DB) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
-	for _, table := range []string{analytics.ParquetReceipts, analytics.ParquetFiles, analytics.ParquetRejects, analytics.ParquetExpectedTools, analytics.ParquetTrust} {
+	for _, table := range []string{exportdir.Receipts, exportdir.Files, exportdir.Rejects, exportdir.ExpectedTools, exportdir.Trust} {
 		var n int64
 		if err := db.SQL().QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -287,7 +288,7 @@ func TestEnginesParquetParts(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(t.TempDir(), "pq")
-	sum, err := analytics.ExportParquet(ctx, db, dir, analytics.ExportOptions{MaxFileBytes: 32 << 10})
+	sum, err := db.ExportParquet(ctx, dir, analytics.ExportOptions{MaxFileBytes: 32 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

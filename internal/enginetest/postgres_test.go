@@ -19,8 +19,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
-
-	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/exportdir"
 )
 
 // pgBin is the directory holding initdb and postgres: on PATH, or
@@ -158,7 +157,7 @@ func pgType(t *testing.T, duck string) string {
 // Parquet files with DuckDB.
 func loadPostgres(t *testing.T, cfg *pgx.ConnConfig, dir string) {
 	t.Helper()
-	loadPostgresViews(t, cfg, analytics.ParquetViews(dir), []string{"receipts", "files", "rejects", "expected_tools", "trust"})
+	loadPostgresViews(t, cfg, exportdir.Views(dir), []string{"receipts", "files", "rejects", "expected_tools", "trust"})
 }
 
 // loadPostgresViews creates tables in PostgreSQL with the columns of

@@ -22,7 +22,7 @@ var notLimits = map[string]string{
 	"internal/streamrun maxFrame":   "derived from MaxDocumentBytes; bounds the tool's own spool as read back",
 	"analytics chartMaxName":        "the width at which a chart truncates a name",
 	"analytics defaultMaxObject":    "DuckDB's default maximum_object_size, raised to the longest row",
-	"analytics DefaultMaxFileBytes": "where the Parquet export starts its next part file, a size of output",
+	"analytics defaultMaxFileBytes": "where the Parquet export starts its next part file, a size of output",
 	"internal/shard MaxShard":       "the largest --shard number the record ordinals have room for, checked as a usage error",
 }
 

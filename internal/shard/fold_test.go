@@ -55,7 +55,7 @@ func TestFoldRowGroups(t *testing.T) {
 	}
 
 	var want strings.Builder
-	wantSum, err := stream.Run(ctx, v, srcs, stream.Options{Render: stream.RenderJSON}, func(r *stream.Record) error {
+	wantSum, err := stream.Run(ctx, v, srcs, stream.Options{Render: streamrun.RenderJSON}, func(r *stream.Record) error {
 		want.Write(r.Rendered)
 		return nil
 	})
@@ -82,7 +82,7 @@ func TestFoldRowGroups(t *testing.T) {
 	}
 	render := func(got *strings.Builder) func(*verify.Result) error {
 		return func(r *verify.Result) error {
-			got.Write(stream.RenderJSON(nil, r))
+			got.Write(streamrun.RenderJSON(nil, r))
 			return nil
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/exportdir"
 	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
@@ -85,7 +86,7 @@ type TableFile struct {
 // views name them: what the finding queries collisions, drift, replays
 // and failures read (receipts, expected_tools) and the trust material
 // the verdicts came from.
-var lakeTables = []string{analytics.ParquetReceipts, analytics.ParquetExpectedTools, analytics.ParquetTrust}
+var lakeTables = []string{exportdir.Receipts, exportdir.ExpectedTools, exportdir.Trust}
 
 // FoldWriter writes one shard's folded output.
 type FoldWriter struct {
@@ -356,9 +357,9 @@ func readFoldManifest(dir string) (*foldManifest, error) {
 			return nil, bad("table file %q of %q: not a Parquet file of the directory's %s/ with a SHA-256 and a size", f.Name, f.Table, f.Table)
 		}
 	}
-	if len(m.Tables) > 0 && (!slices.ContainsFunc(m.Tables, func(f TableFile) bool { return f.Table == analytics.ParquetExpectedTools }) ||
-		!slices.ContainsFunc(m.Tables, func(f TableFile) bool { return f.Table == analytics.ParquetTrust })) {
-		return nil, bad("tables without %s or %s: a fold with --receipts writes both", analytics.ParquetExpectedTools, analytics.ParquetTrust)
+	if len(m.Tables) > 0 && (!slices.ContainsFunc(m.Tables, func(f TableFile) bool { return f.Table == exportdir.ExpectedTools }) ||
+		!slices.ContainsFunc(m.Tables, func(f TableFile) bool { return f.Table == exportdir.Trust })) {
+		return nil, bad("tables without %s or %s: a fold with --receipts writes both", exportdir.ExpectedTools, exportdir.Trust)
 	}
 	s := m.Summary
 	if s.Files < 0 || s.FilesFailed < 0 || s.Lines < 0 || s.Blank < 0 || s.Pass < 0 || s.Fail < 0 || s.Incomplete < 0 || s.Unreadable < 0 ||
@@ -455,7 +456,7 @@ func ReadFolds(plan *RunPlan, dirs []string) (*Folds, error) {
 			if err := checkFile(path, f.SHA256, f.Bytes); err != nil {
 				return nil, err
 			}
-			if f.Table != analytics.ParquetReceipts && n != 0 {
+			if f.Table != exportdir.Receipts && n != 0 {
 				continue
 			}
 			abs, err := filepath.Abs(path)

@@ -113,7 +113,7 @@ func TestHistory(t *testing.T) {
 	emitDir(later, cur, false)
 
 	var want strings.Builder
-	if _, err := stream.Run(ctx, v, src(later), stream.Options{Prior: prior, Render: stream.RenderJSON}, func(r *stream.Record) error {
+	if _, err := stream.Run(ctx, v, src(later), stream.Options{Prior: prior, Render: streamrun.RenderJSON}, func(r *stream.Record) error {
 		want.Write(r.Rendered)
 		return nil
 	}); err != nil {
@@ -131,7 +131,7 @@ func TestHistory(t *testing.T) {
 			}
 		}
 		if _, err := Finalize(ctx, run, FinalizeOptions{}, func(r *verify.Result) error {
-			got.Write(stream.RenderJSON(nil, r))
+			got.Write(streamrun.RenderJSON(nil, r))
 			return nil
 		}); err != nil {
 			t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/exportdir"
 )
 
 // Engines are the engines Views writes statements for.
@@ -196,7 +196,7 @@ func TableViews(engine string, tables map[string][]string) ([]string, error) {
 				}
 				return "[" + strings.Join(q, ", ") + "]"
 			}
-			if t != analytics.ParquetReceipts {
+			if t != exportdir.Receipts {
 				out = append(out, "CREATE VIEW "+t+" AS SELECT * FROM read_parquet("+list(files)+", hive_partitioning = false)")
 				continue
 			}

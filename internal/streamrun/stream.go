@@ -111,8 +111,10 @@ type Prior interface {
 	// or that an archived receipt may already name, and returns what the
 	// archive knows of each, keyed the same way.
 	Links(ctx context.Context, prefixes []string) (map[string]PriorLink, error)
-	// Nonces is given the NonceDigest of every (issuer, nonce) the input
-	// uses and returns those an archived receipt already used.
+	// Nonces is given the nonce digest of every (issuer, nonce) the input
+	// uses, the first 32 hex characters (128 bits) of the SHA-256 of the
+	// receipt's nonce key (verify.Result.NonceKey), and returns those an
+	// archived receipt already used.
 	Nonces(ctx context.Context, digests []string) (map[string]bool, error)
 }
 
@@ -136,7 +138,9 @@ type PriorScopes interface {
 
 // ScopeQuery asks PriorScopes about one chain scope.
 type ScopeQuery struct {
-	Digest string // ScopeDigest of the scope
+	// Digest is the scope digest: the first 32 hex characters (128 bits)
+	// of the SHA-256 of the scope (verify.Result.ScopeKey).
+	Digest string
 	// Before is the issue time, in Unix microseconds, of the input's
 	// first receipt of the scope, when HasBefore.
 	Before    int64
@@ -167,8 +171,8 @@ func ScopeDigest(scope string) string {
 type PriorLink struct {
 	Found bool   // a receipt with this chain hash is archived
 	Scope string // its chain scope (verify.ChainScope), when Found
-	// ScopeDigest is the scope's ScopeDigest, which an archive may keep
-	// instead of the receipt; when set, Scope is not read.
+	// ScopeDigest is the scope's digest (as ScopeQuery.Digest), which an
+	// archive may keep instead of the scope; when set, Scope is not read.
 	ScopeDigest string
 	Named       bool // an archived receipt already names it as predecessor
 }

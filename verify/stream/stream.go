@@ -92,25 +92,3 @@ var (
 func Run(ctx context.Context, v *verify.Verifier, srcs []Source, opts Options, emit func(*Record) error) (Summary, error) {
 	return streamrun.Run(ctx, v, srcs, opts, emit)
 }
-
-// RenderJSON appends a result to dst as one line of JSON (the
-// `verify receipts --output json` layout), for Options.Render.
-func RenderJSON(dst []byte, r *verify.Result) []byte { return streamrun.RenderJSON(dst, r) }
-
-// NonceDigest is the key a Prior is asked nonces by: the first 32 hex
-// characters (128 bits) of the SHA-256 of the receipt's nonce key (its
-// issuer and nonce, verify.Result.NonceKey); empty without a nonce. An
-// archive stores it beside each receipt to answer Prior.Nonces.
-func NonceDigest(nonceKey string) string { return streamrun.NonceDigest(nonceKey) }
-
-// ScopeDigest is how an archive keeps a receipt's chain scope
-// (verify.Result.ScopeKey) for PriorLink, without the receipt: the first 32
-// hex characters (128 bits) of its SHA-256, as the stream compares scopes.
-func ScopeDigest(scope string) string { return streamrun.ScopeDigest(scope) }
-
-// Rejudge gives a receipt verified again on its own (with other trust
-// material, say) the chain and nonce judgments a run gave it before, read
-// back from the reasons it had then. Those judgments rest on chain hashes,
-// links, scopes and nonces, which no key, schema or clock changes, so they
-// still hold; the notes name no record, as the run is not at hand.
-func Rejudge(res *verify.Result, earlier []verify.Reason) { streamrun.Rejudge(res, earlier) }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package analytics
+package tempspool
 
 // processGone cannot tell here, so no spool is taken for stale.
 func processGone(int) bool { return false }

@@ -1,4 +1,6 @@
-package analytics
+// Package tempspool names the row spools of a load and removes those a
+// killed load left behind.
+package tempspool
 
 import (
 	"errors"
@@ -15,18 +17,18 @@ import (
 // apart from a live load's and remove them.
 const spoolPrefix = "verify-load-"
 
-// spoolPattern is the os.CreateTemp pattern of this process's row spools.
-func spoolPattern() string {
+// Pattern is the os.CreateTemp pattern of this process's row spools.
+func Pattern() string {
 	return spoolPrefix + strconv.Itoa(os.Getpid()) + "-*.ndjson"
 }
 
-// RemoveStaleSpools removes, from dir ("" is os.TempDir()), the row spools
+// RemoveStale removes, from dir ("" is os.TempDir()), the row spools
 // of loads whose process is gone, and returns their paths. A spool of a
 // live process (this one, or another load running beside it) is left
 // alone. Where a process's liveness cannot be told (a system without
 // kill(pid, 0)), nothing is removed. PIDs are those of this PID namespace:
 // loads in other containers should not share a TMPDIR with this one.
-func RemoveStaleSpools(dir string) ([]string, error) {
+func RemoveStale(dir string) ([]string, error) {
 	if dir == "" {
 		dir = os.TempDir()
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package analytics
+package tempspool
 
 import (
 	"errors"
