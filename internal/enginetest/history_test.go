@@ -154,7 +154,7 @@ func TestEnginesHistory(t *testing.T) {
 			if err := os.Mkdir(attempt, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			clickHouseAppend(t, views("clickhouse", d, "--history-keys", chHist), filepath.Join(attempt, "keys.parquet"))
+			clickHouseAppend(t, views("clickhouse", d, "--history-keys", chHist), filepath.Join(attempt, "keys.parquet"), false)
 			if err := os.Rename(attempt, filepath.Join(chHist, fmt.Sprintf("day%d", d+1))); err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ func TestEnginesHistory(t *testing.T) {
 				if err := os.Mkdir(day, 0o755); err != nil {
 					t.Fatal(err)
 				}
-				clickHouseRocksAppend(t, views("clickhouse", d, "--history-rocks", store), filepath.Join(day, "keys.parquet"))
+				clickHouseAppend(t, views("clickhouse", d, "--history-rocks", store), filepath.Join(day, "keys.parquet"), true)
 			}
 			t.Run("store", func(t *testing.T) { judge(t, "--history-rocks", store) })
 			t.Run("files", func(t *testing.T) { judge(t, "--history-keys", files) })
@@ -216,42 +216,12 @@ func TestEnginesHistory(t *testing.T) {
 	})
 }
 
-// clickHouseRocksAppend runs queries/shard/history_append.sql on chDB
-// after the statements of verify parts --engine clickhouse
-// --history-rocks, writes its rows as Parquet to out and puts them into
-// the store (queries/shard/history_rocks_put.sql).
-func clickHouseRocksAppend(t *testing.T, views []string, out string) {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		absent(t, "ClickHouse: node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(chdbRunner), "node_modules", "chdb")); err != nil {
-		absent(t, "ClickHouse: chDB is not installed in %s (npm install)", filepath.Dir(chdbRunner))
-	}
-	q := "'" + strings.ReplaceAll(filepath.ToSlash(out), "'", "\\'") + "'"
-	req := struct {
-		Setup   []string  `json:"setup"`
-		Queries []chQuery `json:"queries"`
-	}{
-		Setup: append(append(append(append([]string{}, ClickHouseSettings...), HistoryWriteSettings...), views...),
-			"CREATE TABLE history_run ENGINE = Memory AS SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")",
-			"INSERT INTO FUNCTION file("+q+", Parquet) SELECT kind, k, scope FROM history_run",
-			queries.HistoryRocksPut()),
-		Queries: []chQuery{{ID: "rows", SQL: "SELECT (SELECT count() FROM file(" + q + ", Parquet)), (SELECT count() FROM history_rocks)"}},
-	}
-	stdout, _ := runNode(t, node, chdbRunner, req)
-	var a chAnswer
-	if err := json.Unmarshal(stdout, &a); err != nil || a.Error != "" || a.Result == nil || len(a.Result.Data) != 1 {
-		t.Fatalf("chDB: history not put: %v %s\n%s", err, a.Error, stdout)
-	}
-	t.Logf("chDB: %v keys appended, %v in the store", a.Result.Data[0][0], a.Result.Data[0][1])
-}
-
 // clickHouseAppend runs queries/shard/history_append.sql on chDB after
 // the statements of verify parts --engine clickhouse and writes its rows
-// as Parquet to out, its Strings as binary (docs/scale-out.md).
-func clickHouseAppend(t *testing.T, views []string, out string) {
+// as Parquet to out, its Strings as binary (docs/scale-out.md). With
+// rocks (the views of --history-rocks) it also puts them into the store
+// (queries/shard/history_rocks_put.sql).
+func clickHouseAppend(t *testing.T, views []string, out string, rocks bool) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -261,20 +231,27 @@ func clickHouseAppend(t *testing.T, views []string, out string) {
 		absent(t, "ClickHouse: chDB is not installed in %s (npm install)", filepath.Dir(chdbRunner))
 	}
 	q := "'" + strings.ReplaceAll(filepath.ToSlash(out), "'", "\\'") + "'"
+	setup := append(append(append([]string{}, ClickHouseSettings...), HistoryWriteSettings...), views...)
+	count := "SELECT (SELECT count() FROM file(" + q + ", Parquet))"
+	if rocks {
+		setup = append(setup,
+			"CREATE TABLE history_run ENGINE = Memory AS SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")",
+			"INSERT INTO FUNCTION file("+q+", Parquet) SELECT kind, k, scope FROM history_run",
+			queries.HistoryRocksPut())
+		count += ", (SELECT count() FROM history_rocks)"
+	} else {
+		setup = append(setup, "INSERT INTO FUNCTION file("+q+", Parquet) SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")")
+	}
 	req := struct {
 		Setup   []string  `json:"setup"`
 		Queries []chQuery `json:"queries"`
-	}{
-		Setup: append(append(append(append([]string{}, ClickHouseSettings...), HistoryWriteSettings...), views...),
-			"INSERT INTO FUNCTION file("+q+", Parquet) SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")"),
-		Queries: []chQuery{{ID: "rows", SQL: "SELECT count() FROM file(" + q + ", Parquet)"}},
-	}
+	}{Setup: setup, Queries: []chQuery{{ID: "rows", SQL: count}}}
 	stdout, _ := runNode(t, node, chdbRunner, req)
 	var a chAnswer
 	if err := json.Unmarshal(stdout, &a); err != nil || a.Error != "" || a.Result == nil || len(a.Result.Data) != 1 {
 		t.Fatalf("chDB: history not appended: %v %s\n%s", err, a.Error, stdout)
 	}
-	t.Logf("chDB: %v keys appended", a.Result.Data[0][0])
+	t.Logf("chDB: keys appended (and in the store): %v", a.Result.Data[0])
 }
 
 // HistoryWriteSettings are the settings ClickHouse writes the compact
