@@ -36,7 +36,7 @@ func genCorpus(t testing.TB, dir string, cfg receiptgen.Config) *corpus {
 		dir = t.TempDir()
 	}
 	if cfg.Algs == nil {
-		cfg.Algs = receiptgen.Ed25519Only
+		cfg.Algs = receiptgen.Ed25519Only()
 	}
 	if cfg.Start.IsZero() {
 		cfg.Start = testStart

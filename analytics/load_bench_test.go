@@ -45,7 +45,7 @@ var benchN = flag.Int("benchn", 0, "receipts in the load benchmarks (0: 200,000 
 func benchCorpus(b *testing.B, n int) *corpus {
 	b.Helper()
 	dir := filepath.Join(os.TempDir(), "verify-analytics-bench", fmt.Sprintf("ed25519-n%d-seed1", n))
-	cfg := receiptgen.Config{Seed: 1, N: n, Rate: 0.02, Days: 28, Algs: receiptgen.Ed25519Only}
+	cfg := receiptgen.Config{Seed: 1, N: n, Rate: 0.02, Days: 28, Algs: receiptgen.Ed25519Only()}
 	if _, err := os.Stat(filepath.Join(dir, "truth.jsonl")); err != nil {
 		os.RemoveAll(dir)
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -239,7 +239,7 @@ func reportCorpus(t *testing.T) (*corpus, *DB, []string) {
 			return
 		}
 		shared.dir = dir
-		cfg := receiptgen.Config{Seed: 20261101, N: 2400, Rate: 0.05, Days: 5, Algs: receiptgen.Ed25519Only}
+		cfg := receiptgen.Config{Seed: 20261101, N: 2400, Rate: 0.05, Days: 5, Algs: receiptgen.Ed25519Only()}
 		c := genCorpus(t, filepath.Join(dir, "corpus"), cfg)
 		db, err := Open(filepath.Join(dir, "audit.duckdb"))
 		if err != nil {

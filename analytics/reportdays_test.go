@@ -57,7 +57,7 @@ func TestSharedFindingsAgree(t *testing.T) {
 // day, over a history longer than the chart's window.
 func TestSharedDayRows(t *testing.T) {
 	t.Parallel()
-	cfg := receiptgen.Config{Seed: 7, N: 3000, Days: chartDays + 12, Algs: receiptgen.Ed25519Only}
+	cfg := receiptgen.Config{Seed: 7, N: 3000, Days: chartDays + 12, Algs: receiptgen.Ed25519Only()}
 	c := genCorpus(t, "", cfg)
 	db := openTestDB(t)
 	mustLoad(t, db, c.v, c.schemas, c.receipts)

@@ -30,7 +30,7 @@ func seeds(all ...uint64) []uint64 {
 // finding row of every day as a map of column to text.
 func seededReport(t *testing.T, seed uint64, rate float64, opts ReportOptions) ([]genReceipt, []receiptgen.Record, []map[string]string, []*ReportSummary) {
 	t.Helper()
-	cfg := receiptgen.Config{Seed: seed, N: 500, Rate: rate, Days: 4, Algs: receiptgen.Ed25519Only}
+	cfg := receiptgen.Config{Seed: seed, N: 500, Rate: rate, Days: 4, Algs: receiptgen.Ed25519Only()}
 	c := genCorpus(t, "", cfg)
 	db := openTestDB(t)
 	mustLoad(t, db, c.v, c.schemas, c.receipts)
@@ -129,7 +129,7 @@ func TestDefaultFailOnPlanted(t *testing.T) {
 					drifted[g.tool+"|"+g.fp] = true
 				}
 			}
-			for _, k := range receiptgen.Kinds {
+			for _, k := range receiptgen.Kinds() {
 				if !kinds[k] {
 					t.Fatalf("no planted %s", k)
 				}

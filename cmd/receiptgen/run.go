@@ -51,7 +51,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed"},
 			&cli.IntFlag{Name: "n", Value: 1000, Usage: "receipt lines to write (removed receipts not counted)"},
 			&cli.Float64Flag{Name: "rate", Value: 0.05, Usage: "fraction of receipts with one planted anomaly (0 to 0.5)"},
-			&cli.StringFlag{Name: "start", Value: receiptgen.DefaultStart.Format(time.DateOnly), Usage: "first `DAY` (YYYY-MM-DD, UTC)"},
+			&cli.StringFlag{Name: "start", Value: receiptgen.DefaultStart().Format(time.DateOnly), Usage: "first `DAY` (YYYY-MM-DD, UTC)"},
 			&cli.IntFlag{Name: "days", Value: receiptgen.DefaultDays, Usage: "days in the window"},
 			&cli.IntFlag{Name: "agents", Value: receiptgen.DefaultAgents, Usage: "agents with an active key (a revoked one is added)"},
 			&cli.IntFlag{Name: "sessions-per-agent", Usage: "sessions (chains) per agent; 0 picks chains of about 25 receipts"},
@@ -111,7 +111,7 @@ func generate(ctx *cli.Context) error {
 	w := ctx.App.Writer
 	fmt.Fprintf(w, "%d receipts in %s (%d removed), %d anomalies, %d truth lines\n",
 		truth.Lines, out, truth.Removed, len(truth.Anomalies()), len(truth.Records))
-	for _, k := range receiptgen.Kinds {
+	for _, k := range receiptgen.Kinds() {
 		fmt.Fprintf(w, "  %-20s %d\n", k, truth.Counts[k])
 	}
 	fmt.Fprintf(w, "  %-20s %d\n", receiptgen.KindNameCollision, len(truth.Records)-len(truth.Anomalies()))

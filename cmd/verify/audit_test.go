@@ -17,7 +17,7 @@ import (
 func genAuditCorpus(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	cfg := receiptgen.Config{Seed: 4, N: 300, Rate: 0.05, Days: 3, Algs: receiptgen.Ed25519Only}
+	cfg := receiptgen.Config{Seed: 4, N: 300, Rate: 0.05, Days: 3, Algs: receiptgen.Ed25519Only()}
 	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestAuditUndated(t *testing.T) {
 func TestAuditFailOn(t *testing.T) {
 	for _, seed := range []uint64{5, 6} {
 		dir := t.TempDir()
-		cfg := receiptgen.Config{Seed: seed, N: 200, Rate: 0, Days: 3, Algs: receiptgen.Ed25519Only}
+		cfg := receiptgen.Config{Seed: seed, N: 200, Rate: 0, Days: 3, Algs: receiptgen.Ed25519Only()}
 		if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
 			t.Fatal(err)
 		}

@@ -56,7 +56,7 @@ func TestArchiveDaysAndDeliveries(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	cfg := receiptgen.Config{Seed: 3, N: 3000, Days: 3, Start: start, Agents: 2, SessionsPerAgent: 1, Algs: receiptgen.Ed25519Only}
+	cfg := receiptgen.Config{Seed: 3, N: 3000, Days: 3, Start: start, Agents: 2, SessionsPerAgent: 1, Algs: receiptgen.Ed25519Only()}
 	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 func liveCorpus(t *testing.T, seed uint64, n int) (lines []string, keys string) {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := receiptgen.Generate(receiptgen.Config{Seed: seed, N: n, Days: 1, Algs: receiptgen.Ed25519Only}, receiptgen.DirSink(dir)); err != nil {
+	if _, err := receiptgen.Generate(receiptgen.Config{Seed: seed, N: n, Days: 1, Algs: receiptgen.Ed25519Only()}, receiptgen.DirSink(dir)); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))

@@ -16,7 +16,7 @@ import (
 // and urfave/cli's package-level flags.
 func TestLoadExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := receiptgen.Generate(receiptgen.Config{Seed: 5, N: 40, Rate: 0.1, Days: 2, Algs: receiptgen.Ed25519Only}, receiptgen.DirSink(dir)); err != nil {
+	if _, err := receiptgen.Generate(receiptgen.Config{Seed: 5, N: 40, Rate: 0.1, Days: 2, Algs: receiptgen.Ed25519Only()}, receiptgen.DirSink(dir)); err != nil {
 		t.Fatal(err)
 	}
 	receipts := filepath.Join(dir, "receipts.jsonl")
@@ -91,7 +91,7 @@ func TestLoadExitCodes(t *testing.T) {
 // naming the line, and the other inputs are loaded.
 func TestLoadGrownAndChanged(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := receiptgen.Generate(receiptgen.Config{Seed: 6, N: 40, Days: 1, Algs: receiptgen.Ed25519Only}, receiptgen.DirSink(dir)); err != nil {
+	if _, err := receiptgen.Generate(receiptgen.Config{Seed: 6, N: 40, Days: 1, Algs: receiptgen.Ed25519Only()}, receiptgen.DirSink(dir)); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))

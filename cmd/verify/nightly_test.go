@@ -17,7 +17,7 @@ import (
 func genDays(t *testing.T, seed uint64, n, days int, start time.Time) (byDay map[string][]string, keys string) {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := receiptgen.Generate(receiptgen.Config{Seed: seed, N: n, Days: days, Start: start, Algs: receiptgen.Ed25519Only}, receiptgen.DirSink(dir)); err != nil {
+	if _, err := receiptgen.Generate(receiptgen.Config{Seed: seed, N: n, Days: days, Start: start, Algs: receiptgen.Ed25519Only()}, receiptgen.DirSink(dir)); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))

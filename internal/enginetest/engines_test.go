@@ -43,7 +43,7 @@ func newFixture(t *testing.T) *fixture {
 	ctx := context.Background()
 	dir := t.TempDir()
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	cfg := receiptgen.Config{Seed: 20261118, N: 2400, Rate: 0.05, Days: 5, Start: start, Algs: receiptgen.Ed25519Only}
+	cfg := receiptgen.Config{Seed: 20261118, N: 2400, Rate: 0.05, Days: 5, Start: start, Algs: receiptgen.Ed25519Only()}
 	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
 		t.Fatal(err)
 	}

@@ -476,7 +476,7 @@ func generatedArchive(t *testing.T, dir string, seed uint64) (lines, trust []str
 	t.Helper()
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	cfg := receiptgen.Config{Seed: seed, N: 3000, Rate: 0.1, Days: 3, Start: start,
-		Algs: receiptgen.Ed25519Only, Mix: receiptgen.Mix{Hash: 100, DSSE: 100, AgentReceipts: 100}}
+		Algs: receiptgen.Ed25519Only(), Mix: receiptgen.Mix{Hash: 100, DSSE: 100, AgentReceipts: 100}}
 	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
 		t.Fatal(err)
 	}

@@ -57,16 +57,19 @@ type AlgWeight struct {
 	Weight int
 }
 
-// DefaultStart is the default first day, 2026-11-01 (after the Asqav
+// defaultStart is the default first day, 2026-11-01 (after the Asqav
 // switch to UTF-16 member order).
-var DefaultStart = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+var defaultStart = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 
-// DefaultAlgs is mostly ML-DSA-65 with some ML-DSA-44, ML-DSA-87 and
+// defaultAlgs is mostly ML-DSA-65 with some ML-DSA-44, ML-DSA-87 and
 // Ed25519.
-var DefaultAlgs = []AlgWeight{{sigalg.MLDSA65, 6}, {sigalg.MLDSA44, 2}, {sigalg.MLDSA87, 2}, {sigalg.Ed25519, 2}}
+var defaultAlgs = []AlgWeight{{sigalg.MLDSA65, 6}, {sigalg.MLDSA44, 2}, {sigalg.MLDSA87, 2}, {sigalg.Ed25519, 2}}
 
 // Ed25519Only is the fast mix, for large streams in tests.
-var Ed25519Only = []AlgWeight{{sigalg.Ed25519, 1}}
+func Ed25519Only() []AlgWeight { return []AlgWeight{{sigalg.Ed25519, 1}} }
+
+// DefaultStart is the default first day (Config.Start).
+func DefaultStart() time.Time { return defaultStart }
 
 // Defaults for the zero fields.
 const (
@@ -79,7 +82,7 @@ const (
 // withDefaults fills zero fields and validates.
 func (c Config) withDefaults() (Config, error) {
 	if c.Start.IsZero() {
-		c.Start = DefaultStart
+		c.Start = defaultStart
 	}
 	c.Start = c.Start.UTC()
 	if c.Days == 0 {
@@ -92,7 +95,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Orgs = DefaultOrgs
 	}
 	if len(c.Algs) == 0 {
-		c.Algs = DefaultAlgs
+		c.Algs = defaultAlgs
 	}
 	switch {
 	case c.N < 0:

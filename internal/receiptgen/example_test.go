@@ -8,12 +8,12 @@ import (
 
 func ExampleGenerate() {
 	sink := receiptgen.NewMemSink()
-	truth, err := receiptgen.Generate(receiptgen.Config{Seed: 1, N: 200, Rate: 0.08, Algs: receiptgen.Ed25519Only}, sink)
+	truth, err := receiptgen.Generate(receiptgen.Config{Seed: 1, N: 200, Rate: 0.08, Algs: receiptgen.Ed25519Only()}, sink)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(truth.Lines, "lines,", truth.Removed, "removed,", len(truth.Anomalies()), "anomalies")
-	for _, k := range receiptgen.Kinds {
+	for _, k := range receiptgen.Kinds() {
 		fmt.Println(k, truth.Counts[k])
 	}
 	fmt.Println(sink.Names())

@@ -170,11 +170,11 @@ func (g *gen) plan() error {
 	cfg := g.cfg
 	total := int(math.Round(cfg.Rate * float64(cfg.N)))
 	g.counts = map[Kind]int{}
-	order := slices.Clone(Kinds)
+	order := slices.Clone(kinds)
 	g.r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	for i, k := range order {
-		g.counts[k] = total / len(Kinds)
-		if i < total%len(Kinds) {
+		g.counts[k] = total / len(kinds)
+		if i < total%len(kinds) {
 			g.counts[k]++
 		}
 	}

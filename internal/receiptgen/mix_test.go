@@ -27,7 +27,7 @@ func TestMix(t *testing.T) {
 			t.Errorf("%s differs between 1 and 3 workers", name)
 		}
 	}
-	at := receiptgen.DefaultStart.AddDate(0, 1, 0)
+	at := receiptgen.DefaultStart().AddDate(0, 1, 0)
 	v, err := verify.New(keyDir(t, sink), verify.WithTime(at), verify.WithSchemas(schemaSet(t, sink)))
 	if err != nil {
 		t.Fatal(err)

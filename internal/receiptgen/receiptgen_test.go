@@ -90,7 +90,7 @@ func TestDeterministic(t *testing.T) {
 		t.Error("seeds 7 and 8 gave the same receipts")
 	}
 	// Several signing chunks.
-	big := receiptgen.Config{Seed: 7, N: 5000, Rate: 0.05, Algs: receiptgen.Ed25519Only, Workers: 1}
+	big := receiptgen.Config{Seed: 7, N: 5000, Rate: 0.05, Algs: receiptgen.Ed25519Only(), Workers: 1}
 	d, _ := generate(t, big)
 	big.Workers = 4
 	e, _ := generate(t, big)
@@ -103,7 +103,7 @@ func TestDeterministic(t *testing.T) {
 
 func TestLayout(t *testing.T) {
 	t.Parallel()
-	sink, truth := generate(t, receiptgen.Config{Seed: 1, N: 50, Rate: 0.1, Algs: receiptgen.Ed25519Only})
+	sink, truth := generate(t, receiptgen.Config{Seed: 1, N: 50, Rate: 0.1, Algs: receiptgen.Ed25519Only()})
 	want := []string{"keys/jwks.json", "receipts.jsonl", "schemas/billing.json", "schemas/crm.json",
 		"schemas/files.json", "schemas/helpdesk.json", "truth.jsonl"}
 	if got := sink.Names(); !slices.Equal(got, want) {
@@ -143,7 +143,7 @@ func TestCounts(t *testing.T) {
 		n    int
 		rate float64
 	}{{300, 0.1}, {1000, 0.05}, {40, 0}, {0, 0}, {17, 0.5}} {
-		sink, truth := generate(t, receiptgen.Config{Seed: 3, N: tc.n, Rate: tc.rate, Algs: receiptgen.Ed25519Only})
+		sink, truth := generate(t, receiptgen.Config{Seed: 3, N: tc.n, Rate: tc.rate, Algs: receiptgen.Ed25519Only()})
 		lines := splitLines(t, sink.File(receiptgen.FileReceipts))
 		if len(lines) != tc.n || truth.Lines != tc.n {
 			t.Errorf("n=%d: %d lines written, Truth.Lines %d", tc.n, len(lines), truth.Lines)
@@ -153,10 +153,10 @@ func TestCounts(t *testing.T) {
 			t.Errorf("n=%d rate=%v: %d anomalies, want %d", tc.n, tc.rate, got, total)
 		}
 		sum := 0
-		for _, k := range receiptgen.Kinds {
+		for _, k := range receiptgen.Kinds() {
 			c := truth.Counts[k]
 			sum += c
-			if c < total/len(receiptgen.Kinds) || c > total/len(receiptgen.Kinds)+1 {
+			if c < total/len(receiptgen.Kinds()) || c > total/len(receiptgen.Kinds())+1 {
 				t.Errorf("n=%d: %d %s, not an even share of %d", tc.n, c, k, total)
 			}
 		}
@@ -168,7 +168,7 @@ func TestCounts(t *testing.T) {
 
 func TestTruthNamesItsLines(t *testing.T) {
 	t.Parallel()
-	sink, truth := generate(t, receiptgen.Config{Seed: 5, N: 2000, Rate: 0.08, Algs: receiptgen.Ed25519Only})
+	sink, truth := generate(t, receiptgen.Config{Seed: 5, N: 2000, Rate: 0.08, Algs: receiptgen.Ed25519Only()})
 	ps := payloads(t, splitLines(t, sink.File(receiptgen.FileReceipts)))
 	seen := map[int]bool{}
 	for _, r := range truth.Anomalies() {
@@ -255,7 +255,7 @@ func TestReasonsAreVerifys(t *testing.T) {
 		receiptgen.KindReplayedNonce:     {string(verify.ReasonNonceReplay), string(verify.AxisNonce)},
 		receiptgen.KindSchemaDrift:       {string(verify.ReasonToolDrift), string(verify.AxisToolFingerprint)},
 	}
-	for _, k := range receiptgen.Kinds {
+	for _, k := range receiptgen.Kinds() {
 		reason, axis := receiptgen.Expected(k)
 		if w := want[k]; reason != w[0] || axis != w[1] {
 			t.Errorf("%s: %s/%s, verify says %s/%s", k, reason, axis, w[0], w[1])
@@ -309,7 +309,7 @@ func TestVerifies(t *testing.T) {
 	t.Parallel()
 	for _, cfg := range []receiptgen.Config{
 		{Seed: 1, N: 300, Rate: 0.1},
-		{Seed: 2, N: 3000, Rate: 0.05, Algs: receiptgen.Ed25519Only},
+		{Seed: 2, N: 3000, Rate: 0.05, Algs: receiptgen.Ed25519Only()},
 		{Seed: 3, N: 200, Rate: 0.1, Start: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), Days: 3}, // spans the Asqav dialect switch
 	} {
 		sink, truth := generate(t, cfg)
@@ -321,7 +321,7 @@ func checkCorpus(t *testing.T, sink *receiptgen.MemSink, truth *receiptgen.Truth
 	t.Helper()
 	start := cfg.Start
 	if start.IsZero() {
-		start = receiptgen.DefaultStart
+		start = receiptgen.DefaultStart()
 	}
 	days := cfg.Days
 	if days == 0 {
@@ -436,7 +436,7 @@ func checkCorpus(t *testing.T, sink *receiptgen.MemSink, truth *receiptgen.Truth
 
 func TestGzipAndDir(t *testing.T) {
 	t.Parallel()
-	cfg := receiptgen.Config{Seed: 9, N: 120, Rate: 0.1, Algs: receiptgen.Ed25519Only}
+	cfg := receiptgen.Config{Seed: 9, N: 120, Rate: 0.1, Algs: receiptgen.Ed25519Only()}
 	plain, _ := generate(t, cfg)
 
 	dir := t.TempDir()
@@ -513,4 +513,4 @@ func BenchmarkGenerateMLDSA65(b *testing.B) {
 	benchmarkGenerate(b, 2000, []receiptgen.AlgWeight{{sigalg.MLDSA65, 1}})
 }
 
-func BenchmarkGenerateEd25519(b *testing.B) { benchmarkGenerate(b, 10000, receiptgen.Ed25519Only) }
+func BenchmarkGenerateEd25519(b *testing.B) { benchmarkGenerate(b, 10000, receiptgen.Ed25519Only()) }

@@ -1,5 +1,7 @@
 package receiptgen
 
+import "slices"
+
 // Kind names a planted anomaly.
 type Kind string
 
@@ -17,8 +19,8 @@ const (
 	KindNameCollision     Kind = "name_collision"
 )
 
-// Kinds lists the single-receipt kinds.
-var Kinds = []Kind{KindTamperedPayload, KindTamperedSignature, KindRevokedKey, KindChainBreak,
+// kinds lists the single-receipt kinds (Kinds).
+var kinds = []Kind{KindTamperedPayload, KindTamperedSignature, KindRevokedKey, KindChainBreak,
 	KindFork, KindAbsent, KindReplayedNonce, KindSchemaDrift}
 
 // Expected verdict of each kind: the reason the verifier must report and
@@ -95,3 +97,6 @@ func (t *Truth) ByLine() map[int]Record {
 	}
 	return out
 }
+
+// Kinds lists the single-receipt kinds, a copy.
+func Kinds() []Kind { return slices.Clone(kinds) }

@@ -251,7 +251,7 @@ func generated(t *testing.T, cfg receiptgen.Config) (dir string, v *verify.Verif
 	t.Helper()
 	dir = t.TempDir()
 	cfg.Start = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	cfg.Algs = receiptgen.Ed25519Only
+	cfg.Algs = receiptgen.Ed25519Only()
 	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
 		t.Fatal(err)
 	}

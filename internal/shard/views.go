@@ -10,7 +10,7 @@ import (
 )
 
 // Engines are the engines Views writes statements for.
-var Engines = []string{"duckdb", "clickhouse"}
+func Engines() []string { return []string{"duckdb", "clickhouse"} }
 
 // History is what the judgments read as history_keys: the map
 // directories' parts of earlier runs (Records, every record, made into
@@ -50,7 +50,7 @@ func Views(engine string, parts []string, history History) ([]string, error) {
 	case "clickhouse":
 		return clickHouseViews(parts, history), nil
 	}
-	return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines, ", "))
+	return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines(), ", "))
 }
 
 // duckDBViews: read_parquet over the list of files. A compact history
@@ -227,7 +227,7 @@ func TableViews(engine string, tables map[string][]string) ([]string, error) {
 			}
 			out = append(out, "CREATE VIEW "+t+" AS "+strings.Join(sel, " UNION ALL "))
 		default:
-			return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines, ", "))
+			return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines(), ", "))
 		}
 	}
 	return out, nil

@@ -24,7 +24,7 @@ import (
 func TestAttemptsOneWins(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	cfg := receiptgen.Config{Seed: 11, N: 300, Rate: 0.1, Days: 1, Start: start, Algs: receiptgen.Ed25519Only}
+	cfg := receiptgen.Config{Seed: 11, N: 300, Rate: 0.1, Days: 1, Start: start, Algs: receiptgen.Ed25519Only()}
 	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
 		t.Fatal(err)
 	}

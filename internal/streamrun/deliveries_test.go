@@ -21,7 +21,7 @@ func dayArchive(t *testing.T) ([][]byte, *verify.Verifier) {
 	sink := receiptgen.NewMemSink()
 	_, err := receiptgen.Generate(receiptgen.Config{
 		Seed: 3, N: 3000, Rate: 0, Days: 3, Agents: 2, SessionsPerAgent: 1,
-		Start: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Algs: receiptgen.Ed25519Only,
+		Start: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Algs: receiptgen.Ed25519Only(),
 	}, sink)
 	if err != nil {
 		t.Fatal(err)

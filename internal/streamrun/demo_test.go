@@ -55,7 +55,7 @@ func TestGeneratedStreamGroundTruth(t *testing.T) {
 	t.Parallel()
 	const n = 100_000
 	dir := t.TempDir()
-	truth, err := receiptgen.Generate(receiptgen.Config{Seed: 11, N: n, Rate: 0.05, Algs: receiptgen.Ed25519Only}, receiptgen.DirSink(dir))
+	truth, err := receiptgen.Generate(receiptgen.Config{Seed: 11, N: n, Rate: 0.05, Algs: receiptgen.Ed25519Only()}, receiptgen.DirSink(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
