@@ -15,8 +15,8 @@ import (
 	"github.com/receiptverify/verify/queries"
 )
 
-// starting is what StartingBaseline accepted, and what it could not.
-type starting struct {
+// Starting is what StartingBaseline accepted, and what it could not.
+type Starting struct {
 	Baseline *baseline.Baseline
 	Rows     int   // collisions and drift rows above info that the entries accept
 	High     int   // of them high: read those entries before adopting the file
@@ -29,16 +29,16 @@ type starting struct {
 // and drift rows above info (info rows fail no --fail-on worth using),
 // each with a reason naming the day and the kinds of finding it accepts,
 // expiring at expires.
-func (db *DB) StartingBaseline(ctx context.Context, day string, expires time.Time) (*starting, error) {
+func (db *DB) StartingBaseline(ctx context.Context, day string, expires time.Time) (*Starting, error) {
 	return startingBaseline(ctx, db.sql, day, expires)
 }
 
 // startingBaseline is DB.StartingBaseline on any querier.
-func startingBaseline(ctx context.Context, q querier, day string, expires time.Time) (*starting, error) {
+func startingBaseline(ctx context.Context, q querier, day string, expires time.Time) (*Starting, error) {
 	if _, err := queries.ParseDay(day); err != nil {
 		return nil, err
 	}
-	st := &starting{Baseline: &baseline.Baseline{Entries: []baseline.Entry{}}}
+	st := &Starting{Baseline: &baseline.Baseline{Entries: []baseline.Entry{}}}
 	rows, err := q.QueryContext(ctx, "SELECT count(*) FROM receipts WHERE day = CAST($1 AS DATE)", day)
 	if err != nil {
 		return nil, &dberr.IOError{Op: "count receipts", Err: err}

@@ -407,3 +407,20 @@ func (db *DB) Path() string { return db.path }
 func (db *DB) Close() error {
 	return errors.Join(db.sql.Close(), db.connector.Close())
 }
+
+// The database file's version and the engine's default memory bound.
+const (
+	// SchemaVersion is the version of the audit database's layout this verify
+	// writes and reads. A database records the version that last wrote it
+	// (schema_version table), so that an older verify refuses a database a
+	// newer one changed instead of misreading it. Raise it with a change an
+	// older verify would misread.
+	SchemaVersion = 1
+
+	// DefaultMemoryLimit is DuckDB's memory_limit unless Limits say otherwise.
+	// DuckDB's own default is 80% of the machine's memory, which let an audit
+	// of 1M receipts grow past 1 GB; at a quarter of this limit the same audit
+	// ran out of memory judging links (a hash join that did not spill), at
+	// half of it the audit passed, so this leaves a factor of two.
+	DefaultMemoryLimit = "512MB"
+)

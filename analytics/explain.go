@@ -88,21 +88,15 @@ func loadedReceipts(ctx context.Context, rs []StoredReceipt) ([]LoadedReceipt, e
 	return out, nil
 }
 
-// namedFinding is one finding row that names a receipt, as JSON.
-type namedFinding struct {
-	Finding string
-	Row     []byte
-}
-
 // FindingsNaming runs the finding queries for day and returns the rows
 // that name the receipt: by its action_id, or by its source and line.
-func (db *DB) FindingsNaming(ctx context.Context, day, actionID, source string, line int64) ([]namedFinding, error) {
+func (db *DB) FindingsNaming(ctx context.Context, day, actionID, source string, line int64) ([]table.NamedRow, error) {
 	return findingsNaming(ctx, db.sql, day, actionID, source, line)
 }
 
 // findingsNaming is DB.FindingsNaming on any querier.
-func findingsNaming(ctx context.Context, q querier, day, actionID, source string, line int64) ([]namedFinding, error) {
-	var out []namedFinding
+func findingsNaming(ctx context.Context, q querier, day, actionID, source string, line int64) ([]table.NamedRow, error) {
+	var out []table.NamedRow
 	for _, name := range queries.Findings() {
 		t, err := runQuery(ctx, q, name, day)
 		if err != nil {
@@ -120,7 +114,7 @@ func findingsNaming(ctx context.Context, q querier, day, actionID, source string
 			if err := one.WriteJSONL(&b); err != nil {
 				return nil, err
 			}
-			out = append(out, namedFinding{Finding: name, Row: bytes.TrimSuffix(b.Bytes(), []byte("\n"))})
+			out = append(out, table.NamedRow{Query: name, Row: bytes.TrimSuffix(b.Bytes(), []byte("\n"))})
 		}
 	}
 	return out, nil
@@ -182,9 +176,9 @@ func neighbours(ctx context.Context, q querier, prev, hash string) (preds, succs
 	return preds, succs, err
 }
 
-// recordedTrust is the trust material a load recorded, and the time that
+// RecordedTrust is the trust material a load recorded, and the time that
 // load judged by.
-type recordedTrust struct {
+type RecordedTrust struct {
 	Trust
 	// JudgedAt is At, or when the load judged by its clock, the time the
 	// file was loaded: the closest instant to the one the load used.
@@ -193,12 +187,12 @@ type recordedTrust struct {
 
 // TrustOf returns the trust material recorded under trustSHA, with the
 // judging time of the load of fileSHA when the material has none.
-func (db *DB) TrustOf(ctx context.Context, trustSHA, fileSHA string) (*recordedTrust, error) {
+func (db *DB) TrustOf(ctx context.Context, trustSHA, fileSHA string) (*RecordedTrust, error) {
 	return trustOf(ctx, db.sql, trustSHA, fileSHA)
 }
 
 // trustOf is DB.TrustOf on any querier.
-func trustOf(ctx context.Context, q querier, trustSHA, fileSHA string) (*recordedTrust, error) {
+func trustOf(ctx context.Context, q querier, trustSHA, fileSHA string) (*RecordedTrust, error) {
 	if trustSHA == "" {
 		return nil, dberr.ErrNoTrust
 	}
@@ -217,7 +211,7 @@ func trustOf(ctx context.Context, q querier, trustSHA, fileSHA string) (*recorde
 	}
 	var keyFiles, schemaFiles string
 	var at, loadedAt sql.NullTime
-	var rt recordedTrust
+	var rt RecordedTrust
 	if err := rows.Scan(&keyFiles, &schemaFiles, &at, &rt.StrictSchemas, &rt.ToolVersion, &loadedAt); err != nil {
 		return nil, &dberr.IOError{Op: "query trust", Err: err}
 	}

@@ -37,50 +37,6 @@ type ExportOptions struct {
 	sideTables []string
 }
 
-// exportSummary is what an export wrote.
-type exportSummary struct {
-	Dir    string
-	Days   []exportedDay
-	Tables []exportedTable // files, rejects, expected_tools, trust
-	// Undated is the receipts without a day, not exported: none since
-	// Open gives undated receipts their load's day.
-	Undated int64
-	// Stale are files of the layout of earlier versions in Dir
-	// (day=*/receipts.parquet, *.parquet), which the export no longer
-	// writes or replaces and a reader of the new layout does not read.
-	Stale []string
-	// Removed are the day partitions of an earlier export whose days the
-	// database no longer holds, removed so that a reader of the export
-	// counts what the database holds; Kept, such directories holding
-	// files the export did not write, left as they are.
-	Removed, Kept []string
-}
-
-// exportedDay is one day's partition of receipts.
-type exportedDay struct {
-	Day   string
-	Rows  int64
-	Path  string // the day's directory
-	Parts int    // its part files
-}
-
-// exportedTable is one side table's directory.
-type exportedTable struct {
-	Table string
-	Rows  int64
-	Path  string
-	Parts int
-}
-
-// Rows is the number of receipts exported.
-func (s *exportSummary) Rows() int64 {
-	var n int64
-	for _, d := range s.Days {
-		n += d.Rows
-	}
-	return n
-}
-
 // sideTables are the tables exported besides receipts: their order, and
 // an estimate of a row's bytes for sizing row groups.
 var sideTables = []struct{ table, order, width string }{
@@ -109,7 +65,7 @@ const receiptWidth = "strlen(raw) + 512"
 //
 // An export stopped by ctx (a signal) removes dir if it made it: a
 // directory that did not exist before the run is not left half-filled.
-func (db *DB) ExportParquet(ctx context.Context, dir string, opts ExportOptions) (sum *exportSummary, err error) {
+func (db *DB) ExportParquet(ctx context.Context, dir string, opts ExportOptions) (sum *exportdir.Summary, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -124,7 +80,7 @@ func (db *DB) ExportParquet(ctx context.Context, dir string, opts ExportOptions)
 	if bound <= 0 {
 		bound = defaultMaxFileBytes
 	}
-	sum = &exportSummary{Dir: dir}
+	sum = &exportdir.Summary{Dir: dir}
 	if err := os.MkdirAll(filepath.Join(dir, exportdir.Receipts), 0o755); err != nil {
 		return nil, &dberr.WriteError{Path: dir, Err: err}
 	}
@@ -163,7 +119,7 @@ func (db *DB) ExportParquet(ctx context.Context, dir string, opts ExportOptions)
 			sum.Undated = n
 			continue
 		}
-		sum.Days = append(sum.Days, exportedDay{Day: day.UTC().Format(time.DateOnly), Rows: n})
+		sum.Days = append(sum.Days, exportdir.Day{Day: day.UTC().Format(time.DateOnly), Rows: n})
 		widths = append(widths, width)
 	}
 	rows.Close()
@@ -198,7 +154,7 @@ func (db *DB) ExportParquet(ctx context.Context, dir string, opts ExportOptions)
 		if opts.sideTables != nil && !slices.Contains(opts.sideTables, t.table) {
 			continue
 		}
-		e := exportedTable{Table: t.table, Path: filepath.Join(dir, t.table)}
+		e := exportdir.Table{Table: t.table, Path: filepath.Join(dir, t.table)}
 		var width sql.NullInt64
 		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*), SUM("+t.width+") FROM "+t.table).Scan(&e.Rows, &width); err != nil {
 			return sum, dbErr(err)
@@ -327,7 +283,7 @@ var (
 // holds. A directory holding anything but part files is kept, not
 // touched: the export did not write it. Each is renamed to a hidden name
 // first, so that a reader sees the day whole or not at all.
-func removeGoneDays(receipts string, days []exportedDay) (removed, kept []string, err error) {
+func removeGoneDays(receipts string, days []exportdir.Day) (removed, kept []string, err error) {
 	ents, err := os.ReadDir(receipts)
 	if err != nil {
 		return nil, nil, err

@@ -139,7 +139,7 @@ func (t *ReceiptTable) Rows() int64 { return t.rows }
 // Export writes the tables under dir in the export's layout (see
 // ExportParquet): receipts/day=YYYY-MM-DD/part-N.parquet, expected_tools/
 // and trust/.
-func (t *ReceiptTable) Export(ctx context.Context, dir string, opts ExportOptions) (*exportSummary, error) {
+func (t *ReceiptTable) Export(ctx context.Context, dir string, opts ExportOptions) (*exportdir.Summary, error) {
 	if t.sp != nil {
 		if err := t.insert(ctx); err != nil {
 			return nil, err

@@ -23,13 +23,6 @@ type Limits struct {
 	Threads int
 }
 
-// DefaultMemoryLimit is DuckDB's memory_limit unless Limits say otherwise.
-// DuckDB's own default is 80% of the machine's memory, which let an audit
-// of 1M receipts grow past 1 GB; at a quarter of this limit the same audit
-// ran out of memory judging links (a hash join that did not spill), at
-// half of it the audit passed, so this leaves a factor of two.
-const DefaultMemoryLimit = "512MB"
-
 // memorySize is what DuckDB's memory_limit takes: a number and a unit.
 var memorySize = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$`)
 

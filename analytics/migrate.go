@@ -45,13 +45,6 @@ func migrateEvidence(db *sql.DB) error {
 	return tx.Commit()
 }
 
-// SchemaVersion is the version of the audit database's layout this verify
-// writes and reads. A database records the version that last wrote it
-// (schema_version table), so that an older verify refuses a database a
-// newer one changed instead of misreading it. Raise it with a change an
-// older verify would misread.
-const SchemaVersion = 1
-
 // newerSchemaError is a database written by a newer verify.
 type newerSchemaError struct{ Found, Known int64 }
 

@@ -43,7 +43,7 @@ type ReportOptions struct {
 	// Shared, if not nil, holds finding queries run once for several
 	// days (ShareFindings): the day's rows are read from them, so the
 	// days must be reported in ascending order.
-	Shared *sharedFindings
+	Shared *SharedFindings
 	// NotRead are the files the run's input directories held and did not
 	// read (LoadSummary.Skipped), named in summary.md and manifest.json so
 	// that a receipt file under an unexpected name is not left out unseen.

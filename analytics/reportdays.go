@@ -17,13 +17,13 @@ import (
 // each of them once and reads its rows day by day (SharedFindings).
 var byDay = []string{"collisions", "drift", "replays", "failures"}
 
-// sharedFindings are the byDay finding queries of a report of several
+// SharedFindings are the byDay finding queries of a report of several
 // days, each run once with the NULL day and read one day at a time, in
 // order, and the days and tool_days queries run once (dayRows): Report takes a day's rows from them (ReportOptions.Shared)
 // instead of running the queries again, the same rows in the same order
 // (TestSharedFindingsAgree). Only the day being reported is held in
 // memory; the engine holds the rest of each result. Close releases them.
-type sharedFindings struct {
+type SharedFindings struct {
 	cursors map[string]*dayCursor
 	// whole are the small queries of every day held whole (days,
 	// tool_days), each day's rows taken by dayRows.
@@ -59,12 +59,12 @@ type dayCursor struct {
 // theirs. Otherwise (a report of some days of a longer history) it returns
 // nil, and each day runs its own queries, which read only that day's rows
 // besides the aggregates. Days must then be reported in ascending order.
-func (db *DB) ShareFindings(ctx context.Context, days []string) (*sharedFindings, error) {
+func (db *DB) ShareFindings(ctx context.Context, days []string) (*SharedFindings, error) {
 	return shareFindings(ctx, db.sql, days)
 }
 
 // shareFindings is DB.ShareFindings on any querier.
-func shareFindings(ctx context.Context, q querier, days []string) (*sharedFindings, error) {
+func shareFindings(ctx context.Context, q querier, days []string) (*SharedFindings, error) {
 	if len(days) < 2 || !slices.IsSorted(days) {
 		return nil, nil
 	}
@@ -77,7 +77,7 @@ func shareFindings(ctx context.Context, q querier, days []string) (*sharedFindin
 			return nil, nil
 		}
 	}
-	s := &sharedFindings{cursors: map[string]*dayCursor{}, whole: map[string]*table.Table{"days": all}}
+	s := &SharedFindings{cursors: map[string]*dayCursor{}, whole: map[string]*table.Table{"days": all}}
 	if s.whole["tool_days"], err = runQuery(ctx, q, "tool_days", ""); err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func shareFindings(ctx context.Context, q querier, days []string) (*sharedFindin
 }
 
 // Close releases the queries' results.
-func (s *sharedFindings) Close() {
+func (s *SharedFindings) Close() {
 	if s == nil {
 		return
 	}
@@ -115,7 +115,7 @@ func (s *sharedFindings) Close() {
 
 // take reads query name's rows on day, and says whether s holds that
 // query. Rows of earlier days not taken are passed over.
-func (s *sharedFindings) take(name, day string) (*table.Table, bool, error) {
+func (s *SharedFindings) take(name, day string) (*table.Table, bool, error) {
 	if s == nil {
 		return nil, false, nil
 	}

@@ -574,7 +574,7 @@ func explainFromDB(ctx *cli.Context, dbPath, arg string) (*explanation, error) {
 			return nil, err
 		}
 		for _, f := range found {
-			ex.Findings = append(ex.Findings, findingRow{Finding: f.Finding, Row: f.Row})
+			ex.Findings = append(ex.Findings, findingRow{Finding: f.Query, Row: f.Row})
 		}
 		ex.Replays = replaysOf(ex.Findings)
 	}

@@ -55,3 +55,47 @@ func Views(dir string) []string {
 
 // sqlString quotes s as an SQL string literal.
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// Summary is what an export wrote.
+type Summary struct {
+	Dir    string
+	Days   []Day
+	Tables []Table // files, rejects, expected_tools, trust
+	// Undated is the receipts without a day, not exported: none since
+	// the database gives undated receipts their load's day.
+	Undated int64
+	// Stale are files of the layout of earlier versions in Dir
+	// (day=*/receipts.parquet, *.parquet), which the export no longer
+	// writes or replaces and a reader of the new layout does not read.
+	Stale []string
+	// Removed are the day partitions of an earlier export whose days the
+	// database no longer holds, removed so that a reader of the export
+	// counts what the database holds; Kept, such directories holding
+	// files the export did not write, left as they are.
+	Removed, Kept []string
+}
+
+// Day is one day's partition of receipts.
+type Day struct {
+	Day   string
+	Rows  int64
+	Path  string // the day's directory
+	Parts int    // its part files
+}
+
+// Table is one side table's directory.
+type Table struct {
+	Table string
+	Rows  int64
+	Path  string
+	Parts int
+}
+
+// Rows is the number of receipts exported.
+func (s *Summary) Rows() int64 {
+	var n int64
+	for _, d := range s.Days {
+		n += d.Rows
+	}
+	return n
+}

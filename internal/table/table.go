@@ -32,6 +32,13 @@ type Table struct {
 	Rows    [][]any
 }
 
+// NamedRow is one row of the finding query Query, as a JSON object: a
+// finding that names a receipt (verify explain --db).
+type NamedRow struct {
+	Query string
+	Row   []byte
+}
+
 // Date is a DATE value, YYYY-MM-DD.
 type Date string
 
