@@ -276,8 +276,13 @@ func fileSHA256(path string, sync bool) (string, error) {
 			return "", err
 		}
 	}
+	return readerSHA256(f)
+}
+
+// readerSHA256 is the hex SHA-256 of what r reads to its end.
+func readerSHA256(r io.Reader) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
@@ -317,11 +322,7 @@ func ContentSHA256(src stream.Source) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	h := sha256.New()
-	if _, err := io.Copy(h, content); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return readerSHA256(content)
 }
 
 // Close writes the last part and the manifest, which names every part
