@@ -245,25 +245,19 @@ func (b *fileBatch) fillFlagged(tx *sql.Tx, files []*fileLoad, vals string) erro
 	if len(locs) == 0 {
 		return nil
 	}
-	sp, err := newSpool(f0.tempDir)
-	if err != nil {
-		return &dberr.IOError{Op: "spool", Path: f0.in.Name, Err: err}
-	}
-	defer sp.remove()
+	p := &linePieces{dir: f0.tempDir, store: func(from string, _, _ int64) error {
+		return storeLines(f0.ctx, tx, from, `receipts.file_sha256 = s.sha`)
+	}}
+	defer p.remove()
 	for i, f := range files {
 		if len(locs[i]) == 0 {
 			continue
 		}
-		if err := f.spoolLines(sp, locs[i], f.sum.SHA256); err != nil {
+		if err := f.spoolLines(p, locs[i], f.sum.SHA256); err != nil {
 			return err
 		}
 	}
-	if err := sp.close(); err != nil {
-		return &dberr.IOError{Op: "spool", Path: sp.path, Err: err}
-	}
-	_, err = tx.ExecContext(f0.ctx, `UPDATE receipts SET raw = s.raw FROM `+sp.read(`{sha: 'VARCHAR', line: 'BIGINT', raw: 'VARCHAR'}`)+
-		` s WHERE receipts.file_sha256 = s.sha AND receipts.line = s.line`)
-	return err
+	return p.flush()
 }
 
 // flaggedInBatch is flaggedWithoutRaw for the files of a batch ($VALUES:

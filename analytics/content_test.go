@@ -566,3 +566,43 @@ func TestIdentifyCancelled(t *testing.T) {
 		t.Fatal("Load did not stop when cancelled")
 	}
 }
+
+// TestPartialLastLineInChunks: a log too large for one chunk of rows has
+// its first chunks inserted as it is read, under the whole content's
+// SHA-256, before its last line is known to be partial; they are then
+// stored under what is kept (the content up to its last newline), and
+// the database is the one a load in a single chunk makes, the lines
+// the report flags included.
+func TestPartialLastLineInChunks(t *testing.T) {
+	t.Parallel()
+	c := genCorpus(t, "", receiptgen.Config{Seed: 38, N: 2100, Days: 1})
+	lines := readLines(t, c.receipts)
+	// Lines delivered twice share their values: the first, a PASS, keeps
+	// its line once the file's rows are stored. The rows pass
+	// batchFileBytes, so the file is not one of a batch of small files.
+	content := append(bytes.Join(append(lines[:2000:2000], lines[3], lines[400], lines[1900]), []byte("\n")), '\n')
+	content = append(content, lines[2000][:len(lines[2000])/2]...)
+	log := filepath.Join(t.TempDir(), "agent.jsonl")
+	if err := os.WriteFile(log, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := testStart.AddDate(0, 0, 2)
+	var dumps []string
+	for _, chunk := range []int64{0, 256 << 10} {
+		db := openTestDB(t)
+		f := loadOne(t, db, c, fileInput(log), LoadOptions{At: at, chunkBytes: chunk})
+		if !f.Incomplete || f.Accepted != 2003 {
+			t.Fatalf("chunks of %d bytes: %+v, want 2003 accepted, the last line left", chunk, f)
+		}
+		if n := queryInt(t, db, "SELECT count(*) FROM receipts WHERE file_sha256 = $1", f.SHA256); n != 2003 {
+			t.Errorf("chunks of %d bytes: %d rows under the stored content's SHA-256, want 2003", chunk, n)
+		}
+		if n := queryInt(t, db, "SELECT count(*) FROM receipts WHERE raw IS NOT NULL AND verdict = 'PASS'"); n < 3 {
+			t.Errorf("chunks of %d bytes: %d PASS rows keep their line, want the 3 delivered twice", chunk, n)
+		}
+		dumps = append(dumps, dump(t, db))
+	}
+	if dumps[0] != dumps[1] {
+		t.Errorf("loaded in chunks, the database differs from one chunk:\n%s", diffLines(dumps[0], dumps[1]))
+	}
+}

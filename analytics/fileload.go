@@ -63,9 +63,11 @@ type fileLoad struct {
 	prior   *archivePrior
 	relinks bool
 	// batch gathers small files to commit together (fileBatch); rowsSHA
-	// is the file_sha256 the file's rows are spooled under.
+	// is the file_sha256 the file's rows are spooled under, and the
+	// chunks inserted as it is read (early) are stored under.
 	batch   *fileBatch
 	rowsSHA string
+	early   bool
 	// mem holds the file's first rows, up to batchFileBytes, before they
 	// go to the rows spool: a small file's rows never go to a spool of
 	// their own (fileBatch); hasRows says it has some.
@@ -74,10 +76,10 @@ type fileLoad struct {
 	scratch []byte
 
 	tx       *sql.Tx
-	loadedAt time.Time   // the load's clock (UTC): files.loaded_at, and the day of undated receipts
-	rows     *spool      // the chunk being written
-	chunks   chan *spool // to the inserting goroutine; nil when it is not running
-	inserted chan error  // its outcome
+	loadedAt time.Time  // the load's clock (UTC): files.loaded_at, and the day of undated receipts
+	rows     *spool     // the chunk being written
+	chunks   chan chunk // to the inserting goroutine; nil when it is not running
+	inserted chan error // its outcome
 	rejects  *spool
 }
 
@@ -205,7 +207,8 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		return err
 	}
 	if f.rows != nil && f.rows.size >= f.chunk {
-		return f.flushChunk()
+		f.early = true
+		return f.flushChunk(f.rowsSHA)
 	}
 	return nil
 }
@@ -350,22 +353,22 @@ func (f *fileLoad) begin() error {
 		return dbErr(f.ctx, "begin", f.in.Name, err)
 	}
 	f.tx = tx
-	f.chunks = make(chan *spool)
+	f.chunks = make(chan chunk)
 	f.inserted = make(chan error, 1)
 	// The file's own content: this file_sha256 and the stored content it
 	// extends.
 	sha := cmp.Or(f.rowsSHA, f.sum.SHA256)
 	own := append([]string{sha}, f.sum.Holds...)
-	go func(chunks <-chan *spool, sha, source, loadDay, trust string) {
+	go func(chunks <-chan chunk, source, loadDay, trust string) {
 		var err error
-		for sp := range chunks {
+		for c := range chunks {
 			if err == nil {
-				err = f.insertChunk(tx, sp, own, sha, source, loadDay, trust)
+				err = f.insertChunk(tx, c.rows, own, c.sha, source, loadDay, trust)
 			}
-			sp.remove()
+			c.rows.remove()
 		}
 		f.inserted <- err
-	}(f.chunks, sha, f.sum.Path, f.loadedAt.Format(time.DateOnly), f.trust)
+	}(f.chunks, f.sum.Path, f.loadedAt.Format(time.DateOnly), f.trust)
 	return nil
 }
 
@@ -444,9 +447,16 @@ func (f *fileLoad) insertChunk(tx *sql.Tx, sp *spool, own []string, sha, source,
 	return err
 }
 
+// chunk is a spool of receipts rows and the file_sha256 they are stored
+// under.
+type chunk struct {
+	rows *spool
+	sha  string
+}
+
 // flushChunk hands the current receipts chunk to the inserting goroutine,
-// waiting while it inserts the one before.
-func (f *fileLoad) flushChunk() error {
+// to be stored under sha, waiting while it inserts the one before.
+func (f *fileLoad) flushChunk(sha string) error {
 	if err := f.begin(); err != nil {
 		return err
 	}
@@ -459,7 +469,7 @@ func (f *fileLoad) flushChunk() error {
 		sp.remove()
 		return &dberr.IOError{Op: "spool", Path: f.in.Name, Err: err}
 	}
-	f.chunks <- sp
+	f.chunks <- chunk{rows: sp, sha: sha}
 	return nil
 }
 
@@ -543,7 +553,7 @@ func (f *fileLoad) store(id *contentID, storedBytes int64, unterminated bool, on
 	s := f.sum
 	err := f.begin()
 	if err == nil && (f.rows != nil || f.mem != nil) {
-		err = f.flushChunk()
+		err = f.flushChunk(s.SHA256)
 	}
 	if werr := f.wait(); err == nil {
 		err = werr
@@ -555,11 +565,11 @@ func (f *fileLoad) store(id *contentID, storedBytes int64, unterminated bool, on
 		s.Redelivered = f.redelivered.Receipts
 		f.counts = subtractCounts(f.counts, f.redelivered)
 	}
-	if err == nil && !f.rawAll && s.Accepted > 0 {
-		err = f.fillFlagged(id.sha256)
+	if err == nil && f.early && f.rowsSHA != s.SHA256 {
+		err = f.rekeyEarly()
 	}
-	if err == nil && s.Incomplete && s.Accepted > 0 {
-		_, err = f.tx.ExecContext(f.ctx, "UPDATE receipts SET file_sha256 = $1 WHERE file_sha256 = $2", s.SHA256, id.sha256)
+	if err == nil && !f.rawAll && s.Accepted > 0 {
+		err = f.fillFlagged(s.SHA256)
 	}
 	if err == nil && f.rejects != nil {
 		if err = f.rejects.close(); err == nil {
@@ -591,6 +601,23 @@ func (f *fileLoad) store(id *contentID, storedBytes int64, unterminated bool, on
 		onFile(*s)
 	}
 	return nil
+}
+
+// rekeyEarly stores the rows of the chunks inserted as the file was read,
+// under rowsSHA (the whole content's SHA-256), under the file_sha256 of
+// what is stored: the content up to its last newline, when the last line
+// turned out incomplete. The rows are inserted again and the old ones
+// deleted, as an UPDATE would hold every changed row in DuckDB's memory
+// until COMMIT (the rows of a 3M-receipt log took a 512MB load out of
+// it). The last chunk, inserted once the file was read through, is
+// stored under the right one to begin with, so a file of one chunk (2
+// GiB of rows) is never rekeyed.
+func (f *fileLoad) rekeyEarly() error {
+	_, err := f.tx.ExecContext(f.ctx, `INSERT INTO receipts SELECT * REPLACE ($1 AS file_sha256) FROM receipts WHERE file_sha256 = $2`, f.sum.SHA256, f.rowsSHA)
+	if err == nil {
+		_, err = f.tx.ExecContext(f.ctx, `DELETE FROM receipts WHERE file_sha256 = $1`, f.rowsSHA)
+	}
+	return err
 }
 
 // abort rolls back the file's transaction, if open, and removes its spools.

@@ -1,6 +1,8 @@
 package analytics
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"strconv"
 
@@ -72,26 +74,114 @@ func (f *fileLoad) fillFlagged(rowsSHA string) error {
 	if len(locs) == 0 {
 		return nil
 	}
-	sp, err := newSpool(f.tempDir)
-	if err != nil {
-		return &dberr.IOError{Op: "spool", Path: f.in.Name, Err: err}
-	}
-	defer sp.remove()
-	if err := f.spoolLines(sp, locs, ""); err != nil {
+	// locs are in line order, so each piece is a range of lines, and its
+	// statements read only the row groups of that range.
+	p := &linePieces{dir: f.tempDir, store: func(from string, lo, hi int64) error {
+		return storeLines(f.ctx, f.tx, from, `receipts.file_sha256 = $1 AND receipts.line BETWEEN $2 AND $3`, rowsSHA, lo, hi)
+	}}
+	defer p.remove()
+	if err := f.spoolLines(p, locs, ""); err != nil {
 		return err
 	}
-	if err := sp.close(); err != nil {
-		return &dberr.IOError{Op: "spool", Path: sp.path, Err: err}
+	return p.flush()
+}
+
+// storeLines gives stored receipts rows without their line (raw NULL) the
+// line read from a spool of {line, raw} rows, or {sha, line, raw} rows
+// (from, a read_ndjson call), those whose receipts row also meets file (a
+// condition on receipts and s, with args). Each such row is inserted again
+// with its line and the row without it deleted, in the open transaction:
+// an UPDATE holds every new line in DuckDB's memory until COMMIT, beyond
+// the reach of its memory limit (at 3M ML-DSA-65 receipts, 94k lines,
+// 500 MB, took the audit past its 512MB), where inserted rows are written
+// to the database file as they fill row groups and a delete is a mark. A
+// row keeps every other column, so nothing reads differently (queries
+// order their rows; none reads the table's physical order).
+func storeLines(ctx context.Context, tx *sql.Tx, from, file string, args ...any) error {
+	on := ` s WHERE ` + file + ` AND receipts.line = s.line AND receipts.raw IS NULL AND s.raw IS NOT NULL`
+	if _, err := tx.ExecContext(ctx, `INSERT INTO receipts SELECT receipts.* REPLACE (s.raw AS raw) FROM receipts, `+from+on, args...); err != nil {
+		return err
 	}
-	_, err = f.tx.ExecContext(f.ctx, `UPDATE receipts SET raw = s.raw FROM `+sp.read(`{line: 'BIGINT', raw: 'VARCHAR'}`)+
-		` s WHERE receipts.file_sha256 = $1 AND receipts.line = s.line`, rowsSHA)
+	_, err := tx.ExecContext(ctx, `DELETE FROM receipts USING `+from+on, args...)
 	return err
 }
 
+// linePieceBytes bounds the lines one storeLines call is given: its joins
+// hold them in a hash table, which must fit DuckDB's memory limit with
+// room for the rest (the JSON reader's buffers alone take 32 MiB).
+const linePieceBytes = 32 << 20
+
+// linePieces spools lines read again, and hands each piece of about
+// linePieceBytes to store with the lowest and highest line in it.
+type linePieces struct {
+	dir     string
+	store   func(from string, lo, hi int64) error
+	sp      *spool
+	lo, hi  int64
+	withSHA bool
+}
+
+// add adds one line of the file whose rows are stored under sha ("" when
+// the piece's statements name the file themselves).
+func (p *linePieces) add(sha string, line int64, raw []byte) error {
+	if p.sp == nil {
+		sp, err := newSpool(p.dir)
+		if err != nil {
+			return &dberr.IOError{Op: "spool", Path: p.dir, Err: err}
+		}
+		p.sp, p.lo, p.hi, p.withSHA = sp, line, line, sha != ""
+	}
+	p.lo, p.hi = min(p.lo, line), max(p.hi, line)
+	if err := p.sp.add(func(b []byte) []byte {
+		b = append(b, '{')
+		if sha != "" {
+			b = append(b, `"sha":"`...)
+			b = jsonenc.AppendChars(b, []byte(sha), false)
+			b = append(b, `",`...)
+		}
+		b = append(b, `"line":`...)
+		b = strconv.AppendInt(b, line, 10)
+		b = append(b, `,"raw":"`...)
+		b = jsonenc.AppendChars(b, raw, false)
+		return append(b, "\"}\n"...)
+	}); err != nil {
+		return err
+	}
+	if p.sp.size >= linePieceBytes {
+		return p.flush()
+	}
+	return nil
+}
+
+// flush stores the piece spooled so far, if any.
+func (p *linePieces) flush() error {
+	sp := p.sp
+	if sp == nil {
+		return nil
+	}
+	p.sp = nil
+	defer sp.remove()
+	if err := sp.close(); err != nil {
+		return &dberr.IOError{Op: "spool", Path: sp.path, Err: err}
+	}
+	columns := `{line: 'BIGINT', raw: 'VARCHAR'}`
+	if p.withSHA {
+		columns = `{sha: 'VARCHAR', line: 'BIGINT', raw: 'VARCHAR'}`
+	}
+	return p.store(sp.read(columns), p.lo, p.hi)
+}
+
+// remove removes the piece not stored, after an error.
+func (p *linePieces) remove() {
+	if p.sp != nil {
+		p.sp.remove()
+		p.sp = nil
+	}
+}
+
 // spoolLines reads the lines at locs again from the input, checked
-// against their SHA-256, and adds them to sp as {"line", "raw"} rows,
-// with "sha" first when sha is given.
-func (f *fileLoad) spoolLines(sp *spool, locs []lineLoc, sha string) error {
+// against their SHA-256, and adds them to p, with sha.
+func (f *fileLoad) spoolLines(p *linePieces, locs []lineLoc, sha string) error {
 	rc, err := f.in.Open()
 	if err != nil {
 		return &dberr.IOError{Op: "load", Path: f.in.Name, Err: err}
@@ -103,19 +193,7 @@ func (f *fileLoad) spoolLines(sp *spool, locs []lineLoc, sha string) error {
 		if err != nil {
 			return &dberr.IOError{Op: "load", Path: f.in.Name, Err: fmt.Errorf("line %d: reading it again: %w", l.line, err)}
 		}
-		if err := sp.add(func(b []byte) []byte {
-			b = append(b, '{')
-			if sha != "" {
-				b = append(b, `"sha":"`...)
-				b = jsonenc.AppendChars(b, []byte(sha), false)
-				b = append(b, `",`...)
-			}
-			b = append(b, `"line":`...)
-			b = strconv.AppendInt(b, l.line, 10)
-			b = append(b, `,"raw":"`...)
-			b = jsonenc.AppendChars(b, line, false)
-			return append(b, "\"}\n"...)
-		}); err != nil {
+		if err := p.add(sha, l.line, line); err != nil {
 			return err
 		}
 	}
