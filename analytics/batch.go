@@ -245,8 +245,16 @@ func (b *fileBatch) fillFlagged(tx *sql.Tx, files []*fileLoad, vals string) erro
 	if len(locs) == 0 {
 		return nil
 	}
+	var all []lineLoc
+	for _, l := range locs {
+		all = append(all, l...)
+	}
+	store, err := lineStorer(f0.ctx, tx, all)
+	if err != nil {
+		return err
+	}
 	p := &linePieces{dir: f0.tempDir, store: func(from string, _, _ int64) error {
-		return storeLines(f0.ctx, tx, from, `receipts.file_sha256 = s.sha`)
+		return store(f0.ctx, tx, from, `receipts.file_sha256 = s.sha`)
 	}}
 	defer p.remove()
 	for i, f := range files {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/jsonenc"
@@ -74,10 +75,14 @@ func (f *fileLoad) fillFlagged(rowsSHA string) error {
 	if len(locs) == 0 {
 		return nil
 	}
+	store, err := lineStorer(f.ctx, f.tx, locs)
+	if err != nil {
+		return err
+	}
 	// locs are in line order, so each piece is a range of lines, and its
 	// statements read only the row groups of that range.
 	p := &linePieces{dir: f.tempDir, store: func(from string, lo, hi int64) error {
-		return storeLines(f.ctx, f.tx, from, `receipts.file_sha256 = $1 AND receipts.line BETWEEN $2 AND $3`, rowsSHA, lo, hi)
+		return store(f.ctx, f.tx, from, `receipts.file_sha256 = $1 AND receipts.line BETWEEN $2 AND $3`, rowsSHA, lo, hi)
 	}}
 	defer p.remove()
 	if err := f.spoolLines(p, locs, ""); err != nil {
@@ -86,19 +91,68 @@ func (f *fileLoad) fillFlagged(rowsSHA string) error {
 	return p.flush()
 }
 
-// storeLines gives stored receipts rows without their line (raw NULL) the
-// line read from a spool of {line, raw} rows, or {sha, line, raw} rows
-// (from, a read_ndjson call), those whose receipts row also meets file (a
-// condition on receipts and s, with args). Each such row is inserted again
-// with its line and the row without it deleted, in the open transaction:
-// an UPDATE holds every new line in DuckDB's memory until COMMIT, beyond
-// the reach of its memory limit (at 3M ML-DSA-65 receipts, 94k lines,
-// 500 MB, took the audit past its 512MB), where inserted rows are written
-// to the database file as they fill row groups and a delete is a mark. A
-// row keeps every other column, so nothing reads differently (queries
-// order their rows; none reads the table's physical order).
-func storeLines(ctx context.Context, tx *sql.Tx, from, file string, args ...any) error {
-	on := ` s WHERE ` + file + ` AND receipts.line = s.line AND receipts.raw IS NULL AND s.raw IS NOT NULL`
+// A line stored after its row (fillFlagged) is stored one of two ways.
+// An UPDATE is cheap, but holds every line it stores in DuckDB's memory
+// until COMMIT, beyond the reach of its memory limit, about 1.5 times
+// their size: the 500 MB of such lines of a 3M-receipt ML-DSA-65 archive
+// took a 512MB audit out of memory. Inserting each row again with its
+// line and deleting the row without it stays within the limit (inserted
+// rows are written to the database file as they fill row groups, a
+// delete is a mark), but the COMMIT then rewrites every row group that
+// lost a row: at 1M receipts, 165 MB of lines, 4.3 s more and 390 MB
+// more memory than the UPDATE. So the UPDATE is used while the lines take
+// at most a third of the memory limit.
+type lineStore func(ctx context.Context, tx *sql.Tx, from, file string, args ...any) error
+
+// lineStorer chooses how the lines at locs are stored.
+func lineStorer(ctx context.Context, tx *sql.Tx, locs []lineLoc) (lineStore, error) {
+	var total int64
+	for _, l := range locs {
+		total += l.length
+	}
+	var limit string
+	if err := tx.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&limit); err != nil {
+		return nil, err
+	}
+	if n, ok := settingBytes(limit); ok && total <= n/3 {
+		return updateLines, nil
+	}
+	return reinsertLines, nil
+}
+
+// settingBytes reads a size as DuckDB shows a setting ("488.2 MiB").
+func settingBytes(s string) (int64, bool) {
+	num, unit, ok := strings.Cut(s, " ")
+	n, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil || n < 0 {
+		return 0, false
+	}
+	shift, ok := map[string]uint{"bytes": 0, "KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40, "PiB": 50}[unit]
+	if !ok {
+		return 0, false
+	}
+	return int64(n * float64(int64(1)<<shift)), true
+}
+
+// lineMatch is the condition, after " s WHERE ", of a line (s, from a
+// spool of {line, raw} or {sha, line, raw} rows) and the receipts row it
+// is stored in, which meets file too.
+func lineMatch(file string) string {
+	return ` s WHERE ` + file + ` AND receipts.line = s.line AND receipts.raw IS NULL AND s.raw IS NOT NULL`
+}
+
+// updateLines stores the lines of from by UPDATE.
+func updateLines(ctx context.Context, tx *sql.Tx, from, file string, args ...any) error {
+	_, err := tx.ExecContext(ctx, `UPDATE receipts SET raw = s.raw FROM `+from+lineMatch(file), args...)
+	return err
+}
+
+// reinsertLines stores the lines of from by inserting each row again with
+// its line and deleting the row without it. A row keeps every other
+// column, so nothing reads differently (queries order their rows; none
+// reads the table's physical order).
+func reinsertLines(ctx context.Context, tx *sql.Tx, from, file string, args ...any) error {
+	on := lineMatch(file)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO receipts SELECT receipts.* REPLACE (s.raw AS raw) FROM receipts, `+from+on, args...); err != nil {
 		return err
 	}
@@ -106,7 +160,7 @@ func storeLines(ctx context.Context, tx *sql.Tx, from, file string, args ...any)
 	return err
 }
 
-// linePieceBytes bounds the lines one storeLines call is given: its joins
+// linePieceBytes bounds the lines one lineStore call is given: its joins
 // hold them in a hash table, which must fit DuckDB's memory limit with
 // room for the rest (the JSON reader's buffers alone take 32 MiB).
 const linePieceBytes = 32 << 20

@@ -64,3 +64,31 @@ func TestFlaggedLinesBeyondMemoryLimit(t *testing.T) {
 		t.Errorf("receipts: %d lines kept, %d padded, %d PASS, of %d", kept, padded, pass, lines)
 	}
 }
+
+// TestSettingBytes reads sizes as DuckDB shows its memory_limit; one it
+// cannot read chooses the way that stays within the limit.
+func TestSettingBytes(t *testing.T) {
+	for s, want := range map[string]int64{"488.2 MiB": 511914803, "2.0 GiB": 2 << 30, "97.6 KiB": 99942, "0 bytes": 0, "2.7 TiB": 2968681394995} {
+		if got, ok := settingBytes(s); !ok || got != want {
+			t.Errorf("settingBytes(%q) = %d, %v; want %d", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"", "512MB", "-1 MiB", "1.5 XiB", "MiB"} {
+		if n, ok := settingBytes(s); ok {
+			t.Errorf("settingBytes(%q) = %d, want not read", s, n)
+		}
+	}
+	db := openTestDB(t)
+	for limit, want := range map[string]int64{"512MB": 511915212, "1GiB": 1 << 30} {
+		if err := db.SetLimits(Limits{Memory: limit}); err != nil {
+			t.Fatal(err)
+		}
+		var shown string
+		if err := db.SQL().QueryRow("SELECT current_setting('memory_limit')").Scan(&shown); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := settingBytes(shown); !ok || got < want*99/100 || got > want*101/100 {
+			t.Errorf("memory limit %s, shown %q: read %d, %v", limit, shown, got, ok)
+		}
+	}
+}
