@@ -42,6 +42,8 @@ func TestOpenSettings(t *testing.T) {
 		"access_mode":                  "automatic",
 		"autoinstall_known_extensions": "false",
 		"autoload_known_extensions":    "false",
+		"allocator_flush_threshold":    "15.2 MiB",
+		"allocator_background_threads": "true",
 	}
 	for n, c := range map[string]*sql.Conn{"first": c1, "second": c2} {
 		for name, w := range want {
