@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/sqltext"
 )
 
 // A load of many small files (a directory of one file per agent run, say)
@@ -139,7 +140,7 @@ func (b *fileBatch) store(files []*fileLoad) (bool, error) {
 		if i > 0 {
 			vals.WriteByte(',')
 		}
-		vals.WriteString("(" + ord + ", " + sqlQuote(f.sum.SHA256) + ", " + sqlQuote(f.sum.Path) + ")")
+		vals.WriteString("(" + ord + ", " + sqltext.String(f.sum.SHA256) + ", " + sqltext.String(f.sum.Path) + ")")
 		for rows := f.mem; len(rows) > 0; {
 			n := bytes.IndexByte(rows, '\n') + 1
 			if n == 0 {
@@ -308,5 +309,3 @@ VALUES `
 	filesInsert    = filesInsertHead + `($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, $14, NULLIF($15, ''))`
 	filesPerInsert = 128
 )
-
-func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -10,11 +10,11 @@ import (
 	"errors"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/internal/lines"
+	"github.com/receiptverify/verify/internal/sqltext"
 )
 
 // A load knows its inputs by content, not by name: the SHA-256 of the
@@ -241,9 +241,9 @@ func compareStored(ctx context.Context, conn *sql.Conn, open func() (io.ReadClos
 	total := rows[0].total()
 	shas := make([]string, len(rows))
 	for i, r := range rows {
-		shas[i] = "'" + strings.ReplaceAll(r.sha, "'", "''") + "'"
+		shas[i] = r.sha
 	}
-	in := strings.Join(shas, ",")
+	in := sqltext.Strings(shas)
 	stored, err := conn.QueryContext(ctx, `SELECT line, raw, line_sha256 FROM receipts WHERE file_sha256 IN (`+in+`)
 		UNION ALL SELECT line, raw, NULL FROM rejects WHERE file_sha256 IN (`+in+`) ORDER BY line`)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/sqltext"
 )
 
 // TestOpenSettings checks the per-connection settings on the first
@@ -86,7 +87,7 @@ func foreignFiles(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	defer mem.Close()
-	if _, err := mem.SQL().Exec("COPY (SELECT 1 AS a) TO " + sqlString(files["parquet"]) + " (FORMAT parquet)"); err != nil {
+	if _, err := mem.SQL().Exec("COPY (SELECT 1 AS a) TO " + sqltext.String(files["parquet"]) + " (FORMAT parquet)"); err != nil {
 		t.Fatal(err)
 	}
 	c, err := duckdb.NewConnector(files["duckdb"], nil)

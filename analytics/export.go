@@ -15,6 +15,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/dberr"
 	"github.com/receiptverify/verify/internal/exportdir"
+	"github.com/receiptverify/verify/internal/sqltext"
 )
 
 // defaultMaxFileBytes is the size at which an export starts a table's next
@@ -231,7 +232,7 @@ func copyParts(ctx context.Context, conn *sql.Conn, query, final string, bound, 
 		return 0, &dberr.WriteError{Path: tmp, Err: err}
 	}
 	stmt := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, COMPRESSION zstd, FILE_SIZE_BYTES %d, ROW_GROUP_SIZE %d, FILENAME_PATTERN 'part-{i}')",
-		query, sqlString(tmp), bound, groupRows)
+		query, sqltext.String(tmp), bound, groupRows)
 	if _, err := conn.ExecContext(ctx, stmt); err != nil {
 		os.RemoveAll(tmp)
 		return 0, &dberr.IOError{Op: "export", Path: final, Err: err}
@@ -334,6 +335,3 @@ func staleLayout(dir string) []string {
 	top, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
 	return append(days, top...)
 }
-
-// sqlString quotes s as an SQL string literal.
-func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/receiptverify/verify/internal/exportdir"
+	"github.com/receiptverify/verify/internal/sqltext"
 )
 
 // partsDB is a database with one day of n synthetic receipts, three of
@@ -68,7 +69,7 @@ func TestExportParts(t *testing.T) {
 	}
 
 	q := func(s string) string {
-		return strings.ReplaceAll(s, "DAYGLOB", sqlString(filepath.ToSlash(filepath.Join(day.Path, "*.parquet"))))
+		return strings.ReplaceAll(s, "DAYGLOB", sqltext.String(filepath.ToSlash(filepath.Join(day.Path, "*.parquet"))))
 	}
 	// Every row once, in (issued_at, source, file, line) order across the
 	// parts taken in part number order.

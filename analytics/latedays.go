@@ -2,10 +2,10 @@ package analytics
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/sqltext"
 )
 
 // LateDay is a day that a load added receipts to and that had already
@@ -23,13 +23,13 @@ func (db *DB) LateDays(ctx context.Context, sum LoadSummary) ([]LateDay, error) 
 	var added []string
 	for _, f := range sum.Files {
 		if f.Err == nil && !f.AlreadyLoaded && f.Accepted > 0 && len(f.Holds) > 0 {
-			added = append(added, "'"+strings.ReplaceAll(f.Holds[0], "'", "''")+"'")
+			added = append(added, f.Holds[0])
 		}
 	}
 	if len(added) == 0 {
 		return nil, nil
 	}
-	in := strings.Join(added, ",")
+	in := sqltext.Strings(added)
 	rows, err := db.sql.QueryContext(ctx, `SELECT day, count(*) FROM receipts
 		WHERE file_sha256 IN (`+in+`) AND day IS NOT NULL
 		  AND day IN (SELECT r.day FROM receipts r JOIN files f ON f.file_sha256 = r.file_sha256
@@ -62,16 +62,14 @@ func (db *DB) RedeliveredDays(ctx context.Context, sum LoadSummary) ([]string, e
 	var held []string
 	for _, f := range sum.Files {
 		if f.Err == nil {
-			for _, sha := range f.Holds {
-				held = append(held, "'"+strings.ReplaceAll(sha, "'", "''")+"'")
-			}
+			held = append(held, f.Holds...)
 		}
 	}
 	if len(held) == 0 {
 		return nil, nil
 	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT unnest(string_split(redelivered_days, ',')) AS day FROM files
-		WHERE file_sha256 IN (`+strings.Join(held, ",")+`) AND redelivered_days IS NOT NULL ORDER BY day`)
+		WHERE file_sha256 IN (`+sqltext.Strings(held)+`) AND redelivered_days IS NOT NULL ORDER BY day`)
 	if err != nil {
 		return nil, &dberr.IOError{Op: "read re-delivered days", Path: db.path, Err: err}
 	}

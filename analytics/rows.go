@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/receiptverify/verify/internal/jsonenc"
+	"github.com/receiptverify/verify/internal/sqltext"
 	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 )
@@ -252,20 +253,11 @@ func redeliveredRows(own []string) string { return " AS s WHERE EXISTS " + store
 // redeliveredDays joins the re-delivered rows to the stored receipts they
 // are, r.
 func redeliveredDays(own []string) string {
-	return " AS s JOIN receipts r ON r.line_sha256 = s.line_sha256 AND r.file_sha256 NOT IN (" + sqlStrings(own) + ")"
+	return " AS s JOIN receipts r ON r.line_sha256 = s.line_sha256 AND r.file_sha256 NOT IN (" + sqltext.Strings(own) + ")"
 }
 
 func storedElsewhere(own []string) string {
-	return "(SELECT 1 FROM receipts r WHERE r.line_sha256 = s.line_sha256 AND r.file_sha256 NOT IN (" + sqlStrings(own) + "))"
-}
-
-// sqlStrings is ss as a list of SQL string literals.
-func sqlStrings(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = "'" + strings.ReplaceAll(s, "'", "''") + "'"
-	}
-	return strings.Join(q, ", ")
+	return "(SELECT 1 FROM receipts r WHERE r.line_sha256 = s.line_sha256 AND r.file_sha256 NOT IN (" + sqltext.Strings(own) + "))"
 }
 
 // appendRejectRow appends one rejects row (see appendReceiptRow). raw is

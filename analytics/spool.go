@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/sqltext"
 	"github.com/receiptverify/verify/internal/tempspool"
 )
 
@@ -15,7 +15,7 @@ import (
 // fits the longest row written; the default is kept when it does, as a
 // larger one makes DuckDB read with larger buffers.
 func (s *spool) read(columns string) string {
-	return "read_ndjson('" + strings.ReplaceAll(s.path, "'", "''") + "', columns=" + columns +
+	return "read_ndjson(" + sqltext.String(s.path) + ", columns=" + columns +
 		", format='newline_delimited', maximum_object_size=" + strconv.FormatInt(max(s.longest+1, defaultMaxObject), 10) + ")"
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/exportdir"
+	"github.com/receiptverify/verify/internal/sqltext"
 )
 
 // hyparquetReader is the Node script that reads Parquet files with
@@ -221,7 +222,7 @@ func checkReadBack(t *testing.T, dir string) map[string]int64 {
 					t.Errorf("%s: %s: a LIST of %+v, want text", file, names[i], c.item)
 				}
 			}
-			want, err := queryRows(duck, "SELECT * FROM read_parquet("+sqlText(file)+", hive_partitioning = false)")
+			want, err := queryRows(duck, "SELECT * FROM read_parquet("+sqltext.String(file)+", hive_partitioning = false)")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,8 +245,6 @@ func checkReadBack(t *testing.T, dir string) map[string]int64 {
 	}
 	return counts
 }
-
-func sqlText(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // tableCounts is the rows of each exported table in the database.
 func tableCounts(t *testing.T, db *analytics.DB) map[string]int64 {

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/sqltext"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -262,7 +263,7 @@ func duckDBJudgmentsFile(t *testing.T, views []string, out string) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := duck.Exec("COPY (" + queries.Judgments() + ") TO '" + strings.ReplaceAll(filepath.ToSlash(out), "'", "''") + "' (FORMAT parquet)"); err != nil {
+	if _, err := duck.Exec("COPY (" + queries.Judgments() + ") TO " + sqltext.String(filepath.ToSlash(out)) + " (FORMAT parquet)"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -301,11 +302,7 @@ func postgresRecords(t *testing.T, records []string, historyKeys ...string) *sql
 		t.Fatal(err)
 	}
 	defer duck.Close()
-	quoted := make([]string, len(records))
-	for i, r := range records {
-		quoted[i] = "'" + strings.ReplaceAll(filepath.ToSlash(r), "'", "''") + "'"
-	}
-	rows, err := duck.Query("SELECT " + judgmentColumns + " FROM read_parquet([" + strings.Join(quoted, ", ") + "])")
+	rows, err := duck.Query("SELECT " + judgmentColumns + " FROM read_parquet(" + slashedList(records) + ")")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,11 +324,7 @@ func postgresRecords(t *testing.T, records []string, historyKeys ...string) *sql
 		t.Fatalf("copy: %d of %d rows: %v", n, len(data), err)
 	}
 	if len(historyKeys) > 0 {
-		quoted := make([]string, len(historyKeys))
-		for i, f := range historyKeys {
-			quoted[i] = "'" + strings.ReplaceAll(filepath.ToSlash(f), "'", "''") + "'"
-		}
-		rows, err := duck.Query("SELECT CAST(kind AS VARCHAR), CAST(k AS BLOB), CAST(scope AS BLOB) FROM read_parquet([" + strings.Join(quoted, ", ") + "])")
+		rows, err := duck.Query("SELECT CAST(kind AS VARCHAR), CAST(k AS BLOB), CAST(scope AS BLOB) FROM read_parquet(" + slashedList(historyKeys) + ")")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -487,4 +480,13 @@ func generatedArchive(t *testing.T, dir string, seed uint64) (lines, trust []str
 	lines = strings.SplitAfter(string(raw), "\n")
 	trust = []string{"--keys", filepath.Join(dir, "keys", "jwks.json"), "--schemas", filepath.Join(dir, "schemas"), "--at", start.AddDate(0, 0, 30).Format(time.RFC3339)}
 	return lines[:len(lines)-1], trust // after the last newline
+}
+
+// slashedList is files as a DuckDB list of paths.
+func slashedList(files []string) string {
+	slashed := make([]string, len(files))
+	for i, f := range files {
+		slashed[i] = filepath.ToSlash(f)
+	}
+	return sqltext.List(slashed)
 }

@@ -19,7 +19,8 @@ package exportdir
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
+
+	"github.com/receiptverify/verify/internal/sqltext"
 )
 
 // The tables of an export, each a directory.
@@ -46,15 +47,12 @@ func Glob(dir, table string) string {
 // export directory as the tables the queries expect, for tests and the
 // DuckDB recipe in docs/engines.md.
 func Views(dir string) []string {
-	out := []string{fmt.Sprintf("CREATE VIEW receipts AS SELECT * FROM read_parquet(%s, hive_partitioning = true)", sqlString(Glob(dir, Receipts)))}
+	out := []string{fmt.Sprintf("CREATE VIEW receipts AS SELECT * FROM read_parquet(%s, hive_partitioning = true)", sqltext.String(Glob(dir, Receipts)))}
 	for _, t := range Side() {
-		out = append(out, fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet(%s)", t, sqlString(Glob(dir, t))))
+		out = append(out, fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet(%s)", t, sqltext.String(Glob(dir, t))))
 	}
 	return out
 }
-
-// sqlString quotes s as an SQL string literal.
-func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // Summary is what an export wrote.
 type Summary struct {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/receiptverify/verify/internal/sqltext"
 	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 )
@@ -166,7 +167,7 @@ func rowGroups(ctx context.Context, conn *sql.Conn, path string) ([]ordRange, er
 		return nil, err
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT TRY_CAST(stats_min_value AS BIGINT), TRY_CAST(stats_max_value AS BIGINT)
-FROM parquet_metadata(`+sqlString(filepath.ToSlash(abs))+`) WHERE path_in_schema = 'ord' ORDER BY row_group_id`)
+FROM parquet_metadata(`+sqltext.String(filepath.ToSlash(abs))+`) WHERE path_in_schema = 'ord' ORDER BY row_group_id`)
 	if err != nil {
 		return nil, &Error{Reason: ReasonPart, Path: path, Msg: "not a part of a map step: " + err.Error()}
 	}
@@ -198,7 +199,7 @@ func readPartRecords(ctx context.Context, conn *sql.Conn, path string, g ordRang
 	if err != nil {
 		return nil, err
 	}
-	rows, err := conn.QueryContext(ctx, "SELECT ord, link_key IS NOT NULL, nonce_key IS NOT NULL, chain_key IS NOT NULL, state, byte_offset, byte_length, line_sha256 FROM read_parquet("+sqlString(filepath.ToSlash(abs))+") WHERE ord BETWEEN $1 AND $2", g.lo, g.hi)
+	rows, err := conn.QueryContext(ctx, "SELECT ord, link_key IS NOT NULL, nonce_key IS NOT NULL, chain_key IS NOT NULL, state, byte_offset, byte_length, line_sha256 FROM read_parquet("+sqltext.String(filepath.ToSlash(abs))+") WHERE ord BETWEEN $1 AND $2", g.lo, g.hi)
 	if err != nil {
 		return nil, &Error{Reason: ReasonPart, Path: path, Msg: "not a part of a map step: " + err.Error()}
 	}

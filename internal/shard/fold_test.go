@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/sqltext"
 	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
@@ -118,7 +119,7 @@ func TestFoldRowGroups(t *testing.T) {
 		}
 	}
 	jfile := filepath.Join(dir, "judgments.parquet")
-	if _, err := db.Exec("COPY (" + queries.Judgments() + ") TO " + sqlString(jfile) + " (FORMAT parquet)"); err != nil {
+	if _, err := db.Exec("COPY (" + queries.Judgments() + ") TO " + sqltext.String(jfile) + " (FORMAT parquet)"); err != nil {
 		t.Fatal(err)
 	}
 	alone, err := OpenShard(ctx, plan, []string{out}, 0)

@@ -524,19 +524,12 @@ func redelivered(ctx context.Context, run *Run, n int64) (map[lineAt]bool, error
 		return nil, err
 	}
 	defer db.Close()
-	list := func(files []string) string {
-		q := make([]string, len(files))
-		for i, f := range files {
-			q[i] = sqlString(filepath.ToSlash(f))
-		}
-		return "[" + strings.Join(q, ", ") + "]"
-	}
 	// Lines: the receipts (not the unreadable lines, which a load puts in
 	// rejects) of shards 0 to n.
 	cols := "SELECT ord, source, line, line_sha256 FROM read_parquet(%s) WHERE line_sha256 IS NOT NULL AND verdict <> 'UNREADABLE'"
-	from := fmt.Sprintf(cols, list(own))
+	from := fmt.Sprintf(cols, duckDBFiles(own))
 	if len(earlier) > 0 {
-		from += " UNION ALL " + fmt.Sprintf(cols, list(earlier))
+		from += " UNION ALL " + fmt.Sprintf(cols, duckDBFiles(earlier))
 	}
 	rows, err := db.QueryContext(ctx, `WITH lines AS (`+from+`),
 own AS (SELECT * FROM lines WHERE ord >= $1),

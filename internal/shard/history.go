@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/sqltext"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -100,7 +101,7 @@ func AppendHistory(ctx context.Context, run *Run, dir string) (appended bool, er
 	}
 	defer done()
 	out := filepath.Join(attempt, "keys.parquet")
-	if _, err := conn.ExecContext(ctx, "COPY (SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")) TO "+sqlString(filepath.ToSlash(out))+" (FORMAT parquet, ROW_GROUP_SIZE 65536)"); err != nil {
+	if _, err := conn.ExecContext(ctx, "COPY (SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")) TO "+sqltext.String(filepath.ToSlash(out))+" (FORMAT parquet, ROW_GROUP_SIZE 65536)"); err != nil {
 		return false, fmt.Errorf("history: %w", err)
 	}
 	if d, err := os.Open(attempt); err == nil {

@@ -25,11 +25,7 @@ func judgmentFiles(arg string) (string, error) {
 		}
 		return "", &Error{Reason: ReasonMissing, Path: arg, Msg: "the judgments cannot be read: " + msg}
 	}
-	q := make([]string, len(files))
-	for i, f := range files {
-		q[i] = sqlString(filepath.ToSlash(f))
-	}
-	return "[" + strings.Join(q, ", ") + "]", nil
+	return duckDBFiles(files), nil
 }
 
 // judgmentOutcomes are the outcomes of each kind of judgment, as the SQL

@@ -167,12 +167,8 @@ func checkParts(ctx context.Context, dirs []*shardDir) error {
 		return err
 	}
 	defer db.Close()
-	quoted := make([]string, len(files))
-	for i, f := range files {
-		quoted[i] = sqlString(f)
-	}
 	rows, err := db.QueryContext(ctx, `SELECT filename, count(*), count(link_key), count(nonce_key), min(ord), max(ord)
-FROM read_parquet([`+strings.Join(quoted, ", ")+`], filename = true) GROUP BY filename`)
+FROM read_parquet(`+duckDBFiles(files)+`, filename = true) GROUP BY filename`)
 	if err != nil {
 		return fmt.Errorf("reading the parts: %w", err)
 	}

@@ -226,6 +226,3 @@ func openDuckDB() (*sql.DB, error) {
 	}
 	return db, nil
 }
-
-// sqlString quotes s as an SQL string literal.
-func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

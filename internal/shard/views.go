@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/exportdir"
+	"github.com/receiptverify/verify/internal/sqltext"
 )
 
 // Engines are the engines Views writes statements for.
@@ -57,22 +58,15 @@ func Views(engine string, parts []string, history History) ([]string, error) {
 // written by ClickHouse (its Strings as binary) has kind as a BLOB: read
 // as VARCHAR.
 func duckDBViews(parts []string, history History) []string {
-	list := func(files []string) string {
-		q := make([]string, len(files))
-		for i, f := range files {
-			q[i] = sqlString(filepath.ToSlash(f))
-		}
-		return "[" + strings.Join(q, ", ") + "]"
-	}
-	out := []string{"CREATE VIEW shard_records AS SELECT * FROM read_parquet(" + list(parts) + ")"}
+	out := []string{"CREATE VIEW shard_records AS SELECT * FROM read_parquet(" + duckDBFiles(parts) + ")"}
 	var sel []string
 	if len(history.Records) > 0 {
 		for _, k := range historyKinds {
-			sel = append(sel, "SELECT "+sqlString(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM read_parquet("+list(history.Records)+") WHERE "+k.key+" IS NOT NULL")
+			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM read_parquet("+duckDBFiles(history.Records)+") WHERE "+k.key+" IS NOT NULL")
 		}
 	}
 	if len(history.Keys) > 0 {
-		sel = append(sel, "SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope FROM read_parquet("+list(history.Keys)+")")
+		sel = append(sel, "SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope FROM read_parquet("+duckDBFiles(history.Keys)+")")
 	}
 	if len(sel) == 0 {
 		return append(out, "CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB)")
@@ -84,25 +78,18 @@ func duckDBViews(parts []string, history History) []string {
 // clickHouseViews: one file() per part, joined by UNION ALL (ClickHouse's
 // file() takes one path or a glob, never a list).
 func clickHouseViews(parts []string, history History) []string {
-	union := func(cols string, files []string) string {
-		sel := make([]string, len(files))
-		for i, f := range files {
-			sel[i] = "SELECT " + cols + " FROM file(" + clickHouseString(filepath.ToSlash(f)) + ", Parquet)"
-		}
-		return strings.Join(sel, " UNION ALL ")
-	}
-	out := []string{"CREATE VIEW shard_records AS " + union("*", parts)}
+	out := []string{"CREATE VIEW shard_records AS " + clickHouseUnion("*", parts)}
 	if history.Rocks != "" {
 		return append(out, RocksTable(history.Rocks), "CREATE TABLE history_keys ENGINE = Memory AS "+rocksHits)
 	}
 	var sel []string
 	for _, f := range history.Records {
 		for _, k := range historyKinds {
-			sel = append(sel, "SELECT "+sqlString(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM file("+clickHouseString(filepath.ToSlash(f))+", Parquet) WHERE "+k.key+" IS NOT NULL")
+			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM file("+clickHouseString(filepath.ToSlash(f))+", Parquet) WHERE "+k.key+" IS NOT NULL")
 		}
 	}
 	if len(history.Keys) > 0 {
-		sel = append(sel, union("kind, k, scope", history.Keys))
+		sel = append(sel, clickHouseUnion("kind, k, scope", history.Keys))
 	}
 	if len(sel) == 0 {
 		return append(out, "CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String)) ENGINE = Memory")
@@ -167,6 +154,26 @@ func scopeOf(col string) string {
 	return "unhex(" + col + ")"
 }
 
+// duckDBFiles is a list of files for DuckDB's read_parquet.
+func duckDBFiles(files []string) string {
+	slashed := make([]string, len(files))
+	for i, f := range files {
+		slashed[i] = filepath.ToSlash(f)
+	}
+	return sqltext.List(slashed)
+}
+
+// clickHouseUnion reads cols from each of files, one file() each joined
+// by UNION ALL: ClickHouse's file() takes one path or a glob, never a
+// list.
+func clickHouseUnion(cols string, files []string) string {
+	sel := make([]string, len(files))
+	for i, f := range files {
+		sel[i] = "SELECT " + cols + " FROM file(" + clickHouseString(filepath.ToSlash(f)) + ", Parquet)"
+	}
+	return strings.Join(sel, " UNION ALL ")
+}
+
 // clickHouseString quotes s as a ClickHouse string literal, whose
 // backslash escapes.
 func clickHouseString(s string) string {
@@ -189,15 +196,8 @@ func TableViews(engine string, tables map[string][]string) ([]string, error) {
 		}
 		switch engine {
 		case "duckdb":
-			list := func(files []string) string {
-				q := make([]string, len(files))
-				for i, f := range files {
-					q[i] = sqlString(filepath.ToSlash(f))
-				}
-				return "[" + strings.Join(q, ", ") + "]"
-			}
 			if t != exportdir.Receipts {
-				out = append(out, "CREATE VIEW "+t+" AS SELECT * FROM read_parquet("+list(files)+", hive_partitioning = false)")
+				out = append(out, "CREATE VIEW "+t+" AS SELECT * FROM read_parquet("+duckDBFiles(files)+", hive_partitioning = false)")
 				continue
 			}
 			// The day of each day's files, from its directory's name
@@ -217,15 +217,11 @@ func TableViews(engine string, tables map[string][]string) ([]string, error) {
 			}
 			sel := make([]string, len(days))
 			for i, d := range days {
-				sel[i] = "SELECT *, DATE '" + d + "' AS day FROM read_parquet(" + list(byDay[d]) + ", hive_partitioning = false)"
+				sel[i] = "SELECT *, DATE '" + d + "' AS day FROM read_parquet(" + duckDBFiles(byDay[d]) + ", hive_partitioning = false)"
 			}
 			out = append(out, "CREATE VIEW "+t+" AS "+strings.Join(sel, " UNION ALL "))
 		case "clickhouse":
-			sel := make([]string, len(files))
-			for i, f := range files {
-				sel[i] = "SELECT * FROM file(" + clickHouseString(filepath.ToSlash(f)) + ", Parquet)"
-			}
-			out = append(out, "CREATE VIEW "+t+" AS "+strings.Join(sel, " UNION ALL "))
+			out = append(out, "CREATE VIEW "+t+" AS "+clickHouseUnion("*", files))
 		default:
 			return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines(), ", "))
 		}

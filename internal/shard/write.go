@@ -19,6 +19,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/receiptverify/verify/internal/gunzip"
+	"github.com/receiptverify/verify/internal/sqltext"
 	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
@@ -248,7 +249,7 @@ func (w *Writer) flush() error {
 	name := fmt.Sprintf("records-%05d.parquet", len(w.parts))
 	path := filepath.Join(w.attempt, name)
 	ctx := context.Background()
-	stmt := fmt.Sprintf("COPY records TO %s (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE %d)", sqlString(path), groupRows)
+	stmt := fmt.Sprintf("COPY records TO %s (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE %d)", sqltext.String(path), groupRows)
 	if _, err := w.conn.ExecContext(ctx, stmt); err != nil {
 		return err
 	}
