@@ -1,7 +1,6 @@
 package analytics
 
 import (
-	"bytes"
 	"database/sql"
 	"strconv"
 	"strings"
@@ -100,8 +99,7 @@ func (b *fileBatch) flush() error {
 		}
 	}
 	for i, f := range files {
-		id := &f.plan.id
-		if err := f.store(id, id.bytes, id.unterminated, onFile[i]); err != nil {
+		if err := f.store(f.plan.id.bytes, f.plan.id.unterminated, onFile[i]); err != nil {
 			for _, g := range files[i+1:] {
 				g.abort()
 			}
@@ -141,18 +139,13 @@ func (b *fileBatch) store(files []*fileLoad) (bool, error) {
 			vals.WriteByte(',')
 		}
 		vals.WriteString("(" + ord + ", " + sqltext.String(f.sum.SHA256) + ", " + sqltext.String(f.sum.Path) + ")")
-		for rows := f.mem; len(rows) > 0; {
-			n := bytes.IndexByte(rows, '\n') + 1
-			if n == 0 {
-				n = len(rows)
-			}
+		err := eachRow(f.mem, func(r []byte) error {
 			// {"b_ord":N, and the row's fields
-			row = append(append(append(row[:0], `{"b_ord":`...), ord...), ',')
-			row = append(row, rows[1:n]...)
-			if err := sp.write(row); err != nil {
-				return false, err
-			}
-			rows = rows[n:]
+			row = append(append(append(append(row[:0], `{"b_ord":`...), ord...), ','), r[1:]...)
+			return sp.write(row)
+		})
+		if err != nil {
+			return false, err
 		}
 	}
 	if err := sp.close(); err != nil {
@@ -182,28 +175,14 @@ func (b *fileBatch) store(files []*fileLoad) (bool, error) {
 	for start := 0; start < len(files); start += filesPerInsert {
 		part := files[start:min(start+filesPerInsert, len(files))]
 		var q strings.Builder
-		args := make([]any, 0, 15*len(part))
+		args := make([]any, 0, filesRowValues*len(part))
 		q.WriteString(filesInsertHead)
 		for i, f := range part {
 			if i > 0 {
 				q.WriteByte(',')
 			}
-			n := len(args)
-			q.WriteString("(")
-			for j := 1; j <= 15; j++ {
-				if j > 1 {
-					q.WriteString(", ")
-				}
-				p := "$" + strconv.Itoa(n+j)
-				if j == 10 || j == 15 {
-					p = "NULLIF(" + p + ", '')"
-				}
-				q.WriteString(p)
-			}
-			q.WriteString(")")
-			s, id := f.sum, &f.plan.id
-			args = append(args, s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
-				id.bytes, f.plan.firstLine, f.plan.base, id.head, id.unterminated, f.trust, s.Redelivered, "")
+			q.WriteString(filesRow(len(args)))
+			args = append(args, f.filesRowArgs(f.plan.id.bytes, f.plan.id.unterminated)...)
 		}
 		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
 			return false, err
@@ -301,11 +280,35 @@ ORDER BY ord, line`
 var batchReceiptInsert = strings.NewReplacer("SELECT $1, $2,", "SELECT b_sha, b_source,", "$3", "$1", "$4", "$2").Replace(receiptInsert)
 
 // filesInsert adds one files row; filesInsertHead, followed by rows of
-// the same 15 values, adds several, filesPerInsert at most.
+// filesRow, adds several, filesPerInsert at most.
 const (
 	filesInsertHead = `INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at,
 	content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256, redelivered, redelivered_days)
 VALUES `
-	filesInsert    = filesInsertHead + `($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, $14, NULLIF($15, ''))`
 	filesPerInsert = 128
 )
+
+var filesInsert = filesInsertHead + filesRow(0)
+
+// filesRowValues are the values of a files row (fileLoad.filesRowArgs).
+const filesRowValues = 15
+
+// filesRow is the VALUES row of a files row whose values are the
+// parameters after the first n: base_sha256 and redelivered_days are
+// NULL when empty.
+func filesRow(n int) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for j := 1; j <= filesRowValues; j++ {
+		if j > 1 {
+			b.WriteString(", ")
+		}
+		p := "$" + strconv.Itoa(n+j)
+		if j == 10 || j == 15 {
+			p = "NULLIF(" + p + ", '')"
+		}
+		b.WriteString(p)
+	}
+	b.WriteByte(')')
+	return b.String()
+}

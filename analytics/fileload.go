@@ -235,17 +235,26 @@ func (f *fileLoad) spill() error {
 		}
 		f.rows = sp
 	}
-	for rows := f.mem; len(rows) > 0; {
+	if err := eachRow(f.mem, f.rows.write); err != nil {
+		return err
+	}
+	f.mem = nil
+	return nil
+}
+
+// eachRow calls fn with each row of rows (fileLoad.mem), its newline
+// included.
+func eachRow(rows []byte, fn func(row []byte) error) error {
+	for len(rows) > 0 {
 		i := bytes.IndexByte(rows, '\n') + 1
 		if i == 0 {
 			i = len(rows)
 		}
-		if err := f.rows.write(rows[:i]); err != nil {
+		if err := fn(rows[:i]); err != nil {
 			return err
 		}
 		rows = rows[i:]
 	}
-	f.mem = nil
 	return nil
 }
 
@@ -543,13 +552,13 @@ func (f *fileLoad) finish(onFile func(FileSummary)) error {
 	if f.batchable() {
 		return f.batch.add(f, onFile)
 	}
-	return f.store(id, storedBytes, unterminated, onFile)
+	return f.store(storedBytes, unterminated, onFile)
 }
 
 // store inserts the rest of the file's rows and its files row, in its
-// own transaction, and commits. id is its content identity, storedBytes
-// and unterminated what of it is stored.
-func (f *fileLoad) store(id *contentID, storedBytes int64, unterminated bool, onFile func(FileSummary)) error {
+// own transaction, and commits. storedBytes and unterminated are what of
+// its content is stored.
+func (f *fileLoad) store(storedBytes int64, unterminated bool, onFile func(FileSummary)) error {
 	s := f.sum
 	err := f.begin()
 	if err == nil && (f.rows != nil || f.mem != nil) {
@@ -577,10 +586,7 @@ func (f *fileLoad) store(id *contentID, storedBytes int64, unterminated bool, on
 		}
 	}
 	if err == nil {
-		_, err = f.tx.ExecContext(f.ctx, filesInsert,
-			s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
-			storedBytes, f.plan.firstLine, f.plan.base, id.head, unterminated, f.trust, s.Redelivered,
-			strings.Join(slices.Sorted(slices.Values(f.redeliveredDays)), ","))
+		_, err = f.tx.ExecContext(f.ctx, filesInsert, f.filesRowArgs(storedBytes, unterminated)...)
 	}
 	if err == nil && f.relinks {
 		err = f.relink()
@@ -601,6 +607,16 @@ func (f *fileLoad) store(id *contentID, storedBytes int64, unterminated bool, on
 		onFile(*s)
 	}
 	return nil
+}
+
+// filesRowArgs are the values of the file's files row (filesRow), which
+// stores storedBytes of its content, unterminated saying whether the
+// last line stored lacks its newline.
+func (f *fileLoad) filesRowArgs(storedBytes int64, unterminated bool) []any {
+	s := f.sum
+	return []any{s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
+		storedBytes, f.plan.firstLine, f.plan.base, f.plan.id.head, unterminated, f.trust, s.Redelivered,
+		strings.Join(slices.Sorted(slices.Values(f.redeliveredDays)), ",")}
 }
 
 // rekeyEarly stores the rows of the chunks inserted as the file was read,
