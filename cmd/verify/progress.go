@@ -152,7 +152,7 @@ func (p *progressBar) committed() {
 	p.commit.on = false
 }
 
-// commitLine is the status line of a commit; read is bytesRead now, or
+// line is the status line of a commit; read is bytesRead now, or
 // -1.
 func (c *commitState) line(elapsed time.Duration, read int64) string {
 	s := fmt.Sprintf("committing %d records to the database", c.c.Records)
