@@ -48,7 +48,7 @@ require (
 	golang.org/x/xerrors v0.0.0-20240903120638-7835f813f4da // indirect
 )
 
-// Used only by tests: the interop vector generators (internal/interopgen),
+// Used only by tests: the interop vector generators (internal/testkit/interopgen),
 // to sign and verify with the producer's own code, and the keys package's
 // check of its keyids against the producer's loaders; and arrow-go (already
 // required by the DuckDB driver) by the benchmark of the ways to hand DuckDB

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/baseline"
-	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/analytics/baseline"
+	"github.com/receiptverify/verify/internal/analytics/severity"
 )
 
 // fixtureBaseline accepts the unknown tool pay's fingerprint X (its

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/sqltext"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 )
 
 // A load of many small files (a directory of one file per agent run, say)

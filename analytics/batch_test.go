@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/rawpolicy"
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/analytics/rawpolicy"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
 // TestSmallFilesBatched loads many small files stored together (fileBatch)

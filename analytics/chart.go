@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/internal/helpers/termtext"
 )
 
 // toolDay is one row of queries/tool_days.sql: how many distinct

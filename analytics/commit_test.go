@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
 // TestCommitting: every file verified has its commit phase announced,

@@ -11,10 +11,10 @@ import (
 	"io"
 	"slices"
 
-	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/helpers/lines"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 	"github.com/receiptverify/verify/internal/limits"
-	"github.com/receiptverify/verify/internal/lines"
-	"github.com/receiptverify/verify/internal/sqltext"
 )
 
 // A load knows its inputs by content, not by name: the SHA-256 of the

@@ -38,9 +38,9 @@
 // writes ([ReceiptTable]). What the command shares with analytics without
 // the database lives in the module's internal packages: the query
 // catalog in queries, a query's result and its written forms in
-// internal/table, severities in internal/severity, baseline files in
-// internal/baseline, the errors the command tells apart in
-// internal/dberr, the export layout in internal/exportdir.
+// internal/analytics/table, severities in internal/analytics/severity, baseline files in
+// internal/analytics/baseline, the errors the command tells apart in
+// internal/analytics/dberr, the export layout in internal/analytics/exportdir.
 package analytics
 
 import (
@@ -61,7 +61,7 @@ import (
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
-	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
 )
 
 //go:embed schema.sql

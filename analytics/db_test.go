@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/duckdb/duckdb-go/v2"
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/sqltext"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 )
 
 // TestOpenSettings checks the per-connection settings on the first

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/analytics/table"
 	"github.com/receiptverify/verify/queries"
 )
 

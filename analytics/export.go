@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/exportdir"
-	"github.com/receiptverify/verify/internal/sqltext"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/analytics/exportdir"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 )
 
 // defaultMaxFileBytes is the size at which an export starts a table's next

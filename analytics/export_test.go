@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/exportdir"
-	"github.com/receiptverify/verify/internal/sqltext"
+	"github.com/receiptverify/verify/internal/analytics/exportdir"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 )
 
 // partsDB is a database with one day of n synthetic receipts, three of

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/jsonenc"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/helpers/jsonenc"
 )
 
 // flaggedWithoutRaw are the receipts of one file ($1) stored without their

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
 // TestFlaggedLinesBeyondMemoryLimit loads a file whose receipts that

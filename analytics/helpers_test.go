@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/receiptverify/verify/verify/toolschema"

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/exportdir"
-	"github.com/receiptverify/verify/internal/streamrun"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/analytics/exportdir"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/toolschema"
 )

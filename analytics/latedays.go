@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/sqltext"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 )
 
 // LateDay is a day that a load added receipts to and that had already

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
 )
 
 // Limits bound the DuckDB engine inside the process, so that a load or a

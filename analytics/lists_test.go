@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2"
-	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/internal/analytics/table"
 )
 
 // TestOpenConvertsTextLists: a database written when reasons and

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 	"github.com/receiptverify/verify/verify/stream"
 )
 

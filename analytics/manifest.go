@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/analytics/table"
 )
 
 // manifest is manifest.json: what a report was made from and of.

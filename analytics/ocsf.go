@@ -9,9 +9,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/receiptverify/verify/internal/baseline"
-	"github.com/receiptverify/verify/internal/severity"
-	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/internal/analytics/baseline"
+	"github.com/receiptverify/verify/internal/analytics/severity"
+	"github.com/receiptverify/verify/internal/analytics/table"
 )
 
 // oCSFVersion is the OCSF schema release the events follow.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/baseline"
+	"github.com/receiptverify/verify/internal/analytics/baseline"
 	"github.com/receiptverify/verify/queries"
 )
 

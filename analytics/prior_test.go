@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
 // TestChainsAcrossLoads: an archive loaded in two parts (yesterday's file,

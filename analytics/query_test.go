@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/internal/analytics/table"
 	"github.com/receiptverify/verify/queries"
 )
 

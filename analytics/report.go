@@ -13,11 +13,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/receiptverify/verify/internal/baseline"
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/outfile"
-	"github.com/receiptverify/verify/internal/severity"
-	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/internal/analytics/baseline"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/analytics/severity"
+	"github.com/receiptverify/verify/internal/analytics/table"
+	"github.com/receiptverify/verify/internal/helpers/outfile"
 	"github.com/receiptverify/verify/queries"
 )
 

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
-	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/internal/analytics/table"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
 // TestSharedFindingsAgree: the reports of every day of a corpus with

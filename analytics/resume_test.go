@@ -9,8 +9,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
-	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/internal/analytics/table"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
 // splitByDay writes the corpus's lines to one file per UTC day of

@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/duckdb/duckdb-go/v2"
-	"github.com/receiptverify/verify/internal/streamrun"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 )
 
 func init() { arrowRowPath = &rowPath{"arrow", storeArrow} }

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/receiptverify/verify/internal/jsonenc"
-	"github.com/receiptverify/verify/internal/sqltext"
-	"github.com/receiptverify/verify/internal/streamrun"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
+	"github.com/receiptverify/verify/internal/helpers/jsonenc"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 	"github.com/receiptverify/verify/verify"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/receiptverify/verify/internal/jsonenc"
+	"github.com/receiptverify/verify/internal/helpers/jsonenc"
 	"github.com/receiptverify/verify/verify"
 )
 

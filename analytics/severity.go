@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"slices"
 
-	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/internal/analytics/table"
 )
 
 // findingKeyColumn is the column a finding query names its row's

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
-	"github.com/receiptverify/verify/internal/severity"
-	"github.com/receiptverify/verify/internal/table"
+	"github.com/receiptverify/verify/internal/analytics/severity"
+	"github.com/receiptverify/verify/internal/analytics/table"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 	"github.com/receiptverify/verify/queries"
 )
 

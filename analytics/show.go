@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/receiptverify/verify/internal/ctxio"
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/gunzip"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/helpers/ctxio"
+	"github.com/receiptverify/verify/internal/helpers/gunzip"
 )
 
 // StoredReceipt is one receipts row: where its line is, and the line

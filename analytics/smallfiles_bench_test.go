@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
 // BenchmarkSmallFiles loads 2,000 receipts as 1,000 two-line files and as

@@ -5,9 +5,9 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/sqltext"
-	"github.com/receiptverify/verify/internal/tempspool"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/analytics/tempspool"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 )
 
 // read is the read_ndjson call over the spool. The path is ours

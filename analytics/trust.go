@@ -11,8 +11,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/streamrun"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/verify"
 )
 

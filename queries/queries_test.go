@@ -44,7 +44,7 @@ func TestFiles(t *testing.T) {
 }
 
 // TestJudgments: the judgment SQL of a sharded run keeps to the same
-// portable SQL, without a parameter (internal/enginetest runs it on
+// portable SQL, without a parameter (internal/testkit/enginetest runs it on
 // DuckDB, ClickHouse and PostgreSQL).
 func TestJudgments(t *testing.T) {
 	t.Parallel()

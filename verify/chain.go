@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/receiptverify/verify/internal/result"
+	"github.com/receiptverify/verify/internal/engine/result"
 	"github.com/receiptverify/verify/verify/canon"
 )
 

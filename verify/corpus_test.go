@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/vectors"
+	"github.com/receiptverify/verify/internal/testkit/vectors"
 	"github.com/receiptverify/verify/verify/keys"
 )
 

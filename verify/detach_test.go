@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/receiptverify/verify/internal/result"
+	"github.com/receiptverify/verify/internal/engine/result"
 )
 
 // TestVerifyDoesNotKeepRaw verifies every conformance receipt (every

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/result"
+	"github.com/receiptverify/verify/internal/engine/result"
 	"github.com/receiptverify/verify/verify/canon"
 )
 

@@ -1,6 +1,6 @@
 package verify
 
-import "github.com/receiptverify/verify/internal/result"
+import "github.com/receiptverify/verify/internal/engine/result"
 
 // The Result and its parts are defined in an internal package, with its
 // codecs, so that package stream imports them as it imports this one; the

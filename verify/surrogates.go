@@ -3,7 +3,7 @@ package verify
 import (
 	"strings"
 
-	"github.com/receiptverify/verify/internal/result"
+	"github.com/receiptverify/verify/internal/engine/result"
 	"github.com/receiptverify/verify/verify/canon"
 )
 

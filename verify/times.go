@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/receiptverify/verify/internal/result"
+	"github.com/receiptverify/verify/internal/engine/result"
 )
 
 // checkTimes fills the expiry and skew axes from Fields.IssuedAt and

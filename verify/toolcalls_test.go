@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/vectors"
+	"github.com/receiptverify/verify/internal/testkit/vectors"
 )
 
 // TestUndoLogRows verifies every official call signature as an effect-log

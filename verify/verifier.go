@@ -10,9 +10,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/receiptverify/verify/internal/bufpool"
+	"github.com/receiptverify/verify/internal/engine/result"
+	"github.com/receiptverify/verify/internal/helpers/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
-	"github.com/receiptverify/verify/internal/result"
 	"github.com/receiptverify/verify/verify/canon"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/sigalg"

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/internal/severity"
-	"github.com/receiptverify/verify/internal/table"
-	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/internal/analytics/severity"
+	"github.com/receiptverify/verify/internal/analytics/table"
+	"github.com/receiptverify/verify/internal/helpers/termtext"
 	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
 // genAuditCorpus writes a small generated corpus (three days, planted

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/receiptverify/verify/internal/helpers/outfile"
 	"github.com/receiptverify/verify/internal/limits"
-	"github.com/receiptverify/verify/internal/outfile"
 	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )

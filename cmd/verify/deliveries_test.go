@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
 // reserialise writes a receipt line again as an archiver might: members

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/shard"
-	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )

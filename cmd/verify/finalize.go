@@ -9,8 +9,8 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/shard"
-	"github.com/receiptverify/verify/internal/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"

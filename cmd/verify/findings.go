@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/internal/baseline"
-	"github.com/receiptverify/verify/internal/severity"
-	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/internal/analytics/baseline"
+	"github.com/receiptverify/verify/internal/analytics/severity"
+	"github.com/receiptverify/verify/internal/helpers/termtext"
 	"github.com/urfave/cli/v2"
 )
 

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/receiptverify/verify/internal/ctxio"
-	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/internal/helpers/ctxio"
+	"github.com/receiptverify/verify/internal/helpers/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 )
 

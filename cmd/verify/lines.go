@@ -10,10 +10,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/receiptverify/verify/internal/gunzip"
+	"github.com/receiptverify/verify/internal/helpers/gunzip"
+	"github.com/receiptverify/verify/internal/helpers/lines"
+	"github.com/receiptverify/verify/internal/helpers/termtext"
 	"github.com/receiptverify/verify/internal/limits"
-	"github.com/receiptverify/verify/internal/lines"
-	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/urfave/cli/v2"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
 // liveCorpus generates n receipts of one day and returns their lines and

@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/rawpolicy"
-	"github.com/receiptverify/verify/internal/tempspool"
-	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/analytics/rawpolicy"
+	"github.com/receiptverify/verify/internal/analytics/tempspool"
+	"github.com/receiptverify/verify/internal/helpers/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )

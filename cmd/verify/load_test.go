@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
 // TestLoadExitCodes pins the exit codes of `verify load` and its per-file

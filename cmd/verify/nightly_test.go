@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
 // genDays generates a clean corpus of days days from start and returns

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/receiptverify/verify/internal/outfile"
+	"github.com/receiptverify/verify/internal/helpers/outfile"
 )
 
 // outputFile is -o FILE: the results are written as outfile writes

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/internal/gunzip"
+	"github.com/receiptverify/verify/internal/helpers/gunzip"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
 	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )

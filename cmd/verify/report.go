@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/severity"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/analytics/severity"
 	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/receiptverify/verify/internal/dberr"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/helpers/termtext"
 	"github.com/receiptverify/verify/internal/shard"
-	"github.com/receiptverify/verify/internal/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/internal/dberr"
-	"github.com/receiptverify/verify/internal/gunzip"
-	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/helpers/gunzip"
+	"github.com/receiptverify/verify/internal/helpers/termtext"
 	"github.com/urfave/cli/v2"
 )
 

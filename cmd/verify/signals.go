@@ -10,7 +10,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/receiptverify/verify/internal/termtext"
+	"github.com/receiptverify/verify/internal/helpers/termtext"
 	"github.com/urfave/cli/v2"
 )
 

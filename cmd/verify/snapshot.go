@@ -7,8 +7,8 @@ import (
 	"os"
 	"sync"
 
-	"github.com/receiptverify/verify/internal/ctxio"
-	"github.com/receiptverify/verify/internal/gunzip"
+	"github.com/receiptverify/verify/internal/helpers/ctxio"
+	"github.com/receiptverify/verify/internal/helpers/gunzip"
 	"github.com/receiptverify/verify/internal/limits"
 )
 

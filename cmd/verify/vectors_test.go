@@ -14,7 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rogpeppe/go-internal/txtar"
 
-	"github.com/receiptverify/verify/internal/vectors"
+	"github.com/receiptverify/verify/internal/testkit/vectors"
 )
 
 // TestVectorScripts runs every vector of the project (the conformance

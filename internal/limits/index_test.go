@@ -18,12 +18,12 @@ const root = "../.."
 // notLimits are constants whose names look like limits but that bound no
 // untrusted input, keyed by directory and name.
 var notLimits = map[string]string{
-	"internal/bufpool MaxCap":       "the largest buffer a pool keeps, not a bound on input",
-	"internal/streamrun maxFrame":   "derived from MaxDocumentBytes; bounds the tool's own spool as read back",
-	"analytics chartMaxName":        "the width at which a chart truncates a name",
-	"analytics defaultMaxObject":    "DuckDB's default maximum_object_size, raised to the longest row",
-	"analytics defaultMaxFileBytes": "where the Parquet export starts its next part file, a size of output",
-	"internal/shard MaxShard":       "the largest --shard number the record ordinals have room for, checked as a usage error",
+	"internal/helpers/bufpool MaxCap":    "the largest buffer a pool keeps, not a bound on input",
+	"internal/engine/streamrun maxFrame": "derived from MaxDocumentBytes; bounds the tool's own spool as read back",
+	"analytics chartMaxName":             "the width at which a chart truncates a name",
+	"analytics defaultMaxObject":         "DuckDB's default maximum_object_size, raised to the longest row",
+	"analytics defaultMaxFileBytes":      "where the Parquet export starts its next part file, a size of output",
+	"internal/shard MaxShard":            "the largest --shard number the record ordinals have room for, checked as a usage error",
 }
 
 // limitName is how a limit is named outside package limits.

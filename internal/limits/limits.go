@@ -18,7 +18,7 @@
 //	verify/canon   undologPythonMaxIntDigits  4300     digits of an integer, UndoLog Python dialects and agentreceipts-py (CPython's)
 //	cmd/verify     maxTrustFile               64 MiB   a key, schema or predecessor file, read whole
 //	internal/shard maxPlanBytes               64 MiB   a sharded run's plan file, read whole
-//	internal/baseline maxBaselineBytes        8 MiB    a --baseline file, read whole
+//	internal/analytics/baseline maxBaselineBytes        8 MiB    a --baseline file, read whole
 //
 // A test fails when a limit named Max… is defined elsewhere without a line
 // here, or is missing from the README's limits table.

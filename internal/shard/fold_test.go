@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/receiptgen"
-	"github.com/receiptverify/verify/internal/sqltext"
-	"github.com/receiptverify/verify/internal/streamrun"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"

@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/analytics"
-	"github.com/receiptverify/verify/internal/exportdir"
-	"github.com/receiptverify/verify/internal/streamrun"
+	"github.com/receiptverify/verify/internal/analytics/exportdir"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/receiptverify/verify/internal/sqltext"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 	"github.com/receiptverify/verify/queries"
 )
 

@@ -65,7 +65,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/receiptverify/verify/internal/streamrun"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 )
 
 // Manifest names a map task's directory: what Finalize needs besides the

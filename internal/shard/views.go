@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/receiptverify/verify/internal/exportdir"
-	"github.com/receiptverify/verify/internal/sqltext"
+	"github.com/receiptverify/verify/internal/analytics/exportdir"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 )
 
 // Engines are the engines Views writes statements for.

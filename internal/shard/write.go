@@ -18,9 +18,9 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
-	"github.com/receiptverify/verify/internal/gunzip"
-	"github.com/receiptverify/verify/internal/sqltext"
-	"github.com/receiptverify/verify/internal/streamrun"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
+	"github.com/receiptverify/verify/internal/helpers/gunzip"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 )

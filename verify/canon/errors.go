@@ -3,7 +3,7 @@ package canon
 import (
 	"fmt"
 
-	"github.com/receiptverify/verify/internal/reason"
+	"github.com/receiptverify/verify/internal/engine/reason"
 )
 
 // Reason is a stable code for why a document was rejected: the one type of

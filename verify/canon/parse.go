@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/receiptverify/verify/internal/jsonscan"
+	"github.com/receiptverify/verify/internal/helpers/jsonscan"
 	"github.com/receiptverify/verify/internal/limits"
 )
 

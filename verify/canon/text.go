@@ -3,7 +3,7 @@ package canon
 import (
 	"unicode/utf8"
 
-	"github.com/receiptverify/verify/internal/jsonscan"
+	"github.com/receiptverify/verify/internal/helpers/jsonscan"
 )
 
 // Strings inside a Value are UTF-8, except that a lone surrogate (which a

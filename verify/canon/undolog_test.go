@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/vectors"
+	"github.com/receiptverify/verify/internal/testkit/vectors"
 )
 
 // undologVector is one row of testdata/undolog/call-signatures.jsonl.

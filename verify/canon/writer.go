@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/receiptverify/verify/internal/jsonscan"
+	"github.com/receiptverify/verify/internal/helpers/jsonscan"
 )
 
 // writer is the part of a dialect that turns a Value into canonical bytes.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/receiptverify/verify/internal/reason"
+	"github.com/receiptverify/verify/internal/engine/reason"
 )
 
 // Reason is a stable, machine-readable cause: the one type of every

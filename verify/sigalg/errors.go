@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/receiptverify/verify/internal/reason"
+	"github.com/receiptverify/verify/internal/engine/reason"
 )
 
 // Reason is a stable, machine-readable cause: the one type of every

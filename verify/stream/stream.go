@@ -3,7 +3,7 @@ package stream
 import (
 	"context"
 
-	"github.com/receiptverify/verify/internal/streamrun"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/verify"
 )
 

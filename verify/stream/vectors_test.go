@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/receiptverify/verify/internal/vectors"
+	"github.com/receiptverify/verify/internal/testkit/vectors"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/keys"
 )

@@ -1,0 +1,715 @@
+package streamrun
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/receiptverify/verify/internal/engine/reason"
+	"github.com/receiptverify/verify/internal/engine/result"
+)
+
+// index is the first pass's knowledge of the whole input, kept in bounded
+// memory however long the input: each receipt adds fixed-size entries to
+// an external sort (its chain hash as an owner, the link it names, its
+// nonce), and resolve merges them by key into one judgment per link and
+// per nonce, sorted again by record, which the second pass reads beside
+// the spool.
+//
+// Hashes are kept by their first 128 bits (as scopes are): finding two
+// different receipts' hashes, links or nonces that agree there takes about
+// 2^64 work, and a second preimage of a given one 2^128.
+//
+// A receipt is known by its own chain hash, which every chaining format
+// computes over at least the bytes its signature covers: a second receipt
+// with the same chain hash is the same receipt delivered again (at-least-
+// once shipping, an archiver that re-serialises it), not a replay or a
+// fork. Beside the sort, the index keeps the first record of each chain
+// scope, some 64 bytes per chain, to tell a chain that starts before the input
+// from a gap in one.
+type index struct {
+	entries    *sorter // entryLen records, by (space, key, role, seq)
+	judgments  *sorter // judgmentLen records, by (seq, kind)
+	priorBatch int
+	// scopeFirst is the first record of each chain scope in the input;
+	// scopeGiven, the chain scopes of the given predecessors, which count
+	// as earlier than the input.
+	scopeFirst map[key128]scopeStart
+	scopeGiven map[key128]bool
+	// scopeArchived holds the chain scopes of which the archive (Prior)
+	// holds receipts, as far as they were asked.
+	scopeArchived map[key128]bool
+}
+
+type key128 [16]byte
+
+// An entry: space (1), key (16), role (1), seq (8, big-endian), scope (16),
+// own (16): the receipt's own chain hash, zero without one.
+const entryLen = 58
+
+const (
+	spaceChain byte = 0
+	spaceNonce byte = 1
+
+	// Roles sort predecessor owners first, then the input's owners by
+	// record, then the receipts naming the key: the first owner of a chain
+	// hash fixes its scope, as the given predecessors come before the input.
+	roleGivenOwner byte = 0
+	roleOwner      byte = 1
+	roleNamer      byte = 2
+)
+
+// A judgment: seq (8, big-endian), kind (1), outcome (1), first (8): the
+// record that named the link or used the nonce first.
+const judgmentLen = 18
+
+const (
+	kindChain    byte = 0
+	kindNonce    byte = 1
+	kindDelivery byte = 2
+)
+
+// Outcomes of a judgment.
+const (
+	chainLinked byte = iota
+	chainAbsent
+	chainBreak
+	chainForkPrior
+	chainFork
+	nonceUnique
+	nonceReplay
+	noncePriorReplay
+	// chainOutside: the link names a receipt absent from the input (and
+	// the archive), and no earlier receipt of its chain is in the input:
+	// the chain starts before the input and is not checked.
+	chainOutside
+	// nonceDuplicate: the nonce's earlier use is this same receipt,
+	// delivered before; noncePriorDuplicate, one loaded earlier.
+	nonceDuplicate
+	noncePriorDuplicate
+	// deliveryDuplicate: the receipt is one the input holds earlier
+	// (first); deliveryPriorDuplicate, one the archive holds.
+	deliveryDuplicate
+	deliveryPriorDuplicate
+)
+
+// Records held before a run of the external sort goes to disk: 16 MiB of
+// each kind, their sort keys included.
+const (
+	defaultEntriesInMemory   = 16 << 20 / (entryLen + sortKeyLen)
+	defaultJudgmentsInMemory = 16 << 20 / (judgmentLen + sortKeyLen)
+	defaultPriorBatch        = 4096 // named hashes asked of the archive at once
+)
+
+// indexLimits bound the index's memory; tests lower them so that small
+// inputs go through the runs on disk and the batched archive questions.
+type indexLimits struct {
+	entries, judgments, priorBatch int
+}
+
+func newIndex(dir string, lim indexLimits) *index {
+	return &index{
+		entries:       newSorter(entryLen, cmp.Or(lim.entries, defaultEntriesInMemory), dir),
+		judgments:     newSorter(judgmentLen, cmp.Or(lim.judgments, defaultJudgmentsInMemory), dir),
+		priorBatch:    cmp.Or(lim.priorBatch, defaultPriorBatch),
+		scopeFirst:    map[key128]scopeStart{},
+		scopeGiven:    map[key128]bool{},
+		scopeArchived: map[key128]bool{},
+	}
+}
+
+func (x *index) close() {
+	x.entries.close()
+	x.judgments.close()
+}
+
+// scopeStart is the first record of a chain scope in the input, and its
+// issue time when it has one.
+type scopeStart struct {
+	seq       uint64
+	issued    int64
+	hasIssued bool
+}
+
+func trunc(h *[32]byte) key128 { return key128(h[:16]) }
+
+func hashKey(s string) key128 {
+	sum := sha256.Sum256([]byte(s))
+	return trunc(&sum)
+}
+
+func (x *index) addEntry(space byte, key key128, role byte, seq uint64, scope, own key128) error {
+	var e [entryLen]byte
+	e[0] = space
+	copy(e[1:17], key[:])
+	e[17] = role
+	binary.BigEndian.PutUint64(e[18:26], seq)
+	copy(e[26:42], scope[:])
+	copy(e[42:58], own[:])
+	return x.entries.add(e[:])
+}
+
+// add records one receipt, in input order; receipts given as predecessors
+// (seq at or after predecessorSeq) only own their chain hash.
+func (x *index) add(seq uint64, e result.IndexEntry) error {
+	if !e.OK {
+		return nil
+	}
+	given := seq >= predecessorSeq
+	scope := hashKey(e.Scope)
+	var own key128
+	if e.HasHash {
+		own = trunc(&e.ChainHash)
+		role := roleOwner
+		if given {
+			role = roleGivenOwner
+		}
+		if err := x.addEntry(spaceChain, own, role, seq, scope, own); err != nil {
+			return err
+		}
+	}
+	if given {
+		x.scopeGiven[scope] = true
+		return nil
+	}
+	if e.HasHash || e.HasLink {
+		if _, ok := x.scopeFirst[scope]; !ok {
+			x.scopeFirst[scope] = scopeStart{seq, e.Issued, e.HasIssued}
+		}
+	}
+	if e.HasLink {
+		if err := x.addEntry(spaceChain, trunc(&e.Link), roleNamer, seq, scope, own); err != nil {
+			return err
+		}
+	}
+	if e.NonceKey != "" {
+		return x.addEntry(spaceNonce, hashKey(e.NonceKey), roleNamer, seq, key128{}, own)
+	}
+	return nil
+}
+
+// linkGroup is one chain hash of the input: who owns it, who names it.
+type linkGroup struct {
+	key        key128
+	owned      bool
+	ownerScope key128
+	inputOwner bool   // a receipt of the input has this chain hash
+	firstOwner uint64 // the first of them, when inputOwner
+	archived   bool   // an archived receipt has it (Prior)
+	priorNamed bool   // an archived receipt names it (Prior)
+	// archivedOwn holds the namers' own chain hashes that the archive
+	// has, when priorNamed: those namers are archived receipts delivered
+	// again.
+	archivedOwn map[key128]bool
+	namers      []namer // in input order
+}
+
+type namer struct {
+	seq        uint64
+	scope, own key128
+}
+
+// resolve merges the entries into judgments. prior, if set, is asked about
+// every chain hash the input holds or names, in batches.
+func (x *index) resolve(ctx context.Context, prior Prior) error {
+	rd, err := x.entries.reader()
+	if err != nil {
+		return err
+	}
+	var (
+		g       *linkGroup
+		pending []*linkGroup
+		nonce   struct {
+			key, own key128
+			first    uint64
+			seen     bool
+		}
+		// nonces are the first uses of nonces not yet asked of prior;
+		// later uses are replays (or deliveries again) whatever it answers.
+		nonces []firstUse
+	)
+	flushNonces := func() error {
+		if err := x.askPriorNonces(ctx, prior, nonces); err != nil {
+			return err
+		}
+		nonces = nonces[:0]
+		return nil
+	}
+	flushPending := func() error {
+		if err := x.askPrior(ctx, prior, pending); err != nil {
+			return err
+		}
+		for _, pg := range pending {
+			if pg.archived && pg.inputOwner {
+				if err := x.addJudgment(pg.firstOwner, kindDelivery, deliveryPriorDuplicate, pg.firstOwner); err != nil {
+					return err
+				}
+			}
+			if len(pg.namers) > 0 {
+				if err := x.judgeLinks(pg); err != nil {
+					return err
+				}
+			}
+		}
+		pending = pending[:0]
+		return nil
+	}
+	endGroup := func() error {
+		done := g
+		g = nil
+		switch {
+		case done == nil:
+			return nil
+		case prior == nil && len(done.namers) > 0:
+			return x.judgeLinks(done)
+		case prior == nil || (len(done.namers) == 0 && !done.inputOwner):
+			return nil
+		}
+		pending = append(pending, done)
+		if len(pending) >= x.priorBatch {
+			return flushPending()
+		}
+		return nil
+	}
+	for {
+		e, err := rd.next()
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			break
+		}
+		key := key128(e[1:17])
+		role, seq, scope, own := e[17], binary.BigEndian.Uint64(e[18:26]), key128(e[26:42]), key128(e[42:58])
+		switch e[0] {
+		case spaceChain:
+			if g == nil || g.key != key {
+				if err := endGroup(); err != nil {
+					return err
+				}
+				g = &linkGroup{key: key}
+			}
+			switch role {
+			case roleNamer:
+				g.namers = append(g.namers, namer{seq, scope, own})
+				continue
+			case roleOwner:
+				if g.inputOwner {
+					if err := x.addJudgment(seq, kindDelivery, deliveryDuplicate, g.firstOwner); err != nil {
+						return err
+					}
+				} else {
+					g.inputOwner, g.firstOwner = true, seq
+				}
+			}
+			if !g.owned {
+				g.owned, g.ownerScope = true, scope
+			}
+		case spaceNonce:
+			if err := endGroup(); err != nil {
+				return err
+			}
+			if nonce.seen && nonce.key == key {
+				outcome := nonceReplay
+				if own != (key128{}) && own == nonce.own {
+					outcome = nonceDuplicate
+				}
+				if err := x.addJudgment(seq, kindNonce, outcome, nonce.first); err != nil {
+					return err
+				}
+				continue
+			}
+			nonce.key, nonce.own, nonce.first, nonce.seen = key, own, seq, true
+			if prior == nil {
+				if err := x.addJudgment(seq, kindNonce, nonceUnique, seq); err != nil {
+					return err
+				}
+				continue
+			}
+			nonces = append(nonces, firstUse{key, own, seq})
+			if len(nonces) >= x.priorBatch {
+				if err := flushNonces(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := endGroup(); err != nil {
+		return err
+	}
+	if len(nonces) > 0 {
+		if err := flushNonces(); err != nil {
+			return err
+		}
+	}
+	if len(pending) > 0 {
+		return flushPending()
+	}
+	return nil
+}
+
+// firstUse is the first receipt of the input to use one nonce.
+type firstUse struct {
+	key, own key128
+	seq      uint64
+}
+
+// askPriorNonces judges the first use of each nonce: a replay when an
+// archived receipt already used it, unless that receipt is this one
+// delivered again (the archive holds its chain hash); unique otherwise.
+func (x *index) askPriorNonces(ctx context.Context, p Prior, uses []firstUse) error {
+	digests := make([]string, len(uses))
+	for i, u := range uses {
+		digests[i] = hex.EncodeToString(u.key[:])
+	}
+	used, err := p.Nonces(ctx, digests)
+	if err != nil {
+		return fmt.Errorf("resolving nonces against the archive: %w", err)
+	}
+	var owns []key128
+	for i, u := range uses {
+		if used[digests[i]] && u.own != (key128{}) {
+			owns = append(owns, u.own)
+		}
+	}
+	archived, err := archivedHashes(ctx, p, owns)
+	if err != nil {
+		return err
+	}
+	for i, u := range uses {
+		outcome := nonceUnique
+		switch {
+		case used[digests[i]] && archived[u.own]:
+			outcome = noncePriorDuplicate
+		case used[digests[i]]:
+			outcome = noncePriorReplay
+		}
+		if err := x.addJudgment(u.seq, kindNonce, outcome, u.seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// archivedHashes returns which of the chain hashes an archived receipt
+// has.
+func archivedHashes(ctx context.Context, p Prior, hashes []key128) (map[key128]bool, error) {
+	if len(hashes) == 0 {
+		return nil, nil
+	}
+	prefixes := make([]string, len(hashes))
+	for i, h := range hashes {
+		prefixes[i] = hex.EncodeToString(h[:])
+	}
+	known, err := p.Links(ctx, prefixes)
+	if err != nil {
+		return nil, fmt.Errorf("resolving receipts delivered again against the archive: %w", err)
+	}
+	out := map[key128]bool{}
+	for i, h := range hashes {
+		if known[prefixes[i]].Found {
+			out[h] = true
+		}
+	}
+	return out, nil
+}
+
+// askPrior completes link groups from an earlier archive: predecessors the
+// input names but does not hold, hashes an archived receipt already names
+// (a fork across loads, unless the namer is that receipt delivered again),
+// and receipts of the input the archive holds already.
+func (x *index) askPrior(ctx context.Context, p Prior, groups []*linkGroup) error {
+	prefixes := make([]string, len(groups))
+	for i, g := range groups {
+		prefixes[i] = hex.EncodeToString(g.key[:])
+	}
+	known, err := p.Links(ctx, prefixes)
+	if err != nil {
+		return fmt.Errorf("resolving links against the archive: %w", err)
+	}
+	var owns []key128
+	for i, g := range groups {
+		pl, ok := known[prefixes[i]]
+		if !ok {
+			continue
+		}
+		g.archived = pl.Found
+		if pl.Found && !g.owned {
+			g.owned, g.ownerScope = true, hashKey(pl.Scope)
+			if d, err := hex.DecodeString(pl.ScopeDigest); err == nil && len(d) == len(g.ownerScope) {
+				g.ownerScope = key128(d)
+			}
+		}
+		if pl.Named {
+			g.priorNamed = true
+			for _, n := range g.namers {
+				if n.own != (key128{}) {
+					owns = append(owns, n.own)
+				}
+			}
+		}
+	}
+	archived, err := archivedHashes(ctx, p, owns)
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		if g.priorNamed {
+			g.archivedOwn = archived
+		}
+	}
+	return x.askPriorScopes(ctx, p, groups)
+}
+
+// askPriorScopes asks an archive that knows chain scopes which of those
+// whose first receipt in the input names a receipt neither holds it has
+// receipts of: their link is a gap, not the start of the input.
+func (x *index) askPriorScopes(ctx context.Context, p Prior, groups []*linkGroup) error {
+	ps, ok := p.(PriorScopes)
+	if !ok {
+		return nil
+	}
+	var qs []ScopeQuery
+	asked := map[key128]bool{}
+	for _, g := range groups {
+		if g.owned {
+			continue
+		}
+		for _, n := range g.namers {
+			if asked[n.scope] || x.scopeGiven[n.scope] || x.scopeArchived[n.scope] {
+				continue
+			}
+			first, in := x.scopeFirst[n.scope]
+			if in && first.seq < n.seq {
+				continue
+			}
+			asked[n.scope] = true
+			qs = append(qs, ScopeQuery{Digest: hex.EncodeToString(n.scope[:]), Before: first.issued, HasBefore: first.hasIssued})
+		}
+	}
+	if len(qs) == 0 {
+		return nil
+	}
+	held, err := ps.Scopes(ctx, qs)
+	if err != nil {
+		return fmt.Errorf("resolving chain scopes against the archive: %w", err)
+	}
+	for scope := range asked {
+		if held[hex.EncodeToString(scope[:])] {
+			x.scopeArchived[scope] = true
+		}
+	}
+	return nil
+}
+
+// judgeLinks judges every receipt naming one chain hash. A namer that is
+// the first namer delivered again shares its judgment.
+func (x *index) judgeLinks(g *linkGroup) error {
+	first := g.namers[0]
+	var firstOutcome byte
+	for i, n := range g.namers {
+		scopeFirst, inScope := x.scopeFirst[n.scope]
+		var outcome byte
+		switch {
+		case i > 0 && n.own != (key128{}) && n.own == first.own:
+			outcome = firstOutcome
+		case !g.owned && (x.scopeGiven[n.scope] || x.scopeArchived[n.scope] || inScope && scopeFirst.seq < n.seq):
+			outcome = chainAbsent // a gap: the chain has earlier receipts
+		case !g.owned:
+			outcome = chainOutside
+		case g.ownerScope != n.scope:
+			outcome = chainBreak
+		case g.priorNamed && !g.archivedOwn[n.own]:
+			outcome = chainForkPrior
+		case i > 0:
+			outcome = chainFork
+		default:
+			outcome = chainLinked
+		}
+		if i == 0 {
+			firstOutcome = outcome
+		}
+		if err := x.addJudgment(n.seq, kindChain, outcome, first.seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x *index) addJudgment(seq uint64, kind, outcome byte, first uint64) error {
+	var j [judgmentLen]byte
+	binary.BigEndian.PutUint64(j[0:8], seq)
+	j[8], j[9] = kind, outcome
+	binary.BigEndian.PutUint64(j[10:18], first)
+	return x.judgments.add(j[:])
+}
+
+// judgment is one decoded judgment of a record.
+type judgment struct {
+	kind, outcome byte
+	first         uint64
+}
+
+// judgmentReader hands each record its judgments, records in input order.
+type judgmentReader struct {
+	rd *mergeReader
+	// next is the first judgment not yet handed out (nil at the end),
+	// valid until the following advance.
+	next []byte
+}
+
+func (x *index) judgmentReader() (*judgmentReader, error) {
+	rd, err := x.judgments.reader()
+	if err != nil {
+		return nil, err
+	}
+	jr := &judgmentReader{rd: rd}
+	return jr, jr.advance()
+}
+
+func (jr *judgmentReader) advance() error {
+	var err error
+	jr.next, err = jr.rd.next()
+	return err
+}
+
+// of returns the judgments of record seq; called with seq increasing.
+func (jr *judgmentReader) of(seq uint64) ([]judgment, error) {
+	var out []judgment
+	for jr.next != nil && binary.BigEndian.Uint64(jr.next) <= seq {
+		if binary.BigEndian.Uint64(jr.next) == seq {
+			out = append(out, judgment{kind: jr.next[8], outcome: jr.next[9], first: binary.BigEndian.Uint64(jr.next[10:])})
+		}
+		if err := jr.advance(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// judge sets the chain and nonce axes of a verified receipt from its
+// judgments.
+func judge(res *result.Result, js []judgment) {
+	prev, _, _ := res.ChainLink()
+	for _, j := range js {
+		if j.kind == kindDelivery {
+			continue // noted below, on the axes as judged
+		}
+		switch j.outcome {
+		case chainAbsent:
+			setAxis(res, result.AxisChain, result.StatusFail, reason.ChainAbsent, "predecessor "+prev+" is absent, after earlier receipts of its chain")
+		case chainOutside:
+			setAxis(res, result.AxisChain, result.StatusSkipped, reason.ChainUnknown, "predecessor "+prev+" is not in the input, nor any earlier receipt of its chain: the chain starts before the input and is not checked ("+outsideHint+")")
+		case chainBreak:
+			setAxis(res, result.AxisChain, result.StatusFail, reason.ChainBreak, "predecessor "+prev+" belongs to another chain (its "+result.ChainScopeWhat(res.Format)+" differs)")
+		case chainForkPrior:
+			setAxis(res, result.AxisChain, result.StatusFail, reason.ChainFork, "predecessor "+prev+" is already named by a receipt loaded earlier")
+		case chainFork:
+			setAxis(res, result.AxisChain, result.StatusFail, reason.ChainFork, fmt.Sprintf("predecessor %s is already named by an earlier receipt (record %d)", prev, j.first+1))
+		case chainLinked:
+			setAxis(res, result.AxisChain, result.StatusPass, "", "links to a receipt in the input or the archive")
+		case nonceReplay:
+			setAxis(res, result.AxisNonce, result.StatusFail, reason.NonceReplay, fmt.Sprintf("nonce already used by an earlier receipt of this issuer (record %d)", j.first+1))
+		case noncePriorReplay:
+			setAxis(res, result.AxisNonce, result.StatusFail, reason.NonceReplay, "nonce already used by a receipt of this issuer loaded earlier")
+		case nonceUnique:
+			setAxis(res, result.AxisNonce, result.StatusPass, "", "unique in this run")
+		case nonceDuplicate:
+			setAxis(res, result.AxisNonce, result.StatusPass, "", fmt.Sprintf("used by this same receipt, delivered before (record %d): not a replay", j.first+1))
+		case noncePriorDuplicate:
+			setAxis(res, result.AxisNonce, result.StatusPass, "", "used by this same receipt, loaded earlier: not a replay")
+		}
+	}
+	for _, j := range js {
+		switch j.outcome {
+		case deliveryDuplicate:
+			noteDelivery(res, fmt.Sprintf("the same receipt as record %d, delivered again", j.first+1))
+		case deliveryPriorDuplicate:
+			noteDelivery(res, "the same receipt as one loaded earlier, delivered again")
+		}
+	}
+}
+
+// outsideHint is how to give the receipts a chain starting before the
+// input names.
+const outsideHint = "give it with --predecessor, the earlier files, or the audit database"
+
+// noteDelivery adds to the chain axis's note (the nonce axis's, without
+// one) that the receipt is one delivered before; the outcome stays.
+func noteDelivery(res *result.Result, note string) {
+	for _, name := range []result.AxisName{result.AxisChain, result.AxisNonce} {
+		ax, ok := res.Axes.Get(name)
+		if !ok || ax.Status == result.StatusNotRun {
+			continue
+		}
+		if ax.Note != "" {
+			note = ax.Note + "; " + note
+		}
+		setAxis(res, name, ax.Status, ax.Reason, note)
+		return
+	}
+}
+
+// deliveryOf says whether a record's judgments make it a receipt
+// delivered again, and (not being one) the first of a chain that starts
+// before the input: what Summary counts.
+func deliveryOf(js []judgment) (duplicate, outside bool) {
+	for _, j := range js {
+		switch j.outcome {
+		case deliveryDuplicate, deliveryPriorDuplicate:
+			duplicate = true
+		case chainOutside:
+			outside = true
+		}
+	}
+	return duplicate, outside && !duplicate
+}
+
+// Rejudge gives a receipt verified again on its own (with other trust
+// material, say) the chain and nonce judgments a run gave it before, read
+// back from the reasons it had then. Those judgments rest on chain hashes,
+// links, scopes and nonces, which no key, schema or clock changes, so they
+// still hold; the notes name no record, as the run is not at hand.
+func Rejudge(res *result.Result, earlier []reason.Reason) {
+	e := result.Index(res)
+	if !e.OK {
+		return
+	}
+	var js []judgment
+	has := func(r reason.Reason) bool {
+		for _, x := range earlier {
+			if x == r {
+				return true
+			}
+		}
+		return false
+	}
+	if e.HasLink {
+		j := judgment{kind: kindChain, outcome: chainLinked}
+		switch {
+		case has(reason.ChainAbsent):
+			j.outcome = chainAbsent
+		case has(reason.ChainBreak):
+			j.outcome = chainBreak
+		case has(reason.ChainFork):
+			j.outcome = chainForkPrior
+		}
+		js = append(js, j)
+	}
+	if e.NonceKey != "" {
+		j := judgment{kind: kindNonce, outcome: nonceUnique}
+		if has(reason.NonceReplay) {
+			j.outcome = noncePriorReplay
+		}
+		js = append(js, j)
+	}
+	judge(res, js)
+}
+
+// setAxis records a judgment of the stream on res and folds its verdict.
+func setAxis(res *result.Result, name result.AxisName, st result.Status, reason reason.Reason, note string) {
+	result.Judge(res, name, result.Axis{Status: st, Reason: reason, Note: note})
+}
