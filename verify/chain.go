@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/receiptverify/verify/internal/engine/result"
+	"github.com/receiptverify/verify/internal/engine/chainscope"
 	"github.com/receiptverify/verify/verify/canon"
 )
 
@@ -28,7 +28,7 @@ type chainRule struct {
 	link linkRule
 	// scope returns the chain scope of a receipt: scopeKey of the format's
 	// name and the members that name the chain it belongs to; nil when a
-	// chain is scoped by the format alone. result.ChainScopeWhat names the
+	// chain is scoped by the format alone. chainscope.What names the
 	// members for notes ("issuer").
 	scope func(name string, doc *canon.Value) string
 }
@@ -145,8 +145,8 @@ func scopeKey(name string, parts ...string) string {
 }
 
 // chainScopeWhat names what the chains of a format are scoped by, for
-// notes (result.ChainScopeWhat).
-func chainScopeWhat(formatName string) string { return result.ChainScopeWhat(formatName) }
+// notes (chainscope.What).
+func chainScopeWhat(formatName string) string { return chainscope.What(formatName) }
 
 // isHexHash reports whether s is 64 hex digits, of either case.
 func isHexHash(s string) bool {
@@ -256,5 +256,5 @@ func (c *check) checkChain() {
 		c.skip(AxisChain, ReasonChainUnknown, "predecessor not given")
 	}
 	c.res.Fields.PreviousHash = l.prev
-	*result.LinkOf(c.res) = result.Link{Present: l.present, Genesis: l.genesis, Prev: l.prev, Scope: l.scope}
+	c.res.link = resultLink{Present: l.present, Genesis: l.genesis, Prev: l.prev, Scope: l.scope}
 }

@@ -1,6 +1,6 @@
 package verify
 
-import "github.com/receiptverify/verify/internal/engine/reason"
+import "github.com/receiptverify/verify/verify/reason"
 
 // Reason is a stable code for why an axis did not pass. It is the one type
 // of every package's reasons (keys.Reason, sigalg.Reason and canon.Reason

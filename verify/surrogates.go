@@ -3,7 +3,6 @@ package verify
 import (
 	"strings"
 
-	"github.com/receiptverify/verify/internal/engine/result"
 	"github.com/receiptverify/verify/verify/canon"
 )
 
@@ -15,7 +14,7 @@ import (
 
 // resultText replaces the lone surrogates of the Result's fields.
 func resultText(r *Result) {
-	for _, s := range result.FieldTexts(&r.Fields) {
+	for _, s := range r.Fields.texts() {
 		*s = replaceLoneSurrogates(*s)
 	}
 	for i := range r.Fields.ToolServers {

@@ -3,8 +3,6 @@ package verify
 import (
 	"strconv"
 	"time"
-
-	"github.com/receiptverify/verify/internal/engine/result"
 )
 
 // checkTimes fills the expiry and skew axes from Fields.IssuedAt and
@@ -46,9 +44,6 @@ func (c *check) checkTimes() {
 		}
 	}
 }
-
-// parseTime reads the timestamps receipts carry (result.ParseTime).
-func parseTime(s string) (time.Time, bool) { return result.ParseTime(s) }
 
 // timeOf parses s, or returns the zero time.
 func timeOf(s string) time.Time {

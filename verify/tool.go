@@ -3,7 +3,6 @@ package verify
 import (
 	"strings"
 
-	"github.com/receiptverify/verify/internal/engine/result"
 	"github.com/receiptverify/verify/verify/fingerprint"
 	"github.com/receiptverify/verify/verify/toolschema"
 )
@@ -17,13 +16,13 @@ func (c *check) checkTool() {
 		return
 	}
 	f := &c.res.Fields
-	result.SetStrictTool(c.res, c.v.strictSchemas)
+	c.res.strictTool = c.v.strictSchemas
 	if c.v.schemas == nil {
 		c.notRun(AxisToolFingerprint, "no expected schemas given")
 		return
 	}
 	if f.ToolName == "" || f.ToolFingerprint == "" {
-		result.Set(c.res, AxisToolFingerprint, StatusNotRun, ReasonToolAbsent, "receipt carries no tool_name and tool_fingerprint pair")
+		c.res.set(AxisToolFingerprint, StatusNotRun, ReasonToolAbsent, "receipt carries no tool_name and tool_fingerprint pair")
 		return
 	}
 	if len(f.ToolFingerprint) != fingerprint.ToolFingerprintLen || strings.Trim(f.ToolFingerprint, "0123456789abcdef") != "" {

@@ -10,7 +10,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/receiptverify/verify/internal/engine/result"
 	"github.com/receiptverify/verify/internal/helpers/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/verify/canon"
@@ -112,7 +111,20 @@ var receiptParse = canon.ParseOptions{MaxDepth: limits.MaxDepth, Duplicates: can
 func parseReceipt(raw []byte) (canon.Value, error) { return canon.ParseBorrowed(raw, receiptParse) }
 
 // VerifyOptions are what a caller of VerifyWith may leave out of a Result.
-type VerifyOptions = result.VerifyOptions
+type VerifyOptions struct {
+	// DropSignature leaves Fields.Signature, the signature as carried,
+	// empty (its SHA-256 is kept unless OmitSignatureHash): an ML-DSA
+	// signature is kilobytes that a caller writing results out does not
+	// need.
+	DropSignature bool
+	// OmitSignatureHash leaves Fields.SignatureSHA256 empty: only the JSON
+	// output carries it, and hashing the 4.4 KB text of an ML-DSA-65
+	// signature is about a twentieth of verifying a stream of them.
+	OmitSignatureHash bool
+	// KeepSigned keeps in Result.Signed a copy of the bytes the signature
+	// was checked over, for a caller that shows them (verify explain).
+	KeepSigned bool
+}
 
 // Verify checks one receipt given as its exact bytes. It returns an error
 // only when raw is not a JSON document this tool reads, and that error is
@@ -138,11 +150,7 @@ func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
 	// The receipt was parsed without a copy: every string of the Result
 	// that still points into raw gets its own, a few hundred bytes against
 	// a copy of the whole line.
-	// Options from result.Borrowing (the stream's, which encodes each
-	// result at once) leave the strings pointing into raw.
-	if !result.Borrows(o) {
-		result.Detach(res, raw)
-	}
+	res.detach(raw)
 	return res, err
 }
 
@@ -162,7 +170,7 @@ func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 	if f == nil {
 		res.Format = "unknown"
 		c.fail(AxisStructure, ReasonUnknownFormat, "not a receipt of any known format: "+describeShape(&doc))
-		result.Fold(res)
+		res.fold()
 		return res, nil
 	}
 	res.Format = f.name
@@ -174,7 +182,7 @@ func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 	}
 	c.finish()
 	if f.chain != nil {
-		result.LinkOf(res).Scope = c.link.scope
+		res.link.Scope = c.link.scope
 		if res.Fingerprints.ChainHash == "" {
 			// A check that stopped early still names the receipt's place
 			// in its chain, so that its successors' links resolve.
@@ -183,7 +191,7 @@ func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 			}
 		}
 	}
-	result.Fold(res)
+	res.fold()
 	return res, nil
 }
 
@@ -242,12 +250,12 @@ func (c *check) releaseBuffers() {
 	scratchBufs.Put(c.sigBuf)
 }
 
-func (c *check) pass(a AxisName, note string) { result.Set(c.res, a, StatusPass, "", note) }
+func (c *check) pass(a AxisName, note string) { c.res.set(a, StatusPass, "", note) }
 func (c *check) fail(a AxisName, r Reason, note string) {
-	result.Set(c.res, a, StatusFail, r, note)
+	c.res.set(a, StatusFail, r, note)
 }
-func (c *check) skip(a AxisName, r Reason, note string) { result.Set(c.res, a, StatusSkipped, r, note) }
-func (c *check) notRun(a AxisName, note string)         { result.Set(c.res, a, StatusNotRun, "", note) }
+func (c *check) skip(a AxisName, r Reason, note string) { c.res.set(a, StatusSkipped, r, note) }
+func (c *check) notRun(a AxisName, note string)         { c.res.set(a, StatusNotRun, "", note) }
 
 // has reports whether an axis has an outcome yet.
 func (c *check) has(a AxisName) bool { _, ok := c.res.Axes.Get(a); return ok }

@@ -3,7 +3,7 @@ package canon
 import (
 	"fmt"
 
-	"github.com/receiptverify/verify/internal/engine/reason"
+	"github.com/receiptverify/verify/verify/reason"
 )
 
 // Reason is a stable code for why a document was rejected: the one type of

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/receiptverify/verify/internal/engine/reason"
+	"github.com/receiptverify/verify/verify/reason"
 )
 
 // Reason is a stable, machine-readable cause: the one type of every

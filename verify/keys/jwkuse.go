@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/receiptverify/verify/internal/engine/reason"
+	"github.com/receiptverify/verify/verify/reason"
 )
 
 // ReasonKeyUse is an entry whose JWK "use" or "key_ops" says it is not

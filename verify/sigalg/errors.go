@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/receiptverify/verify/internal/engine/reason"
+	"github.com/receiptverify/verify/verify/reason"
 )
 
 // Reason is a stable, machine-readable cause: the one type of every

@@ -7,9 +7,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/receiptverify/verify/internal/engine/chainscope"
 
-	"github.com/receiptverify/verify/internal/engine/reason"
-	"github.com/receiptverify/verify/internal/engine/result"
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/reason"
 )
 
 // index is the first pass's knowledge of the whole input, kept in bounded
@@ -154,7 +155,7 @@ func (x *index) addEntry(space byte, key key128, role byte, seq uint64, scope, o
 
 // add records one receipt, in input order; receipts given as predecessors
 // (seq at or after predecessorSeq) only own their chain hash.
-func (x *index) add(seq uint64, e result.IndexEntry) error {
+func (x *index) add(seq uint64, e IndexEntry) error {
 	if !e.OK {
 		return nil
 	}
@@ -592,7 +593,7 @@ func (jr *judgmentReader) of(seq uint64) ([]judgment, error) {
 
 // judge sets the chain and nonce axes of a verified receipt from its
 // judgments.
-func judge(res *result.Result, js []judgment) {
+func judge(res *verify.Result, js []judgment) {
 	prev, _, _ := res.ChainLink()
 	for _, j := range js {
 		if j.kind == kindDelivery {
@@ -600,27 +601,27 @@ func judge(res *result.Result, js []judgment) {
 		}
 		switch j.outcome {
 		case chainAbsent:
-			setAxis(res, result.AxisChain, result.StatusFail, reason.ChainAbsent, "predecessor "+prev+" is absent, after earlier receipts of its chain")
+			setAxis(res, verify.AxisChain, verify.StatusFail, reason.ChainAbsent, "predecessor "+prev+" is absent, after earlier receipts of its chain")
 		case chainOutside:
-			setAxis(res, result.AxisChain, result.StatusSkipped, reason.ChainUnknown, "predecessor "+prev+" is not in the input, nor any earlier receipt of its chain: the chain starts before the input and is not checked ("+outsideHint+")")
+			setAxis(res, verify.AxisChain, verify.StatusSkipped, reason.ChainUnknown, "predecessor "+prev+" is not in the input, nor any earlier receipt of its chain: the chain starts before the input and is not checked ("+outsideHint+")")
 		case chainBreak:
-			setAxis(res, result.AxisChain, result.StatusFail, reason.ChainBreak, "predecessor "+prev+" belongs to another chain (its "+result.ChainScopeWhat(res.Format)+" differs)")
+			setAxis(res, verify.AxisChain, verify.StatusFail, reason.ChainBreak, "predecessor "+prev+" belongs to another chain (its "+chainscope.What(res.Format)+" differs)")
 		case chainForkPrior:
-			setAxis(res, result.AxisChain, result.StatusFail, reason.ChainFork, "predecessor "+prev+" is already named by a receipt loaded earlier")
+			setAxis(res, verify.AxisChain, verify.StatusFail, reason.ChainFork, "predecessor "+prev+" is already named by a receipt loaded earlier")
 		case chainFork:
-			setAxis(res, result.AxisChain, result.StatusFail, reason.ChainFork, fmt.Sprintf("predecessor %s is already named by an earlier receipt (record %d)", prev, j.first+1))
+			setAxis(res, verify.AxisChain, verify.StatusFail, reason.ChainFork, fmt.Sprintf("predecessor %s is already named by an earlier receipt (record %d)", prev, j.first+1))
 		case chainLinked:
-			setAxis(res, result.AxisChain, result.StatusPass, "", "links to a receipt in the input or the archive")
+			setAxis(res, verify.AxisChain, verify.StatusPass, "", "links to a receipt in the input or the archive")
 		case nonceReplay:
-			setAxis(res, result.AxisNonce, result.StatusFail, reason.NonceReplay, fmt.Sprintf("nonce already used by an earlier receipt of this issuer (record %d)", j.first+1))
+			setAxis(res, verify.AxisNonce, verify.StatusFail, reason.NonceReplay, fmt.Sprintf("nonce already used by an earlier receipt of this issuer (record %d)", j.first+1))
 		case noncePriorReplay:
-			setAxis(res, result.AxisNonce, result.StatusFail, reason.NonceReplay, "nonce already used by a receipt of this issuer loaded earlier")
+			setAxis(res, verify.AxisNonce, verify.StatusFail, reason.NonceReplay, "nonce already used by a receipt of this issuer loaded earlier")
 		case nonceUnique:
-			setAxis(res, result.AxisNonce, result.StatusPass, "", "unique in this run")
+			setAxis(res, verify.AxisNonce, verify.StatusPass, "", "unique in this run")
 		case nonceDuplicate:
-			setAxis(res, result.AxisNonce, result.StatusPass, "", fmt.Sprintf("used by this same receipt, delivered before (record %d): not a replay", j.first+1))
+			setAxis(res, verify.AxisNonce, verify.StatusPass, "", fmt.Sprintf("used by this same receipt, delivered before (record %d): not a replay", j.first+1))
 		case noncePriorDuplicate:
-			setAxis(res, result.AxisNonce, result.StatusPass, "", "used by this same receipt, loaded earlier: not a replay")
+			setAxis(res, verify.AxisNonce, verify.StatusPass, "", "used by this same receipt, loaded earlier: not a replay")
 		}
 	}
 	for _, j := range js {
@@ -639,10 +640,10 @@ const outsideHint = "give it with --predecessor, the earlier files, or the audit
 
 // noteDelivery adds to the chain axis's note (the nonce axis's, without
 // one) that the receipt is one delivered before; the outcome stays.
-func noteDelivery(res *result.Result, note string) {
-	for _, name := range []result.AxisName{result.AxisChain, result.AxisNonce} {
+func noteDelivery(res *verify.Result, note string) {
+	for _, name := range []verify.AxisName{verify.AxisChain, verify.AxisNonce} {
 		ax, ok := res.Axes.Get(name)
-		if !ok || ax.Status == result.StatusNotRun {
+		if !ok || ax.Status == verify.StatusNotRun {
 			continue
 		}
 		if ax.Note != "" {
@@ -673,8 +674,8 @@ func deliveryOf(js []judgment) (duplicate, outside bool) {
 // back from the reasons it had then. Those judgments rest on chain hashes,
 // links, scopes and nonces, which no key, schema or clock changes, so they
 // still hold; the notes name no record, as the run is not at hand.
-func Rejudge(res *result.Result, earlier []reason.Reason) {
-	e := result.Index(res)
+func Rejudge(res *verify.Result, earlier []reason.Reason) {
+	e := Index(res)
 	if !e.OK {
 		return
 	}
@@ -710,6 +711,6 @@ func Rejudge(res *result.Result, earlier []reason.Reason) {
 }
 
 // setAxis records a judgment of the stream on res and folds its verdict.
-func setAxis(res *result.Result, name result.AxisName, st result.Status, reason reason.Reason, note string) {
-	result.Judge(res, name, result.Axis{Status: st, Reason: reason, Note: note})
+func setAxis(res *verify.Result, name verify.AxisName, st verify.Status, reason reason.Reason, note string) {
+	res.Judge(name, verify.Axis{Status: st, Reason: reason, Note: note})
 }

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/receiptverify/verify/internal/engine/reason"
-	"github.com/receiptverify/verify/internal/engine/result"
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/reason"
 )
 
 // A sharded run splits Run in two, so that the first half runs on many
@@ -32,7 +32,7 @@ type Keys struct {
 }
 
 // keysOf is the index's view of e (index.add), in hex.
-func keysOf(e result.IndexEntry) Keys {
+func keysOf(e IndexEntry) Keys {
 	if !e.OK {
 		return Keys{}
 	}
@@ -57,7 +57,7 @@ type Mapped struct {
 	// Result is the record verified alone: its chain and nonce axes are
 	// not judged yet. UNREADABLE for a line or a file that could not be
 	// read, as Run reports them.
-	Result *result.Result
+	Result *verify.Result
 	Keys   Keys
 	// State is what Folder.Fold reads back: the result in a binary form
 	// private to one build of this package.
@@ -102,10 +102,10 @@ func Map(ctx context.Context, v Verifier, srcs []Source, opts Options, emit func
 	var records uint64
 	err := pipeline(ctx, rn.sources, opts, 1, nil,
 		func(r *record) {
-			var res *result.Result
+			var res *verify.Result
 			switch r.kind {
 			case recordLine:
-				res, _ = v.VerifyWith(r.raw, result.VerifyOptions{DropSignature: true})
+				res, _ = v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: true})
 				res.Source, res.Line = r.source, r.line
 				r.lineRef = &LineRef{Offset: r.offset, Length: int64(len(r.raw)), SHA256: sha256.Sum256(r.raw)}
 				releaseLine(r.raw)
@@ -116,7 +116,7 @@ func Map(ctx context.Context, v Verifier, srcs []Source, opts Options, emit func
 				return
 			}
 			r.result = res
-			r.spooled = result.AppendBinary(res, nil)
+			r.spooled = appendResult(res, nil)
 		},
 		func(r *record) error {
 			records = r.seq + 1
@@ -125,7 +125,7 @@ func Map(ctx context.Context, v Verifier, srcs []Source, opts Options, emit func
 			if blank := sum.count(r); blank {
 				return nil
 			}
-			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(result.Index(r.result)), State: r.spooled}
+			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(Index(r.result)), State: r.spooled}
 			if ref != nil {
 				m.Line, m.HasLine = *ref, true
 			}
@@ -189,12 +189,12 @@ func NewFolder(shards ...MapSummary) *Folder {
 // Fold reads back a Mapped.State, gives it its judgments as Run's second
 // pass would and counts it. Records must come in run order for the
 // summary to be Run's, though each fold stands alone.
-func (f *Folder) Fold(state []byte, js []Judgment) (*result.Result, error) {
-	res := new(result.Result)
-	if err := result.UnmarshalBinary(res, state); err != nil {
+func (f *Folder) Fold(state []byte, js []Judgment) (*verify.Result, error) {
+	res := new(verify.Result)
+	if err := res.UnmarshalBinary(state); err != nil {
 		return nil, err
 	}
-	if res.Verdict != result.Unreadable {
+	if res.Verdict != verify.Unreadable {
 		var own []judgment
 		for _, j := range js {
 			o, ok := outcomes[[2]string{j.Kind, j.Outcome}]

@@ -11,9 +11,9 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/receiptverify/verify/internal/engine/result"
 	"github.com/receiptverify/verify/internal/helpers/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/verify"
 )
 
 // spool holds every record of the first pass, each line with its verified
@@ -27,7 +27,7 @@ import (
 // length and a seeded hash of its bytes (8 bytes each; the hash is 0 when
 // the input will not be read again), with Options.Keep its offset
 // (uvarint) and what Keep appended (4-byte length, bytes), and
-// result.AppendBinary; for an
+// verify.AppendBinary; for an
 // unreadable line or file, the error text; for a blank line, nothing.
 // Reading the input again checks kind, source, line, length and hash, so
 // an input that changed between the passes is an error, never a result
@@ -43,7 +43,7 @@ type spool struct {
 	// keep is Options.Keep: a line's frame then carries its offset and
 	// what keep appended (a 4-byte length and the bytes) before its
 	// result.
-	keep func(dst, raw []byte, res *result.Result) []byte
+	keep func(dst, raw []byte, res *verify.Result) []byte
 }
 
 // Errors of a run that cannot finish (Run wraps them with the place).
@@ -83,7 +83,7 @@ func newSpool(dir string, reread bool) (*spool, error) {
 // encode frames one record, with its result when it is a line; called on
 // the verifying goroutines. The frame's buffer comes from framePool and
 // goes back when write has written it.
-func (s *spool) encode(r *record, res *result.Result) []byte {
+func (s *spool) encode(r *record, res *verify.Result) []byte {
 	b := framePool.Get()
 	b = append(b, byte(r.kind))
 	b = binary.AppendUvarint(b, uint64(r.line))
@@ -102,7 +102,7 @@ func (s *spool) encode(r *record, res *result.Result) []byte {
 			b = s.keep(append(b, 0, 0, 0, 0), r.raw, res)
 			binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 		}
-		b = result.AppendBinary(res, b)
+		b = appendResult(res, b)
 	case recordLineError, recordFileError:
 		b = appendString(b, r.err.Error())
 	}
@@ -236,7 +236,7 @@ func (f frame) matches(r *record) bool {
 // goroutines.
 // With Options.Keep it sets r's offset and kept bytes (which lie in the
 // frame).
-func (s *spool) decode(r *record) (*result.Result, error) {
+func (s *spool) decode(r *record) (*verify.Result, error) {
 	rest, raw := r.spooled, r.raw
 	if len(rest) < 16 {
 		return nil, fmt.Errorf("%w: short frame", ErrSpool)
@@ -261,8 +261,8 @@ func (s *spool) decode(r *record) (*result.Result, error) {
 		}
 		rest = rest[4+k:]
 	}
-	res := new(result.Result)
-	if err := result.UnmarshalBinary(res, rest); err != nil { // copies what it keeps
+	res := new(verify.Result)
+	if err := res.UnmarshalBinary(rest); err != nil { // copies what it keeps
 		return nil, fmt.Errorf("%w: %w", ErrSpool, err)
 	}
 	return res, nil
@@ -314,4 +314,10 @@ func (s *spool) drained() error {
 func (s *spool) remove() {
 	s.f.Close()
 	os.Remove(s.f.Name())
+}
+
+// appendResult appends res's binary form to b.
+func appendResult(res *verify.Result, b []byte) []byte {
+	b, _ = res.AppendBinary(b) // it cannot fail
+	return b
 }

@@ -2,8 +2,8 @@
 // doc describes it: the two passes, the index, the spool. Package stream
 // is its public face, Run and the types a caller needs; the sharded run's
 // halves (Map, Folder), which the command and internal/shard call, are
-// here alone. It builds on internal/engine/result, not on package verify: a run
-// is given a Verifier, which *verify.Verifier is.
+// here alone. It builds on package verify (its Result) as stream does; a
+// run is given a Verifier, which *verify.Verifier is.
 package streamrun
 
 import (
@@ -15,15 +15,15 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/receiptverify/verify/internal/engine/reason"
-	"github.com/receiptverify/verify/internal/engine/result"
 	"github.com/receiptverify/verify/internal/helpers/bufpool"
 	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/reason"
 )
 
 // Verifier verifies one receipt: *verify.Verifier.
 type Verifier interface {
-	VerifyWith(raw []byte, o result.VerifyOptions) (*result.Result, error)
+	VerifyWith(raw []byte, o verify.VerifyOptions) (*verify.Result, error)
 }
 
 // Source is one input: a name for messages and a way to open it. A source
@@ -61,7 +61,7 @@ type Options struct {
 	// Record.Rendered: output encoding then runs on all cores instead of on
 	// the one that calls emit. Rendered is valid until emit returns; its
 	// memory is then reused for a later result.
-	Render func(dst []byte, r *result.Result) []byte
+	Render func(dst []byte, r *verify.Result) []byte
 	// RenderRecord is Render given the whole Record (its Raw, Offset and
 	// deliveries), for a caller whose encoding keeps the record's bytes
 	// or their hash (an archive's rows). It is called on the verifying
@@ -85,7 +85,7 @@ type Options struct {
 	// each record's bytes (their hash, the bytes of the few it stores)
 	// has it without the input being read again. Without KeepRaw the
 	// input is read once.
-	Keep func(dst, raw []byte, res *result.Result) []byte
+	Keep func(dst, raw []byte, res *verify.Result) []byte
 	// OmitSignatureHash leaves Fields.SignatureSHA256 empty in every
 	// result, for a caller that does not write it out (text output, the
 	// analytics load); see verify.VerifyOptions.
@@ -187,7 +187,7 @@ type Progress struct {
 // Record is one record of the input as Run emits it: its verification
 // and the bytes that go with it.
 type Record struct {
-	*result.Result
+	*verify.Result
 	// Raw is the record exactly as read, with Options.KeepRaw (for an
 	// archive that stores it); nil without. Valid until emit returns.
 	Raw []byte
@@ -270,8 +270,8 @@ func Run(ctx context.Context, v Verifier, srcs []Source, opts Options, emit func
 	idx := newIndex(opts.TempDir, lim)
 	defer idx.close()
 	for i, raw := range opts.Predecessors {
-		res, _ := v.VerifyWith(raw, result.VerifyOptions{})
-		if err := idx.add(predecessorSeq+uint64(i), result.Index(res)); err != nil {
+		res, _ := v.VerifyWith(raw, verify.VerifyOptions{})
+		if err := idx.add(predecessorSeq+uint64(i), Index(res)); err != nil {
 			return Summary{}, err
 		}
 	}
@@ -313,11 +313,9 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 				return
 			}
 			// The signature text is kilobytes the spool need not carry.
-			// The result is encoded into its frame before the line is
-			// released, so it may borrow the line's bytes.
-			res, _ := rn.v.VerifyWith(r.raw, result.Borrowing(result.VerifyOptions{DropSignature: true, OmitSignatureHash: rn.opts.OmitSignatureHash}))
+			res, _ := rn.v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: true, OmitSignatureHash: rn.opts.OmitSignatureHash})
 			res.Source, res.Line = r.source, r.line
-			r.entry = result.Index(res)
+			r.entry = Index(res)
 			r.spooled = rn.sp.encode(r, res)
 		},
 		func(r *record) error {
@@ -373,7 +371,7 @@ func (rn *runner) writePass(ctx context.Context, emit func(*Record) error) (Summ
 				r.err = &SourceError{Source: r.source, Line: r.line, Err: err}
 				return
 			}
-			if res.Verdict != result.Unreadable {
+			if res.Verdict != verify.Unreadable {
 				judge(res, r.judgments)
 			}
 			switch {
@@ -434,7 +432,7 @@ func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error
 	if blank := sum.count(r); blank {
 		return nil
 	}
-	var res *result.Result
+	var res *verify.Result
 	rec := Record{Rendered: r.rendered}
 	switch r.kind {
 	case recordFileError:
@@ -479,7 +477,7 @@ func (sum *Summary) count(r *record) (blank bool) {
 	case recordLineError:
 		sum.Unreadable++
 	default:
-		if r.err == nil && r.result.Verdict == result.Unreadable {
+		if r.err == nil && r.result.Verdict == verify.Unreadable {
 			sum.Unreadable++
 		}
 	}
@@ -488,13 +486,13 @@ func (sum *Summary) count(r *record) (blank bool) {
 
 // tally counts a result's verdict, but for UNREADABLE (counted by the
 // kind of record), and its reasons.
-func (sum *Summary) tally(res *result.Result) {
+func (sum *Summary) tally(res *verify.Result) {
 	switch res.Verdict {
-	case result.Pass:
+	case verify.Pass:
 		sum.Pass++
-	case result.Fail:
+	case verify.Fail:
 		sum.Fail++
-	case result.Incomplete:
+	case verify.Incomplete:
 		sum.Incomplete++
 	}
 	for _, reason := range res.Reasons {
@@ -514,10 +512,10 @@ func (sum *Summary) deliveries(js []judgment) {
 	}
 }
 
-func unreadable(r *record, err error) *result.Result {
-	return &result.Result{
-		Version: result.ResultVersion, Source: r.source, Line: r.line, Format: "unknown",
-		Verdict: result.Unreadable, Reasons: []reason.Reason{reason.Malformed},
+func unreadable(r *record, err error) *verify.Result {
+	return &verify.Result{
+		Version: verify.ResultVersion, Source: r.source, Line: r.line, Format: "unknown",
+		Verdict: verify.Unreadable, Reasons: []reason.Reason{reason.Malformed},
 		Error: err.Error(),
 	}
 }
@@ -544,13 +542,13 @@ type record struct {
 	offset int64 // of the line in its source, in bytes (Record.Offset)
 	raw    []byte
 	err    error
-	entry  result.IndexEntry
+	entry  IndexEntry
 	// spooled is the record's verified result between the passes; frame,
 	// in the second pass, the framePool buffer it lies in.
 	spooled   []byte
 	frame     []byte
 	judgments []judgment // of its chain link and nonce, in pass 2
-	result    *result.Result
+	result    *verify.Result
 	rendered  []byte   // Options.Render's encoding of result, in pass 2
 	kept      []byte   // what Options.Keep kept, in pass 2 (in frame)
 	lineRef   *LineRef // Map's: where the line is and its SHA-256

@@ -1,11 +1,13 @@
-package result
+// Package chainscope names what each format scopes its chains by, for the
+// notes of package verify and of the stream engine alike.
+package chainscope
 
-// ChainScopeWhat names what the chains of a format are scoped by, for
+// What names what the chains of a format are scoped by, for
 // notes: "issuer", "plan_id"; "format" when by the format alone. Every
 // format of package verify whose chain rule has a scope has its entry
 // here (TestChainScopeWhat there pins it), so that the verifier and a
 // stream's index name a scope alike.
-func ChainScopeWhat(format string) string {
+func What(format string) string {
 	switch format {
 	case "acta":
 		return "issuer"

@@ -1,4 +1,4 @@
-package result
+package verify
 
 import (
 	"reflect"
@@ -68,16 +68,16 @@ func TestResultBinaryRoundTrip(t *testing.T) {
 	}
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {
-			b := AppendBinary(want, []byte("prefix"))
+			b := want.appendBinary([]byte("prefix"))
 			var got Result
-			if err := UnmarshalBinary(&got, b[len("prefix"):]); err != nil {
+			if err := (&got).UnmarshalBinary(b[len("prefix"):]); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(&got, want) {
 				t.Fatalf("round trip changed the result:\n got %#v\nwant %#v", got, *want)
 			}
 			for i := range len(b) - len("prefix") {
-				if err := UnmarshalBinary(new(Result), b[len("prefix"):len("prefix")+i]); err == nil {
+				if err := new(Result).UnmarshalBinary(b[len("prefix") : len("prefix")+i]); err == nil {
 					t.Fatalf("a form cut to %d bytes was accepted", i)
 				}
 			}
@@ -89,16 +89,16 @@ func TestResultBinaryRoundTrip(t *testing.T) {
 // whatever it accepts encodes back to a form that decodes to the same
 // result, so encoder and decoder agree on every field.
 func FuzzResultBinary(f *testing.F) {
-	b := AppendBinary(&Result{Version: 1, Format: "asqav-native", Axes: axesOf(map[AxisName]Axis{AxisChain: {Status: StatusPass}})}, nil)
+	b := (&Result{Version: 1, Format: "asqav-native", Axes: axesOf(map[AxisName]Axis{AxisChain: {Status: StatusPass}})}).appendBinary(nil)
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var r Result
-		if UnmarshalBinary(&r, data) != nil {
+		if (&r).UnmarshalBinary(data) != nil {
 			return
 		}
-		again := AppendBinary(&r, nil)
+		again := (&r).appendBinary(nil)
 		var r2 Result
-		if err := UnmarshalBinary(&r2, again); err != nil || !reflect.DeepEqual(&r, &r2) {
+		if err := (&r2).UnmarshalBinary(again); err != nil || !reflect.DeepEqual(&r, &r2) {
 			t.Fatalf("re-encoding changed the result: %v", err)
 		}
 	})

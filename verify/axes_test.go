@@ -1,4 +1,4 @@
-package result
+package verify
 
 import (
 	"bytes"
@@ -52,15 +52,6 @@ func TestAxesJSONAsEncodingJSON(t *testing.T) {
 			t.Fatalf("note %q:\n got %s\nwant %s", note, got, want.Bytes())
 		}
 	}
-}
-
-// axesOf builds Axes from a map, for tests.
-func axesOf(m map[AxisName]Axis) Axes {
-	var a Axes
-	for name, ax := range m {
-		a.Set(name, ax)
-	}
-	return a
 }
 
 // TestAxisIndexFollowsAxisOrder checks that Axes' array has one slot per

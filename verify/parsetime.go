@@ -1,11 +1,11 @@
-package result
+package verify
 
 import (
 	"strconv"
 	"time"
 )
 
-// ParseTime reads the timestamps receipts carry, in the grammar the Asqav
+// parseTime reads the timestamps receipts carry, in the grammar the Asqav
 // reference verifier accepts (testdata/asqav/axis-parity-cases.json pins
 // it):
 //
@@ -18,7 +18,7 @@ import (
 // Every field is range-checked: no hour 24, no leap second 60, no offset
 // beyond ±23:59. Lowercase "t" and "z", the basic form (20200101T000000Z),
 // epoch numbers and English dates are refused.
-func ParseTime(s string) (time.Time, bool) {
+func parseTime(s string) (time.Time, bool) {
 	p := timeParser{s: s}
 	year, ok1 := p.digits(4)
 	ok2 := p.byte('-')

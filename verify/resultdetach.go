@@ -1,16 +1,16 @@
-package result
+package verify
 
 import (
 	"strings"
 	"unsafe"
 )
 
-// Detach gives every string of r that points into b a copy of its own, so
+// detach gives every string of r that points into b a copy of its own, so
 // that r stays valid when b is written again: Verify parses a receipt
 // without copying it (canon.ParseBorrowed), and the Result's fields are
 // substrings of it. TestDetachCoversEveryString fails when a string field
 // is added to Result and not here.
-func Detach(r *Result, b []byte) {
+func (r *Result) detach(b []byte) {
 	if len(b) == 0 {
 		return
 	}

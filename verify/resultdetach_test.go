@@ -1,4 +1,4 @@
-package result
+package verify
 
 import (
 	"bytes"
@@ -26,12 +26,12 @@ func TestDetachCoversEveryString(t *testing.T) {
 	if strs < 40 {
 		t.Fatalf("only %d strings set; the fill misses fields", strs)
 	}
-	Detach(&r, buf)
-	before := AppendBinary(&r, nil)
+	(&r).detach(buf)
+	before := (&r).appendBinary(nil)
 	for i := range buf {
 		buf[i] = 'X'
 	}
-	if after := AppendBinary(&r, nil); !bytes.Equal(after, before) {
+	if after := (&r).appendBinary(nil); !bytes.Equal(after, before) {
 		t.Errorf("a string still points into the parsed bytes: give it a copy in Detach\n%q\nwas\n%q", after, before)
 	}
 }

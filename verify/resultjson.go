@@ -1,4 +1,4 @@
-package result
+package verify
 
 import (
 	"strconv"

@@ -1,4 +1,4 @@
-package result
+package verify
 
 import (
 	"encoding/binary"
@@ -11,7 +11,10 @@ import (
 // (TestResultBinaryRoundTrip fills every field to pin that), so
 // UnmarshalBinary gives back a result that judges and renders the same.
 // The form is private to one run: no version, no promise across releases.
-func AppendBinary(r *Result, b []byte) []byte {
+func (r *Result) AppendBinary(b []byte) ([]byte, error) { return r.appendBinary(b), nil }
+
+// appendBinary is AppendBinary, which cannot fail.
+func (r *Result) appendBinary(b []byte) []byte {
 	w := binWriter{b}
 	w.int(int64(r.Version))
 	w.str(r.Source)
@@ -66,7 +69,7 @@ func AppendBinary(r *Result, b []byte) []byte {
 
 // UnmarshalBinary reads what AppendBinary wrote into r, replacing every
 // field. Strings share one copy of data.
-func UnmarshalBinary(r *Result, data []byte) error {
+func (r *Result) UnmarshalBinary(data []byte) error {
 	rd := binReader{s: string(data)}
 	*r = Result{}
 	r.Version = int(rd.int())
