@@ -286,6 +286,16 @@ func showRow(r []string) string {
 // VERIFY_ENGINES=off for the other tests' step).
 func required() bool { return os.Getenv("VERIFY_ENGINES") == "required" }
 
+// enginesOff skips t when VERIFY_ENGINES=off: .ci/run runs every
+// TestEngines* test, DuckDB halves included, in a step of its own, so the
+// step of the other tests need not run them again.
+func enginesOff(t *testing.T) {
+	t.Helper()
+	if os.Getenv("VERIFY_ENGINES") == "off" {
+		t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+	}
+}
+
 // absent skips t, or fails it when the engines are required.
 func absent(t *testing.T, format string, args ...any) {
 	t.Helper()
@@ -301,9 +311,7 @@ func absent(t *testing.T, format string, args ...any) {
 // parameter and as a literal; and hyparquet reads the export as DuckDB
 // does.
 func TestEngines(t *testing.T) {
-	if os.Getenv("VERIFY_ENGINES") == "off" {
-		t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
-	}
+	enginesOff(t)
 	f := newFixture(t)
 	runs := f.runs()
 	check := func(t *testing.T, got map[string]result, errs map[string]string) {

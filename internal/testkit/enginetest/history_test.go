@@ -23,6 +23,7 @@ import (
 // DuckDB (verify finalize), on ClickHouse (chDB), and each engine reading
 // the other's history.
 func TestEnginesHistory(t *testing.T) {
+	enginesOff(t)
 	bin := buildVerify(t)
 	dir := t.TempDir()
 	lines, trust := generatedArchive(t, dir, 20261204)

@@ -28,6 +28,7 @@ var lakeQueries = []string{"collisions", "drift", "replays", "failures"}
 // DuckDB database of `verify audit` of the same files, for every day and
 // for all days.
 func TestEnginesLakeReport(t *testing.T) {
+	enginesOff(t)
 	bin := buildVerify(t)
 	dir := t.TempDir()
 	lines, trust := generatedArchive(t, dir, 20261204)

@@ -263,9 +263,7 @@ func tableCounts(t *testing.T, db *analytics.DB) map[string]int64 {
 // TestEnginesParquetParts: a day cut into several parts by a small bound
 // reads back with hyparquet as DuckDB reads it, no row lost or doubled.
 func TestEnginesParquetParts(t *testing.T) {
-	if os.Getenv("VERIFY_ENGINES") == "off" {
-		t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
-	}
+	enginesOff(t)
 	ctx := context.Background()
 	db, err := analytics.Open(filepath.Join(t.TempDir(), "parts.duckdb"))
 	if err != nil {

@@ -31,6 +31,7 @@ import (
 // `verify finalize` on DuckDB, and run on ClickHouse (chDB) and handed to
 // finalize as Parquet.
 func TestEnginesSharded(t *testing.T) {
+	enginesOff(t)
 	bin := buildVerify(t)
 	dir := t.TempDir()
 	lines, trust := generatedArchive(t, dir, 20261203)
@@ -391,19 +392,50 @@ func clickHouseJudgments(t *testing.T, views []string, out string, perShard bool
 	t.Logf("chDB: %v judgments", a.Result.Data[0][0])
 }
 
-// buildVerify builds the verify command into a temporary directory.
+// buildVerify builds the verify command once for the package's tests
+// (into a directory TestMain removes) and returns its path.
 func buildVerify(t *testing.T) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH: cannot build the verify command")
+	built.once.Do(func() {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			built.skip = "go is not on PATH: cannot build the verify command"
+			return
+		}
+		dir, err := os.MkdirTemp("", "enginetest-verify-")
+		if err != nil {
+			built.err = err.Error()
+			return
+		}
+		built.dir = dir
+		built.bin = filepath.Join(dir, "verify")
+		cmd := exec.Command(goBin, "build", "-o", built.bin, "github.com/receiptverify/verify/cmd/verify")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Sprintf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.skip != "" {
+		t.Skip(built.skip)
 	}
-	bin := filepath.Join(t.TempDir(), "verify")
-	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/receiptverify/verify/cmd/verify")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if built.err != "" {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+// built is the one build of the verify command the tests share.
+var built struct {
+	once      sync.Once
+	dir, bin  string
+	skip, err string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // verifyRun is one run of the verify command.
