@@ -31,8 +31,8 @@ var limitName = regexp.MustCompile(`^(max|Max)[A-Z0-9]|[a-z0-9]Max[A-Z]`)
 
 // TestIndex checks that every limit is either defined in package limits or
 // listed in its doc with the directory that holds it, and that every one
-// is in the README's limits table: a limit added anywhere without the
-// index and the table fails here.
+// is in the limits table (docs/limits.md): a limit added anywhere
+// without the index and the table fails here.
 func TestIndex(t *testing.T) {
 	fset := token.NewFileSet()
 	doc, err := parser.ParseFile(fset, "limits.go", nil, parser.ParseComments|parser.PackageClauseOnly)
@@ -45,13 +45,13 @@ func TestIndex(t *testing.T) {
 			index[f[0]+" "+f[1]] = true
 		}
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	page, err := os.ReadFile(filepath.Join(root, "docs", "limits.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	table := section(string(readme), "## Limits")
+	table := section("\n"+string(page), "# Limits")
 	if table == "" {
-		t.Fatal("README.md has no ## Limits section")
+		t.Fatal("docs/limits.md has no # Limits section")
 	}
 
 	found := 0
@@ -95,7 +95,7 @@ func TestIndex(t *testing.T) {
 						t.Errorf("%s: limit %s is not listed in package limits' doc (%q)", rel, name, key)
 					}
 					if !regexp.MustCompile(`\b` + name + `\b`).MatchString(table) {
-						t.Errorf("%s: limit %s is not in README.md's limits table", rel, name)
+						t.Errorf("%s: limit %s is not in docs/limits.md", rel, name)
 					}
 				}
 			}

@@ -21,7 +21,7 @@
 //	internal/analytics/baseline maxBaselineBytes        8 MiB    a --baseline file, read whole
 //
 // A test fails when a limit named Max… is defined elsewhere without a line
-// here, or is missing from the README's limits table.
+// here, or is missing from the limits table in docs/limits.md.
 package limits
 
 const (
