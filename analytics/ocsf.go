@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/receiptverify/verify/internal/analytics/baseline"
@@ -38,25 +39,59 @@ var ocsfSeverity = map[severity.Severity]struct {
 }
 
 type ocsfEvent struct {
-	ActivityID   int             `json:"activity_id"`
-	ActivityName string          `json:"activity_name"`
-	CategoryUID  int             `json:"category_uid"`
-	CategoryName string          `json:"category_name"`
-	ClassUID     int             `json:"class_uid"`
-	ClassName    string          `json:"class_name"`
-	TypeUID      int             `json:"type_uid"`
-	TypeName     string          `json:"type_name"`
-	SeverityID   int             `json:"severity_id"`
-	Severity     string          `json:"severity"`
-	StatusID     int             `json:"status_id"`
-	Status       string          `json:"status"`
-	StatusDetail string          `json:"status_detail,omitempty"`
-	Time         int64           `json:"time"`
-	Message      string          `json:"message"`
-	IsAlert      bool            `json:"is_alert"`
-	Metadata     ocsfMetadata    `json:"metadata"`
-	FindingInfo  ocsfFindingInfo `json:"finding_info"`
-	Unmapped     json.RawMessage `json:"unmapped"`
+	ActivityID   int              `json:"activity_id"`
+	ActivityName string           `json:"activity_name"`
+	CategoryUID  int              `json:"category_uid"`
+	CategoryName string           `json:"category_name"`
+	ClassUID     int              `json:"class_uid"`
+	ClassName    string           `json:"class_name"`
+	TypeUID      int              `json:"type_uid"`
+	TypeName     string           `json:"type_name"`
+	SeverityID   int              `json:"severity_id"`
+	Severity     string           `json:"severity"`
+	StatusID     int              `json:"status_id"`
+	Status       string           `json:"status"`
+	StatusDetail string           `json:"status_detail,omitempty"`
+	Time         int64            `json:"time"`
+	Message      string           `json:"message"`
+	IsAlert      bool             `json:"is_alert"`
+	Metadata     ocsfMetadata     `json:"metadata"`
+	FindingInfo  ocsfFindingInfo  `json:"finding_info"`
+	Observables  []ocsfObservable `json:"observables,omitempty"`
+	Resources    []ocsfResource   `json:"resources,omitempty"`
+	Unmapped     json.RawMessage  `json:"unmapped"`
+}
+
+// ocsfObservable is one fact of a row a SIEM pivots on (OCSF observable).
+type ocsfObservable struct {
+	Name   string `json:"name"`
+	TypeID int    `json:"type_id"`
+	Type   string `json:"type"`
+	Value  string `json:"value"`
+}
+
+// ocsfResource is the tool a row is about (OCSF resource_details).
+type ocsfResource struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	UID  string `json:"uid,omitempty"`
+}
+
+// ocsfObservables are the row columns written as observables, with their
+// OCSF observable type: the dictionary's Hash and File Path types where
+// they fit, Other (99) for the agent, tool and action ids, which OCSF
+// 1.8.0 has no observable type for.
+var ocsfObservables = []struct {
+	column string
+	typeID int
+	typ    string
+}{
+	{"agent_id", 99, "Other"},
+	{"issuer_id", 99, "Other"},
+	{"tool_name", 99, "Other"},
+	{"action_id", 99, "Other"},
+	{"tool_fingerprint", 8, "Hash"},
+	{"source", 45, "File Path"},
 }
 
 type ocsfMetadata struct {
@@ -80,6 +115,28 @@ type ocsfFindingInfo struct {
 	Analytic      ocsfAnalytic `json:"analytic"`
 	FirstSeenTime int64        `json:"first_seen_time,omitempty"`
 	LastSeenTime  int64        `json:"last_seen_time,omitempty"`
+	Attacks       []ocsfAttack `json:"attacks,omitempty"`
+	Tags          []ocsfTag    `json:"tags,omitempty"`
+}
+
+// ocsfAttack is a MITRE ATT&CK technique of the finding (TechniquesOf).
+type ocsfAttack struct {
+	Technique    ocsfTechnique  `json:"technique"`
+	SubTechnique *ocsfTechnique `json:"sub_technique,omitempty"`
+}
+
+type ocsfTechnique struct {
+	UID    string `json:"uid"`
+	Name   string `json:"name"`
+	SrcURL string `json:"src_url,omitempty"`
+}
+
+// ocsfTag is one technique id of the finding, named by its framework, so
+// that SAFE-MCP and OWASP ids, which attacks cannot hold, are searchable
+// too.
+type ocsfTag struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 type ocsfAnalytic struct {
@@ -139,6 +196,15 @@ func WriteOCSF(w io.Writer, t *table.Table, toolVersion string, failOn severity.
 				FirstSeenTime: millis(g("first_seen")), LastSeenTime: millis(g("last_seen"))},
 			Unmapped: t.AppendRowJSON(nil, r),
 		}
+		e.FindingInfo.Attacks, e.FindingInfo.Tags = ocsfTechniques(TechniquesOf(name, table.Text(g("kind"))))
+		for _, o := range ocsfObservables {
+			if v := table.Text(g(o.column)); v != "" {
+				e.Observables = append(e.Observables, ocsfObservable{Name: o.column, TypeID: o.typeID, Type: o.typ, Value: v})
+			}
+		}
+		if tool := table.Text(g("tool_name")); tool != "" {
+			e.Resources = []ocsfResource{{Name: tool, Type: "MCP tool", UID: table.Text(g("tool_fingerprint"))}}
+		}
 		if baseline.IsSuppressed(t, r) {
 			e.StatusID, e.Status, e.StatusDetail = 3, "Suppressed", "baseline: "+table.Text(g("suppressed_by"))
 		}
@@ -151,6 +217,26 @@ func WriteOCSF(w io.Writer, t *table.Table, toolVersion string, failOn severity.
 		bw.Write(line.Bytes())
 	}
 	return bw.Flush()
+}
+
+// ocsfTechniques is ts as OCSF attacks (the ATT&CK ones, a sub-technique
+// under its technique) and tags (every one).
+func ocsfTechniques(ts []Technique) (attacks []ocsfAttack, tags []ocsfTag) {
+	for _, t := range ts {
+		tags = append(tags, ocsfTag{Name: t.Framework, Value: t.ID})
+		if t.Framework != MITREATTACK {
+			continue
+		}
+		parent, _, sub := strings.Cut(t.ID, ".")
+		a := ocsfAttack{Technique: ocsfTechnique{UID: parent, Name: t.Name, SrcURL: t.URL}}
+		if sub {
+			name, subName, _ := strings.Cut(t.Name, ": ")
+			a.Technique.Name, a.Technique.SrcURL = name, "https://attack.mitre.org/techniques/"+parent+"/"
+			a.SubTechnique = &ocsfTechnique{UID: t.ID, Name: subName, SrcURL: t.URL}
+		}
+		attacks = append(attacks, a)
+	}
+	return attacks, tags
 }
 
 // millis is a TIMESTAMP value in milliseconds since the epoch (OCSF

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,6 +109,7 @@ func TestOCSFEvents(t *testing.T) {
 	if err := json.Unmarshal(b, &spec); err != nil {
 		t.Fatal(err)
 	}
+	attrs := readOCSFAttributes(t)
 	if len(spec.Required) == 0 || spec.Class.ClassUID != 2004 {
 		t.Fatalf("spec: %+v", spec)
 	}
@@ -133,14 +135,31 @@ func TestOCSFEvents(t *testing.T) {
 	sc.Buffer(nil, 1<<20)
 	var got []string
 	statuses := map[string]int{}
+	pivoted := map[string]int{}
+	pivots := func(ev map[string]any) {
+		for _, f := range []string{"observables", "resources", "finding_info.attacks", "finding_info.tags"} {
+			if v, ok := lookup(ev, f); ok && len(v.([]any)) > 0 {
+				pivoted[f[strings.LastIndex(f, ".")+1:]]++
+			}
+		}
+		name, _ := lookup(ev, "unmapped.finding")
+		if name == "drift" || name == "collisions" {
+			tags, _ := lookup(ev, "finding_info.tags")
+			want := map[any]string{"drift": "SAFE-T1201", "collisions": "SAFE-T1004"}[name]
+			if !strings.Contains(fmt.Sprint(tags), want) {
+				t.Errorf("%s event without %s: %v", name, want, tags)
+			}
+		}
+	}
 	for sc.Scan() {
 		var ev map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatal(err)
 		}
-		if bad := checkOCSF(&spec, ev); len(bad) > 0 {
+		if bad := append(checkOCSF(&spec, ev), attrs.checkAttributes("detection_finding", ev)...); len(bad) > 0 {
 			t.Errorf("event %s: %v", sc.Text(), bad)
 		}
+		pivots(ev)
 		uid, _ := lookup(ev, "finding_info.uid")
 		sev, _ := lookup(ev, "unmapped.severity")
 		supp, _ := lookup(ev, "unmapped.suppressed")
@@ -157,6 +176,11 @@ func TestOCSFEvents(t *testing.T) {
 	}
 	if !slices.Equal(got, ids) || len(got) != sum.Total() {
 		t.Errorf("events %v\nrows %v", got, ids)
+	}
+	for _, f := range []string{"observables", "resources", "attacks", "tags"} {
+		if pivoted[f] == 0 {
+			t.Errorf("no event with %s", f)
+		}
 	}
 	if statuses["Suppressed"] != 2 || statuses["New"] == 0 {
 		t.Errorf("statuses %v", statuses)

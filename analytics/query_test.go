@@ -139,25 +139,25 @@ func TestQueriesOnFixture(t *testing.T) {
 	tests := []struct {
 		name, day, want string
 	}{
-		{"collisions", "2026-11-01", "finding,severity,finding_id,day,tool_name,fingerprints,tool_fingerprint,expected_server,expected,receipts,agents,sessions,failed,first_seen,last_seen,event_time\n"},
-		{"collisions", "2026-11-02", `finding,severity,finding_id,day,tool_name,fingerprints,tool_fingerprint,expected_server,expected,receipts,agents,sessions,failed,first_seen,last_seen,event_time
-collisions,info,{{collisions|2026-11-02|search|A|crm}},2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z
-collisions,info,{{collisions|2026-11-02|search|B|files}},2026-11-02,search,2,B,files,match,1,1,1,0,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z
+		{"collisions", "2026-11-01", "finding,severity,finding_id,techniques,day,tool_name,fingerprints,tool_fingerprint,expected_server,expected,receipts,agents,sessions,failed,first_seen,last_seen,event_time\n"},
+		{"collisions", "2026-11-02", `finding,severity,finding_id,techniques,day,tool_name,fingerprints,tool_fingerprint,expected_server,expected,receipts,agents,sessions,failed,first_seen,last_seen,event_time
+collisions,info,{{collisions|2026-11-02|search|A|crm}},"SAFE-T1004,MCP09:2025,T1036",2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z
+collisions,info,{{collisions|2026-11-02|search|B|files}},"SAFE-T1004,MCP09:2025,T1036",2026-11-02,search,2,B,files,match,1,1,1,0,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z
 `},
-		{"drift", "2026-11-01", "finding,severity,finding_id,day,kind,tool_name,tool_fingerprint,previous_fingerprint,expected,expected_server,previous_expected,receipts,first_seen,last_seen,agent_id,session_id,action_id,source,line,event_time\n"},
-		{"drift", "2026-11-02", `finding,severity,finding_id,day,kind,tool_name,tool_fingerprint,previous_fingerprint,expected,expected_server,previous_expected,receipts,first_seen,last_seen,agent_id,session_id,action_id,source,line,event_time
-drift,high,{{drift|first_seen|2026-11-02|pay|X}},2026-11-02,first_seen,pay,X,,unknown,,,1,2026-11-02T09:00:10.000000Z,2026-11-02T09:00:10.000000Z,ag2,s2,a5,f1.jsonl,5,2026-11-02T09:00:10.000000Z
-drift,low,{{drift|first_seen|2026-11-02|search|B}},2026-11-02,first_seen,search,B,,match,files,,1,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,ag2,s2,a4,f1.jsonl,4,2026-11-02T09:00:05.000000Z
-drift,info,{{drift|session_change|2026-11-02|search|B|A|f1:4}},2026-11-02,session_change,search,B,A,match,files,match,1,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,ag2,s2,a4,f1.jsonl,4,2026-11-02T09:00:05.000000Z
-drift,high,{{drift|unexpected_fingerprint|2026-11-02|pay|X}},2026-11-02,unexpected_fingerprint,pay,X,,unknown,,,1,2026-11-02T09:00:10.000000Z,2026-11-02T09:00:10.000000Z,ag2,s2,a5,f1.jsonl,5,2026-11-02T09:00:10.000000Z
+		{"drift", "2026-11-01", "finding,severity,finding_id,techniques,day,kind,tool_name,tool_fingerprint,previous_fingerprint,expected,expected_server,previous_expected,receipts,first_seen,last_seen,agent_id,session_id,action_id,source,line,event_time\n"},
+		{"drift", "2026-11-02", `finding,severity,finding_id,techniques,day,kind,tool_name,tool_fingerprint,previous_fingerprint,expected,expected_server,previous_expected,receipts,first_seen,last_seen,agent_id,session_id,action_id,source,line,event_time
+drift,high,{{drift|first_seen|2026-11-02|pay|X}},"SAFE-T1201,MCP03:2025,T1195",2026-11-02,first_seen,pay,X,,unknown,,,1,2026-11-02T09:00:10.000000Z,2026-11-02T09:00:10.000000Z,ag2,s2,a5,f1.jsonl,5,2026-11-02T09:00:10.000000Z
+drift,low,{{drift|first_seen|2026-11-02|search|B}},"SAFE-T1201,MCP03:2025,T1195",2026-11-02,first_seen,search,B,,match,files,,1,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,ag2,s2,a4,f1.jsonl,4,2026-11-02T09:00:05.000000Z
+drift,info,{{drift|session_change|2026-11-02|search|B|A|f1:4}},"SAFE-T1201,MCP03:2025,T1195",2026-11-02,session_change,search,B,A,match,files,match,1,2026-11-02T09:00:05.000000Z,2026-11-02T09:00:05.000000Z,ag2,s2,a4,f1.jsonl,4,2026-11-02T09:00:05.000000Z
+drift,high,{{drift|unexpected_fingerprint|2026-11-02|pay|X}},"SAFE-T1201,MCP03:2025,T1195",2026-11-02,unexpected_fingerprint,pay,X,,unknown,,,1,2026-11-02T09:00:10.000000Z,2026-11-02T09:00:10.000000Z,ag2,s2,a5,f1.jsonl,5,2026-11-02T09:00:10.000000Z
 `},
-		{"replays", "2026-11-02", `finding,severity,finding_id,day,kind,value,occurrence,occurrences,verdict,action_id,agent_id,issuer_id,issued_at,source,line,first_action_id,first_issued_at,first_source,first_line,event_time
-replays,high,{{replays|action_id||a1|f1:6}},2026-11-02,action_id,a1,2,2,FAIL,a1,ag3,org1,2026-11-02T11:00:00.000000Z,f1.jsonl,6,a1,2026-11-01T10:00:00.000000Z,f1.jsonl,1,2026-11-02T11:00:00.000000Z
-replays,high,{{replays|nonce|org1|n1|f1:6}},2026-11-02,nonce,n1,2,2,FAIL,a1,ag3,org1,2026-11-02T11:00:00.000000Z,f1.jsonl,6,a1,2026-11-01T10:00:00.000000Z,f1.jsonl,1,2026-11-02T11:00:00.000000Z
+		{"replays", "2026-11-02", `finding,severity,finding_id,techniques,day,kind,value,occurrence,occurrences,verdict,action_id,agent_id,issuer_id,issued_at,source,line,first_action_id,first_issued_at,first_source,first_line,event_time
+replays,high,{{replays|action_id||a1|f1:6}},"SAFE-T1103,T1565.001",2026-11-02,action_id,a1,2,2,FAIL,a1,ag3,org1,2026-11-02T11:00:00.000000Z,f1.jsonl,6,a1,2026-11-01T10:00:00.000000Z,f1.jsonl,1,2026-11-02T11:00:00.000000Z
+replays,high,{{replays|nonce|org1|n1|f1:6}},"SAFE-T1103,T1565.001",2026-11-02,nonce,n1,2,2,FAIL,a1,ag3,org1,2026-11-02T11:00:00.000000Z,f1.jsonl,6,a1,2026-11-01T10:00:00.000000Z,f1.jsonl,1,2026-11-02T11:00:00.000000Z
 `},
-		{"failures", "2026-11-02", `finding,severity,finding_id,day,reasons,verdict,format,action_id,agent_id,issuer_id,session_id,step,tool_name,issued_at,source,line,event_time
-failures,high,{{failures|f1:7}},2026-11-02,bad_signature,FAIL,asqav-native,a7,ag3,org2,s3,1,users.list,2026-11-02T11:00:01.000000Z,f1.jsonl,7,2026-11-02T11:00:01.000000Z
-failures,high,{{failures|f1:6}},2026-11-02,nonce_replay,FAIL,asqav-native,a1,ag3,org1,s3,0,users.list,2026-11-02T11:00:00.000000Z,f1.jsonl,6,2026-11-02T11:00:00.000000Z
+		{"failures", "2026-11-02", `finding,severity,finding_id,techniques,day,reasons,verdict,format,action_id,agent_id,issuer_id,session_id,step,tool_name,issued_at,source,line,event_time
+failures,high,{{failures|f1:7}},"SAFE-T1103,T1565.001,MCP08:2025",2026-11-02,bad_signature,FAIL,asqav-native,a7,ag3,org2,s3,1,users.list,2026-11-02T11:00:01.000000Z,f1.jsonl,7,2026-11-02T11:00:01.000000Z
+failures,high,{{failures|f1:6}},"SAFE-T1103,T1565.001,MCP08:2025",2026-11-02,nonce_replay,FAIL,asqav-native,a1,ag3,org1,s3,0,users.list,2026-11-02T11:00:00.000000Z,f1.jsonl,6,2026-11-02T11:00:00.000000Z
 `},
 		{"days", "", `day,receipts,pass,fail,incomplete,undated,first_issued_at,last_issued_at
 2026-11-01,2,2,0,0,0,2026-11-01T10:00:00.000000Z,2026-11-01T10:01:00.000000Z

@@ -556,10 +556,10 @@ func TestReportFixture(t *testing.T) {
 	if want := "collisions.csv collisions.jsonl drift.csv drift.jsonl failures.csv failures.jsonl fingerprints.svg manifest.json rejects.csv rejects.jsonl replays.csv replays.jsonl summary.html summary.md"; strings.Join(names, " ") != want {
 		t.Errorf("files: %v", names)
 	}
-	if !bytes.HasPrefix(files["replays.jsonl"], []byte(`{"finding":"replays","severity":"high","finding_id":"677a7451f726a5f79f66458e1ca206df","day":"2026-11-02","kind":"action_id","value":"a1","occurrence":2,"occurrences":2,"verdict":"FAIL",`)) {
+	if !bytes.HasPrefix(files["replays.jsonl"], []byte(`{"finding":"replays","severity":"high","finding_id":"677a7451f726a5f79f66458e1ca206df","techniques":["SAFE-T1103","T1565.001"],"day":"2026-11-02","kind":"action_id","value":"a1","occurrence":2,"occurrences":2,"verdict":"FAIL",`)) {
 		t.Errorf("replays.jsonl:\n%s", files["replays.jsonl"])
 	}
-	if !bytes.Contains(files["collisions.csv"], []byte("\r\ncollisions,info,5c38d735d8074e26b5d71508d69f3883,2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,false,\r\n")) {
+	if !bytes.Contains(files["collisions.csv"], []byte("\r\ncollisions,info,5c38d735d8074e26b5d71508d69f3883,\"SAFE-T1004,MCP09:2025,T1036\",2026-11-02,search,2,A,crm,match,1,1,1,0,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,2026-11-02T09:00:00.000000Z,false,\r\n")) {
 		t.Errorf("collisions.csv:\n%s", files["collisions.csv"])
 	}
 	for _, s := range []string{"](fingerprints.svg)", "](collisions.csv)", "](manifest.json)", "| collisions | 2 fingerprints; this one: crm | search | `A` |"} {

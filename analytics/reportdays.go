@@ -49,7 +49,8 @@ var dayRows = map[string]func(day, rowDay string) bool{
 type dayCursor struct {
 	sc     *rowScanner
 	day    int // the day column
-	findID int // the finding_id column, -1 if none
+	shape  findingShape
+	cols   []string // the columns as users get them
 	peeked []any
 	err    error
 }
@@ -98,7 +99,8 @@ func shareFindings(ctx context.Context, q querier, days []string) (*SharedFindin
 			s.Close()
 			return nil, &dberr.IOError{Op: "query " + name, Err: err}
 		}
-		s.cursors[name] = &dayCursor{sc: sc, day: slices.Index(sc.columns, "day"), findID: renameFindingKey(sc.columns)}
+		cols, shape := shapeFindings(sc.columns)
+		s.cursors[name] = &dayCursor{sc: sc, day: slices.Index(sc.columns, "day"), shape: shape, cols: cols}
 	}
 	return s, nil
 }
@@ -133,12 +135,10 @@ func (s *SharedFindings) take(name, day string) (*table.Table, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	t := &table.Table{Name: name, Columns: slices.Clone(c.sc.columns)}
+	t := &table.Table{Name: name, Columns: slices.Clone(c.cols)}
 	for {
 		if c.peeked == nil && c.err == nil {
-			if c.peeked, c.err = c.sc.next(); c.peeked != nil {
-				toFindingID(c.peeked, c.findID)
-			}
+			c.peeked, c.err = c.sc.next()
 		}
 		if c.err != nil {
 			return nil, true, &dberr.IOError{Op: "query " + name, Err: c.err}
@@ -150,7 +150,7 @@ func (s *SharedFindings) take(name, day string) (*table.Table, bool, error) {
 		case d > day:
 			return t, true, nil
 		case d == day:
-			t.Rows = append(t.Rows, c.peeked)
+			t.Rows = append(t.Rows, c.shape.row(c.peeked))
 		}
 		c.peeked = nil
 	}

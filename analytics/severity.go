@@ -23,30 +23,50 @@ func findingID(key string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// withFindingIDs replaces a finding_key column by finding_id, in place.
+// techniquesColumn is the column a finding row's technique ids are in,
+// right after finding_id (TechniquesOf).
+const techniquesColumn = "techniques"
+
+// withFindingIDs gives a finding query's rows their finding_id and
+// techniques, in place.
 func withFindingIDs(t *table.Table) {
-	i := renameFindingKey(t.Columns)
-	for _, r := range t.Rows {
-		toFindingID(r, i)
+	var sh findingShape
+	t.Columns, sh = shapeFindings(t.Columns)
+	for i, r := range t.Rows {
+		t.Rows[i] = sh.row(r)
 	}
 }
 
-// renameFindingKey renames the finding_key column of columns finding_id and
-// returns its index, -1 when there is none.
-func renameFindingKey(columns []string) int {
-	i := slices.Index(columns, findingKeyColumn)
-	if i >= 0 {
-		columns[i] = findingIDColumn
+// findingShape turns a finding query's scanned row into the row users
+// get: the finding_key (at key) hashed into finding_id, the techniques of
+// its finding and kind (at finding and kind) inserted after it. A key of
+// -1 leaves rows as they are (not a finding query).
+type findingShape struct{ key, finding, kind int }
+
+// shapeFindings is a finding query's columns as users get them, and the
+// shape of its rows; other queries' columns come back as they are.
+func shapeFindings(columns []string) ([]string, findingShape) {
+	sh := findingShape{key: slices.Index(columns, findingKeyColumn), finding: slices.Index(columns, "finding"), kind: slices.Index(columns, "kind")}
+	if sh.key < 0 || sh.finding < 0 {
+		return columns, findingShape{key: -1}
 	}
-	return i
+	out := slices.Clone(columns)
+	out[sh.key] = findingIDColumn
+	return slices.Insert(out, sh.key+1, techniquesColumn), sh
 }
 
-// toFindingID replaces row's finding key (at i, if i >= 0) by its FindingID.
-func toFindingID(row []any, i int) {
-	if i < 0 {
-		return
+// row is r shaped; r's backing array may be reused.
+func (sh findingShape) row(r []any) []any {
+	if sh.key < 0 {
+		return r
 	}
-	if k, ok := row[i].(string); ok {
-		row[i] = findingID(k)
+	if k, ok := r[sh.key].(string); ok {
+		r[sh.key] = findingID(k)
 	}
+	kind := ""
+	if sh.kind >= 0 {
+		kind, _ = r[sh.kind].(string)
+	}
+	finding, _ := r[sh.finding].(string)
+	return slices.Insert(r, sh.key+1, any(techniqueIDs(finding, kind)))
 }
