@@ -40,6 +40,9 @@ type ReportOptions struct {
 	// OCSF also writes OCSFFile: every finding row as an OCSF Detection
 	// Finding event.
 	OCSF bool
+	// ECS also writes ecsFile: every finding row as an Elastic Common
+	// Schema event; SARIF writes sarifFile, one SARIF 2.1.0 log of them.
+	ECS, SARIF bool
 	// Shared, if not nil, holds finding queries run once for several
 	// days (ShareFindings): the day's rows are read from them, so the
 	// days must be reported in ascending order.
@@ -57,6 +60,8 @@ const (
 	manifestFile = "manifest.json"
 	chartFile    = "fingerprints.svg"
 	oCSFFile     = "findings.ocsf.jsonl"
+	ecsFile      = "findings.ecs.jsonl"
+	sarifFile    = "findings.sarif"
 )
 
 // ReportSummary is what a report found.
@@ -355,6 +360,30 @@ func (r *reportRun) write(tables map[string]*table.Table, toolDays *table.Table,
 			}
 		}
 		if err := write(oCSFFile, o.Bytes()); err != nil {
+			return err
+		}
+	}
+	if opts.ECS {
+		var o bytes.Buffer
+		for _, name := range queries.Findings() {
+			if err := WriteECS(&o, tables[name], opts.ToolVersion, opts.FailOn); err != nil {
+				return err
+			}
+		}
+		if err := write(ecsFile, o.Bytes()); err != nil {
+			return err
+		}
+	}
+	if opts.SARIF {
+		var o bytes.Buffer
+		var ts []*table.Table
+		for _, name := range queries.Findings() {
+			ts = append(ts, tables[name])
+		}
+		if err := WriteSARIF(&o, opts.ToolVersion, ts...); err != nil {
+			return err
+		}
+		if err := write(sarifFile, o.Bytes()); err != nil {
 			return err
 		}
 	}

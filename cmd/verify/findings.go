@@ -21,7 +21,7 @@ func findingFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "fail-on", Value: severity.DefaultFailOn.String(), Usage: "exit 1 when a finding row not suppressed is at `SEVERITY` or above (high, medium, low, info)"},
 		&cli.StringFlag{Name: "baseline", Usage: "accepted tool-schema findings: TOML `FILE` of [[suppress]] entries (verify baseline writes one)"},
-		&cli.StringFlag{Name: "format", Usage: "`ocsf`: also write findings.ocsf.jsonl, one OCSF Detection Finding event per row", DefaultText: "CSV and JSON Lines only"},
+		&cli.StringFlag{Name: "format", Usage: "also write the findings for a SIEM or CI: `LIST` of ocsf (findings.ocsf.jsonl, OCSF Detection Findings), ecs (findings.ecs.jsonl, Elastic Common Schema), sarif (findings.sarif, SARIF 2.1.0), comma-separated", DefaultText: "CSV and JSON Lines only"},
 		&cli.BoolFlag{Name: "no-fail", Usage: "exit 0 whatever the findings"},
 	}
 }
@@ -34,12 +34,18 @@ func findingOptions(ctx *cli.Context, now time.Time) (analytics.ReportOptions, e
 	if opts.FailOn, err = severity.Parse(ctx.String("fail-on")); err != nil {
 		return opts, usagef(ctx, "--fail-on: %v", err)
 	}
-	switch ctx.String("format") {
-	case "", "jsonl", "csv":
-	case "ocsf":
-		opts.OCSF = true
-	default:
-		return opts, usagef(ctx, "--format must be ocsf, not %q", ctx.String("format"))
+	for f := range strings.SplitSeq(ctx.String("format"), ",") {
+		switch strings.TrimSpace(f) {
+		case "", "jsonl", "csv":
+		case "ocsf":
+			opts.OCSF = true
+		case "ecs":
+			opts.ECS = true
+		case "sarif":
+			opts.SARIF = true
+		default:
+			return opts, usagef(ctx, "--format: want ocsf, ecs or sarif (comma-separated), not %q", f)
+		}
 	}
 	opts.Baseline, err = baselineFlag(ctx)
 	return opts, err

@@ -23,7 +23,8 @@ func newQueryCommand() *cli.Command {
 			"parameter; without --day, the queries report every day.\n\n" +
 			"Formats: table (aligned text), csv (RFC 4180, header row), jsonl (JSON Lines, one object per row;\n" +
 			"json is the same), ocsf (finding queries only: one OCSF Detection Finding event, class_uid 2004,\n" +
-			"per row), sarif (finding queries only: one SARIF 2.1.0 log, a result per row at its file and line).\n" +
+			"per row), ecs (finding queries only: one Elastic Common Schema event per row), sarif (finding\n" +
+			"queries only: one SARIF 2.1.0 log, a result per row at its file and line).\n" +
 			"Times are RFC 3339 UTC. A finding query's rows carry finding, severity, finding_id (the same\n" +
 			"on every run over the same data) and event_time.\n\n" +
 			"--baseline FILE marks the finding rows a baseline accepts as verify report does: the\n" +
@@ -35,7 +36,7 @@ func newQueryCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (made by verify load or verify audit)"},
 			&cli.StringFlag{Name: "day", Usage: "UTC `DAY` (YYYY-MM-DD)", DefaultText: "every day"},
-			formatFlag("table", "csv", "jsonl", "ocsf", "sarif"),
+			formatFlag("table", "csv", "jsonl", "ocsf", "ecs", "sarif"),
 			&cli.StringFlag{Name: "baseline", Usage: "mark the finding rows this baseline `FILE` accepts (suppressed, suppressed_by), as verify report does"},
 			&cli.StringFlag{Name: "at", Usage: "judge the baseline's expiry dates at `TIME` (RFC 3339)", DefaultText: "now"},
 			&cli.StringFlag{Name: "min-severity", Aliases: []string{"severity"}, Usage: "keep only finding rows at `SEVERITY` or above (high, medium, low, info)", DefaultText: "every row"},
@@ -56,11 +57,11 @@ func queryAction(ctx *cli.Context) error {
 	if ctx.String("db") == "" {
 		return usagef(ctx, "--db is required")
 	}
-	format, err := formatOf(ctx, "table", "csv", "jsonl", "ocsf", "sarif")
+	format, err := formatOf(ctx, "table", "csv", "jsonl", "ocsf", "ecs", "sarif")
 	if err != nil {
 		return err
 	}
-	if (format == "ocsf" || format == "sarif") && !slices.Contains(queries.Findings(), name) {
+	if (format == "ocsf" || format == "ecs" || format == "sarif") && !slices.Contains(queries.Findings(), name) {
 		return usagef(ctx, "--format %s: %s is not a finding query (%s)", format, name, strings.Join(queries.Findings(), ", "))
 	}
 	day := ctx.String("day")
@@ -94,6 +95,8 @@ func queryAction(ctx *cli.Context) error {
 		return t.WriteJSONL(w)
 	case "ocsf":
 		return analytics.WriteOCSF(w, t, version(), exports.failOn)
+	case "ecs":
+		return analytics.WriteECS(w, t, version(), exports.failOn)
 	case "sarif":
 		return analytics.WriteSARIF(w, version(), t)
 	}
