@@ -98,14 +98,14 @@ func ingestNDJSONChunks(b *testing.B, db *DB, results []*stream.Record, name str
 	defer conn.Close()
 	sum := LoadSummary{Files: []FileSummary{{Path: name, SHA256: "bench-" + name}}}
 	l := &loader{ctx: ctx, db: db, conn: conn, sum: &sum, opts: LoadOptions{chunkBytes: chunk}}
-	l.pending = []*fileLoad{l.newFile(0, fileInput(name), plan{firstLine: 1})}
+	s := l.newSink([]*fileLoad{l.newFile(0, fileInput(name), plan{firstLine: 1})})
 	for _, r := range results {
 		r.Source = "0"
-		if err := l.emit(r); err != nil {
+		if err := s.Emit(r); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if err := l.finishRest(); err != nil {
+	if err := s.finish(); err != nil {
 		b.Fatal(err)
 	}
 }
