@@ -45,7 +45,7 @@ type LoadOptions struct {
 	// TempDir holds the row spools ("" is os.TempDir()): at most two
 	// 2 GiB chunks of receipts rows at a time, and a file's rejects.
 	TempDir string
-	// Progress, if set, is called as records are verified (stream.Options).
+	// Progress, if set, is called as records are verified (streamrun.Options).
 	Progress func(stream.Progress)
 	// Committing, if set, is called as each file's commit phase begins
 	// (its records are verified; its last rows are yet to be stored and
@@ -98,7 +98,7 @@ type FileSummary struct {
 	// Duplicates counts the receipts added that are receipts of the input
 	// or the database delivered again; ChainsOutside, the chains whose
 	// first receipt added names a receipt neither holds (its link not
-	// checked): see stream.Summary.
+	// checked): see streamrun.Summary.
 	Duplicates, ChainsOutside int64
 	// Redelivered are the file's receipts whose lines are stored already
 	// from another file (a batch delivered again): counted here, not
@@ -358,13 +358,13 @@ func (l *loader) trustDiffers(fs *FileSummary, rows []storedFile) (bool, error) 
 // it stay stored, it fails alone, and the rest are verified again
 // (retryChanged).
 func (l *loader) verifyPending() error {
-	var done stream.Summary // the files committed by runs that stopped at a changed input
+	var done streamrun.Summary // the files committed by runs that stopped at a changed input
 	files := l.pending
 	for len(files) > 0 {
 		s := l.newSink(files)
 		// The rows keep the signature's SHA-256, which the verifying
 		// goroutines compute.
-		sopts := streamrun.Options{Workers: l.opts.Workers, Progress: l.opts.Progress, Prior: l.prior, PriorBatch: archivePriorBatch, KeepRaw: s.keepRaw}
+		sopts := streamrun.Options{Workers: l.opts.Workers, Progress: l.progress(), Prior: l.prior, PriorBatch: archivePriorBatch, KeepRaw: s.keepRaw}
 		vs, err := streamrun.RunTo(l.ctx, l.v, s.sources(), sopts, s)
 		if err == nil {
 			err = s.finish()
@@ -388,7 +388,7 @@ func (l *loader) verifyPending() error {
 			l.batch.discard()
 			return l.ctx.Err()
 		}
-		if !errors.Is(err, stream.ErrInputChanged) {
+		if !errors.Is(err, streamrun.ErrInputChanged) {
 			l.batch.discard()
 			return err
 		}
@@ -396,7 +396,7 @@ func (l *loader) verifyPending() error {
 			return err
 		}
 	}
-	l.sum.Verify = done
+	l.sum.Verify = stream.Summary(done)
 	for _, f := range l.sum.Files {
 		if f.Incomplete && l.sum.Verify.Unreadable > 0 {
 			// Its last line, still being written, is left for the next
@@ -411,7 +411,7 @@ func (l *loader) verifyPending() error {
 // when read again (rewritten in place): the files committed before it
 // stay, their counts added to done; it fails alone; and the files not
 // yet committed are given back to be verified again without it.
-func (l *loader) retryChanged(s *sink, err error, done *stream.Summary) ([]*fileLoad, error) {
+func (l *loader) retryChanged(s *sink, err error, done *streamrun.Summary) ([]*fileLoad, error) {
 	if err := l.batch.flush(); err != nil { // the files before the changed one
 		return nil, err
 	}
@@ -425,7 +425,7 @@ func (l *loader) retryChanged(s *sink, err error, done *stream.Summary) ([]*file
 // one it names, or else the first (the one being read when the spool ran
 // out).
 func changedInput(err error, pending []*fileLoad) *fileLoad {
-	var se *stream.SourceError
+	var se *streamrun.SourceError
 	if errors.As(err, &se) {
 		for _, f := range pending {
 			if f.key == se.Source {
@@ -457,7 +457,7 @@ func (l *loader) retryWithout(rest []*fileLoad, changed *fileLoad) []*fileLoad {
 }
 
 // subtractCounts takes the record counts and reasons of b from a.
-func subtractCounts(a, b stream.Summary) stream.Summary {
+func subtractCounts(a, b streamrun.Summary) streamrun.Summary {
 	a.Receipts -= b.Receipts
 	a.Pass -= b.Pass
 	a.Fail -= b.Fail
@@ -566,6 +566,14 @@ func (l *loader) settleEarly(f *fileLoad) error {
 	c := &l.inCall[i]
 	c.sha, c.head, c.bytes, c.lines, c.unterminated, c.deferred = id.sha256, id.head, id.bytes, id.lines(), false, nil
 	return nil
+}
+
+// progress is LoadOptions.Progress as the run's.
+func (l *loader) progress() func(streamrun.Progress) {
+	if l.opts.Progress == nil {
+		return nil
+	}
+	return func(p streamrun.Progress) { l.opts.Progress(stream.Progress(p)) }
 }
 
 func (l *loader) report(s *FileSummary) {

@@ -3,7 +3,6 @@ package analytics
 import (
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // sink is where one run of a load puts its records (streamrun.Sink): it
@@ -43,8 +42,8 @@ func (l *loader) newSink(files []*fileLoad) *sink {
 }
 
 // sources are the files as the run's inputs.
-func (s *sink) sources() []stream.Source {
-	srcs := make([]stream.Source, len(s.files))
+func (s *sink) sources() []streamrun.Source {
+	srcs := make([]streamrun.Source, len(s.files))
 	for i, f := range s.files {
 		srcs[i] = f.source()
 	}

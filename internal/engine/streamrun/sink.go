@@ -13,11 +13,11 @@ import (
 type Sink interface {
 	// Keep is called on each line verified, on the verifying goroutines of
 	// the first pass, unless Options.KeepRaw reads the input again; what
-	// it appends to dst comes back in Record.Kept (Options.Keep).
+	// it appends to dst comes back in Record.Kept (RunTo's Sink.Keep).
 	Keep(dst, raw []byte, res *verify.Result) []byte
 	// Render encodes a verified record on the verifying goroutines; what
 	// it appends to dst comes back in Record.Rendered
-	// (Options.RenderRecord).
+	// (RunTo's Sink.Render).
 	Render(dst []byte, rec *Record) []byte
 	// Emit takes each record that is not a blank line, in input order,
 	// from one goroutine (Run's emit).
@@ -26,10 +26,10 @@ type Sink interface {
 
 // RunTo is Run with its records handed to sink.
 func RunTo(ctx context.Context, v Verifier, srcs []Source, opts Options, sink Sink) (Summary, error) {
-	opts.Keep = nil
+	opts.keep = nil
 	if !opts.KeepRaw {
-		opts.Keep = sink.Keep
+		opts.keep = sink.Keep
 	}
-	opts.Render, opts.RenderRecord = nil, sink.Render
+	opts.Render, opts.renderRecord = nil, sink.Render
 	return Run(ctx, v, srcs, opts, sink.Emit)
 }
