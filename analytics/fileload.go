@@ -16,8 +16,8 @@ import (
 
 	"github.com/receiptverify/verify/internal/analytics/dberr"
 	"github.com/receiptverify/verify/internal/analytics/rawpolicy"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // fileLoad is one file being verified and loaded. Its transaction opens
@@ -32,12 +32,12 @@ type fileLoad struct {
 	plan  plan
 	trust string // trust_sha256
 	sum   *FileSummary
-	key   string // the stream.Source name, unique within the run
+	key   string // the streamrun.Source name, unique within the run
 	lines lineCounter
 	ident *identReader // the verifying read of a deferred input (plan.deferred)
 	// hashAt is the opening of the input (1 or 2) that counts its lines
 	// and hashes it whole: the verifying read, or, when the stream reads
-	// the input again for the lines (stream.Options.KeepRaw), that read.
+	// the input again for the lines (streamrun.Options.KeepRaw), that read.
 	hashAt  int
 	tempDir string
 	hook    func(context.Context, *FileSummary) error
@@ -48,12 +48,12 @@ type fileLoad struct {
 	// counts are the verification counts of the file's records, for a
 	// load whose run stops at another, changed, input and goes on without
 	// it.
-	counts stream.Summary
+	counts streamrun.Summary
 	// changed: found rewritten at commit, after the run counted its records.
 	changed bool
 	// redelivered counts the records not stored because their lines are
 	// stored already from another file (insertChunk).
-	redelivered stream.Summary
+	redelivered streamrun.Summary
 	// redeliveredDays are the days of the stored receipts those lines
 	// are.
 	redeliveredDays []string
@@ -99,14 +99,14 @@ func (l *loader) newFile(idx int, in Input, p plan) *fileLoad {
 		loadedAt: l.at, v: l.v, rawAll: l.opts.Raw == rawpolicy.All || in.NoArchive, prior: l.prior, batch: l.batch}
 }
 
-// source is the file as a stream.Source named by its key, from past the
+// source is the file as a streamrun.Source named by its key, from past the
 // content already stored (a grown file's first plan.skip bytes), whose
 // second opening (the verifying pass) counts lines and hashes the whole
 // content again, so that a file that changes during the load is not
 // recorded under the wrong hash.
-func (f *fileLoad) source() stream.Source {
+func (f *fileLoad) source() streamrun.Source {
 	opens := 0
-	return stream.Source{Name: f.key, Lines: f.in.Lines, Open: func() (io.ReadCloser, error) {
+	return streamrun.Source{Name: f.key, Lines: f.in.Lines, Open: func() (io.ReadCloser, error) {
 		rc, err := f.in.Open()
 		opens++
 		if err != nil {
@@ -140,7 +140,7 @@ func (f *fileLoad) source() stream.Source {
 // add spools one result and the line it was verified from: a receipts row,
 // or a rejects row for an unreadable line. rec says what the stream
 // judged of it beyond its result (a delivery again, a chain's start).
-func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream.Record) error {
+func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *streamrun.Record) error {
 	f.settle()
 	res.Source = f.in.Name
 	if res.Line > 0 {
@@ -306,10 +306,10 @@ func (f *fileLoad) identified() {
 }
 
 // render encodes the receipts row of a verified record as add would,
-// on a verifying goroutine (stream.Options.RenderRecord): the row and its
+// on a verifying goroutine (streamrun.Options.RenderRecord): the row and its
 // line's SHA-256 cost the goroutine that emits nothing. It returns nil
 // for a record add encodes itself or does not store.
-func (f *fileLoad) render(dst []byte, rec *stream.Record) []byte {
+func (f *fileLoad) render(dst []byte, rec *streamrun.Record) []byte {
 	res := rec.Result
 	if res.Line == 0 || res.Verdict == verify.Unreadable {
 		return nil
@@ -321,14 +321,14 @@ func (f *fileLoad) render(dst []byte, rec *stream.Record) []byte {
 
 // recordLine is the record's line: read again (Raw), or as the first
 // pass kept it (keepLine).
-func recordLine(rec *stream.Record) keptLine {
+func recordLine(rec *streamrun.Record) keptLine {
 	if rec.Raw == nil && rec.Kept != nil {
 		return parseKept(rec.Kept)
 	}
 	return lineOf(rec.Raw)
 }
 
-// count adds one result to the file's counts, as stream.Summary counts it.
+// count adds one result to the file's counts, as streamrun.Summary counts it.
 func (f *fileLoad) count(res *verify.Result) {
 	c := &f.counts
 	switch {

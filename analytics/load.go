@@ -11,6 +11,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/analytics/dberr"
 	"github.com/receiptverify/verify/internal/analytics/rawpolicy"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/receiptverify/verify/verify/toolschema"
@@ -44,7 +45,7 @@ type LoadOptions struct {
 	// TempDir holds the row spools ("" is os.TempDir()): at most two
 	// 2 GiB chunks of receipts rows at a time, and a file's rejects.
 	TempDir string
-	// Progress, if set, is called as records are verified (stream.Options).
+	// Progress, if set, is called as records are verified (streamrun.Options).
 	Progress func(stream.Progress)
 	// Committing, if set, is called as each file's commit phase begins
 	// (its records are verified; its last rows are yet to be stored and
@@ -97,7 +98,7 @@ type FileSummary struct {
 	// Duplicates counts the receipts added that are receipts of the input
 	// or the database delivered again; ChainsOutside, the chains whose
 	// first receipt added names a receipt neither holds (its link not
-	// checked): see stream.Summary.
+	// checked): see streamrun.Summary.
 	Duplicates, ChainsOutside int64
 	// Redelivered are the file's receipts whose lines are stored already
 	// from another file (a batch delivered again): counted here, not
@@ -181,219 +182,250 @@ func (db *DB) Load(ctx context.Context, v *verify.Verifier, files []Input, opts 
 		return sum, dbErr(ctx, "connect", db.path, err)
 	}
 	defer conn.Close()
-	at := opts.At.UTC()
-	if at.IsZero() {
-		at = time.Now().UTC()
+	l, err := db.newLoader(ctx, conn, v, &sum, opts)
+	if err != nil {
+		return sum, err
 	}
-	if sum.Trust, err = recordTrust(ctx, conn, opts.Trust); err != nil {
-		return sum, dbErr(ctx, "record trust material", db.path, err)
-	}
-	if opts.Schemas != nil {
-		if err := addExpectedTools(ctx, conn, opts.Schemas); err != nil {
-			return sum, dbErr(ctx, "load expected tools", db.path, err)
-		}
-	}
-
 	// Identify every input first; only new content is verified.
-	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: &sum, at: at, v: v, prior: newArchivePrior(db.sql), batch: &fileBatch{}}
-	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE content_bytes IS NULL").Scan(&l.legacy); err != nil {
-		return sum, dbErr(ctx, "read files", db.path, err)
-	}
-	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE head_sha256 IS NULL").Scan(&l.headless); err != nil {
-		return sum, dbErr(ctx, "read files", db.path, err)
-	}
-	if l.legacy {
-		if _, err := conn.ExecContext(ctx, backfillNonceKeys); err != nil {
-			return sum, dbErr(ctx, "key stored nonces", db.path, err)
-		}
-	}
-	l.seen = map[string]bool{}
-	seen := l.seen
-	var rejudge []*FileSummary
-	var rejudgeRows [][]storedFile
-	var rejudgeIn []Input
-	for i, in := range files {
-		fs := &sum.Files[i]
-		fs.Path, fs.FirstLine = in.Name, 1
-		p, err := l.identify(in)
-		if err != nil {
-			return sum, err
-		}
-		if p.deferred {
-			// New: its content identity comes with its verifying read.
-			f := l.newFile(i, in, p)
-			l.inCall = append(l.inCall, storedFile{path: in.Name, trust: sum.Trust, pending: true, head: p.id.head, firstLine: 1, deferred: f})
-			l.pending = append(l.pending, f)
-			continue
-		}
-		if p.err == nil {
-			fs.Size, p.err = storedSize(in, p.id.bytes)
-		}
-		if p.err != nil {
-			fs.Err = p.err
-			fs.Size = 0
-			l.report(fs)
-			continue
-		}
-		fs.SHA256 = p.id.sha256
-		if seen[fs.SHA256] || p.known != nil {
-			fs.AlreadyLoaded = true
-		}
-		seen[fs.SHA256] = true
-		for _, r := range p.known {
-			fs.Holds = append(fs.Holds, r.sha)
-		}
-		if fs.AlreadyLoaded {
-			other := false
-			for _, r := range p.known {
-				if r.trust != sum.Trust {
-					other = true
-					if changed, err := l.otherFiles(r.trust); err != nil {
-						return sum, err
-					} else if changed {
-						fs.TrustChanged = true
-					}
-				}
-			}
-			if other && opts.Reverify {
-				rejudge, rejudgeRows, rejudgeIn = append(rejudge, fs), append(rejudgeRows, p.known), append(rejudgeIn, in)
-				continue
-			}
-			l.report(fs)
-			continue
-		}
-		fs.FirstLine, fs.Extends = p.firstLine, p.base
-		fs.Holds = []string{fs.SHA256}
-		if p.base != "" {
-			base, err := chain(ctx, conn, p.base)
-			if err != nil {
-				return sum, dbErr(ctx, "read files", db.path, err)
-			}
-			other := false
-			for _, r := range base {
-				fs.Holds = append(fs.Holds, r.sha)
-				if r.trust != sum.Trust {
-					other = true
-					if changed, err := l.otherFiles(r.trust); err != nil {
-						return sum, err
-					} else if changed {
-						fs.TrustChanged = true
-					}
-				}
-			}
-			if other && opts.Reverify {
-				rejudge, rejudgeRows, rejudgeIn = append(rejudge, fs), append(rejudgeRows, base), append(rejudgeIn, in)
-			}
-		}
-		if in.Lines && !p.id.unterminated { // an unterminated one may be stored short of its end
-			l.inCall = append(l.inCall, storedFile{sha: p.id.sha256, path: in.Name, base: p.base, bytes: p.id.bytes,
-				firstLine: p.firstLine, lines: p.id.lines() - (p.firstLine - 1), unterminated: p.id.unterminated,
-				trust: sum.Trust, pending: true, head: p.id.head})
-		}
-		l.pending = append(l.pending, l.newFile(i, in, p))
-	}
-	if len(rejudge) > 0 {
-		if err := l.reverify(v, rejudge, rejudgeRows, rejudgeIn); err != nil {
-			return sum, err
-		}
+	if err := l.identifyAll(files); err != nil {
+		return sum, err
 	}
 	if len(l.pending) == 0 {
 		return sum, nil
 	}
+	return sum, l.verifyPending()
+}
 
-	// The rows keep the signature's SHA-256, which the verifying
-	// goroutines compute.
-	sopts := stream.Options{Workers: opts.Workers, Progress: opts.Progress, Prior: l.prior, PriorBatch: archivePriorBatch}
-	var done stream.Summary // the files committed by runs that stopped at a changed input
-	for {
-		srcs := make([]stream.Source, len(l.pending))
-		bySource := make(map[string]*fileLoad, len(l.pending))
-		for i, f := range l.pending {
-			srcs[i] = f.source()
-			bySource[f.key] = f
+// newLoader records the load's trust material and expected tools and
+// reads what the database's layout asks of the load.
+func (db *DB) newLoader(ctx context.Context, conn *sql.Conn, v *verify.Verifier, sum *LoadSummary, opts LoadOptions) (*loader, error) {
+	at := opts.At.UTC()
+	if at.IsZero() {
+		at = time.Now().UTC()
+	}
+	var err error
+	if sum.Trust, err = recordTrust(ctx, conn, opts.Trust); err != nil {
+		return nil, dbErr(ctx, "record trust material", db.path, err)
+	}
+	if opts.Schemas != nil {
+		if err := addExpectedTools(ctx, conn, opts.Schemas); err != nil {
+			return nil, dbErr(ctx, "load expected tools", db.path, err)
 		}
-		// An input whose every line is stored is read again for them;
-		// the others are read once, the stream keeping of each line what
-		// its row needs.
-		sopts.KeepRaw, sopts.Keep = false, keepLine
-		for _, f := range l.pending {
-			if f.rawAll {
-				sopts.KeepRaw, sopts.Keep = true, nil
-			}
+	}
+	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: sum, at: at, v: v, prior: newArchivePrior(db.sql), batch: &fileBatch{}, seen: map[string]bool{}}
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE content_bytes IS NULL").Scan(&l.legacy); err != nil {
+		return nil, dbErr(ctx, "read files", db.path, err)
+	}
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE head_sha256 IS NULL").Scan(&l.headless); err != nil {
+		return nil, dbErr(ctx, "read files", db.path, err)
+	}
+	if l.legacy {
+		if _, err := conn.ExecContext(ctx, backfillNonceKeys); err != nil {
+			return nil, dbErr(ctx, "key stored nonces", db.path, err)
 		}
-		for _, f := range l.pending {
-			f.hashAt = 1
-			if sopts.KeepRaw {
-				f.hashAt = 2
-			}
+	}
+	return l, nil
+}
+
+// rejudging are the inputs already stored, whole or in part, whose stored
+// receipts are verified again with this load's trust material
+// (LoadOptions.Reverify).
+type rejudging struct {
+	files []*FileSummary
+	rows  [][]storedFile
+	ins   []Input
+}
+
+func (r *rejudging) add(fs *FileSummary, rows []storedFile, in Input) {
+	r.files, r.rows, r.ins = append(r.files, fs), append(r.rows, rows), append(r.ins, in)
+}
+
+// identifyAll identifies every input by its content: those already
+// loaded are reported (or, with LoadOptions.Reverify, verified again),
+// the others are pending, to be verified.
+func (l *loader) identifyAll(files []Input) error {
+	var rj rejudging
+	for i, in := range files {
+		if err := l.identifyInput(i, in, &rj); err != nil {
+			return err
 		}
-		// The rows are encoded on the verifying goroutines; the map is
-		// only read while the run lasts.
-		sopts.RenderRecord = func(dst []byte, rec *stream.Record) []byte {
-			if f := bySource[rec.Source]; f != nil {
-				return f.render(dst, rec)
-			}
+	}
+	if len(rj.files) > 0 {
+		return l.reverify(l.v, rj.files, rj.rows, rj.ins)
+	}
+	return nil
+}
+
+// identifyInput identifies files[i].
+func (l *loader) identifyInput(i int, in Input, rj *rejudging) error {
+	fs := &l.sum.Files[i]
+	fs.Path, fs.FirstLine = in.Name, 1
+	p, err := l.identify(in)
+	if err != nil {
+		return err
+	}
+	if p.deferred {
+		// New: its content identity comes with its verifying read.
+		f := l.newFile(i, in, p)
+		l.inCall = append(l.inCall, storedFile{path: in.Name, trust: l.sum.Trust, pending: true, head: p.id.head, firstLine: 1, deferred: f})
+		l.pending = append(l.pending, f)
+		return nil
+	}
+	if p.err == nil {
+		fs.Size, p.err = storedSize(in, p.id.bytes)
+	}
+	if p.err != nil {
+		fs.Err = p.err
+		fs.Size = 0
+		l.report(fs)
+		return nil
+	}
+	fs.SHA256 = p.id.sha256
+	fs.AlreadyLoaded = l.seen[fs.SHA256] || p.known != nil
+	l.seen[fs.SHA256] = true
+	for _, r := range p.known {
+		fs.Holds = append(fs.Holds, r.sha)
+	}
+	if fs.AlreadyLoaded {
+		other, err := l.trustDiffers(fs, p.known)
+		if err != nil {
+			return err
+		}
+		if other && l.opts.Reverify {
+			rj.add(fs, p.known, in)
 			return nil
 		}
-		vs, err := stream.Run(ctx, v, srcs, sopts, l.emit)
+		l.report(fs)
+		return nil
+	}
+	return l.identifyNewContent(i, in, p, rj)
+}
+
+// identifyNewContent makes files[i], whose content is not stored (a new
+// file, or a stored one grown since), pending.
+func (l *loader) identifyNewContent(i int, in Input, p plan, rj *rejudging) error {
+	fs := &l.sum.Files[i]
+	fs.FirstLine, fs.Extends = p.firstLine, p.base
+	fs.Holds = []string{fs.SHA256}
+	if p.base != "" {
+		base, err := chain(l.ctx, l.conn, p.base)
+		if err != nil {
+			return dbErr(l.ctx, "read files", l.db.path, err)
+		}
+		for _, r := range base {
+			fs.Holds = append(fs.Holds, r.sha)
+		}
+		other, err := l.trustDiffers(fs, base)
+		if err != nil {
+			return err
+		}
+		if other && l.opts.Reverify {
+			rj.add(fs, base, in)
+		}
+	}
+	if in.Lines && !p.id.unterminated { // an unterminated one may be stored short of its end
+		l.inCall = append(l.inCall, storedFile{sha: p.id.sha256, path: in.Name, base: p.base, bytes: p.id.bytes,
+			firstLine: p.firstLine, lines: p.id.lines() - (p.firstLine - 1), unterminated: p.id.unterminated,
+			trust: l.sum.Trust, pending: true, head: p.id.head})
+	}
+	l.pending = append(l.pending, l.newFile(i, in, p))
+	return nil
+}
+
+// trustDiffers says whether any of rows was verified with other trust
+// material than this load's, and marks fs TrustChanged when that material
+// differs in its files (otherFiles).
+func (l *loader) trustDiffers(fs *FileSummary, rows []storedFile) (bool, error) {
+	other := false
+	for _, r := range rows {
+		if r.trust == l.sum.Trust {
+			continue
+		}
+		other = true
+		changed, err := l.otherFiles(r.trust)
+		if err != nil {
+			return false, err
+		}
+		if changed {
+			fs.TrustChanged = true
+		}
+	}
+	return other, nil
+}
+
+// verifyPending verifies the pending inputs in one run into a sink that
+// stores them. When an input is rewritten during the run, the files before
+// it stay stored, it fails alone, and the rest are verified again
+// (retryChanged).
+func (l *loader) verifyPending() error {
+	var done streamrun.Summary // the files committed by runs that stopped at a changed input
+	files := l.pending
+	for len(files) > 0 {
+		s := l.newSink(files)
+		// The rows keep the signature's SHA-256, which the verifying
+		// goroutines compute.
+		sopts := streamrun.Options{Workers: l.opts.Workers, Progress: l.progress(), Prior: l.prior, PriorBatch: archivePriorBatch, KeepRaw: s.keepRaw}
+		vs, err := streamrun.RunTo(l.ctx, l.v, s.sources(), sopts, s)
 		if err == nil {
-			err = l.finishRest()
+			err = s.finish()
 		}
 		if err == nil {
-			sum.Verify = done
-			sum.Verify.Add(vs)
-			for _, f := range l.pending {
+			done.Add(vs)
+			for _, f := range files {
 				switch {
 				case f.changed: // not loaded: its records are not counted
-					sum.Verify = subtractCounts(sum.Verify, f.counts)
+					done = subtractCounts(done, f.counts)
 				case f.sum.Err == nil: // lines stored before from another file are not counted
-					sum.Verify = subtractCounts(sum.Verify, f.redelivered)
+					done = subtractCounts(done, f.redelivered)
 				}
 			}
 			break
 		}
-		if l.cur < len(l.pending) {
-			l.pending[l.cur].abort()
+		if s.cur < len(files) {
+			files[s.cur].abort()
 		}
-		if ctx.Err() != nil && !isIOError(err) {
+		if l.ctx.Err() != nil && !isIOError(err) {
 			l.batch.discard()
-			return sum, ctx.Err()
+			return l.ctx.Err()
 		}
-		if !errors.Is(err, stream.ErrInputChanged) {
+		if !errors.Is(err, streamrun.ErrInputChanged) {
 			l.batch.discard()
-			return sum, err
+			return err
 		}
-		if err := l.batch.flush(); err != nil { // the files before the changed one
-			return sum, err
-		}
-		// One input was not the same when read again (rewritten in
-		// place): it fails alone, and the files not yet committed are
-		// verified again without it.
-		for _, f := range l.pending[:l.cur] {
-			done.Add(f.counts)
-		}
-		l.pending = l.retryWithout(changedInput(err, l.pending[l.cur:]))
-		l.cur = 0
-		if len(l.pending) == 0 {
-			sum.Verify = done
-			break
+		if files, err = l.retryChanged(s, err, &done); err != nil {
+			return err
 		}
 	}
-	for _, f := range sum.Files {
-		if f.Incomplete && sum.Verify.Unreadable > 0 {
+	l.sum.Verify = stream.Summary(done)
+	for _, f := range l.sum.Files {
+		if f.Incomplete && l.sum.Verify.Unreadable > 0 {
 			// Its last line, still being written, is left for the next
 			// load: it is not an unreadable line.
-			sum.Verify.Unreadable--
+			l.sum.Verify.Unreadable--
 		}
 	}
-	return sum, nil
+	return nil
+}
+
+// retryChanged goes on after a run that stopped at an input not the same
+// when read again (rewritten in place): the files committed before it
+// stay, their counts added to done; it fails alone; and the files not
+// yet committed are given back to be verified again without it.
+func (l *loader) retryChanged(s *sink, err error, done *streamrun.Summary) ([]*fileLoad, error) {
+	if err := l.batch.flush(); err != nil { // the files before the changed one
+		return nil, err
+	}
+	for _, f := range s.files[:s.cur] {
+		done.Add(f.counts)
+	}
+	return l.retryWithout(s.files[s.cur:], changedInput(err, s.files[s.cur:])), nil
 }
 
 // changedInput is the file of pending an ErrInputChanged is about: the
 // one it names, or else the first (the one being read when the spool ran
 // out).
 func changedInput(err error, pending []*fileLoad) *fileLoad {
-	var se *stream.SourceError
+	var se *streamrun.SourceError
 	if errors.As(err, &se) {
 		for _, f := range pending {
 			if f.key == se.Source {
@@ -407,14 +439,14 @@ func changedInput(err error, pending []*fileLoad) *fileLoad {
 	return f
 }
 
-// retryWithout reports the changed file and gives the files from the
-// current one on, but changed, as new, for another run.
-func (l *loader) retryWithout(changed *fileLoad) []*fileLoad {
+// retryWithout reports the changed file and gives the others of rest as
+// new, for another run.
+func (l *loader) retryWithout(rest []*fileLoad, changed *fileLoad) []*fileLoad {
 	changed.sum.Accepted, changed.sum.Rejected, changed.sum.Lines, changed.sum.Incomplete = 0, 0, 0, false
 	changed.sum.Holds = nil
 	l.report(changed.sum)
 	var next []*fileLoad
-	for _, f := range l.pending[l.cur:] {
+	for _, f := range rest {
 		if f == changed {
 			continue
 		}
@@ -425,7 +457,7 @@ func (l *loader) retryWithout(changed *fileLoad) []*fileLoad {
 }
 
 // subtractCounts takes the record counts and reasons of b from a.
-func subtractCounts(a, b stream.Summary) stream.Summary {
+func subtractCounts(a, b streamrun.Summary) streamrun.Summary {
 	a.Receipts -= b.Receipts
 	a.Pass -= b.Pass
 	a.Fail -= b.Fail
@@ -471,9 +503,8 @@ func storedSize(in Input, contentBytes int64) (int64, error) {
 	return io.Copy(io.Discard, rc)
 }
 
-// loader carries one Load through stream.Run's emit calls, which arrive in
-// input order: the records of pending[cur] until the first record of a later
-// file ends it.
+// loader carries one Load: it identifies the inputs, then verifies
+// those with new content (pending) into a sink that stores them.
 type loader struct {
 	ctx     context.Context
 	db      *DB
@@ -481,7 +512,6 @@ type loader struct {
 	opts    LoadOptions
 	sum     *LoadSummary
 	pending []*fileLoad
-	cur     int
 	at      time.Time // the load's clock (LoadOptions.At)
 	v       *verify.Verifier
 	// inCall are the JSON Lines inputs to be loaded by this call so far,
@@ -538,27 +568,12 @@ func (l *loader) settleEarly(f *fileLoad) error {
 	return nil
 }
 
-// emit routes one result to its file.
-func (l *loader) emit(rec *stream.Record) error {
-	for l.pending[l.cur].key != rec.Source {
-		l.committing(l.pending[l.cur])
-		if err := l.pending[l.cur].finish(l.opts.OnFile); err != nil {
-			return err
-		}
-		l.cur++
+// progress is LoadOptions.Progress as the run's.
+func (l *loader) progress() func(streamrun.Progress) {
+	if l.opts.Progress == nil {
+		return nil
 	}
-	return l.pending[l.cur].add(rec.Result, recordLine(rec).raw, rec.Offset, rec)
-}
-
-// finishRest commits the files after the last one that had records.
-func (l *loader) finishRest() error {
-	for ; l.cur < len(l.pending); l.cur++ {
-		l.committing(l.pending[l.cur])
-		if err := l.pending[l.cur].finish(l.opts.OnFile); err != nil {
-			return err
-		}
-	}
-	return l.batch.flush()
+	return func(p streamrun.Progress) { l.opts.Progress(stream.Progress(p)) }
 }
 
 func (l *loader) report(s *FileSummary) {

@@ -34,7 +34,6 @@ import (
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 var chunkMB = flag.Int64("benchchunk", 0, "spool chunk size in MiB for BenchmarkIngest (0: Load's)")
@@ -63,18 +62,18 @@ func benchCorpus(b *testing.B, n int) *corpus {
 // verified verifies the corpus once (signatures checked) and keeps the
 // results, trimmed to what a row needs, so the timed part is ingestion
 // alone.
-func verified(b *testing.B, c *corpus) ([]*stream.Record, time.Duration) {
+func verified(b *testing.B, c *corpus) ([]*streamrun.Record, time.Duration) {
 	b.Helper()
 	in := fileInput(c.receipts)
-	var out []*stream.Record
+	var out []*streamrun.Record
 	start := time.Now()
-	_, err := stream.Run(context.Background(), c.v, []stream.Source{in.Source}, stream.Options{KeepRaw: true}, func(r *stream.Record) error {
+	_, err := streamrun.Run(context.Background(), c.v, []streamrun.Source{streamrun.Source(in.Source)}, streamrun.Options{KeepRaw: true}, func(r *streamrun.Record) error {
 		tool, ok := r.Axes.Get(verify.AxisToolFingerprint)
 		r.Axes = verify.Axes{}
 		if ok {
 			r.Axes.Set(verify.AxisToolFingerprint, tool)
 		}
-		out = append(out, &stream.Record{Result: r.Result, Raw: bytes.Clone(r.Raw)})
+		out = append(out, &streamrun.Record{Result: r.Result, Raw: bytes.Clone(r.Raw)})
 		return nil
 	})
 	if err != nil {
@@ -84,11 +83,11 @@ func verified(b *testing.B, c *corpus) ([]*stream.Record, time.Duration) {
 }
 
 // ingestNDJSON is the kept path: Load's own loader, fed the results.
-func ingestNDJSON(b *testing.B, db *DB, results []*stream.Record, name string) {
+func ingestNDJSON(b *testing.B, db *DB, results []*streamrun.Record, name string) {
 	ingestNDJSONChunks(b, db, results, name, 0)
 }
 
-func ingestNDJSONChunks(b *testing.B, db *DB, results []*stream.Record, name string, chunk int64) {
+func ingestNDJSONChunks(b *testing.B, db *DB, results []*streamrun.Record, name string, chunk int64) {
 	b.Helper()
 	ctx := context.Background()
 	conn, err := db.SQL().Conn(ctx)
@@ -98,20 +97,20 @@ func ingestNDJSONChunks(b *testing.B, db *DB, results []*stream.Record, name str
 	defer conn.Close()
 	sum := LoadSummary{Files: []FileSummary{{Path: name, SHA256: "bench-" + name}}}
 	l := &loader{ctx: ctx, db: db, conn: conn, sum: &sum, opts: LoadOptions{chunkBytes: chunk}}
-	l.pending = []*fileLoad{l.newFile(0, fileInput(name), plan{firstLine: 1})}
+	s := l.newSink([]*fileLoad{l.newFile(0, fileInput(name), plan{firstLine: 1})})
 	for _, r := range results {
 		r.Source = "0"
-		if err := l.emit(r); err != nil {
+		if err := s.Emit(r); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if err := l.finishRest(); err != nil {
+	if err := s.finish(); err != nil {
 		b.Fatal(err)
 	}
 }
 
 // ingestAppender is the alternative: the Go Appender, one transaction.
-func ingestAppender(b *testing.B, db *DB, results []*stream.Record, name string) {
+func ingestAppender(b *testing.B, db *DB, results []*streamrun.Record, name string) {
 	b.Helper()
 	ctx := context.Background()
 	conn, err := db.SQL().Conn(ctx)
@@ -175,7 +174,7 @@ func nilIfEmpty(s string) driver.Value {
 }
 
 // appenderRow fills vals with one receipts row in table column order.
-func appenderRow(vals []driver.Value, sha, source string, r *stream.Record) {
+func appenderRow(vals []driver.Value, sha, source string, r *streamrun.Record) {
 	f := &r.Fields
 	var step, issued, day, servers driver.Value
 	if len(f.ToolServers) > 0 {
@@ -205,7 +204,7 @@ func appenderRow(vals []driver.Value, sha, source string, r *stream.Record) {
 // receipts spool written before the round (BenchmarkLoad1M writes it into
 // os.TempDir() once), in one transaction. Its time is what the load costs
 // the engine for this table, whatever the Go side does.
-func insertSpooled(path string) func(*testing.B, *DB, []*stream.Record, string) {
+func insertSpooled(path string) func(*testing.B, *DB, []*streamrun.Record, string) {
 	sp := &spool{path: path}
 	return inOneTransaction(
 		stmt{receiptInsert + sp.read(receiptColumns), []any{"bench", "bench", "2026-12-01", "bench"}})
@@ -215,7 +214,7 @@ func insertSpooled(path string) func(*testing.B, *DB, []*stream.Record, string) 
 // nothing but the raw receipt text from the same spool into a table of one
 // column, in one transaction. The load must store that text for every
 // receipt, so no way of loading these rows into DuckDB costs less.
-func insertRawOnly(path string) func(*testing.B, *DB, []*stream.Record, string) {
+func insertRawOnly(path string) func(*testing.B, *DB, []*streamrun.Record, string) {
 	sp := &spool{path: path}
 	return inOneTransaction(
 		stmt{"CREATE TABLE raw_only (raw VARCHAR NOT NULL)", nil},
@@ -229,8 +228,8 @@ type stmt struct {
 }
 
 // inOneTransaction is an ingestion path that runs stmts in one transaction.
-func inOneTransaction(stmts ...stmt) func(*testing.B, *DB, []*stream.Record, string) {
-	return func(b *testing.B, db *DB, _ []*stream.Record, _ string) {
+func inOneTransaction(stmts ...stmt) func(*testing.B, *DB, []*streamrun.Record, string) {
+	return func(b *testing.B, db *DB, _ []*streamrun.Record, _ string) {
 		b.Helper()
 		tx, err := db.SQL().Begin()
 		if err != nil {
@@ -248,7 +247,7 @@ func inOneTransaction(stmts ...stmt) func(*testing.B, *DB, []*stream.Record, str
 }
 
 // writeSpool writes the receipts spool of results to a temporary file.
-func writeSpool(b *testing.B, results []*stream.Record) string {
+func writeSpool(b *testing.B, results []*streamrun.Record) string {
 	b.Helper()
 	sp, err := newSpool("")
 	if err != nil {
@@ -272,7 +271,7 @@ func writeSpool(b *testing.B, results []*stream.Record) string {
 type ingestPath struct {
 	name   string
 	table  string // the table it fills
-	ingest func(*testing.B, *DB, []*stream.Record, string)
+	ingest func(*testing.B, *DB, []*streamrun.Record, string)
 }
 
 var (
@@ -290,7 +289,7 @@ type pathStats struct {
 // rounds runs every path b.N times, in turn within each round, so drift in
 // the load of a shared machine hits all of them alike; each run gets a
 // fresh database file.
-func rounds(b *testing.B, results []*stream.Record, source string, paths []ingestPath) []pathStats {
+func rounds(b *testing.B, results []*streamrun.Record, source string, paths []ingestPath) []pathStats {
 	b.Helper()
 	stats := make([]pathStats, len(paths))
 	for i := 0; i < b.N; i++ {
@@ -341,7 +340,7 @@ func BenchmarkIngest(b *testing.B) {
 	b.Logf("verified %d receipts (signatures checked) in %s: %.0f receipts/s", len(results), took.Round(time.Millisecond), float64(len(results))/took.Seconds())
 	b.ResetTimer()
 	if *chunkMB > 0 {
-		pathNDJSON.ingest = func(b *testing.B, db *DB, results []*stream.Record, name string) {
+		pathNDJSON.ingest = func(b *testing.B, db *DB, results []*streamrun.Record, name string) {
 			ingestNDJSONChunks(b, db, results, name, *chunkMB<<20)
 		}
 	}
@@ -352,7 +351,7 @@ func BenchmarkIngest(b *testing.B) {
 
 // readNDJSONPlain is the yardstick: DuckDB's own read_ndjson of the
 // receipts file into a plain table (columns detected by DuckDB).
-func readNDJSONPlain(b *testing.B, db *DB, _ []*stream.Record, path string) {
+func readNDJSONPlain(b *testing.B, db *DB, _ []*streamrun.Record, path string) {
 	b.Helper()
 	if _, err := db.SQL().Exec("CREATE TABLE plain AS SELECT * FROM read_ndjson('" + strings.ReplaceAll(path, "'", "''") + "')"); err != nil {
 		b.Fatal(err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // archivePrior is the database as the stream's Prior: every receipt loaded
@@ -24,7 +23,7 @@ import (
 // Each question is one join of the keys asked, staged in a temporary
 // table, with the receipts table, which reads the columns joined on of
 // every stored receipt: the load asks in batches of archivePriorBatch
-// keys (stream.Options.PriorBatch), so that a day's load reads them once
+// keys (streamrun.Options.PriorBatch), so that a day's load reads them once
 // per kind of question, not once per 4,096 keys, and costs about the same
 // onto an empty database as onto one of 400,000 receipts.
 type archivePrior struct {
@@ -38,10 +37,10 @@ type archivePrior struct {
 	named map[string]bool
 }
 
-var _ stream.PriorScopes = (*archivePrior)(nil)
+var _ streamrun.PriorScopes = (*archivePrior)(nil)
 
 // archivePriorBatch is the most keys one question to the archive carries
-// (stream.Options.PriorBatch): at about 150 bytes a key held by the
+// (streamrun.Options.PriorBatch): at about 150 bytes a key held by the
 // stream, 40 MB at most, and one question per kind for a load of up to
 // 262,144 receipts.
 const archivePriorBatch = 1 << 18
@@ -92,8 +91,8 @@ func (p *archivePrior) withKeys(ctx context.Context, keys []string, fn func(conn
 	return fn(conn)
 }
 
-func (p *archivePrior) Links(ctx context.Context, prefixes []string) (map[string]stream.PriorLink, error) {
-	out := map[string]stream.PriorLink{}
+func (p *archivePrior) Links(ctx context.Context, prefixes []string) (map[string]streamrun.PriorLink, error) {
+	out := map[string]streamrun.PriorLink{}
 	err := p.withKeys(ctx, prefixes, func(conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, `
 			SELECT l.key, r.chain_scope, CASE WHEN r.chain_scope IS NULL THEN r.raw END
@@ -161,13 +160,13 @@ func (p *archivePrior) Links(ctx context.Context, prefixes []string) (map[string
 	return out, err
 }
 
-// Scopes answers stream.PriorScopes: the chain scopes (by ScopeDigest, as
+// Scopes answers streamrun.PriorScopes: the chain scopes (by ScopeDigest, as
 // chain_scope stores them) of which a receipt with a chain hash is stored,
 // issued before the time asked (issued_at; a row without one counts as
 // earlier), so that a load of a grown log or of the next day judges a
 // receipt missing at the boundary as one load of everything would, and a
 // day loaded after the next one is not judged by the later receipts.
-func (p *archivePrior) Scopes(ctx context.Context, qs []stream.ScopeQuery) (map[string]bool, error) {
+func (p *archivePrior) Scopes(ctx context.Context, qs []streamrun.ScopeQuery) (map[string]bool, error) {
 	keys := make([]string, len(qs))
 	for i, q := range qs {
 		keys[i] = q.Digest + "|"

@@ -33,7 +33,6 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // benchRow is a verified record as the load holds it when it stores the
@@ -46,7 +45,7 @@ type benchRow struct {
 
 // keptRows keeps each receipt (not the unreadable lines, which go to
 // rejects) with its line as keepLine keeps it.
-func keptRows(results []*stream.Record) []benchRow {
+func keptRows(results []*streamrun.Record) []benchRow {
 	rows := make([]benchRow, 0, len(results))
 	var off int64
 	for _, r := range results {

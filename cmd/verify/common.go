@@ -49,9 +49,6 @@ func prepare(c *cli.Command) {
 		if ctx.Bool("quiet") {
 			ctx.App.ErrWriter = io.Discard
 		}
-		if err := outputAsFormat(ctx); err != nil {
-			return err
-		}
 		if p := ctx.String("output"); p != "" && p != "-" {
 			out, ok := ctx.App.Writer.(*stdoutWriter)
 			if !ok {
@@ -95,23 +92,4 @@ func formatOf(ctx *cli.Context, names ...string) (string, error) {
 		return "", usagef(ctx, "--format must be %s, not %q", strings.Join(names, ", "), ctx.String("format"))
 	}
 	return f, nil
-}
-
-// oldFormats are the values -o took when it was the short name of
-// receipts' --output FORMAT and of query's --format.
-var oldFormats = []string{"text", "json", "jsonl", "table", "csv"}
-
-// outputAsFormat keeps the old spelling -o FORMAT (--output json) working
-// for a command with --format: a value that names a format and no file
-// name is taken as --format, with a warning. ./json names a file.
-func outputAsFormat(ctx *cli.Context) error {
-	v := ctx.String("output")
-	if lookupFlag(ctx.Command.Flags, "--format") == nil || !slices.Contains(oldFormats, v) || ctx.IsSet("format") {
-		return nil
-	}
-	fmt.Fprintf(ctx.App.ErrWriter, "verify: -o/--output %s is deprecated: use -f/--format %s (-o now names an output file)\n", v, v)
-	if err := ctx.Set("format", v); err != nil {
-		return err
-	}
-	return ctx.Set("output", "")
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/shard"
-	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )
 
@@ -99,7 +98,7 @@ func emitAction(ctx *cli.Context) error {
 	bar := newProgress(ctx, inputs.srcs)
 	defer bar.done()
 	defer onInterrupt(ctx, bar, "removing the temporary files and the unpublished attempt")()
-	sopts := stream.Options{Workers: workers, Progress: bar.update}
+	sopts := streamrun.Options{Workers: workers, Progress: bar.update}
 	sum, err := streamrun.Map(sigCtx, v, inputs.srcs, sopts, w.Add)
 	bar.done()
 	if err != nil {

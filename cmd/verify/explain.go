@@ -16,7 +16,6 @@ import (
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/helpers/termtext"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )
 
@@ -171,7 +170,7 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 	if err != nil {
 		return nil, err
 	}
-	var sopts stream.Options
+	var sopts streamrun.Options
 	if p := ctx.String("predecessor"); p != "" {
 		raw, err := readSmallFile(p)
 		if err != nil {
@@ -194,7 +193,7 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 		ex      *explanation
 		entries []chainEntry
 	)
-	emit := func(r *stream.Record) error {
+	emit := func(r *streamrun.Record) error {
 		prev, _, _ := r.ChainLink()
 		entries = append(entries, chainEntry{
 			neighbour: neighbour{Line: r.Line, Verdict: string(r.Verdict), ActionID: strings.Clone(r.Fields.ActionID)},
@@ -211,7 +210,7 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 			Context: "the whole file " + path}
 		return nil
 	}
-	sum, err := stream.Run(sigCtx, v, srcs, sopts, emit)
+	sum, err := streamrun.Run(sigCtx, v, srcs, sopts, emit)
 	if err != nil && sigCtx.Err() != nil {
 		return nil, &interruptedError{errors.New("explain: interrupted")}
 	}

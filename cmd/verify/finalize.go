@@ -12,7 +12,6 @@ import (
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/shard"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )
 
@@ -92,7 +91,7 @@ func finalizeAction(ctx *cli.Context) error {
 	jsonOut := bufio.NewWriterSize(stdout, 1<<16)
 	emit := resultEmitter(output, jsonOut, stdout, newProgressBar(io.Discard))
 	opts := shard.FinalizeOptions{Judgments: ctx.String("judgments")}
-	sum, err := shard.Finalize(sigCtx, run, opts, func(r *verify.Result) error { return emit(&stream.Record{Result: r}) })
+	sum, err := shard.Finalize(sigCtx, run, opts, func(r *verify.Result) error { return emit(&streamrun.Record{Result: r}) })
 	if err != nil {
 		jsonOut.Flush()
 		return finalizeError(sigCtx.Err(), err)
@@ -184,7 +183,7 @@ func finalizeShardAction(ctx *cli.Context, output string) error {
 	}
 	emit := resultEmitter(output, w, w, newProgressBar(io.Discard))
 	sum, err := shard.FinalizeShard(sigCtx, run, n, ctx.String("judgments"), func(r *verify.Result, line *streamrun.LineRef) error {
-		if err := emit(&stream.Record{Result: r}); err != nil {
+		if err := emit(&streamrun.Record{Result: r}); err != nil {
 			return err
 		}
 		return w.AddReceipt(r, line)

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/helpers/ctxio"
 	"github.com/receiptverify/verify/internal/helpers/termtext"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // expandPaths turns PATH arguments into sources: files as given (any name
@@ -23,7 +23,7 @@ import (
 // stderr, so that a receipt file misnamed (say, receipts.log) is not left
 // out unseen. Every read of the sources checks ctx, and a copy of standard
 // input stops when ctx is done (an *interruptedError).
-func expandPaths(ctx context.Context, paths []string, stdin io.Reader, stderr io.Writer) (srcs []stream.Source, cleanup func(), err error) {
+func expandPaths(ctx context.Context, paths []string, stdin io.Reader, stderr io.Writer) (srcs []streamrun.Source, cleanup func(), err error) {
 	set, cleanup, err := expandInputs(ctx, paths, stdin, stderr, walkOptions{})
 	return set.srcs, cleanup, err
 }
@@ -32,7 +32,7 @@ func expandPaths(ctx context.Context, paths []string, stdin io.Reader, stderr io
 // snapshots of the files among them by source name, and the files the
 // directory walks held but did not read.
 type inputSet struct {
-	srcs      []stream.Source
+	srcs      []streamrun.Source
 	snapshots map[string]*snapshot
 	skipped   []string
 }
@@ -43,15 +43,15 @@ type inputSet struct {
 func expandInputs(ctx context.Context, paths []string, stdin io.Reader, stderr io.Writer, wo walkOptions) (set inputSet, cleanup func(), err error) {
 	set.snapshots = map[string]*snapshot{}
 	open := &openFiles{}
-	var srcs []stream.Source
+	var srcs []streamrun.Source
 	cleanup = func() {}
 	defer func() { set.srcs = srcs }()
-	fileSource := func(ctx context.Context, name, path string, lines bool) stream.Source {
+	fileSource := func(ctx context.Context, name, path string, lines bool) streamrun.Source {
 		s := &snapshot{path: path, open: open}
 		set.snapshots[name] = s
 		prev := cleanup
 		cleanup = func() { prev(); s.close() }
-		return stream.Source{Name: name, Lines: lines, Open: s.source(ctx, name)}
+		return streamrun.Source{Name: name, Lines: lines, Open: s.source(ctx, name)}
 	}
 	// spool copies a stream that can be read only once into a temporary
 	// file, for the sources' two passes. The file is unlinked as soon as it
@@ -97,7 +97,7 @@ func expandInputs(ctx context.Context, paths []string, stdin io.Reader, stderr i
 			return &ioError{fmt.Errorf("%s: copying it to a temporary file: %w", name, err)}
 		}
 		size := n
-		srcs = append(srcs, stream.Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) {
+		srcs = append(srcs, streamrun.Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) {
 			return io.NopCloser(ctxio.Reader(ctx, io.NewSectionReader(tmp, 0, size))), nil
 		}})
 		return nil
@@ -165,10 +165,10 @@ func (e *readErrors) Read(p []byte) (int, error) {
 // the names of the files it passes over.
 type dirWalk struct {
 	ctx        context.Context
-	srcs       []stream.Source
+	srcs       []streamrun.Source
 	skipped    []string
 	opts       walkOptions
-	fileSource func(ctx context.Context, name, path string, lines bool) stream.Source
+	fileSource func(ctx context.Context, name, path string, lines bool) streamrun.Source
 }
 
 // visit is the walk's fs.WalkDirFunc. A directory that cannot be listed
@@ -241,6 +241,6 @@ func irregular(path string, d fs.DirEntry) error {
 }
 
 // failedSource is a source that cannot be read, for err.
-func failedSource(name string, lines bool, err error) stream.Source {
-	return stream.Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) { return nil, err }}
+func failedSource(name string, lines bool, err error) streamrun.Source {
+	return streamrun.Source{Name: name, Lines: lines, Open: func() (io.ReadCloser, error) { return nil, err }}
 }

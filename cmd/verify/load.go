@@ -13,6 +13,7 @@ import (
 	"github.com/receiptverify/verify/internal/analytics/dberr"
 	"github.com/receiptverify/verify/internal/analytics/rawpolicy"
 	"github.com/receiptverify/verify/internal/analytics/tempspool"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/helpers/termtext"
 	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
@@ -169,7 +170,7 @@ func loadInputs(ctx context.Context, paths []string, stdin io.Reader, stderr io.
 	}
 	inputs := make([]analytics.Input, len(set.srcs))
 	for i, s := range set.srcs {
-		inputs[i] = analytics.Input{Source: s, NoArchive: !onDisk(s.Name, paths)}
+		inputs[i] = analytics.Input{Source: stream.Source(s), NoArchive: !onDisk(s.Name, paths)}
 		if snap := set.snapshots[s.Name]; snap != nil { // a file path: its bytes as stored, compressed if gzip
 			inputs[i].Stored = snap.stored(ctx)
 		}
@@ -213,9 +214,9 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	}
 	stale, err := tempspool.RemoveStale("")
 	reportStaleSpools(stderr, stale, err)
-	srcs := make([]stream.Source, len(inputs))
+	srcs := make([]streamrun.Source, len(inputs))
 	for i, in := range inputs {
-		srcs[i] = in.Source
+		srcs[i] = streamrun.Source(in.Source)
 	}
 	bar := newProgress(ctx, srcs)
 	bar.load = true
@@ -228,7 +229,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		Trust:    m.trust,
 		Reverify: ctx.Bool("reverify"),
 		Raw:      raw,
-		Progress: bar.update,
+		Progress: func(p stream.Progress) { bar.update(streamrun.Progress(p)) },
 		Committing: func(c analytics.Commit) {
 			bar.committing(c)
 			phase(sigCtx, "committing")

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/helpers/gunzip"
-	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -34,7 +34,7 @@ type progressBar struct {
 	phase  string
 	commit commitState // a file's commit, while it lasts
 	start  time.Time   // of the phase
-	cur    stream.Progress
+	cur    streamrun.Progress
 	drawn  bool
 	last   time.Time
 	stop   chan struct{}
@@ -42,7 +42,7 @@ type progressBar struct {
 
 // newProgress is the progress line of a command with --no-progress,
 // over the sources it will read.
-func newProgress(ctx *cli.Context, srcs []stream.Source) *progressBar {
+func newProgress(ctx *cli.Context, srcs []streamrun.Source) *progressBar {
 	p := newProgressBar(ctx.App.ErrWriter)
 	if ctx.Bool("no-progress") {
 		p.on = false
@@ -94,8 +94,8 @@ func inputSize(name string) (int64, bool) {
 	return int64(binary.LittleEndian.Uint32(isize[:])), true
 }
 
-// update is stream.Options.Progress.
-func (p *progressBar) update(pr stream.Progress) {
+// update is streamrun.Options.Progress.
+func (p *progressBar) update(pr streamrun.Progress) {
 	if !p.on {
 		return
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/helpers/termtext"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )
 
@@ -65,7 +64,7 @@ func receiptsAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var sopts stream.Options
+	var sopts streamrun.Options
 	sopts.Workers = workers
 	if ctx.IsSet("shard") {
 		return usagef(ctx, "--shard goes with --emit")
@@ -102,7 +101,7 @@ func receiptsAction(ctx *cli.Context) error {
 	}
 	emit := resultEmitter(output, jsonOut, stdout, bar)
 	phase(sigCtx, "verify")
-	sum, err := stream.Run(sigCtx, v, srcs, sopts, emit)
+	sum, err := streamrun.Run(sigCtx, v, srcs, sopts, emit)
 	bar.done()
 	if err != nil && sigCtx.Err() != nil {
 		jsonOut.Flush()
@@ -121,7 +120,7 @@ func receiptsAction(ctx *cli.Context) error {
 // placeSummary writes the run's summary to stdout after text results;
 // after JSON Lines it is a diagnostic, on stderr, each line prefixed
 // verify: as every stderr line is.
-func placeSummary(stdout, stderr io.Writer, output string, sum stream.Summary) {
+func placeSummary(stdout, stderr io.Writer, output string, sum streamrun.Summary) {
 	if output != "jsonl" {
 		writeSummary(stdout, sum)
 		return
@@ -134,7 +133,7 @@ func placeSummary(stdout, stderr io.Writer, output string, sum stream.Summary) {
 }
 
 // runOutcome is the exit status of a run that summarized as sum.
-func runOutcome(sum stream.Summary) error {
+func runOutcome(sum streamrun.Summary) error {
 	switch {
 	case sum.FilesFailed > 0:
 		return &inputError{fmt.Errorf("%d input file(s) could not be read", sum.FilesFailed)}
@@ -149,9 +148,9 @@ func runOutcome(sum stream.Summary) error {
 // resultEmitter writes each result as the output format wants: JSON
 // Lines to jsonOut (its Rendered, or encoded here when not rendered), text
 // lines for the receipts that are not PASS to stdout.
-func resultEmitter(output string, jsonOut io.Writer, stdout io.Writer, bar *progressBar) func(*stream.Record) error {
+func resultEmitter(output string, jsonOut io.Writer, stdout io.Writer, bar *progressBar) func(*streamrun.Record) error {
 	var buf []byte
-	return func(r *stream.Record) error {
+	return func(r *streamrun.Record) error {
 		if output == "jsonl" {
 			if r.Rendered == nil {
 				buf = streamrun.RenderJSON(buf[:0], r.Result)
@@ -203,7 +202,7 @@ func textLine(r *verify.Result) string {
 	return termtext.Escape(b.String())
 }
 
-func writeSummary(w io.Writer, s stream.Summary) {
+func writeSummary(w io.Writer, s streamrun.Summary) {
 	fmt.Fprintf(w, "summary: %d lines read in %d files: %d receipts verified (%d pass, %d fail, %d incomplete), %d unreadable, %d blank",
 		s.Lines, s.Files, s.Receipts, s.Pass, s.Fail, s.Incomplete, s.Unreadable, s.Blank)
 	if s.FilesFailed > 0 {

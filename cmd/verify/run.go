@@ -9,9 +9,9 @@ import (
 	"sync"
 
 	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/helpers/termtext"
 	"github.com/receiptverify/verify/internal/shard"
-	"github.com/receiptverify/verify/verify/stream"
 	"github.com/urfave/cli/v2"
 )
 
@@ -243,13 +243,13 @@ func exitCode(err error) int {
 		return exitInterrupt
 	case errors.As(err, &stdoutErr):
 		return exitIOErr
-	case errors.As(err, &input), errors.Is(err, stream.ErrInputChanged):
+	case errors.As(err, &input), errors.Is(err, streamrun.ErrInputChanged):
 		return exitNoInput
 	case errors.As(err, &incomplete):
 		return exitIncomplete
 	case errors.As(err, &empty):
 		return exitEmpty
-	case errors.As(err, &ioErr), errors.As(err, &dbErr), errors.Is(err, stream.ErrSpool):
+	case errors.As(err, &ioErr), errors.As(err, &dbErr), errors.Is(err, streamrun.ErrSpool):
 		return exitIOErr
 	default: // rejectedError
 		return exitRejected

@@ -67,7 +67,7 @@ func TestSIGTERMDuringStdinCopy(t *testing.T) {
 	}
 }
 
-// TestSIGPIPELeavesNothing: `verify receipts -o json ... | head` closes
+// TestSIGPIPELeavesNothing: `verify receipts -f jsonl ... | head` closes
 // the pipe early; the run ends with exit 74 and leaves neither the spool
 // of results nor the copy of standard input. It runs the command as a
 // process of its own, as SIGPIPE is about the process's stdout.
@@ -79,7 +79,7 @@ func TestSIGPIPELeavesNothing(t *testing.T) {
 	for _, args := range [][]string{{input}, {"-"}} {
 		t.Run(args[0], func(t *testing.T) {
 			tmp := t.TempDir()
-			cmd := exec.Command("verify", append([]string{"receipts", "-o", "json", "--at=2026-12-01T00:00:00Z"}, args...)...)
+			cmd := exec.Command("verify", append([]string{"receipts", "-f", "jsonl", "--at=2026-12-01T00:00:00Z"}, args...)...)
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 			in, err := os.Open(input)
 			if err != nil {

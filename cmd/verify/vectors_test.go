@@ -25,7 +25,7 @@ import (
 //
 //	verify receipts --keys K... [--predecessor predecessor.json] [--at T] receipt.json
 //
-// checking the exit status and the summary, then the same with -o json,
+// checking the exit status and the summary, then the same with -f jsonl,
 // checking each receipt's format, verdict and reason codes.
 func TestVectorScripts(t *testing.T) {
 	t.Parallel()
@@ -86,7 +86,7 @@ func writeVectorScript(t *testing.T, dir string, c vectors.Case) {
 	fmt.Fprintf(&script, "%s verify %s %s\n", exec, strings.Join(args, " "), c.Input)
 	fmt.Fprintf(&script, "stdout '^summary: %d lines read in 1 files: %d receipts verified \\(%d pass, %d fail, %d incomplete\\), %d unreadable, 0 blank$'\n",
 		n, n-unreadable, pass, fail, incomplete, unreadable)
-	fmt.Fprintf(&script, "%s verify %s -o json %s\n", exec, strings.Join(args, " "), c.Input)
+	fmt.Fprintf(&script, "%s verify %s -f jsonl %s\n", exec, strings.Join(args, " "), c.Input)
 	fmt.Fprintf(&script, "results want.json\n")
 	ar := &txtar.Archive{
 		Comment: []byte(script.String()),

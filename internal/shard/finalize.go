@@ -9,7 +9,6 @@ import (
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // FinalizeOptions are what a finalize reads besides the run's map
@@ -30,29 +29,29 @@ type FinalizeOptions struct {
 // the judgments do not cover the records exactly (an *Error). The fold
 // streams, shard by shard and part by part (see foldShard); the
 // judgments and their checks are DuckDB's.
-func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*verify.Result) error) (stream.Summary, error) {
+func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*verify.Result) error) (streamrun.Summary, error) {
 	sums := make([]streamrun.MapSummary, len(run.shards))
 	for i, s := range run.shards {
 		sums[i] = s.m.Summary
 	}
 	conn, done, err := judgmentsConn(ctx, run.Parts(), run.HistoryParts())
 	if err != nil {
-		return stream.Summary{}, err
+		return streamrun.Summary{}, err
 	}
 	defer done()
 	source, err := loadJudgments(ctx, conn, opts.Judgments, -1)
 	if err != nil {
-		return stream.Summary{}, err
+		return streamrun.Summary{}, err
 	}
 	if err := checkJudgments(ctx, conn, source, run.shards); err != nil {
-		return stream.Summary{}, err
+		return streamrun.Summary{}, err
 	}
 	f := streamrun.NewFolder(sums...)
 	recordOf := run.recordOf()
 	each := func(res *verify.Result, _ *streamrun.LineRef) error { return emit(res) }
 	for _, s := range run.shards {
 		if err := foldShard(ctx, conn, s, source, recordOf, f, each); err != nil {
-			return stream.Summary{}, err
+			return streamrun.Summary{}, err
 		}
 	}
 	return f.Summary(), nil
@@ -68,7 +67,7 @@ func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*ve
 // no record) comes after some results were emitted, so write them where
 // a failure discards them. emit also gets where the result's line is in
 // its input (nil for a file that could not be read).
-func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emit func(*verify.Result, *streamrun.LineRef) error) (stream.Summary, error) {
+func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emit func(*verify.Result, *streamrun.LineRef) error) (streamrun.Summary, error) {
 	var s *shardDir
 	for _, d := range run.shards {
 		if d.m.Shard == n {
@@ -76,7 +75,7 @@ func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emi
 		}
 	}
 	if s == nil || run.only != n {
-		return stream.Summary{}, fmt.Errorf("finalize: shard %d was not opened for a fold of its own", n)
+		return streamrun.Summary{}, fmt.Errorf("finalize: shard %d was not opened for a fold of its own", n)
 	}
 	var parts []string
 	for _, p := range s.m.Parts {
@@ -84,26 +83,26 @@ func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emi
 	}
 	conn, done, err := judgmentsConn(ctx, absAll(parts), History{})
 	if err != nil {
-		return stream.Summary{}, err
+		return streamrun.Summary{}, err
 	}
 	defer done()
 	source, err := loadJudgments(ctx, conn, judgments, n)
 	if err != nil {
-		return stream.Summary{}, err
+		return streamrun.Summary{}, err
 	}
 	if err := checkJudgments(ctx, conn, source, []*shardDir{s}); err != nil {
-		return stream.Summary{}, err
+		return streamrun.Summary{}, err
 	}
 	f := streamrun.NewFolder(s.m.Summary)
 	if err := foldShard(ctx, conn, s, source, run.recordOf(), f, emit); err != nil {
-		return stream.Summary{}, err
+		return streamrun.Summary{}, err
 	}
 	return f.Summary(), nil
 }
 
 // AddSummary is the summary of a run whose shards summarized as a and b.
-func AddSummary(a, b stream.Summary) stream.Summary {
-	s := stream.Summary{Reasons: map[verify.Reason]int64{}}
+func AddSummary(a, b streamrun.Summary) streamrun.Summary {
+	s := streamrun.Summary{Reasons: map[verify.Reason]int64{}}
 	s.Add(a)
 	s.Add(b)
 	return s

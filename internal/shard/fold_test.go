@@ -14,11 +14,10 @@ import (
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // TestFoldRowGroups: a shard of many parts, each of many row groups (the
-// sizes cut small), folds to what stream.Run gives, whole and alone
+// sizes cut small), folds to what streamrun.Run gives, whole and alone
 // (FinalizeShard), with blank lines between the records so that ords
 // have gaps at the groups' edges; the summaries agree.
 func TestFoldRowGroups(t *testing.T) {
@@ -39,7 +38,7 @@ func TestFoldRowGroups(t *testing.T) {
 	if err := os.WriteFile(in, []byte(body.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srcs := []stream.Source{{Name: in, Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(in) }}}
+	srcs := []streamrun.Source{{Name: in, Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(in) }}}
 	ctx := context.Background()
 	plan := testPlan(t, in)
 	out := filepath.Join(dir, "maps", "shard-0")
@@ -47,7 +46,7 @@ func TestFoldRowGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msum, err := streamrun.Map(ctx, v, srcs, stream.Options{}, w.Add)
+	msum, err := streamrun.Map(ctx, v, srcs, streamrun.Options{}, w.Add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +55,7 @@ func TestFoldRowGroups(t *testing.T) {
 	}
 
 	var want strings.Builder
-	wantSum, err := stream.Run(ctx, v, srcs, stream.Options{Render: streamrun.RenderJSON}, func(r *stream.Record) error {
+	wantSum, err := streamrun.Run(ctx, v, srcs, streamrun.Options{Render: streamrun.RenderJSON}, func(r *streamrun.Record) error {
 		want.Write(r.Rendered)
 		return nil
 	})
@@ -87,13 +86,13 @@ func TestFoldRowGroups(t *testing.T) {
 			return nil
 		}
 	}
-	check := func(what string, got string, sum stream.Summary) {
+	check := func(what string, got string, sum streamrun.Summary) {
 		t.Helper()
 		if got != want.String() {
-			t.Errorf("%s differs from stream.Run:\n got %.1500s\nwant %.1500s", what, got, want.String())
+			t.Errorf("%s differs from streamrun.Run:\n got %.1500s\nwant %.1500s", what, got, want.String())
 		}
 		if sum.Receipts != wantSum.Receipts || sum.Fail != wantSum.Fail || sum.Blank != wantSum.Blank || sum.Lines != wantSum.Lines {
-			t.Errorf("%s: summary %+v, stream.Run %+v", what, sum, wantSum)
+			t.Errorf("%s: summary %+v, streamrun.Run %+v", what, sum, wantSum)
 		}
 	}
 	var got strings.Builder

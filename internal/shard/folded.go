@@ -19,7 +19,6 @@ import (
 	"github.com/receiptverify/verify/internal/analytics/exportdir"
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // A shard folded alone (`verify finalize --shard N --emit DIR`) is a
@@ -61,11 +60,11 @@ type foldManifest struct {
 	Shard      int64  `json:"shard"`
 	Attempt    string `json:"attempt"`
 	// Format is the output's: "jsonl" or "text".
-	Format  string         `json:"format"`
-	Results string         `json:"results"`
-	SHA256  string         `json:"sha256"`
-	Bytes   int64          `json:"bytes"`
-	Summary stream.Summary `json:"summary"`
+	Format  string            `json:"format"`
+	Results string            `json:"results"`
+	SHA256  string            `json:"sha256"`
+	Bytes   int64             `json:"bytes"`
+	Summary streamrun.Summary `json:"summary"`
 	// Tables are the report's tables written with the results (verify
 	// finalize --receipts): the Parquet files of the export's layout, each
 	// by its path in the directory, SHA-256 and size; Receipts counts the
@@ -247,7 +246,7 @@ func (w *FoldWriter) Write(p []byte) (int, error) {
 // attempt as the shard's directory in one rename. ErrPublished: another
 // attempt of the shard published first, and this one's files are
 // removed.
-func (w *FoldWriter) Close(sum stream.Summary) error {
+func (w *FoldWriter) Close(sum streamrun.Summary) error {
 	err := w.buf.Flush()
 	if err == nil {
 		err = w.f.Sync()
@@ -383,7 +382,7 @@ type Folds struct {
 	// Results are the shards' results files, in shard order.
 	Results []string
 	// Summary is the run's: the shards' summaries added up.
-	Summary stream.Summary
+	Summary streamrun.Summary
 	// Tables are the report's tables' files, absolute, by table, when
 	// every shard was folded with --receipts: each shard's receipts, in
 	// shard order, and the first shard's expected_tools and trust (every
@@ -400,7 +399,7 @@ type Folds struct {
 func ReadFolds(plan *RunPlan, dirs []string) (*Folds, error) {
 	byShard := map[int64]string{}
 	ms := map[int64]*foldManifest{}
-	out := &Folds{Summary: stream.Summary{Reasons: map[verify.Reason]int64{}}}
+	out := &Folds{Summary: streamrun.Summary{Reasons: map[verify.Reason]int64{}}}
 	for _, d := range dirs {
 		m, err := readFoldManifest(d)
 		if err != nil {

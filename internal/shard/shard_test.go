@@ -12,7 +12,6 @@ import (
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // mapsPrior is an earlier archive known by its map step's records: the
@@ -20,10 +19,10 @@ import (
 // judgment SQL's history_keys is checked.
 type mapsPrior struct{ recs []*streamrun.Mapped }
 
-func (p mapsPrior) Links(_ context.Context, prefixes []string) (map[string]stream.PriorLink, error) {
-	out := map[string]stream.PriorLink{}
+func (p mapsPrior) Links(_ context.Context, prefixes []string) (map[string]streamrun.PriorLink, error) {
+	out := map[string]streamrun.PriorLink{}
 	for _, k := range prefixes {
-		var pl stream.PriorLink
+		var pl streamrun.PriorLink
 		for _, m := range p.recs {
 			if m.Keys.Chain == k && !pl.Found {
 				pl.Found, pl.Scope = true, m.Result.ScopeKey()
@@ -39,7 +38,7 @@ func (p mapsPrior) Links(_ context.Context, prefixes []string) (map[string]strea
 	return out, nil
 }
 
-func (p mapsPrior) Scopes(_ context.Context, qs []stream.ScopeQuery) (map[string]bool, error) {
+func (p mapsPrior) Scopes(_ context.Context, qs []streamrun.ScopeQuery) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, q := range qs {
 		for _, m := range p.recs {
@@ -67,7 +66,7 @@ func (p mapsPrior) Nonces(_ context.Context, digests []string) (map[string]bool,
 }
 
 // TestHistory: finalizing the later half of an archive with the earlier
-// half's map directory as history gives what stream.Run gives the later
+// half's map directory as history gives what streamrun.Run gives the later
 // half with the earlier half as its Prior: chains resolve into the
 // history, forks and replays of it are found, and receipts of it
 // delivered again are told from them.
@@ -83,8 +82,8 @@ func TestHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	src := func(p string) []stream.Source {
-		return []stream.Source{{Name: p, Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(p) }}}
+	src := func(p string) []streamrun.Source {
+		return []streamrun.Source{{Name: p, Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(p) }}}
 	}
 	ctx := context.Background()
 	var prior mapsPrior
@@ -95,7 +94,7 @@ func TestHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err := streamrun.Map(ctx, v, src(p), stream.Options{}, func(m *streamrun.Mapped) error {
+		sum, err := streamrun.Map(ctx, v, src(p), streamrun.Options{}, func(m *streamrun.Mapped) error {
 			if keep {
 				prior.recs = append(prior.recs, m)
 			}
@@ -113,7 +112,7 @@ func TestHistory(t *testing.T) {
 	emitDir(later, cur, false)
 
 	var want strings.Builder
-	if _, err := stream.Run(ctx, v, src(later), stream.Options{Prior: prior, Render: streamrun.RenderJSON}, func(r *stream.Record) error {
+	if _, err := streamrun.Run(ctx, v, src(later), streamrun.Options{Prior: prior, Render: streamrun.RenderJSON}, func(r *streamrun.Record) error {
 		want.Write(r.Rendered)
 		return nil
 	}); err != nil {
@@ -141,7 +140,7 @@ func TestHistory(t *testing.T) {
 	finalize := func(history ...string) string { return finalizeWith("", history...) }
 	got := finalize(hist)
 	if got != want.String() {
-		t.Errorf("finalize with history differs from stream.Run with the earlier half as Prior:\n got %.2000s\nwant %.2000s", got, want.String())
+		t.Errorf("finalize with history differs from streamrun.Run with the earlier half as Prior:\n got %.2000s\nwant %.2000s", got, want.String())
 	}
 	for _, note := range []string{"already named by a receipt loaded earlier", "nonce already used by a receipt of this issuer loaded earlier", "the same receipt as one loaded earlier, delivered again", "used by this same receipt, loaded earlier"} {
 		if !strings.Contains(got, note) {

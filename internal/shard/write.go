@@ -22,7 +22,6 @@ import (
 	"github.com/receiptverify/verify/internal/helpers/gunzip"
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // partRows is how many records one Parquet part holds: the rows wait in
@@ -293,7 +292,7 @@ func readerSHA256(r io.Reader) (string, error) {
 // after the records (ContentSHA256): the receipts table's file_sha256. A
 // source that cannot be read to its end has none; a fold leaves its
 // receipts out of that table, as a load records nothing of such a file.
-func (w *Writer) Contents(ctx context.Context, srcs []stream.Source) error {
+func (w *Writer) Contents(ctx context.Context, srcs []streamrun.Source) error {
 	for _, src := range srcs {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -309,7 +308,7 @@ func (w *Writer) Contents(ctx context.Context, srcs []stream.Source) error {
 
 // ContentSHA256 is the hex SHA-256 of src's content, decompressed when its
 // bytes are gzip, as a load identifies a file.
-func ContentSHA256(src stream.Source) (string, error) {
+func ContentSHA256(src streamrun.Source) (string, error) {
 	rc, err := src.Open()
 	if err != nil {
 		return "", err

@@ -13,7 +13,6 @@ import (
 
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
-	"github.com/receiptverify/verify/verify/stream"
 )
 
 // TestAttemptsOneWins: attempts of one shard at once, each in its own
@@ -35,7 +34,7 @@ func TestAttemptsOneWins(t *testing.T) {
 	input := filepath.Join(dir, "receipts.jsonl")
 	plan := testPlan(t, input)
 	out := filepath.Join(dir, "maps", "shard-0")
-	src := []stream.Source{{Name: input, Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(input) }}}
+	src := []streamrun.Source{{Name: input, Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(input) }}}
 	const attempts = 4
 	errs := make([]error, attempts)
 	var ready, wg sync.WaitGroup
@@ -51,7 +50,7 @@ func TestAttemptsOneWins(t *testing.T) {
 				return
 			}
 			ready.Wait() // every attempt under way before any publishes
-			sum, err := streamrun.Map(context.Background(), v, src, stream.Options{Workers: 1}, w.Add)
+			sum, err := streamrun.Map(context.Background(), v, src, streamrun.Options{Workers: 1}, w.Add)
 			if err != nil {
 				w.Abort()
 				errs[i] = err
@@ -100,7 +99,7 @@ func TestAttemptsOneWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := streamrun.Map(context.Background(), v, src, stream.Options{Workers: 1}, w.Add)
+	sum, err := streamrun.Map(context.Background(), v, src, streamrun.Options{Workers: 1}, w.Add)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,8 @@
 // document each), on all cores, with results in input order, and checks
 // what no single receipt can show: chains across the whole input (breaks,
 // forks, links to receipts absent from the archive) and nonces replayed
-// within the run or, given a Prior, against an archive loaded before.
+// within the run. (The command's audit database judges a load against
+// every receipt loaded before in the same way.)
 //
 // It makes two passes. The first reads the input, verifies each receipt,
 // adds its chain hash, link, chain scope and nonce to an index, and writes
@@ -22,9 +23,8 @@
 // The same receipt delivered twice (the same chain hash: the same signed
 // bytes, however re-serialised) is counted in Summary.Duplicates and judged
 // as its first delivery, never as a replay of itself or a fork. A link to
-// a receipt that neither the input nor the archive holds FAILs chain_absent
-// when earlier receipts of its chain are in the input, or in an archive
-// that knows chain scopes (PriorScopes): a gap. On the first receipt of its
+// a receipt that the input does not hold FAILs chain_absent when earlier
+// receipts of its chain are in the input: a gap. On the first receipt of its
 // chain it is a chain that starts before the input, its link not checked
 // (SKIPPED, which does not make a receipt INCOMPLETE), counted in
 // Summary.ChainsOutside.

@@ -91,7 +91,7 @@ type MapSummary struct {
 // goroutine. Options.Workers, TempDir and Progress apply; the others must
 // be zero (Predecessors, Prior: judged at the fold; Render, KeepRaw).
 func Map(ctx context.Context, v Verifier, srcs []Source, opts Options, emit func(*Mapped) error) (MapSummary, error) {
-	if len(opts.Predecessors) > 0 || opts.Prior != nil || opts.Render != nil || opts.RenderRecord != nil || opts.Keep != nil || opts.KeepRaw || opts.OmitSignatureHash {
+	if len(opts.Predecessors) > 0 || opts.Prior != nil || opts.Render != nil || opts.renderRecord != nil || opts.keep != nil || opts.KeepRaw || opts.OmitSignatureHash {
 		return MapSummary{}, fmt.Errorf("streamrun.Map: only Workers, TempDir and Progress apply")
 	}
 	if opts.Workers <= 0 {

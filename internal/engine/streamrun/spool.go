@@ -25,7 +25,7 @@ import (
 // A frame is the length of the rest (uvarint), the record's kind (1 byte),
 // line (uvarint) and source (uvarint length, bytes); then, for a line, its
 // length and a seeded hash of its bytes (8 bytes each; the hash is 0 when
-// the input will not be read again), with Options.Keep its offset
+// the input will not be read again), with RunTo's Sink.Keep its offset
 // (uvarint) and what Keep appended (4-byte length, bytes), and
 // verify.AppendBinary; for an
 // unreadable line or file, the error text; for a blank line, nothing.
@@ -40,7 +40,7 @@ type spool struct {
 	// reread: the second pass reads the input again (Options.KeepRaw), so
 	// frames carry the hash of their line's bytes to compare against.
 	reread bool
-	// keep is Options.Keep: a line's frame then carries its offset and
+	// keep is RunTo's Sink.Keep: a line's frame then carries its offset and
 	// what keep appended (a 4-byte length and the bytes) before its
 	// result.
 	keep func(dst, raw []byte, res *verify.Result) []byte
@@ -234,7 +234,7 @@ func (f frame) matches(r *record) bool {
 // decode returns a line's result; with raw (the line read again) it first
 // checks that the bytes are the ones verified. Called on the verifying
 // goroutines.
-// With Options.Keep it sets r's offset and kept bytes (which lie in the
+// With RunTo's Sink.Keep it sets r's offset and kept bytes (which lie in the
 // frame).
 func (s *spool) decode(r *record) (*verify.Result, error) {
 	rest, raw := r.spooled, r.raw

@@ -62,14 +62,6 @@ type Options struct {
 	// the one that calls emit. Rendered is valid until emit returns; its
 	// memory is then reused for a later result.
 	Render func(dst []byte, r *verify.Result) []byte
-	// RenderRecord is Render given the whole Record (its Raw, Offset and
-	// deliveries), for a caller whose encoding keeps the record's bytes
-	// or their hash (an archive's rows). It is called on the verifying
-	// goroutines for the records that were verified; for the others
-	// (lines that could not be read, sources that failed) Record.Rendered
-	// is nil. Its result is kept in Record.Rendered as Render's is; set
-	// one of the two.
-	RenderRecord func(dst []byte, rec *Record) []byte
 	// KeepRaw keeps each record's bytes in Record.Raw, and where they are
 	// in the source in Record.Offset (for loading into analytics): the
 	// second pass then reads the input again, and fails with
@@ -77,15 +69,6 @@ type Options struct {
 	// the signature text (Fields.Signature), only its SHA-256: a caller
 	// that wants the text has it in Raw.
 	KeepRaw bool
-	// Keep, if set, is called on each line verified, on the verifying
-	// goroutines of the first pass, with the line's bytes and result
-	// (whose Source and Line are set), and what it appends to dst is
-	// kept with the result between the passes and handed back in
-	// Record.Kept, with Record.Offset: a caller that needs a little of
-	// each record's bytes (their hash, the bytes of the few it stores)
-	// has it without the input being read again. Without KeepRaw the
-	// input is read once.
-	Keep func(dst, raw []byte, res *verify.Result) []byte
 	// OmitSignatureHash leaves Fields.SignatureSHA256 empty in every
 	// result, for a caller that does not write it out (text output, the
 	// analytics load); see verify.VerifyOptions.
@@ -95,6 +78,10 @@ type Options struct {
 	TempDir string
 	// Progress, if set, is called from one goroutine as records are done.
 	Progress func(Progress)
+
+	// renderRecord and keep are RunTo's Sink.Render and Sink.Keep.
+	renderRecord func(dst []byte, rec *Record) []byte
+	keep         func(dst, raw []byte, res *verify.Result) []byte
 
 	limits   indexLimits // zero: the defaults
 	maxLines int         // tests: replaces limits.MaxLinesPerFile
@@ -199,7 +186,7 @@ type Record struct {
 	// Rendered is what Options.Render appended for the Result, when set.
 	// Valid until emit returns.
 	Rendered []byte
-	// Kept is what Options.Keep appended for a line verified, when set.
+	// Kept is what RunTo's Sink.Keep appended for a line verified, when set.
 	// Valid until emit returns.
 	Kept []byte
 	// Duplicate: the receipt is an earlier one of the input or the
@@ -279,7 +266,7 @@ func Run(ctx context.Context, v Verifier, srcs []Source, opts Options, emit func
 	if err != nil {
 		return Summary{}, err
 	}
-	sp.keep = opts.Keep
+	sp.keep = opts.keep
 	defer sp.remove()
 	r := &runner{v: v, srcs: srcs, opts: opts, idx: idx, sp: sp}
 	if err := r.verifyPass(ctx); err != nil {
@@ -377,10 +364,10 @@ func (rn *runner) writePass(ctx context.Context, emit func(*Record) error) (Summ
 			switch {
 			case rn.opts.Render != nil:
 				r.rendered = rn.opts.Render(renderBufs.Get(), res)
-			case rn.opts.RenderRecord != nil:
+			case rn.opts.renderRecord != nil:
 				rec := Record{Result: res, Raw: r.raw, Offset: r.offset, Kept: r.kept}
 				rec.Duplicate, rec.ChainOutside = deliveryOf(r.judgments)
-				r.rendered = rn.opts.RenderRecord(renderBufs.Get(), &rec)
+				r.rendered = rn.opts.renderRecord(renderBufs.Get(), &rec)
 			}
 			r.result = res
 		},
@@ -550,7 +537,7 @@ type record struct {
 	judgments []judgment // of its chain link and nonce, in pass 2
 	result    *verify.Result
 	rendered  []byte   // Options.Render's encoding of result, in pass 2
-	kept      []byte   // what Options.Keep kept, in pass 2 (in frame)
+	kept      []byte   // what RunTo's Sink.Keep kept, in pass 2 (in frame)
 	lineRef   *LineRef // Map's: where the line is and its SHA-256
 }
 
