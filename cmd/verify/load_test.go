@@ -2,14 +2,18 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
@@ -210,5 +214,36 @@ func TestLoadEditedInPlaceSameLength(t *testing.T) {
 			}
 			load(exitNoInput, fmt.Sprintf("verify: load: %s: refused, not loaded: line %d differs from the line loaded before from %s", log, c.line, log), edited)
 		})
+	}
+}
+
+// TestBlankLinesBounded: a gzip of blank lines, which the content bound
+// lets expand a hundred times, is refused at its MaxBlankLinesPerFile+1st
+// blank line, naming the file and line, instead of costing minutes.
+func TestBlankLinesBounded(t *testing.T) {
+	t.Parallel()
+	var content bytes.Buffer
+	content.Write(bytes.Repeat([]byte{'\n'}, limits.MaxBlankLinesPerFile+1))
+	// Incompressible bytes after them, so that the content bound (a
+	// hundred times the compressed size) is not what refuses the file.
+	noise := make([]byte, 30000)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range noise {
+		noise[i] = byte(r.Uint32())
+	}
+	content.WriteString(base64.StdEncoding.EncodeToString(noise) + "\n")
+	path := filepath.Join(t.TempDir(), "blank.jsonl.gz")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(content.Bytes())
+	zw.Close()
+	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	got := run([]string{"verify", "receipts", "--at=2026-12-01T00:00:00Z", path}, io.LimitReader(nil, 0), &stdout, &stderr)
+	want := fmt.Sprintf("%s:%d: UNREADABLE unknown: more than %d blank lines in one file: refused", path, limits.MaxBlankLinesPerFile+1, limits.MaxBlankLinesPerFile)
+	if got != exitNoInput || !strings.Contains(stdout.String(), want) {
+		t.Errorf("exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", got, exitNoInput, want, &stdout, &stderr)
 	}
 }
