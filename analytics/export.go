@@ -16,6 +16,7 @@ import (
 	"github.com/receiptverify/verify/internal/analytics/dberr"
 	"github.com/receiptverify/verify/internal/analytics/exportdir"
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
+	"github.com/receiptverify/verify/internal/helpers/swapdir"
 )
 
 // defaultMaxFileBytes is the size at which an export starts a table's next
@@ -239,37 +240,13 @@ func copyParts(ctx context.Context, conn *sql.Conn, query, final string, bound, 
 	}
 	parts, err := filepath.Glob(filepath.Join(tmp, "part-*.parquet"))
 	if err == nil {
-		err = replaceDir(tmp, final)
+		err = swapdir.Publish(tmp, final)
 	}
 	if err != nil {
 		os.RemoveAll(tmp)
 		return 0, &dberr.WriteError{Path: final, Err: err}
 	}
 	return len(parts), nil
-}
-
-// replaceDir puts the directory tmp in the place of final: exchanged with
-// it in one step where the system can (the old one then removed), else
-// the old one renamed aside first.
-func replaceDir(tmp, final string) error {
-	if _, err := os.Lstat(final); errors.Is(err, fs.ErrNotExist) {
-		return os.Rename(tmp, final)
-	}
-	if exchange(tmp, final) == nil {
-		return os.RemoveAll(tmp) // now the old one
-	}
-	old := filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".old")
-	if err := os.RemoveAll(old); err != nil {
-		return err
-	}
-	if err := os.Rename(final, old); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		os.Rename(old, final)
-		return err
-	}
-	return os.RemoveAll(old)
 }
 
 // dayPartition is the name of a day's directory under receipts/, and

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/receiptverify/verify/internal/analytics/severity"
 	"github.com/receiptverify/verify/internal/analytics/table"
 	"github.com/receiptverify/verify/internal/helpers/outfile"
+	"github.com/receiptverify/verify/internal/helpers/swapdir"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -136,8 +138,9 @@ func (s *ReportSummary) Total() int {
 // finding_id, event_time and whether the baseline suppresses it; the
 // chart (fingerprints.svg, up to ChartDays days up to the day);
 // summary.md, opening with the verdict, and summary.html, the same as one
-// self-contained page; findings.ocsf.jsonl if asked; and manifest.json. Every file is written to a temporary name in Dir and
-// renamed, and nothing depends on the clock but the baseline's expiry
+// self-contained page; findings.ocsf.jsonl if asked; and manifest.json. The files are written
+// in a hidden directory beside Dir, put in its place by one rename
+// (publishReport), and nothing depends on the clock but the baseline's expiry
 // (opts.Now), so reporting the same day of the same data again gives the
 // same bytes. A database error is an *dberr.IOError, a file that cannot be
 // written a *dberr.WriteError.
@@ -186,9 +189,9 @@ func runReport(ctx context.Context, q querier, opts ReportOptions) (*ReportSumma
 	if err != nil {
 		return nil, err
 	}
-	// The files are written after every query ran, each atomically, and
-	// not begun once the run is stopped: an interrupted report leaves the
-	// day's directory as it was. Writing them takes milliseconds.
+	// The files are written after every query ran, and not begun once
+	// the run is stopped; they are published whole (publishReport): an
+	// interrupted report leaves the day's directory as it was.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -321,17 +324,13 @@ func (r *reportRun) findings() (map[string]*table.Table, error) {
 	return tables, nil
 }
 
-// write writes the day's files into opts.Dir, each atomically, the
+// write renders the day's files and publishes them in opts.Dir, the
 // manifest (which lists the others with their SHA-256) last.
 func (r *reportRun) write(tables map[string]*table.Table, toolDays *table.Table, servers []serverTools) error {
 	sum, man, opts := r.sum, r.man, r.opts
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return &dberr.WriteError{Path: opts.Dir, Err: err}
-	}
+	var files []reportFile
 	write := func(name string, data []byte) error {
-		if err := writeFileAtomic(opts.Dir, name, data); err != nil {
-			return err
-		}
+		files = append(files, reportFile{name, data})
 		sum.Files = append(sum.Files, name)
 		h := sha256.Sum256(data)
 		man.Outputs = append(man.Outputs, manifestOutput{Name: name, SHA256: hex.EncodeToString(h[:]), Bytes: len(data)})
@@ -416,11 +415,9 @@ func (r *reportRun) write(tables map[string]*table.Table, toolDays *table.Table,
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(opts.Dir, manifestFile, append(mj, '\n')); err != nil {
-		return err
-	}
+	files = append(files, reportFile{manifestFile, append(mj, '\n')})
 	sum.Files = append(sum.Files, manifestFile)
-	return nil
+	return publishReport(opts.Dir, files)
 }
 
 // serverTools is one expected server and how many tool names its schemas
@@ -482,6 +479,99 @@ func kindCounts(name string, t *table.Table) []kindCount {
 	}
 	slices.SortFunc(out, func(a, b kindCount) int { return cmp.Compare(a.Kind, b.Kind) })
 	return out
+}
+
+// reportFile is one file of a report, rendered.
+type reportFile struct {
+	name string
+	data []byte
+}
+
+// publishReport makes dir hold files and nothing else, whole: they are
+// written in a hidden directory beside dir, which is then put in its
+// place by one rename (swapdir), so that a full disk, kill -9, SIGTERM
+// or a crash leaves the old report or the new one, never a mix, and the
+// next report removes what an interrupted one left. A dir holding
+// anything a report does not write is refused, not replaced. Where dir
+// cannot be replaced (its parent is not writable, or it is a mount
+// point), its files are written in it one by one, each atomically, the
+// manifest last.
+func publishReport(dir string, files []reportFile) error {
+	target := swapdir.Resolve(dir)
+	if err := onlyReportFiles(dir, target, files); err != nil {
+		return err
+	}
+	tmp, err := swapdir.Create(target)
+	if errors.Is(err, fs.ErrPermission) {
+		return writeInPlace(dir, files)
+	}
+	if err != nil {
+		return &dberr.WriteError{Path: dir, Err: err}
+	}
+	for _, f := range files {
+		if err := swapdir.WriteFile(tmp, f.name, f.data); err != nil {
+			swapdir.Abort(tmp)
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // named as the file the user will see
+			}
+			return &dberr.WriteError{Path: filepath.Join(dir, f.name), Err: err}
+		}
+	}
+	if err := swapdir.Publish(tmp, target); err != nil {
+		swapdir.Abort(tmp)
+		if swapdir.CannotReplace(err) {
+			return writeInPlace(dir, files)
+		}
+		return &dberr.WriteError{Path: dir, Err: err}
+	}
+	return nil
+}
+
+// onlyReportFiles refuses a report directory that holds an entry no
+// report writes (one of files, a name of Findings or a file its
+// manifest lists): publishing the report would remove it.
+func onlyReportFiles(dir, target string, files []reportFile) error {
+	ents, err := os.ReadDir(target)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return &dberr.WriteError{Path: dir, Err: err}
+	}
+	ours := map[string]bool{manifestFile: true, SummaryFile: true, hTMLFile: true, chartFile: true, oCSFFile: true}
+	for _, f := range files {
+		ours[f.name] = true
+	}
+	for _, name := range queries.Findings() {
+		ours[name+".csv"], ours[name+".jsonl"] = true, true
+	}
+	var old manifest
+	if b, err := os.ReadFile(filepath.Join(target, manifestFile)); err == nil && json.Unmarshal(b, &old) == nil {
+		for _, o := range old.Outputs {
+			ours[o.Name] = true
+		}
+	}
+	for _, e := range ents {
+		if !ours[e.Name()] || !e.Type().IsRegular() {
+			return &dberr.WriteError{Path: filepath.Join(dir, e.Name()), Err: errors.New("not a file of the report, and the report replaces its directory whole: move it, or give --out a directory of its own")}
+		}
+	}
+	return nil
+}
+
+// writeInPlace writes files into dir one by one, each atomically, the
+// manifest last: the report of a directory that cannot be replaced.
+func writeInPlace(dir string, files []reportFile) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &dberr.WriteError{Path: dir, Err: err}
+	}
+	for _, f := range files {
+		if err := writeFileAtomic(dir, f.name, f.data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeFileAtomic writes dir/name as outfile does, so a reader sees the

@@ -21,6 +21,9 @@ func commonFlags(c *cli.Command) []cli.Flag {
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors on stderr: no warnings, notes, summaries on stderr or progress"},
 		&cli.StringFlag{Name: "config", Usage: "configuration `FILE` (TOML) for the flags a scheduled job repeats", DefaultText: configFile + " if present", EnvVars: []string{"VERIFY_CONFIG"}},
 	}
+	if lookupFlag(c.Flags, "--keys") != nil || lookupFlag(c.Flags, "--schemas") != nil || lookupFlag(c.Flags, "--baseline") != nil {
+		flags = append(flags, &cli.BoolFlag{Name: unsafeTrustFlag, Usage: "use key, schema and baseline files that others than their owner could have written (unsafe)"})
+	}
 	if slices.Contains(progressCommands, c.Name) {
 		flags = append(flags, &cli.BoolFlag{Name: "no-progress", Usage: "draw no progress line (there is none unless stderr is a terminal)"})
 	}
@@ -44,6 +47,9 @@ func prepare(c *cli.Command) {
 	before := c.Before
 	c.Before = func(ctx *cli.Context) error {
 		if err := applyConfig(ctx); err != nil {
+			return err
+		}
+		if err := checkTrustFlags(ctx); err != nil {
 			return err
 		}
 		if ctx.Bool("quiet") {

@@ -11,7 +11,8 @@ package main
 //	3     report and audit: no receipt at all on the day (or in the input) and no finding:
 //	      nothing to judge, which a scheduled job must not take for a clean day
 //	64    usage error: unknown command or flag, unknown dialect, wrong argument count,
-//	      a configuration file refused (others than its owner can write it)
+//	      a configuration, key, schema or baseline file refused (others than its
+//	      owner can write it; see --trust-unsafe-permissions)
 //	65    show and explain --db: the archive file has changed since it was loaded (the bytes
 //	      at a receipt's recorded place are not those loaded); a sharded run (receipts --emit,
 //	      parts, finalize, summarize): a map step's inputs or trust material differ from the

@@ -2,12 +2,18 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 )
 
@@ -130,4 +136,114 @@ func TestLoadGrownAndChanged(t *testing.T) {
 	}
 	load(exitNoInput, "verify: load: "+log+": refused, not loaded: line 5 differs from the line loaded before from "+log, log, other)
 	load(exitOK, "verify: load: "+other+": already loaded", other)
+}
+
+// TestLoadEditedInPlaceSameLength: a stored line edited in place without
+// changing its length (one digit, one signature byte), in a file of the
+// same size or one grown since, is refused with exit 66 naming that line:
+// the loaded part is compared by content, not by length.
+func TestLoadEditedInPlaceSameLength(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := receiptgen.Generate(receiptgen.Config{Seed: 7, N: 30, Days: 1, Algs: receiptgen.Ed25519Only()}, receiptgen.DirSink(dir)); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	// digit changes the first digit after `after` in line; sig one byte of
+	// its signature value.
+	edit := func(line, after string) string {
+		i := strings.Index(line, after)
+		if i < 0 {
+			t.Fatalf("no %q in %s", after, line)
+		}
+		for j := i + len(after); j < len(line); j++ {
+			c := line[j]
+			if c >= '0' && c <= '9' || after == `"sig":"` && c != '"' {
+				b := []byte(line)
+				b[j] = map[bool]byte{true: 'B', false: 'A'}[c == 'A']
+				if c >= '0' && c <= '9' {
+					b[j] = '0' + (c-'0'+1)%10
+				}
+				return string(b)
+			}
+		}
+		t.Fatalf("nothing to edit after %q in %s", after, line)
+		return ""
+	}
+	cases := []struct {
+		name  string
+		line  int // 1-based
+		after string
+		grown bool
+	}{
+		{"a digit, same size", 7, `"issued_at":"`, false},
+		{"a signature byte, same size", 12, `"sig":"`, false},
+		{"a digit, grown since", 3, `"issued_at":"`, true},
+		{"a signature byte, grown since", 20, `"sig":"`, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			log, db := filepath.Join(tmp, "agent.jsonl"), filepath.Join(tmp, "audit.duckdb")
+			load := func(want int, wantLine string, ls []string) {
+				t.Helper()
+				if err := os.WriteFile(log, []byte(strings.Join(ls, "")), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				var stdout, stderr bytes.Buffer
+				args := []string{"verify", "load", "--db", db, "--keys", filepath.Join(dir, "keys", "jwks.json"), "--at=2026-12-01T00:00:00Z", log}
+				if got := run(args, io.LimitReader(nil, 0), &stdout, &stderr); got != want {
+					t.Errorf("exit %d, want %d\nstderr:\n%s", got, want, &stderr)
+				}
+				if !strings.Contains(stderr.String(), wantLine) {
+					t.Errorf("stderr lacks %q:\n%s", wantLine, &stderr)
+				}
+			}
+			load(exitOK, ": 24 accepted, 0 rejected", lines[:24])
+			edited := slices.Clone(lines[:24])
+			if c.grown {
+				edited = slices.Clone(lines[:30])
+			}
+			edited[c.line-1] = edit(edited[c.line-1], c.after)
+			if len(edited[c.line-1]) != len(lines[c.line-1]) || edited[c.line-1] == lines[c.line-1] {
+				t.Fatalf("the edit changed the length or nothing")
+			}
+			load(exitNoInput, fmt.Sprintf("verify: load: %s: refused, not loaded: line %d differs from the line loaded before from %s", log, c.line, log), edited)
+		})
+	}
+}
+
+// TestBlankLinesBounded: a gzip of blank lines, which the content bound
+// lets expand a hundred times, is refused at its MaxBlankLinesPerFile+1st
+// blank line, naming the file and line, instead of costing minutes.
+func TestBlankLinesBounded(t *testing.T) {
+	t.Parallel()
+	var content bytes.Buffer
+	content.Write(bytes.Repeat([]byte{'\n'}, limits.MaxBlankLinesPerFile+1))
+	// Incompressible bytes after them, so that the content bound (a
+	// hundred times the compressed size) is not what refuses the file.
+	noise := make([]byte, 30000)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range noise {
+		noise[i] = byte(r.Uint32())
+	}
+	content.WriteString(base64.StdEncoding.EncodeToString(noise) + "\n")
+	path := filepath.Join(t.TempDir(), "blank.jsonl.gz")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(content.Bytes())
+	zw.Close()
+	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	got := run([]string{"verify", "receipts", "--at=2026-12-01T00:00:00Z", path}, io.LimitReader(nil, 0), &stdout, &stderr)
+	want := fmt.Sprintf("%s:%d: UNREADABLE unknown: more than %d blank lines in one file: refused", path, limits.MaxBlankLinesPerFile+1, limits.MaxBlankLinesPerFile)
+	if got != exitNoInput || !strings.Contains(stdout.String(), want) {
+		t.Errorf("exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", got, exitNoInput, want, &stdout, &stderr)
+	}
 }

@@ -66,6 +66,14 @@ const (
 	// ends would otherwise keep a run busy for hours.
 	MaxLinesPerFile = 1 << 26
 
+	// MaxBlankLinesPerFile bounds the blank lines of one JSON Lines file
+	// (1,048,576). A blank line is one byte of content but costs a run
+	// as much as a short record, so a gzip of nothing but line ends,
+	// which the content bound lets expand a hundred times, would keep a
+	// run busy for minutes before MaxLinesPerFile; past this many it is
+	// refused, naming the file, and the run goes on with the next.
+	MaxBlankLinesPerFile = 1 << 20
+
 	// MaxGzipRatio bounds a gzip file's content to this many times its
 	// compressed size, beyond its first GzipSlackBytes. Receipts compress
 	// about 2 to 10 times (signatures are random); a gzip of blank lines,

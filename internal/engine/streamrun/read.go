@@ -106,6 +106,7 @@ func readSource(ctx context.Context, src Source, maxLines int, bytesRead *atomic
 	}
 	pos := &offsetReader{r: counted}
 	br := bufio.NewReaderSize(pos, 1<<16)
+	blanks := 0
 	for line := 1; ; line++ {
 		offset := pos.n - int64(br.Buffered()) // where this line starts
 		if line > maxLines {
@@ -127,6 +128,10 @@ func readSource(ctx context.Context, src Source, maxLines int, bytesRead *atomic
 				r.kind, r.raw, r.err = recordLineError, nil, errLineTooLong
 			case len(bytes.TrimSpace(raw)) == 0:
 				r.kind, r.raw = recordBlank, nil
+				if blanks++; blanks > limits.MaxBlankLinesPerFile {
+					releaseLine(raw)
+					return add(&record{kind: recordFileError, source: src.Name, line: line, err: fmt.Errorf("more than %d blank lines in one file: refused", limits.MaxBlankLinesPerFile)})
+				}
 			}
 			if !add(r) {
 				return false

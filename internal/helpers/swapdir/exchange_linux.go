@@ -1,4 +1,4 @@
-package analytics
+package swapdir
 
 import "golang.org/x/sys/unix"
 

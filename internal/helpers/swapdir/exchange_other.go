@@ -1,9 +1,9 @@
 //go:build !linux
 
-package analytics
+package swapdir
 
 import "errors"
 
-// exchange cannot swap two directories in one step here: replaceDir
+// exchange cannot swap two directories in one step here: Publish
 // renames the old one aside first.
 func exchange(a, b string) error { return errors.New("no atomic exchange") }
