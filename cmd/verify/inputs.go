@@ -140,6 +140,7 @@ func expandInputs(ctx context.Context, paths []string, stdin io.Reader, stderr i
 		}
 		w := dirWalk{ctx: ctx, srcs: srcs, opts: wo, fileSource: fileSource}
 		filepath.WalkDir(p, w.visit) // visit keeps every error as a source, and never stops the walk
+		oldestFirst(w.srcs[len(srcs):])
 		srcs = w.srcs
 		set.skipped = append(set.skipped, w.skipped...)
 		reportSkipped(stderr, p, w.skipped)
