@@ -30,8 +30,11 @@ func newAuditCommand() *cli.Command {
 			"one line per file loaded, as verify load writes it.\n\n" +
 			"Every finding row has a severity (README, \"Severity\"); --fail-on and --baseline work as in\n" +
 			"verify report, the baseline's expiry judged at --at.\n\n" +
+			"A day reported before that the load adds receipts to (a late delivery) is named on stdout\n" +
+			"and reported again, its findings counted in the exit code.\n\n" +
 			"Exit codes: 0 no finding row at --fail-on or above (0 with --no-fail), 1 some, 3 no\n" +
-			"receipt at all in the input (or on --day) and no finding (also with --no-fail), 64 usage\n" +
+			"receipt at all in the input (or on --day), or no input file new or grown since the last\n" +
+			"load, and no finding (also with --no-fail), 64 usage\n" +
 			"or a bad baseline file, 66 an input, key, schema or baseline file could not be read (the\n" +
 			"rest is loaded and reported),\n" +
 			"74 the database could not be written or a report could not be written, 130 interrupted\n" +

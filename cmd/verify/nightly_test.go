@@ -37,10 +37,11 @@ func genDays(t *testing.T, seed uint64, n, days int, start time.Time) (byDay map
 }
 
 // TestNightlyWeek runs the README's nightly job (audit -q --day
-// yesterday over the log directory, at 01:10 UTC) for seven nights over a
+// yesterday over the log directory, at 01:10 UTC) for eight nights over a
 // directory that a producer appends to and logrotate rotates by rename,
 // copytruncate, gzip and dateext, that gets a late delivery, a batch sent
-// again and an edit.
+// again, an edit, an outage and a backfill of a reported day with a
+// forged receipt.
 // Each night gives the exit code a person expects, says what it must, and
 // the database ends with every receipt stored once. docs/nightly.md shows
 // this week (go test -run TestNightlyWeek -v ./cmd/verify prints it).
@@ -189,11 +190,12 @@ func TestNightlyWeek(t *testing.T) {
 	// Night 8: a relay backfills day 6, reported on night 6, with a
 	// receipt forged among its genuine ones.
 	bf := backfill[day(6)]
-	forged := strings.Replace(bf[2], `"tool_name":"`, `"tool_name":"x`, 1)
-	if forged == bf[2] {
+	last := len(bf) - 1 // the last: no chain successor to fail with it
+	forged := strings.Replace(bf[last], `"tool_name":"`, `"tool_name":"x`, 1)
+	if forged == bf[last] {
 		t.Fatal("no tool_name to forge")
 	}
-	bf[2] = forged
+	bf[last] = forged
 	write("relay-20261106.jsonl", strings.Join(bf, ""))
 	night(8, "a backfill of day 6 with a forged receipt", exitRejected,
 		fmt.Sprintf("late delivery: %d receipt(s) added to %s (1 not PASS), reported at %sT01:10:00Z; reported again: %s", len(bf), day(6), day(7), filepath.Join(out, day(6), "summary.md")))
