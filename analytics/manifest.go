@@ -13,26 +13,29 @@ import (
 
 // manifest is manifest.json: what a report was made from and of.
 type manifest struct {
-	Version       int                    `json:"version"`
-	Tool          string                 `json:"tool"`
-	ToolVersion   string                 `json:"tool_version"`
-	DuckDBVersion string                 `json:"duckdb_version"`
-	Day           string                 `json:"day"`
-	Window        window                 `json:"window"`
-	ChartWindow   window                 `json:"chart_window"`
-	Queries       []manifestQuery        `json:"queries"`
-	Inputs        []manifestInput        `json:"inputs"`
-	NotRead       []string               `json:"not_read,omitempty"` // files the input directories held that the run did not read
-	Trust         []manifestTrust        `json:"trust"`
-	Receipts      dayCounts              `json:"receipts"`
-	Findings      map[string]int         `json:"findings"`
-	FindingKinds  map[string][]kindCount `json:"finding_kinds"`
-	FailOn        string                 `json:"fail_on"`
-	Severities    map[string]int         `json:"severities"` // rows not suppressed, by severity
-	Suppressed    int                    `json:"suppressed"`
-	Failing       int                    `json:"failing"` // rows at fail_on or above, not suppressed
-	Baseline      *manifestBaseline      `json:"baseline,omitempty"`
-	Outputs       []manifestOutput       `json:"outputs"`
+	Version       int             `json:"version"`
+	Tool          string          `json:"tool"`
+	ToolVersion   string          `json:"tool_version"`
+	DuckDBVersion string          `json:"duckdb_version"`
+	Day           string          `json:"day"`
+	Window        window          `json:"window"`
+	ChartWindow   window          `json:"chart_window"`
+	Queries       []manifestQuery `json:"queries"`
+	Inputs        []manifestInput `json:"inputs"`
+	NotRead       []string        `json:"not_read,omitempty"` // files the input directories held that the run did not read
+	// LateDeliveries are the receipts of the day loaded after a report of
+	// it was written, [] for none.
+	LateDeliveries []LateDelivery         `json:"late_deliveries"`
+	Trust          []manifestTrust        `json:"trust"`
+	Receipts       dayCounts              `json:"receipts"`
+	Findings       map[string]int         `json:"findings"`
+	FindingKinds   map[string][]kindCount `json:"finding_kinds"`
+	FailOn         string                 `json:"fail_on"`
+	Severities     map[string]int         `json:"severities"` // rows not suppressed, by severity
+	Suppressed     int                    `json:"suppressed"`
+	Failing        int                    `json:"failing"` // rows at fail_on or above, not suppressed
+	Baseline       *manifestBaseline      `json:"baseline,omitempty"`
+	Outputs        []manifestOutput       `json:"outputs"`
 }
 
 // manifestBaseline is the baseline file a report applied.

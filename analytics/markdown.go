@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/receiptverify/verify/internal/analytics/baseline"
 	"github.com/receiptverify/verify/internal/analytics/severity"
@@ -142,6 +143,13 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*table
 		}
 		p("\nTheir rejected lines (unreadable, not receipts), with line and error: [rejects.csv](rejects.csv). " +
 			"Re-delivered lines were stored before from another file: counted, not stored again, not judged replays.\n\n")
+	}
+	if len(sum.Late) > 0 {
+		p("## Late deliveries\n\nReceipts of this day loaded after a report of it was written: that report did not judge them.\n\n| file | sha256 | receipts | not PASS | loaded at | after the report of |\n|---|---|---:|---:|---|---|\n")
+		for _, l := range sum.Late {
+			p("| %s | `%s` | %d | %d | %s | %s |\n", mdText(l.Source), l.SHA256[:min(12, len(l.SHA256))], l.Receipts, l.NotPass, l.LoadedAt.Format(time.RFC3339), l.ReportedAt.Format(time.RFC3339))
+		}
+		p("\n")
 	}
 	if len(man.NotRead) > 0 {
 		p("Not read: %d file(s) the input directories held, as their names are not those of receipt files or --exclude named them (`--include GLOB` reads others):\n\n", len(man.NotRead))

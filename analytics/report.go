@@ -53,6 +53,9 @@ type ReportOptions struct {
 	// read (LoadSummary.Skipped), named in summary.md and manifest.json so
 	// that a receipt file under an unexpected name is not left out unseen.
 	NotRead []string
+	// Run names the run in report_runs, where DB.Report records each
+	// report it writes: "verify audit 2026-11-05T01:10:02Z pid 4711".
+	Run string
 }
 
 // Report file names in the output directory, besides <finding>.csv and
@@ -74,6 +77,7 @@ type ReportSummary struct {
 	Findings []findingCount  // one per Findings entry, in that order
 	Files    []string        // names written in Dir, in write order
 	Inputs   []manifestInput // the day's files (files.sql): those holding its receipts, and those with none loaded on it
+	Late     []LateDelivery  // receipts of the day loaded after a report of it was written
 
 	FailOn     severity.Severity      // the level that fails the day
 	Severities severity.Count         // rows no baseline entry suppresses, by severity
@@ -145,7 +149,18 @@ func (s *ReportSummary) Total() int {
 // same bytes. A database error is an *dberr.IOError, a file that cannot be
 // written a *dberr.WriteError.
 func (db *DB) Report(ctx context.Context, opts ReportOptions) (*ReportSummary, error) {
-	return runReport(ctx, db.sql, opts)
+	sum, err := runReport(ctx, db.sql, opts)
+	if err != nil {
+		return nil, err
+	}
+	// A database opened read-only (verify report, beside other readers)
+	// cannot record the generation; a load's own audit does.
+	if !db.readOnly {
+		if err := db.recordReport(ctx, opts); err != nil {
+			return nil, err
+		}
+	}
+	return sum, nil
 }
 
 // runReport is DB.Report on any querier.
@@ -258,6 +273,10 @@ func (r *reportRun) inputs() error {
 	}
 	man.Inputs = sum.Inputs
 	man.NotRead = r.opts.NotRead
+	if sum.Late, err = lateDeliveries(r.ctx, r.q, r.opts.Day); err != nil {
+		return err
+	}
+	man.LateDeliveries = sum.Late
 	if man.Inputs == nil {
 		man.Inputs = []manifestInput{}
 	}

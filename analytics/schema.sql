@@ -131,3 +131,26 @@ ALTER TABLE receipts ADD COLUMN IF NOT EXISTS byte_length BIGINT;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS line_sha256 VARCHAR;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS signature_sha256 VARCHAR;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS chain_scope VARCHAR;
+
+-- Each generation of a day's report (verify report, verify audit): when
+-- and by which run. A later load that adds receipts to a day with a row
+-- here is a late delivery (late_deliveries), whatever the load times.
+CREATE TABLE IF NOT EXISTS report_runs (
+    day          DATE      NOT NULL,
+    generated_at TIMESTAMP NOT NULL,    -- UTC, the run's clock (--at when given)
+    run          VARCHAR   NOT NULL,    -- the command and its wall-clock start: "verify audit 2026-11-05T01:10:02Z pid 4711"
+    dir          VARCHAR   NOT NULL     -- the report directory written
+);
+
+-- Receipts a load added to a day already reported (report_runs), one row
+-- per day and file row of that load: the day's next reports list them.
+CREATE TABLE IF NOT EXISTS late_deliveries (
+    day          DATE      NOT NULL,
+    file_sha256  VARCHAR   NOT NULL,    -- the files row that added them
+    source       VARCHAR   NOT NULL,
+    receipts     BIGINT    NOT NULL,
+    not_pass     BIGINT    NOT NULL,    -- of them FAIL or INCOMPLETE
+    loaded_at    TIMESTAMP NOT NULL,
+    reported_at  TIMESTAMP NOT NULL,    -- the day's last report generation before the load
+    PRIMARY KEY (day, file_sha256)
+);

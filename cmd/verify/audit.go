@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -29,8 +30,11 @@ func newAuditCommand() *cli.Command {
 			"one line per file loaded, as verify load writes it.\n\n" +
 			"Every finding row has a severity (README, \"Severity\"); --fail-on and --baseline work as in\n" +
 			"verify report, the baseline's expiry judged at --at.\n\n" +
+			"A day reported before that the load adds receipts to (a late delivery) is named on stdout\n" +
+			"and reported again, its findings counted in the exit code.\n\n" +
 			"Exit codes: 0 no finding row at --fail-on or above (0 with --no-fail), 1 some, 3 no\n" +
-			"receipt at all in the input (or on --day) and no finding (also with --no-fail), 64 usage\n" +
+			"receipt at all in the input (or on --day), or no input file new or grown since the last\n" +
+			"load, and no finding (also with --no-fail), 64 usage\n" +
 			"or a bad baseline file, 66 an input, key, schema or baseline file could not be read (the\n" +
 			"rest is loaded and reported),\n" +
 			"74 the database could not be written or a report could not be written, 130 interrupted\n" +
@@ -86,11 +90,18 @@ func auditAction(ctx *cli.Context) error {
 			return err
 		}
 	}
+	// A day reported before that the load added receipts to is reported
+	// again, its findings counted in tonight's exit code.
 	late, err := db.LateDays(bg, lsum)
 	if err != nil {
 		return err
 	}
-	late = slices.DeleteFunc(late, func(l analytics.LateDay) bool { return slices.Contains(days, l.Day) })
+	asked := slices.Clone(days)
+	for _, l := range late {
+		days = append(days, l.Day)
+	}
+	slices.Sort(days)
+	days = slices.Compact(days)
 	opts.NotRead = lsum.Skipped
 	out := ctx.String("out")
 	var reports []*analytics.ReportSummary
@@ -134,9 +145,14 @@ func auditAction(ctx *cli.Context) error {
 	if err := findingsErr(reports, ctx.Bool("no-fail")); err != nil || total > 0 {
 		return err
 	}
+	if lsum.NewFiles() == 0 {
+		return &emptyError{errors.New("no new bytes: no input file is new or has grown since the last load: the delivery is missing (exit 3)")}
+	}
 	var receipts int64
 	for _, r := range reports {
-		receipts += r.Receipts.Receipts
+		if slices.Contains(asked, r.Day) {
+			receipts += r.Receipts.Receipts
+		}
 	}
 	if receipts == 0 {
 		where := "in the input"
@@ -203,7 +219,7 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 // miss, -q or not: the files the input directories held and the run did
 // not read, the last lines left for the next run, and the days the load
 // added receipts to that an earlier run has reported (a late delivery),
-// with the command that reports them again.
+// which this run reports again.
 func writeLoadNotes(w io.Writer, dbPath, out string, lsum analytics.LoadSummary, late []analytics.LateDay) error {
 	if n := len(lsum.Skipped); n > 0 {
 		fmt.Fprintf(w, "not read: %d file(s) in the input directories (%s; --include GLOB reads others): %s\n",
@@ -220,10 +236,20 @@ func writeLoadNotes(w io.Writer, dbPath, out string, lsum analytics.LoadSummary,
 		}
 	}
 	for _, l := range late {
-		fmt.Fprintf(w, "late delivery: %d receipt(s) added to %s, reported before; report it again: verify report --db %s --day %s --out %s\n",
-			l.Added, l.Day, shellQuote(dbPath), l.Day, shellQuote(filepath.Join(out, l.Day)))
+		fmt.Fprintf(w, "late delivery: %s, reported at %s; reported again: %s\n",
+			lateAdded(l), l.ReportedAt.UTC().Format(time.RFC3339), termtext.Escape(filepath.Join(out, l.Day, analytics.SummaryFile)))
 	}
 	return nil
+}
+
+// lateAdded is what a late delivery added: "3 receipt(s) added to
+// 2026-11-01 (1 not PASS)".
+func lateAdded(l analytics.LateDay) string {
+	s := fmt.Sprintf("%d receipt(s) added to %s", l.Added, l.Day)
+	if l.NotPass > 0 {
+		s += fmt.Sprintf(" (%d not PASS)", l.NotPass)
+	}
+	return s
 }
 
 // shellQuote quotes s for a shell when it needs it.

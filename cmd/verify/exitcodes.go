@@ -8,8 +8,9 @@ package main
 //	1     at least one document or record was rejected (for receipts: any FAIL or
 //	      unreadable line)
 //	2     receipts only: some receipt INCOMPLETE (could not be fully checked), none FAIL
-//	3     report and audit: no receipt at all on the day (or in the input) and no finding:
-//	      nothing to judge, which a scheduled job must not take for a clean day
+//	3     report and audit: no receipt at all on the day (or in the input), or (audit) no
+//	      input file new or grown since the last load, and no finding: nothing to judge,
+//	      which a scheduled job must not take for a clean day
 //	64    usage error: unknown command or flag, unknown dialect, wrong argument count,
 //	      a configuration, key, schema or baseline file refused (others than its
 //	      owner can write it; see --trust-unsafe-permissions)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -29,7 +30,8 @@ func findingFlags() []cli.Flag {
 // findingOptions reads the flags of findingFlags into report options
 // (Day and Dir left to the caller), the baseline's expiry judged at now.
 func findingOptions(ctx *cli.Context, now time.Time) (analytics.ReportOptions, error) {
-	opts := analytics.ReportOptions{ToolVersion: version(), Now: now}
+	opts := analytics.ReportOptions{ToolVersion: version(), Now: now,
+		Run: fmt.Sprintf("verify %s %s pid %d", ctx.Command.Name, time.Now().UTC().Format(time.RFC3339), os.Getpid())}
 	var err error
 	if opts.FailOn, err = severity.Parse(ctx.String("fail-on")); err != nil {
 		return opts, usagef(ctx, "--fail-on: %v", err)

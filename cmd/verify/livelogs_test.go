@@ -424,9 +424,9 @@ func oneDuplicateRow(csv, at string) bool {
 	return len(rows) == 1 && strings.HasPrefix(rows[0], "replays,low,") && strings.Contains(rows[0], ",duplicate,") && strings.Contains(rows[0], at)
 }
 
-// TestLateDeliveryReportedAgain: audit without --day reports again every
-// day a late file adds receipts to; with --day of another night it names
-// the late day and the command that reports it again.
+// TestLateDeliveryReportedAgain: audit reports again every day reported
+// before that a late file adds receipts to, and names it on stdout, with
+// --day of another night too.
 func TestLateDeliveryReportedAgain(t *testing.T) {
 	t.Parallel()
 	first, keys1 := liveCorpus(t, 14, 12)
@@ -455,13 +455,53 @@ func TestLateDeliveryReportedAgain(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(logs, "b.jsonl"), []byte(strings.Join(late, "")))
 	code, stdout, stderr := audit("2026-11-03T01:10:00Z")
-	if code != exitOK || strings.Contains(stdout, "late delivery") || !strings.Contains(summary(), "Receipts of the day: **17**") {
+	if code != exitOK || !strings.Contains(stdout, "late delivery: 5 receipt(s) added to 2026-11-01, reported at 2026-11-02T01:10:00Z") || !strings.Contains(summary(), "Receipts of the day: **17**") {
 		t.Errorf("late file, no --day: exit %d, want the day reported again\nstdout: %s\nstderr: %s\nsummary.md: %s", code, stdout, stderr, summary())
 	}
 	writeFile(t, filepath.Join(logs, "c.jsonl"), []byte(strings.Join(later, "")))
 	code, stdout, stderr = audit("2026-11-04T01:10:00Z", "--day", "2026-11-03")
-	want := "late delivery: 3 receipt(s) added to 2026-11-01, reported before; report it again: verify report --db " + db + " --day 2026-11-01 --out " + filepath.Join(out, "2026-11-01")
-	if code != exitEmpty || !strings.Contains(stdout, want) || !strings.Contains(summary(), "Receipts of the day: **17**") {
+	want := "late delivery: 3 receipt(s) added to 2026-11-01, reported at 2026-11-03T01:10:00Z; reported again: " + filepath.Join(out, "2026-11-01", "summary.md")
+	if code != exitEmpty || !strings.Contains(stdout, want) || !strings.Contains(summary(), "Receipts of the day: **20**") {
 		t.Errorf("late file, --day of another night: exit %d, want %d and %q\nstdout: %s\nstderr: %s", code, exitEmpty, want, stdout, stderr)
+	}
+}
+
+// TestLateForgedBackfill: a day reported during the day (its receipts all
+// loaded before it ended) gets a backfill two nights later holding one
+// forged receipt. The night names the late delivery on stdout under -q,
+// reports the day again, lists it in the day's summary.md and
+// manifest.json, and fails on the forged receipt.
+func TestLateForgedBackfill(t *testing.T) {
+	t.Parallel()
+	first, keys1 := liveCorpus(t, 14, 12)
+	late, keys2 := liveCorpus(t, 15, 4)
+	forged := strings.Replace(late[1], `"tool_name":"`, `"tool_name":"x`, 1)
+	if forged == late[1] {
+		t.Fatal("no tool_name to forge")
+	}
+	late[1] = forged
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	db := filepath.Join(dir, "audit.duckdb")
+	out := filepath.Join(dir, "report")
+	audit := func(at, day string) (int, string, string) {
+		t.Helper()
+		return runVerify(t, "audit", "-q", "--db", db, "--out", out, "--keys", keys1, "--keys", keys2, "--at", at, "--day", day, logs)
+	}
+	writeFile(t, filepath.Join(logs, "a.jsonl"), []byte(strings.Join(first, "")))
+	if code, stdout, stderr := audit("2026-11-01T23:59:59Z", "2026-11-01"); code != exitOK {
+		t.Fatalf("the day reported before it ended: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	writeFile(t, filepath.Join(logs, "b.jsonl"), []byte(strings.Join(late, "")))
+	code, stdout, stderr := audit("2026-11-04T01:10:00Z", "2026-11-03")
+	want := "late delivery: 4 receipt(s) added to 2026-11-01 (1 not PASS), reported at 2026-11-01T23:59:59Z; reported again: " + filepath.Join(out, "2026-11-01", "summary.md")
+	if code != exitRejected || !strings.Contains(stdout, want) {
+		t.Errorf("backfill with a forged receipt: exit %d, want %d and %q\nstdout: %s\nstderr: %s", code, exitRejected, want, stdout, stderr)
+	}
+	for name, want := range map[string]string{"summary.md": "## Late deliveries", "manifest.json": `"late_deliveries": [`} {
+		b, err := os.ReadFile(filepath.Join(out, "2026-11-01", name))
+		if err != nil || !strings.Contains(string(b), want) || !strings.Contains(string(b), "b.jsonl") {
+			t.Errorf("%s of the late day does not list the late delivery (%v):\n%s", name, err, b)
+		}
 	}
 }

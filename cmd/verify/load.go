@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/analytics/dberr"
@@ -78,8 +79,8 @@ func loadAction(ctx *cli.Context) error {
 		return err
 	}
 	for _, l := range late {
-		fmt.Fprintf(ctx.App.ErrWriter, "verify: load: late delivery: %d receipt(s) added to %s, which was loaded before it ended (reported?); report it again: verify report --db %s --day %s\n",
-			l.Added, l.Day, shellQuote(ctx.String("db")), l.Day)
+		fmt.Fprintf(ctx.App.Writer, "late delivery: %s, reported at %s; report it again: verify report --db %s --day %s --out DIR\n",
+			lateAdded(l), l.ReportedAt.UTC().Format(time.RFC3339), shellQuote(ctx.String("db")), l.Day)
 	}
 	if n := sum.Unreadable(); n > 0 {
 		return failedInputs(sum, fmt.Sprintf("load: %d input file(s) could not be read or have changed, nothing of them recorded", n))

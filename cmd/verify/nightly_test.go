@@ -37,10 +37,11 @@ func genDays(t *testing.T, seed uint64, n, days int, start time.Time) (byDay map
 }
 
 // TestNightlyWeek runs the README's nightly job (audit -q --day
-// yesterday over the log directory, at 01:10 UTC) for seven nights over a
+// yesterday over the log directory, at 01:10 UTC) for eight nights over a
 // directory that a producer appends to and logrotate rotates by rename,
 // copytruncate, gzip and dateext, that gets a late delivery, a batch sent
-// again and an edit.
+// again, an edit, an outage and a backfill of a reported day with a
+// forged receipt.
 // Each night gives the exit code a person expects, says what it must, and
 // the database ends with every receipt stored once. docs/nightly.md shows
 // this week (go test -run TestNightlyWeek -v ./cmd/verify prints it).
@@ -51,6 +52,8 @@ func TestNightlyWeek(t *testing.T) {
 	day := func(i int) string { return start.AddDate(0, 0, i-1).Format(time.DateOnly) }
 	// The late producer signs with its own key: a second key file.
 	late, lateKeys := genDays(t, 42, 12, 1, start.AddDate(0, 0, 1))
+	// So does a relay that backfills day 6 after it was reported.
+	backfill, backfillKeys := genDays(t, 43, 6, 1, start.AddDate(0, 0, 5))
 	root := t.TempDir()
 	logs := filepath.Join(root, "logs")
 	path := func(name string) string { return filepath.Join(logs, name) }
@@ -75,7 +78,7 @@ func TestNightlyWeek(t *testing.T) {
 	night := func(n int, what string, want int, wantOut ...string) {
 		t.Helper()
 		at := start.AddDate(0, 0, n).Add(70 * time.Minute).Format(time.RFC3339)
-		code, stdout, stderr := runVerify(t, "audit", "-q", "--db", db, "--out", out, "--keys", keys, "--keys", lateKeys, "--at", at, "--day", day(n), logs)
+		code, stdout, stderr := runVerify(t, "audit", "-q", "--db", db, "--out", out, "--keys", keys, "--keys", lateKeys, "--keys", backfillKeys, "--at", at, "--day", day(n), logs)
 		if code != want {
 			t.Errorf("night %d (%s): exit %d, want %d\nstdout: %s\nstderr: %s", n, what, code, want, stdout, stderr)
 		}
@@ -159,8 +162,7 @@ func TestNightlyWeek(t *testing.T) {
 	write("agent.jsonl", "")
 	write("helpdesk.jsonl-20261102", strings.Join(late[day(2)], ""))
 	night(5, "dateext rotation; a late delivery of day 2", exitOK,
-		fmt.Sprintf("late delivery: %d receipt(s) added to %s", len(late[day(2)]), day(2)),
-		"verify report --db "+db+" --day "+day(2))
+		fmt.Sprintf("late delivery: %d receipt(s) added to %s, reported at %sT01:10:00Z; reported again: %s", len(late[day(2)]), day(2), day(3), filepath.Join(out, day(2), "summary.md")))
 	total += len(d5) - b5 + len(late[day(2)])
 
 	// Night 6: day 6 arrives (all of it, before 01:10 on day 7), and
@@ -183,7 +185,24 @@ func TestNightlyWeek(t *testing.T) {
 		t.Fatalf("the corpus has %d receipts of day 7 before 01:10; the week wants none", b7)
 	}
 	write("agent.jsonl-20261105", original)
-	night(7, "the edit undone; nothing for day 7", exitEmpty, "no receipts at all on "+day(7))
+	night(7, "the edit undone; nothing for day 7", exitEmpty, "no new bytes: no input file is new or has grown since the last load")
+
+	// Night 8: a relay backfills day 6, reported on night 6, with a
+	// receipt forged among its genuine ones.
+	bf := backfill[day(6)]
+	last := len(bf) - 1 // the last: no chain successor to fail with it
+	forged := strings.Replace(bf[last], `"tool_name":"`, `"tool_name":"x`, 1)
+	if forged == bf[last] {
+		t.Fatal("no tool_name to forge")
+	}
+	bf[last] = forged
+	write("relay-20261106.jsonl", strings.Join(bf, ""))
+	night(8, "a backfill of day 6 with a forged receipt", exitRejected,
+		fmt.Sprintf("late delivery: %d receipt(s) added to %s (1 not PASS), reported at %sT01:10:00Z; reported again: %s", len(bf), day(6), day(7), filepath.Join(out, day(6), "summary.md")))
+	total += len(bf)
+	if b, err := os.ReadFile(filepath.Join(out, day(6), "summary.md")); err != nil || !strings.Contains(string(b), "## Late deliveries") {
+		t.Errorf("night 8: day 6's report does not list its late delivery (%v)", err)
+	}
 
 	t.Logf("\n%s", &transcript)
 	got, _ := dbRows(t, db)
@@ -192,6 +211,7 @@ func TestNightlyWeek(t *testing.T) {
 		t.Errorf("%d receipts stored, want %d", len(lines), total)
 	}
 	seen := map[string]bool{}
+	notPass := 0
 	for _, l := range lines {
 		f := strings.Fields(l)
 		if seen[f[1]] {
@@ -199,7 +219,10 @@ func TestNightlyWeek(t *testing.T) {
 		}
 		seen[f[1]] = true
 		if f[2] != "PASS" {
-			t.Errorf("not PASS: %s", l)
+			notPass++
 		}
+	}
+	if notPass != 1 {
+		t.Errorf("%d receipts not PASS, want 1 (the forged one)", notPass)
 	}
 }
