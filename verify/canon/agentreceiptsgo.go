@@ -5,8 +5,8 @@ import "github.com/receiptverify/verify/internal/limits"
 // AgentReceiptsGo is the canonical form the agent-receipts Go SDK signed
 // and hashed from v0.1.0 to v0.4.0 (sdk/go/receipt/hash.go Canonicalize,
 // before its ADR-0009 fix in v0.5.0), and the Go mcp-proxy through it up
-// to v0.5.0: RFC 8785's shape, but member names in code-point order (Go's
-// sort.Strings), strings quoted by Go's json.Marshal, which also escapes
+// to v0.5.3 (whose go.mod requires sdk/go v0.4.0): RFC 8785's shape, but
+// member names in code-point order (Go's sort.Strings), strings quoted by Go's json.Marshal, which also escapes
 // <, >, & as \u003c, \u003e, \u0026 and U+2028, U+2029 as \u2028, \u2029,
 // and every number read into a float64 and written as ECMAScript's
 // Number::toString, so an integer beyond 2^53 is signed as the double
