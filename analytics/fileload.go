@@ -344,6 +344,9 @@ func (f *fileLoad) count(res *verify.Result) {
 		c.Fail++
 	default:
 		c.Incomplete++
+		if verify.IsUnknownFormat(res) {
+			c.UnknownFormat++
+		}
 	}
 	c.Receipts++
 }
@@ -417,6 +420,9 @@ func (f *fileLoad) insertChunk(tx *sql.Tx, sp *spool, own []string, sha, source,
 			c.Fail++
 		default:
 			c.Incomplete++
+			if reasons.String == string(verify.ReasonUnknownFormat) {
+				c.UnknownFormat++
+			}
 		}
 		c.Receipts++
 		if reasons.String != "" {

@@ -237,7 +237,7 @@ func TestLoadMalformed(t *testing.T) {
 		{text: "{\"a\":\"\x00\"}", reject: true, noRaw: true},
 		{text: "{\"a\":\"\xff\xfe\"}", reject: true, noRaw: true},
 		{text: strings.Repeat("x", 16<<20+1), reject: true, noRaw: true},
-		{text: `[1,2]`}, // JSON, but no receipt: a FAIL row (unknown_format)
+		{text: `[1,2]`}, // JSON, but no receipt: an INCOMPLETE row (unknown_format)
 		{text: `["` + strings.Repeat(`\"`, 5<<20) + `"]`}, // 10 MiB, 20 MiB spooled: over DuckDB's default object size
 		{text: string(good[3][:len(good[3])/2]), reject: true},
 		g(4),

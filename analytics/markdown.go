@@ -31,6 +31,9 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*table
 	p("%s\n\n", trustMaterialLine(servers))
 	rc := sum.Receipts
 	p("Receipts of the day: **%d** (%d pass, %d fail, %d incomplete), from %d input file(s).", rc.Receipts, rc.Pass, rc.Fail, rc.Incomplete, len(sum.Inputs))
+	if rc.UnknownFormat > 0 {
+		p(" %d receipt(s) of a format this tool does not read: not checked, counted among the incomplete and apart from the failures.", rc.UnknownFormat)
+	}
 	if rc.Undated > 0 {
 		p(" %d of them carry no issued_at (UndoLog rows, Overturn entries, or an unreadable time) and count on this day because they were loaded on it.", rc.Undated)
 	}
@@ -176,10 +179,13 @@ func verdictLine(sum *ReportSummary) string {
 	} else {
 		b.WriteString("**Verdict: clean.** ")
 	}
-	if n := rc.Fail + rc.Incomplete; n > 0 {
-		fmt.Fprintf(&b, "%d of %d receipt(s) failed verification (%d FAIL, %d INCOMPLETE); ", n, rc.Receipts, rc.Fail, rc.Incomplete)
-	} else {
-		fmt.Fprintf(&b, "All %d receipt(s) verified; ", rc.Receipts)
+	if n := rc.Fail + rc.Incomplete - rc.UnknownFormat; n > 0 {
+		fmt.Fprintf(&b, "%d of %d receipt(s) failed verification (%d FAIL, %d INCOMPLETE); ", n, rc.Receipts, rc.Fail, rc.Incomplete-rc.UnknownFormat)
+	} else if rc.UnknownFormat < rc.Receipts {
+		fmt.Fprintf(&b, "All %d receipt(s) of a format this tool reads verified; ", rc.Receipts-rc.UnknownFormat)
+	}
+	if rc.UnknownFormat > 0 {
+		fmt.Fprintf(&b, "%d receipt(s) of a format this tool does not read (not checked); ", rc.UnknownFormat)
 	}
 	var at, below []string
 	for _, sev := range severity.All() {

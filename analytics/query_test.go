@@ -159,9 +159,9 @@ replays,high,{{replays|nonce|org1|n1|f1:6}},"SAFE-T1103,T1565.001",2026-11-02,no
 failures,high,{{failures|f1:7}},"SAFE-T1103,T1565.001,MCP08:2025",2026-11-02,bad_signature,FAIL,asqav-native,a7,ag3,org2,s3,1,users.list,2026-11-02T11:00:01.000000Z,f1.jsonl,7,2026-11-02T11:00:01.000000Z
 failures,high,{{failures|f1:6}},"SAFE-T1103,T1565.001,MCP08:2025",2026-11-02,nonce_replay,FAIL,asqav-native,a1,ag3,org1,s3,0,users.list,2026-11-02T11:00:00.000000Z,f1.jsonl,6,2026-11-02T11:00:00.000000Z
 `},
-		{"days", "", `day,receipts,pass,fail,incomplete,undated,first_issued_at,last_issued_at
-2026-11-01,2,2,0,0,0,2026-11-01T10:00:00.000000Z,2026-11-01T10:01:00.000000Z
-2026-11-02,5,3,2,0,0,2026-11-02T09:00:00.000000Z,2026-11-02T11:00:01.000000Z
+		{"days", "", `day,receipts,pass,fail,incomplete,undated,first_issued_at,last_issued_at,unknown_format
+2026-11-01,2,2,0,0,0,2026-11-01T10:00:00.000000Z,2026-11-01T10:01:00.000000Z,0
+2026-11-02,5,3,2,0,0,2026-11-02T09:00:00.000000Z,2026-11-02T11:00:01.000000Z,0
 `},
 	}
 	for _, tt := range tests {

@@ -108,6 +108,9 @@ type dayCounts struct {
 	Fail       int64 `json:"fail"`
 	Incomplete int64 `json:"incomplete"`
 	Undated    int64 `json:"undated"`
+	// UnknownFormat of the Incomplete are of a format this tool does not
+	// read: not checked, counted apart from the failures.
+	UnknownFormat int64 `json:"unknown_format"`
 }
 
 // findingCount is the number of rows of one finding type, and by kind
@@ -258,7 +261,7 @@ func (r *reportRun) inputs() error {
 	}
 	if len(days.Rows) == 1 {
 		row := days.Rows[0]
-		sum.Receipts = dayCounts{asInt(row[days.Col("receipts")]), asInt(row[days.Col("pass")]), asInt(row[days.Col("fail")]), asInt(row[days.Col("incomplete")]), asInt(row[days.Col("undated")])}
+		sum.Receipts = dayCounts{asInt(row[days.Col("receipts")]), asInt(row[days.Col("pass")]), asInt(row[days.Col("fail")]), asInt(row[days.Col("incomplete")]), asInt(row[days.Col("undated")]), asInt(row[days.Col("unknown_format")])}
 	}
 	man.Receipts = sum.Receipts
 	files, err := r.run("files")

@@ -3,11 +3,15 @@
 --
 -- Parameter: the UTC day (DATE), bound once below; NULL reports every day.
 --
--- Severity: high, every row (see README, "Severity"): FAIL (forged,
--- tampered, revoked, out of its chain, replayed) and INCOMPLETE alike. An
--- INCOMPLETE receipt proves nothing (a receipt signed by a key the snapshot
--- lacks is INCOMPLETE, and so is a forgery signed with the forger's own
--- key), so it pages as a failure does; `verdict` tells them apart.
+-- Severity (see README, "Severity"): high, FAIL (forged, tampered,
+-- revoked, out of its chain, replayed) and INCOMPLETE alike. An INCOMPLETE
+-- receipt proves nothing (a receipt signed by a key the snapshot lacks is
+-- INCOMPLETE, and so is a forgery signed with the forger's own key), so it
+-- pages as a failure does; `verdict` tells them apart. Medium, a receipt of
+-- a format this tool does not read (INCOMPLETE, format 'unknown', reason
+-- unknown_format): not checked, which is not failed, since a producer the
+-- tool has not met is no forgery; at the default --fail-on high it does not
+-- fail the day, at --fail-on medium it does.
 --
 -- One row per receipt: finding ('failures'), severity, finding_key (the
 -- receipt's file and line; the runner shows its SHA-256 as finding_id),
@@ -18,7 +22,9 @@
 -- Order: day, reasons, verdict, issued_at, source, line.
 WITH params AS (SELECT CAST(? AS DATE) AS day)
 SELECT 'failures' AS finding,
-       'high' AS severity,
+       CASE WHEN r.verdict = 'INCOMPLETE' AND r.format = 'unknown' THEN 'medium'
+            ELSE 'high'
+       END AS severity,
        'failures|' || r.file_sha256 || ':' || CAST(r.line AS VARCHAR) AS finding_key,
        r.day AS day,
        r.reasons AS reasons,

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 
@@ -219,13 +220,17 @@ func checkAgentReceipt(c *check) {
 		return
 	}
 	vmDID, _, _ := strings.Cut(vm, "#")
-	if vmDID != issuerDID {
-		c.fail(AxisIssuerBind, ReasonIssuerMismatch, "proof.verificationMethod "+quoteShort(vmDID)+" is not the issuer's DID "+quoteShort(issuerDID))
-	} else {
+	var key *keys.Key
+	switch {
+	case vmDID == issuerDID:
 		c.pass(AxisIssuerBind, "verificationMethod is the issuer's DID")
+		key = c.resolveDID(vm)
+	case strings.HasPrefix(vmDID, "did:key:"):
+		key = c.didKeyOfIssuer(vm, vmDID, issuerDID)
+	default:
+		c.fail(AxisIssuerBind, ReasonIssuerMismatch, "proof.verificationMethod "+quoteShort(vmDID)+" is not the issuer's DID "+quoteShort(issuerDID))
+		key = c.resolveDID(vm)
 	}
-
-	key := c.resolveDID(vm)
 	if key == nil {
 		return
 	}
@@ -239,6 +244,9 @@ func checkAgentReceipt(c *check) {
 		return
 	}
 	c.verifySignature(key, string(sigalg.Ed25519), msg, sig)
+	if c.agentReceiptsGoFallback(key, &signed, msg, sig) {
+		return
+	}
 	c.hintNormalization(key, dialect, &signed, sig)
 	if dialect == canon.AgentReceiptsPy() {
 		c.noteSignature(agentReceiptsPyNote)
@@ -247,6 +255,66 @@ func checkAgentReceipt(c *check) {
 	if c.res.Fields.KeySelfAsserted {
 		c.noteSignature("key self-asserted by did:key (proves possession, not identity)")
 	}
+}
+
+// agentReceiptsGoNote names the form a receipt was checked in when its
+// RFC 8785 bytes did not verify and the Go SDK's older form did.
+const agentReceiptsGoNote = "signed bytes in the agent-receipts Go SDK v0.1.0-v0.4.0 form (dialect agentreceipts-go-v0.4: & < > U+2028 U+2029 escaped as Go's json.Marshal does, names in code-point order), not RFC 8785"
+
+// agentReceiptsGoFallback checks a signature that failed over the RFC 8785
+// bytes against the bytes the Go SDK signed before v0.5.0, when they
+// differ. It reports whether they verified: the signature then passes,
+// with a note naming the form, and the receipt's chain hash is taken over
+// the same bytes, as that SDK's HashReceipt took it, so that its
+// successors' links resolve.
+func (c *check) agentReceiptsGoFallback(key *keys.Key, signed *canon.Value, msg, sig []byte) bool {
+	ax := c.res.Axes.Of(AxisSignature)
+	if ax.Status != StatusFail || ax.Reason != ReasonBadSignature || key.Public == nil {
+		return false
+	}
+	legacy, err := canon.AgentReceiptsGo().Append(nil, signed)
+	if err != nil || bytes.Equal(legacy, msg) || key.Verify(legacy, sig) != nil {
+		return false
+	}
+	c.signed(legacy)
+	// set keeps a FAIL; this one was the RFC 8785 bytes', now superseded.
+	c.res.Axes.Set(AxisSignature, Axis{Status: StatusPass, Note: string(key.Alg)})
+	c.noteSignature(agentReceiptsGoNote)
+	c.res.Fingerprints.ChainHash = sha256Hex(legacy)
+	if c.res.Fields.KeySelfAsserted {
+		c.noteSignature("key self-asserted by did:key (proves possession, not identity)")
+	}
+	return true
+}
+
+// didKeyOfIssuer resolves a did:key verification method that is not the
+// issuer's DID. The SDKs sign and verify such receipts (a did:agent issuer
+// signing with a did:key), but the did:key, chosen by whoever signed,
+// binds no one by itself: it is the issuer's key only when the key files
+// list that key for the issuer's DID (a did map entry), and the entry's
+// status is then the key's. Otherwise the receipt is INCOMPLETE
+// (unknown_key, or no_keys without key files), as for a W3C Data Integrity
+// proof; its signature is still checked, so a forgery still fails.
+func (c *check) didKeyOfIssuer(vm, vmDID, issuerDID string) *keys.Key {
+	key := c.resolveDID(vm)
+	if key == nil {
+		return nil
+	}
+	c.res.Fields.KeySelfAsserted = false
+	if listed, err := c.v.keys.ByID(issuerDID); err == nil && listed.Public != nil && listed.Public.Equal(key.Public) {
+		c.pass(AxisIssuerBind, "verificationMethod "+quoteShort(vmDID)+" is the key the key files list for the issuer "+quoteShort(issuerDID))
+		c.pass(AxisIssuerKey, listed.Label())
+		c.keyStatus(listed)
+		return key
+	}
+	r := ReasonUnknownKey
+	if c.v.keys.Len() == 0 {
+		r = ReasonNoKeys
+	}
+	why := "did:key " + quoteShort(vmDID) + " is not the issuer " + quoteShort(issuerDID) + " and no key file lists its key for the issuer: a self-asserted key binds no one"
+	c.skip(AxisIssuerBind, r, why)
+	c.skip(AxisIssuerKey, r, why)
+	return key
 }
 
 // agentReceiptChain reads credentialSubject.chain.previous_receipt_hash.

@@ -168,8 +168,10 @@ func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 	defer c.releaseBuffers()
 	f := detect(&doc)
 	if f == nil {
-		res.Format = "unknown"
-		c.fail(AxisStructure, ReasonUnknownFormat, "not a receipt of any known format: "+describeShape(&doc))
+		res.Format = UnknownFormat
+		// Not checked, which is not failed: a producer this tool has not
+		// met is no forgery, so the receipt is INCOMPLETE, counted apart.
+		c.skip(AxisStructure, ReasonUnknownFormat, "not a receipt of any known format: "+describeShape(&doc))
 		res.fold()
 		return res, nil
 	}
@@ -193,6 +195,18 @@ func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 	}
 	res.fold()
 	return res, nil
+}
+
+// UnknownFormat is Result.Format of a document no format's detector
+// claims (and of an unreadable line).
+const UnknownFormat = "unknown"
+
+// IsUnknownFormat reports whether r is a document of no format this
+// package reads: INCOMPLETE with reason unknown_format, its note naming
+// the document's top-level member names. Summaries count such receipts
+// apart from the failed and the otherwise incomplete.
+func IsUnknownFormat(r *Result) bool {
+	return r.Verdict == Incomplete && r.Format == UnknownFormat && r.Axes.Of(AxisStructure).Reason == ReasonUnknownFormat
 }
 
 // describeShape lists an object's member names, for the unknown-format note.

@@ -276,6 +276,9 @@ func writeAuditSummary(w io.Writer, dbPath string, lsum analytics.LoadSummary, r
 	vs := lsum.Verify
 	fmt.Fprintf(w, "loaded %d file(s) into %s (%d already loaded, %d unreadable): %d receipts (%d pass, %d fail, %d incomplete), %d unreadable line(s)\n",
 		loaded, dbPath, already, failed, vs.Receipts, vs.Pass, vs.Fail, vs.Incomplete, vs.Unreadable)
+	if vs.UnknownFormat > 0 {
+		fmt.Fprintf(w, "%d receipt(s) of a format this tool does not read (incomplete, not checked; a medium finding)\n", vs.UnknownFormat)
+	}
 	if len(reports) == 0 {
 		_, err := fmt.Fprintln(w, "no receipts in the input: no report written")
 		return err

@@ -7,7 +7,8 @@ package main
 //	0     every document or record was accepted (an empty input has none to reject)
 //	1     at least one document or record was rejected (for receipts: any FAIL or
 //	      unreadable line)
-//	2     receipts only: some receipt INCOMPLETE (could not be fully checked), none FAIL
+//	2     receipts only: some receipt INCOMPLETE (could not be fully checked, or of a
+//	      format this tool does not read), none FAIL
 //	3     report and audit: no receipt at all on the day (or in the input), or (audit) no
 //	      input file new or grown since the last load, and no finding: nothing to judge,
 //	      which a scheduled job must not take for a clean day

@@ -139,6 +139,8 @@ func runOutcome(sum streamrun.Summary) error {
 		return &inputError{fmt.Errorf("%d input file(s) could not be read", sum.FilesFailed)}
 	case sum.Fail > 0 || sum.Unreadable > 0:
 		return &rejectedError{fmt.Errorf("%d receipt(s) failed, %d line(s) unreadable", sum.Fail, sum.Unreadable)}
+	case sum.Incomplete > 0 && sum.Incomplete == sum.UnknownFormat:
+		return &incompleteError{fmt.Errorf("%d receipt(s) of a format this tool does not read, not checked", sum.UnknownFormat)}
 	case sum.Incomplete > 0:
 		return &incompleteError{fmt.Errorf("%d receipt(s) could not be fully checked", sum.Incomplete)}
 	}
@@ -216,6 +218,9 @@ func writeSummary(w io.Writer, s streamrun.Summary) {
 	sort.Strings(reasons)
 	for _, r := range reasons {
 		fmt.Fprintf(w, "summary: %s: %d\n", r, s.Reasons[verify.Reason(r)])
+	}
+	if s.UnknownFormat > 0 {
+		fmt.Fprintf(w, "summary: %d receipt(s) of a format this tool does not read (INCOMPLETE, unknown_format: not checked, not failed)\n", s.UnknownFormat)
 	}
 	if s.Duplicates > 0 {
 		fmt.Fprintf(w, "summary: duplicates: %d (receipts delivered again, the same signed bytes: judged as their first delivery, not as replays)\n", s.Duplicates)

@@ -97,6 +97,9 @@ func emptyDayErr(sum *analytics.ReportSummary) error {
 func writeReportLines(w io.Writer, sum *analytics.ReportSummary) error {
 	rc := sum.Receipts
 	fmt.Fprintf(w, "%s: %d receipts (%d pass, %d fail, %d incomplete)\n", sum.Day, rc.Receipts, rc.Pass, rc.Fail, rc.Incomplete)
+	if rc.UnknownFormat > 0 {
+		fmt.Fprintf(w, "%s: %d receipt(s) of a format this tool does not read\n", sum.Day, rc.UnknownFormat)
+	}
 	below := sum.Total()
 	for _, f := range sum.Findings {
 		n := f.Severities.AtLeast(sum.FailOn)

@@ -209,6 +209,10 @@ type Summary struct {
 	Incomplete  int64                   `json:"incomplete"`
 	Unreadable  int64                   `json:"unreadable"`
 	Reasons     map[reason.Reason]int64 `json:"reasons"`
+	// UnknownFormat counts the Incomplete receipts no format's detector
+	// claimed (reason unknown_format): of a producer this tool does not
+	// read, not checked, which is not the same as failed.
+	UnknownFormat int64 `json:"unknown_format"`
 	// Duplicates counts receipts that are an earlier receipt of the input
 	// (or the archive) delivered again: the same chain hash, so the same
 	// signed bytes. They are judged as the first delivery was, not as
@@ -231,6 +235,7 @@ func (s *Summary) Add(o Summary) {
 	s.Pass += o.Pass
 	s.Fail += o.Fail
 	s.Incomplete += o.Incomplete
+	s.UnknownFormat += o.UnknownFormat
 	s.Unreadable += o.Unreadable
 	s.Duplicates += o.Duplicates
 	s.ChainsOutside += o.ChainsOutside
@@ -482,6 +487,9 @@ func (sum *Summary) tally(res *verify.Result) {
 		sum.Fail++
 	case verify.Incomplete:
 		sum.Incomplete++
+		if verify.IsUnknownFormat(res) {
+			sum.UnknownFormat++
+		}
 	}
 	for _, reason := range res.Reasons {
 		sum.Reasons[reason]++
