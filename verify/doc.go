@@ -20,7 +20,7 @@
 // matches none is reported as unknown_format, never guessed: Asqav payload mode (v1 and the v2 signer payload) and hash mode,
 // DSSE attestations, ACTA, AERF, agentreceipts, authproof, pipelock evidence
 // v2 and ActionReceipt v1, Overturn recording entries, UndoLog
-// effect-log rows and webaes action receipts. Each format's file says its exact signing input and
+// effect-log rows, webaes action receipts and circe receipts. Each format's file says its exact signing input and
 // chain rule. Signatures are always checked over bytes recomputed from the
 // document as received, in the producer's own canonical dialect (package
 // canon); for a pipelock ActionReceipt that is the document as Go's

@@ -36,7 +36,8 @@ type format struct {
 //     undolog-effect (call_signature), authproof (delegationId),
 //     pipelock-evidence-v2 (record_type), pipelock-action-v1
 //     (action_record), webaes-action-receipt (an "ed25519:" signature
-//     string beside receipt_id and input_hash);
+//     string beside receipt_id and input_hash), circe (an object
+//     signed_block beside an embedded public_key);
 //   - w3c-data-integrity: a proof of type DataIntegrityProof, on any
 //     document but an AgentReceipt;
 //   - asqav-vc: a proof of type AsqavReceiptSignature2026 and a
@@ -54,6 +55,7 @@ var formats = []format{
 	pipelockFormat,
 	pipelockActionFormat,
 	webaesFormat,
+	circeFormat,
 	dataIntegrityFormat,
 	asqavVCFormat,
 }
