@@ -41,7 +41,7 @@ import (
 // Commitment mode (signing SHA-256 of the canonical bytes) is not
 // implemented; a receipt whose signature verifies only that way fails the
 // signature axis as unsupported, never passes.
-var actaFormat = format{name: "acta", detect: isACTA, check: checkACTA, chain: &chainRule{
+var actaFormat = format{name: "acta", detect: isACTA, check: checkACTA, signs: []string{"payload", "signature"}, chain: &chainRule{
 	hash: actaChainHash,
 	link: linkRule{path: []string{"payload", "previousReceiptHash"}, absent: linkNone, null: linkBad},
 	scope: func(name string, doc *canon.Value) string {

@@ -19,8 +19,8 @@
 // two of which claim one document (formats.go lists them); a shape that
 // matches none is reported as unknown_format, never guessed: Asqav payload mode (v1 and the v2 signer payload) and hash mode,
 // DSSE attestations, ACTA, AERF, agentreceipts, authproof, pipelock evidence
-// v2 and ActionReceipt v1, Overturn recording entries and UndoLog
-// effect-log rows. Each format's file says its exact signing input and
+// v2 and ActionReceipt v1, Overturn recording entries, UndoLog
+// effect-log rows, webaes action receipts and circe receipts. Each format's file says its exact signing input and
 // chain rule. Signatures are always checked over bytes recomputed from the
 // document as received, in the producer's own canonical dialect (package
 // canon); for a pipelock ActionReceipt that is the document as Go's

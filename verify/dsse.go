@@ -22,7 +22,7 @@ import (
 // every key it could be by, up to limits.MaxDSSEKeyTrials per envelope.
 // The payload is a base64 string, which sets the envelope apart from
 // every format whose payload is an object.
-var dsseFormat = format{name: "dsse-attestation", detect: isDSSE, check: checkDSSE}
+var dsseFormat = format{name: "dsse-attestation", detect: isDSSE, check: checkDSSE, signs: []string{"payloadType", "payload", "signatures"}}
 
 func isDSSE(doc *canon.Value) bool {
 	p := doc.Get("payload")

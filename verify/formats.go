@@ -11,6 +11,10 @@ type format struct {
 	detect func(doc *canon.Value) bool
 	check  func(c *check)
 	chain  *chainRule // nil: receipts of the format do not chain
+	// signs lists the top-level members the signature covers, its own
+	// member included, for a format that signs only some of them; nil
+	// when the signature covers the whole receipt. coverage.go reads it.
+	signs []string
 }
 
 // formats lists every format in the order detect tries them. No two
@@ -31,7 +35,9 @@ type format struct {
 //     (fingerprint, no payload), agentreceipts (type AgentReceipt),
 //     undolog-effect (call_signature), authproof (delegationId),
 //     pipelock-evidence-v2 (record_type), pipelock-action-v1
-//     (action_record);
+//     (action_record), webaes-action-receipt (an "ed25519:" signature
+//     string beside receipt_id and input_hash), circe (an object
+//     signed_block beside an embedded public_key);
 //   - w3c-data-integrity: a proof of type DataIntegrityProof, on any
 //     document but an AgentReceipt;
 //   - asqav-vc: a proof of type AsqavReceiptSignature2026 and a
@@ -48,6 +54,8 @@ var formats = []format{
 	authproofFormat,
 	pipelockFormat,
 	pipelockActionFormat,
+	webaesFormat,
+	circeFormat,
 	dataIntegrityFormat,
 	asqavVCFormat,
 }

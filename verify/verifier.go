@@ -183,6 +183,7 @@ func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 		c.link.scope = chainScope(f, &doc)
 	}
 	c.finish()
+	c.noteCoverage()
 	if f.chain != nil {
 		res.link.Scope = c.link.scope
 		if res.Fingerprints.ChainHash == "" {
