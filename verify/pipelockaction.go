@@ -112,6 +112,7 @@ func checkPipelockAction(c *check) {
 	f.ActionType = str(rec, "action_type")
 	f.Decision = str(rec, "verdict")
 	f.Signature = str(doc, "signature")
+	f.Lifecycle = pipelockLifecycle(rec)
 	if seq := rec.Get("chain_seq"); seq != nil && seq.Kind == canon.Number {
 		if n, err := strconv.ParseInt(seq.Text, 10, 64); err == nil {
 			f.Step = &n

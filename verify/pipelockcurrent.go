@@ -237,3 +237,28 @@ func appendGoQuoted(buf []byte, s string) []byte {
 func pipelockLifecycleKind(rec *canon.Value) string {
 	return strings.TrimSpace(str(rec.Get("session_control"), "kind"))
 }
+
+// pipelockLifecycle reads a record's session_control: its kind and the
+// claims completeness needs. nil for an ordinary action or a kind pipelock
+// does not write.
+func pipelockLifecycle(rec *canon.Value) *Lifecycle {
+	ctrl := rec.Get("session_control")
+	num := func(obj *canon.Value, name string) int64 {
+		if v := obj.Get(name); v != nil && v.Kind == canon.Number {
+			if n, err := strconv.ParseInt(v.Text, 10, 64); err == nil && n > 0 {
+				return n
+			}
+		}
+		return 0
+	}
+	switch pipelockLifecycleKind(rec) {
+	case LifecycleOpen:
+		return &Lifecycle{Kind: LifecycleOpen, HeartbeatSeconds: num(ctrl.Get("open"), "heartbeat_seconds")}
+	case LifecycleHeartbeat:
+		return &Lifecycle{Kind: LifecycleHeartbeat}
+	case LifecycleClose:
+		c := ctrl.Get("close")
+		return &Lifecycle{Kind: LifecycleClose, FinalSeq: num(c, "final_seq"), ReceiptCount: num(c, "receipt_count")}
+	}
+	return nil
+}

@@ -38,6 +38,9 @@ func (r *Result) detach(b []byte) {
 	for _, s := range f.texts() {
 		own(s)
 	}
+	if f.Lifecycle != nil {
+		own(&f.Lifecycle.Kind)
+	}
 	for i := range f.ToolServers {
 		own(&f.ToolServers[i])
 	}

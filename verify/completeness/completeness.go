@@ -42,7 +42,7 @@ const (
 )
 
 // Statuses lists every Status, in summary order.
-var Statuses = []Status{Complete, Open, Interrupted, Truncated, Unknown}
+func Statuses() []Status { return []Status{Complete, Open, Interrupted, Truncated, Unknown} }
 
 // Lifecycle kinds a receipt may carry.
 const (
