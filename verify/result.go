@@ -256,13 +256,17 @@ type Lifecycle struct {
 	// sequence number of its chain and the receipts of its key segment.
 	FinalSeq     int64 `json:"final_seq,omitempty"`
 	ReceiptCount int64 `json:"receipt_count,omitempty"`
+	// Head is the chain hash of the receipt a checkpoint names as its
+	// chain's head (FinalSeq is its sequence number).
+	Head string `json:"head,omitempty"`
 }
 
 // The kinds of Lifecycle record.
 const (
-	LifecycleOpen      = "session_open"
-	LifecycleHeartbeat = "heartbeat"
-	LifecycleClose     = "session_close"
+	LifecycleOpen       = "session_open"
+	LifecycleHeartbeat  = "heartbeat"
+	LifecycleClose      = "session_close"
+	LifecycleCheckpoint = "checkpoint"
 )
 
 // texts are the string fields of f, in the order of its binary form, for

@@ -54,6 +54,7 @@ func (r *Result) appendBinary(b []byte) []byte {
 		w.int(lc.HeartbeatSeconds)
 		w.int(lc.FinalSeq)
 		w.int(lc.ReceiptCount)
+		w.str(lc.Head)
 	}
 
 	fp := &r.Fingerprints
@@ -120,7 +121,7 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	}
 	f.KeySelfAsserted = rd.bool()
 	if rd.bool() {
-		f.Lifecycle = &Lifecycle{Kind: rd.str(), HeartbeatSeconds: rd.int(), FinalSeq: rd.int(), ReceiptCount: rd.int()}
+		f.Lifecycle = &Lifecycle{Kind: rd.str(), HeartbeatSeconds: rd.int(), FinalSeq: rd.int(), ReceiptCount: rd.int(), Head: rd.str()}
 	}
 
 	fp := &r.Fingerprints

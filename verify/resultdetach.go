@@ -40,6 +40,7 @@ func (r *Result) detach(b []byte) {
 	}
 	if f.Lifecycle != nil {
 		own(&f.Lifecycle.Kind)
+		own(&f.Lifecycle.Head)
 	}
 	for i := range f.ToolServers {
 		own(&f.ToolServers[i])

@@ -92,6 +92,10 @@ func (r *Result) AppendJSON(b []byte) []byte {
 				b = strconv.AppendInt(b, n.v, 10)
 			}
 		}
+		if lc.Head != "" {
+			b = append(b, `,"head":`...)
+			b = jsonenc.AppendString(b, lc.Head, false)
+		}
 		b = append(b, '}')
 	}
 	b = closeObject(b, mark)
