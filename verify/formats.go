@@ -50,6 +50,7 @@ var formats = []format{
 	pipelockActionFormat,
 	dataIntegrityFormat,
 	asqavVCFormat,
+	checkpointFormat,
 }
 
 func detect(doc *canon.Value) *format {
