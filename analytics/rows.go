@@ -330,7 +330,7 @@ func appendLifecycle(b []byte, lc *verify.Lifecycle) []byte {
 		v    int64
 		ok   bool
 	}{
-		{"lifecycle_seq", lc.FinalSeq, lc.Kind == verify.LifecycleClose || lc.Kind == verify.LifecycleCheckpoint},
+		{"lifecycle_seq", lc.FinalSeq, lc.FinalSeq != 0 || lc.Kind == verify.LifecycleCheckpoint},
 		{"lifecycle_count", lc.ReceiptCount, lc.ReceiptCount > 0},
 		{"heartbeat_seconds", lc.HeartbeatSeconds, lc.HeartbeatSeconds > 0},
 	} {

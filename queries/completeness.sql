@@ -15,7 +15,8 @@
 --                the heartbeat interval its session_open declares of the
 --                latest load (files.loaded_at: --at when given)
 --   interrupted  lifecycle records, no close, and older than that
---   unknown      no lifecycle record and no checkpoint
+--   unknown      no lifecycle record and no checkpoint: not listed, so
+--                that an archive without such evidence reports nothing
 -- Only receipts that verified (PASS) count as evidence; every receipt of
 -- the chain counts as held.
 --
@@ -28,7 +29,7 @@
 -- stopped without its close: a crash, or a tail deleted with it), info for
 -- the others.
 --
--- One row per chain: finding ('completeness'), severity, finding_key (the
+-- One row per chain with evidence: finding ('completeness'), severity, finding_key (the
 -- chain scope), day, status, format, chain_scope, held (receipts held),
 -- first_seq and head_seq (held), claimed_seq (the highest sequence number
 -- the evidence names), evidence (what decided: session_close, checkpoint,
@@ -151,5 +152,6 @@ SELECT 'completeness' AS finding,
 FROM judged j
 CROSS JOIN params p
 WHERE j.day IS NOT NULL
+  AND j.status <> 'unknown'
   AND (p.day IS NULL OR j.day = p.day)
 ORDER BY j.day, j.status, j.chain_scope
