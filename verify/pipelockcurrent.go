@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -76,16 +75,6 @@ func pipelockExactRecord(raw []byte, entry bool) ([]byte, bool) {
 func pipelockEmittedHash(receipt *canon.Value) string {
 	sum := sha256.Sum256(appendGoEmitted(nil, receipt))
 	return hex.EncodeToString(sum[:])
-}
-
-// pipelockExactSignature reports whether sig verifies under pub over
-// SHA-256 of the record's exact bytes.
-func pipelockExactSignature(pub, record, sig []byte) bool {
-	if len(pub) != ed25519.PublicKeySize || len(sig) != ed25519.SignatureSize {
-		return false
-	}
-	sum := sha256.Sum256(record)
-	return ed25519.Verify(pub, sum[:], sig)
 }
 
 // pipelockG1 is ComputeSessionOpenGenesis: "g1:" + hex SHA-256 of the
