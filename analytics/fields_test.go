@@ -54,6 +54,11 @@ var columnOnly = map[string]string{
 	"raw":          "stream.Record.Raw, the receipt line exactly as read",
 	"nonce_key":    "streamrun.NonceDigest of the issuer and the nonce",
 	"trust_sha256": "the trust material the verdict came from (trust table)",
+	// fields.lifecycle fills lifecycle (its kind) and these:
+	"lifecycle_seq":     "fields.lifecycle.final_seq: a close's final sequence number, a checkpoint's head",
+	"lifecycle_count":   "fields.lifecycle.receipt_count, a close's count",
+	"heartbeat_seconds": "fields.lifecycle.heartbeat_seconds, a session_open's interval",
+	"lifecycle_head":    "fields.lifecycle.head, the chain hash a checkpoint names",
 }
 
 func TestResultFieldsAgree(t *testing.T) {

@@ -182,6 +182,9 @@ func appendReceiptRowAt(b []byte, res *verify.Result, line int64, raw keptLine, 
 		b = strconv.AppendInt(b, t.UnixMicro(), 10)
 	}
 	b = appendField(b, "nonce_key", streamrun.NonceDigest(res.NonceKey()))
+	if lc := f.Lifecycle; lc != nil {
+		b = appendLifecycle(b, lc)
+	}
 	if flags.duplicate {
 		b = append(b, `,"duplicate":true`...)
 	}
@@ -213,7 +216,8 @@ const receiptColumns = `{line: 'BIGINT', byte_offset: 'BIGINT', byte_length: 'BI
 	tool_fingerprint: 'VARCHAR', tool_match: 'VARCHAR', tool_servers: 'VARCHAR[]', nonce: 'VARCHAR',
 	call_signature: 'VARCHAR', signature_sha256: 'VARCHAR', previous_hash: 'VARCHAR', chain_hash: 'VARCHAR',
 	chain_scope: 'VARCHAR', decision: 'VARCHAR', issued_us: 'BIGINT', nonce_key: 'VARCHAR', raw: 'VARCHAR',
-	duplicate: 'BOOLEAN', chain_outside: 'BOOLEAN'}`
+	duplicate: 'BOOLEAN', chain_outside: 'BOOLEAN', lifecycle: 'VARCHAR', lifecycle_seq: 'BIGINT',
+	lifecycle_count: 'BIGINT', heartbeat_seconds: 'BIGINT', lifecycle_head: 'VARCHAR'}`
 
 // receiptInsert turns spool rows into receipts rows, columns named so that
 // a database whose later columns were added by ALTER TABLE takes them
@@ -228,12 +232,12 @@ const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, byte_off
 	format, verdict, reasons, action_id, agent_id,
 	issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint, tool_match,
 	tool_servers, nonce, call_signature, signature_sha256, previous_hash, chain_hash, chain_scope, decision,
-	issued_at, day, raw, nonce_key, trust_sha256)
+	issued_at, day, raw, nonce_key, trust_sha256, lifecycle, lifecycle_seq, lifecycle_count, heartbeat_seconds, lifecycle_head)
 	SELECT $1, $2, line, byte_offset, byte_length, line_sha256, format, verdict, reasons, action_id, agent_id,
 	issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint, tool_match,
 	tool_servers, nonce, call_signature, signature_sha256, previous_hash, chain_hash, chain_scope, decision,
 	make_timestamp(issued_us), COALESCE(CAST(make_timestamp(issued_us) AS DATE), CAST($3 AS DATE)), raw,
-	nonce_key, $4 FROM `
+	nonce_key, $4, lifecycle, lifecycle_seq, lifecycle_count, heartbeat_seconds, lifecycle_head FROM `
 
 // A line stored already from another file is a re-delivery: a log
 // re-sent inside another file (an incoming directory that delivers a
@@ -314,4 +318,28 @@ func appendField(b []byte, name, value string) []byte {
 	b = append(b, `":"`...)
 	b = jsonenc.AppendChars(b, value, false)
 	return append(b, '"')
+}
+
+// appendLifecycle writes a lifecycle record's columns: its kind, the
+// sequence number and count it claims, the heartbeat interval it declares
+// and the head it names.
+func appendLifecycle(b []byte, lc *verify.Lifecycle) []byte {
+	b = appendField(b, "lifecycle", lc.Kind)
+	for _, n := range []struct {
+		name string
+		v    int64
+		ok   bool
+	}{
+		{"lifecycle_seq", lc.FinalSeq, lc.FinalSeq != 0 || lc.Kind == verify.LifecycleCheckpoint},
+		{"lifecycle_count", lc.ReceiptCount, lc.ReceiptCount > 0},
+		{"heartbeat_seconds", lc.HeartbeatSeconds, lc.HeartbeatSeconds > 0},
+	} {
+		if n.ok {
+			b = append(b, `,"`...)
+			b = append(b, n.name...)
+			b = append(b, `":`...)
+			b = strconv.AppendInt(b, n.v, 10)
+		}
+	}
+	return appendField(b, "lifecycle_head", lc.Head)
 }

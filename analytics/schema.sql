@@ -72,7 +72,14 @@ CREATE TABLE IF NOT EXISTS receipts (
     day              DATE,              -- UTC day of issued_at; without one, of loaded_at
     raw              VARCHAR USING COMPRESSION fsst, -- the receipt line exactly as read; NULL when it is left in the archive
     nonce_key        VARCHAR,           -- SHA-256 of (issuer, nonce), first 32 hex digits: how later loads find replays of it
-    trust_sha256     VARCHAR            -- the trust material its verdict came from (trust table)
+    trust_sha256     VARCHAR,           -- the trust material its verdict came from (trust table)
+    -- A signed lifecycle record or checkpoint, what completeness rests on
+    -- (queries/completeness.sql); NULL for an ordinary action.
+    lifecycle        VARCHAR,           -- session_open, heartbeat, session_close or checkpoint
+    lifecycle_seq    BIGINT,            -- a close's final sequence number; the head sequence number a checkpoint names
+    lifecycle_count  BIGINT,            -- the receipts a close counts
+    heartbeat_seconds BIGINT,           -- the heartbeat interval a session_open declares
+    lifecycle_head   VARCHAR            -- the chain_hash of the head a checkpoint names
 );
 
 CREATE TABLE IF NOT EXISTS rejects (
@@ -154,3 +161,9 @@ CREATE TABLE IF NOT EXISTS late_deliveries (
     reported_at  TIMESTAMP NOT NULL,    -- the day's last report generation before the load
     PRIMARY KEY (day, file_sha256)
 );
+
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS lifecycle VARCHAR;
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS lifecycle_seq BIGINT;
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS lifecycle_count BIGINT;
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS heartbeat_seconds BIGINT;
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS lifecycle_head VARCHAR;

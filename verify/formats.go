@@ -58,6 +58,7 @@ var formats = []format{
 	circeFormat,
 	dataIntegrityFormat,
 	asqavVCFormat,
+	checkpointFormat,
 }
 
 func detect(doc *canon.Value) *format {

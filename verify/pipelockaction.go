@@ -82,6 +82,9 @@ func pipelockActionChainHash(doc *canon.Value) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if pipelockCurrent(doc) {
+		return pipelockSeqLink(pipelockEmittedHash(pipelockActionReceipt(doc)), r.ActionRecord.ChainSeq), nil
+	}
 	h, err := pipelockActionHash(r)
 	if err != nil {
 		return "", err
@@ -109,6 +112,7 @@ func checkPipelockAction(c *check) {
 	f.ActionType = str(rec, "action_type")
 	f.Decision = str(rec, "verdict")
 	f.Signature = str(doc, "signature")
+	f.Lifecycle = pipelockLifecycle(rec)
 	if seq := rec.Get("chain_seq"); seq != nil && seq.Kind == canon.Number {
 		if n, err := strconv.ParseInt(seq.Text, 10, 64); err == nil {
 			f.Step = &n
@@ -130,7 +134,12 @@ func checkPipelockAction(c *check) {
 		c.fail(AxisStructure, ReasonBadField, "version must be 1 (receipt "+strconv.Itoa(r.Version)+")")
 	}
 	pipelockValidate(c, ar)
-	if h, err := pipelockActionHash(r); err == nil {
+	current := pipelockCurrent(c.doc)
+	h, err := pipelockActionHash(r)
+	if current {
+		h, err = pipelockEmittedHash(doc), nil
+	}
+	if err == nil {
 		c.res.Fingerprints.ChainHash = pipelockSeqLink(h, ar.ChainSeq)
 		if !c.has(AxisStructure) {
 			// The chain hashes this tool shows are not the ones pipelock
@@ -138,9 +147,17 @@ func checkPipelockAction(c *check) {
 			c.pass(AxisStructure, "receipt hash "+h+"; the chain hash and previous hash shown are SHA-256 of a receipt hash, \"/\" and its chain_seq")
 		}
 	}
-	pipelockActionLink(c, ar)
+	pipelockActionLink(c, ar, rec)
 
 	msg, err := json.Marshal(ar)
+	if current {
+		exact, ok := pipelockExactRecord(c.raw, doc != c.doc)
+		if !ok {
+			c.fail(AxisSignature, ReasonMalformed, "no action_record bytes to check the signature over")
+			return
+		}
+		msg, err = exact, nil
+	}
 	if err != nil {
 		c.fail(AxisSignature, ReasonMalformed, "the Go reference cannot marshal the record: "+err.Error())
 		return
@@ -184,11 +201,15 @@ func checkPipelockAction(c *check) {
 	if kerr != nil {
 		c.noteSignature("under the embedded signer_key, which the key directory does not list")
 	}
-	c.noteSignature("over SHA-256 of the record as Go's json.Marshal writes it")
+	if current {
+		c.noteSignature("over SHA-256 of the action_record bytes exactly as written, as pipelock's current verifier checks a record with session-lifecycle members")
+	} else {
+		c.noteSignature("over SHA-256 of the record as Go's json.Marshal writes it")
+	}
 	if doc != c.doc {
 		c.noteSignature("the receipt of a flight recorder entry (its detail); the entry's own hash chain is not checked")
 	}
-	if len(dropped) > 0 {
+	if len(dropped) > 0 && !current {
 		c.noteSignature("members the Go reference's structs lack are outside the signed bytes: " + strings.Join(dropped, ", "))
 	}
 	if hasLoneSurrogate(doc) {
@@ -221,15 +242,36 @@ func pipelockValidate(c *check, ar *goActionRecord) {
 
 // pipelockActionLink reads the record's chain position: "genesis" is
 // chain_seq 0 and chain_seq 0 is "genesis" (VerifyChain starts every chain
-// there); any other link names pipelockSeqLink(chain_prev_hash, seq-1).
-func pipelockActionLink(c *check, ar *goActionRecord) {
+// there), or a "g1:" hash bound to the record's own signed session_open,
+// or a key_transition, which starts a new key's chain; any other link
+// names pipelockSeqLink(chain_prev_hash, seq-1).
+func pipelockActionLink(c *check, ar *goActionRecord, rec *canon.Value) {
 	genesis := ar.ChainPrevHash == pipelockGenesis
+	g1 := strings.HasPrefix(ar.ChainPrevHash, pipelockG1Prefix)
+	kt := rec.Get("key_transition")
+	transition := kt != nil && kt.Kind == canon.Object
 	switch {
+	case g1:
+		if bad := pipelockG1Link(rec, ar.ChainPrevHash, ar.ChainSeq); bad != "" {
+			c.fail(AxisChain, ReasonChainMismatch, bad)
+			return
+		}
+		c.link = chainLink{present: true, genesis: true}
+	case transition && ar.ChainSeq != 0:
+		c.fail(AxisChain, ReasonChainMismatch, "a key_transition is a segment's first receipt, but chain_seq is "+strconv.FormatUint(ar.ChainSeq, 10))
+	case transition:
+		// The marker is signed by the new key: continuity, not trust. The
+		// new key's chain starts here, scoped by its signer_key.
+		c.link = chainLink{present: true, genesis: true}
 	case genesis && ar.ChainSeq != 0:
 		c.fail(AxisChain, ReasonChainMismatch, "chain_prev_hash is \"genesis\" but chain_seq is "+strconv.FormatUint(ar.ChainSeq, 10)+": a chain starts at 0")
 	case !genesis && ar.ChainSeq == 0:
-		c.fail(AxisChain, ReasonChainMismatch, "chain_seq 0 is a chain's first receipt, whose chain_prev_hash must be \"genesis\"")
+		c.fail(AxisChain, ReasonChainMismatch, "chain_seq 0 is a chain's first receipt, whose chain_prev_hash must be \"genesis\" or a g1 session_open hash")
 	case genesis:
+		if pipelockSessionOpen(rec) != nil {
+			c.fail(AxisChain, ReasonChainMismatch, "a session_open on a \"genesis\" chain_prev_hash must use its g1 hash")
+			return
+		}
 		c.link = chainLink{present: true, genesis: true}
 	default:
 		c.link = chainLink{present: true, prev: pipelockSeqLink(ar.ChainPrevHash, ar.ChainSeq-1)}

@@ -240,7 +240,34 @@ type Fields struct {
 	KeyID           string `json:"key_id,omitempty"`
 	Alg             string `json:"alg,omitempty"`
 	KeySelfAsserted bool   `json:"key_self_asserted,omitempty"` // key embedded in the receipt by the format's design
+	// Lifecycle is the session lifecycle record the receipt is, with its
+	// signed claims, which the completeness verdict rests on; nil for an
+	// ordinary action.
+	Lifecycle *Lifecycle `json:"lifecycle,omitempty"`
 }
+
+// Lifecycle is a signed session lifecycle record: pipelock's
+// session_open, heartbeat and session_close.
+type Lifecycle struct {
+	Kind string `json:"kind"` // LifecycleOpen, LifecycleHeartbeat or LifecycleClose
+	// HeartbeatSeconds is the interval a session_open declares.
+	HeartbeatSeconds int64 `json:"heartbeat_seconds,omitempty"`
+	// FinalSeq and ReceiptCount are a session_close's claims: the last
+	// sequence number of its chain and the receipts of its key segment.
+	FinalSeq     int64 `json:"final_seq,omitempty"`
+	ReceiptCount int64 `json:"receipt_count,omitempty"`
+	// Head is the chain hash of the receipt a checkpoint names as its
+	// chain's head (FinalSeq is its sequence number).
+	Head string `json:"head,omitempty"`
+}
+
+// The kinds of Lifecycle record.
+const (
+	LifecycleOpen       = "session_open"
+	LifecycleHeartbeat  = "heartbeat"
+	LifecycleClose      = "session_close"
+	LifecycleCheckpoint = "checkpoint"
+)
 
 // texts are the string fields of f, in the order of its binary form, for
 // the code that handles each of them alike (appendBinary, unmarshalBinary,

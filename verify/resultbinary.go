@@ -48,6 +48,14 @@ func (r *Result) appendBinary(b []byte) []byte {
 		w.str(s)
 	}
 	w.bool(f.KeySelfAsserted)
+	w.bool(f.Lifecycle != nil)
+	if lc := f.Lifecycle; lc != nil {
+		w.str(lc.Kind)
+		w.int(lc.HeartbeatSeconds)
+		w.int(lc.FinalSeq)
+		w.int(lc.ReceiptCount)
+		w.str(lc.Head)
+	}
 
 	fp := &r.Fingerprints
 	for _, s := range fp.texts() {
@@ -112,6 +120,9 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 		}
 	}
 	f.KeySelfAsserted = rd.bool()
+	if rd.bool() {
+		f.Lifecycle = &Lifecycle{Kind: rd.str(), HeartbeatSeconds: rd.int(), FinalSeq: rd.int(), ReceiptCount: rd.int(), Head: rd.str()}
+	}
 
 	fp := &r.Fingerprints
 	for _, s := range fp.texts() {

@@ -38,6 +38,10 @@ func (r *Result) detach(b []byte) {
 	for _, s := range f.texts() {
 		own(s)
 	}
+	if f.Lifecycle != nil {
+		own(&f.Lifecycle.Kind)
+		own(&f.Lifecycle.Head)
+	}
 	for i := range f.ToolServers {
 		own(&f.ToolServers[i])
 	}

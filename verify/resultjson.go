@@ -76,6 +76,28 @@ func (r *Result) AppendJSON(b []byte) []byte {
 	if f.KeySelfAsserted {
 		b = append(b, `,"key_self_asserted":true`...)
 	}
+	if lc := f.Lifecycle; lc != nil {
+		b = append(b, `,"lifecycle":{`...)
+		b = jsonenc.AppendString(b, "kind", false)
+		b = append(b, ':')
+		b = jsonenc.AppendString(b, lc.Kind, false)
+		for _, n := range []struct {
+			name string
+			v    int64
+		}{{"heartbeat_seconds", lc.HeartbeatSeconds}, {"final_seq", lc.FinalSeq}, {"receipt_count", lc.ReceiptCount}} {
+			if n.v != 0 {
+				b = append(b, ',')
+				b = jsonenc.AppendString(b, n.name, false)
+				b = append(b, ':')
+				b = strconv.AppendInt(b, n.v, 10)
+			}
+		}
+		if lc.Head != "" {
+			b = append(b, `,"head":`...)
+			b = jsonenc.AppendString(b, lc.Head, false)
+		}
+		b = append(b, '}')
+	}
 	b = closeObject(b, mark)
 
 	fp := &r.Fingerprints

@@ -53,7 +53,7 @@ func newAuditCommand() *cli.Command {
 
 func auditAction(ctx *cli.Context) error {
 	stdout := ctx.App.Writer
-	if ctx.NArg() == 0 {
+	if len(inputPaths(ctx)) == 0 {
 		return usagef(ctx, "want at least one PATH")
 	}
 	day := ctx.String("day")

@@ -57,7 +57,7 @@ func newLoadCommand() *cli.Command {
 }
 
 func loadAction(ctx *cli.Context) error {
-	if ctx.NArg() == 0 {
+	if len(inputPaths(ctx)) == 0 {
 		return usagef(ctx, "want at least one PATH")
 	}
 	if ctx.String("db") == "" {
@@ -208,7 +208,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		return analytics.LoadSummary{}, err
 	}
 	sigCtx := runContext(ctx)
-	inputs, skipped, cleanup, err := loadInputs(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr, walkOptionsFrom(ctx))
+	inputs, skipped, cleanup, err := loadInputs(sigCtx, inputPaths(ctx), ctx.App.Reader, stderr, walkOptionsFrom(ctx))
 	defer cleanup()
 	if err != nil {
 		return analytics.LoadSummary{}, err

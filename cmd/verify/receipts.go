@@ -49,7 +49,7 @@ func receiptsAction(ctx *cli.Context) error {
 	if ctx.IsSet("emit") || ctx.IsSet("plan") {
 		return emitAction(ctx)
 	}
-	if ctx.NArg() == 0 {
+	if len(inputPaths(ctx)) == 0 {
 		return usagef(ctx, "want at least one PATH")
 	}
 	output, err := formatOf(ctx, "text", "jsonl")
@@ -79,7 +79,7 @@ func receiptsAction(ctx *cli.Context) error {
 	// The handler goes in before anything is copied: a signal during the
 	// copy of standard input removes it too.
 	sigCtx := runContext(ctx)
-	set, cleanup, err := expandInputs(sigCtx, ctx.Args().Slice(), ctx.App.Reader, stderr, walkOptionsFrom(ctx))
+	set, cleanup, err := expandInputs(sigCtx, inputPaths(ctx), ctx.App.Reader, stderr, walkOptionsFrom(ctx))
 	srcs := set.srcs
 	defer cleanup()
 	if err != nil {

@@ -127,7 +127,15 @@ func trustFlags(predecessor bool, schemas string) []cli.Flag {
 		&cli.StringSliceFlag{Name: "schemas", Usage: schemas},
 		&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
 		&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
+		&cli.StringSliceFlag{Name: "checkpoints", Usage: "chain-head checkpoints `FILE`: C2SP signed notes as JSON Lines, verified with the key files and read as inputs (repeatable; docs/verification.md)"},
 	)
+}
+
+// inputPaths are a command's PATHs and its --checkpoints files: a
+// checkpoint is verified and loaded as any receipt is, so that one that
+// does not verify is a finding.
+func inputPaths(ctx *cli.Context) []string {
+	return append(ctx.Args().Slice(), ctx.StringSlice("checkpoints")...)
 }
 
 // workersFlag reads --workers: 0 (one per core) up to four per core.

@@ -1,0 +1,159 @@
+package verify
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/receiptverify/verify/verify/canon"
+	"github.com/receiptverify/verify/verify/keys"
+	"github.com/receiptverify/verify/verify/sigalg"
+)
+
+// A chain-head checkpoint: a C2SP signed note (golang.org/x/mod/sumdb/note,
+// c2sp.org/signed-note) carried as {"checkpoint": "<note text>"}, whose
+// text is a C2SP tlog checkpoint naming a receipt chain's head:
+//
+//	<format>/<chain id>           the origin: the chain's format and identity
+//	<size>                        receipts from the chain's first to its head
+//	<base64 head hash>            the head receipt's 32-byte hash
+//
+// signed by a key of the key directory (Ed25519; the note's key name is
+// the key's id). For pipelock-action-v1 the chain id is the signer_key,
+// the first receipt has chain_seq 0 (the head's is size-1) and the hash is
+// the head receipt's ReceiptHash. A checkpoint that does not verify is a
+// finding like any receipt: FAIL on a bad signature, INCOMPLETE when no
+// key of the directory signed it. One that verifies is the evidence
+// completeness checks the archive against (Fields.Lifecycle, kind
+// checkpoint).
+var checkpointFormat = format{name: "c2sp-checkpoint", detect: isCheckpoint, check: checkCheckpoint, chain: &chainRule{
+	hash: checkpointHash,
+	// A checkpoint names a head; it links to nothing.
+	link: linkRule{path: []string{"checkpoint_link"}},
+	scope: func(_ string, doc *canon.Value) string {
+		origin, _, _, err := parseCheckpointBody(str(doc, "checkpoint"))
+		if err != nil {
+			return scopeKey("c2sp-checkpoint")
+		}
+		f, id, _ := strings.Cut(origin, "/")
+		return scopeKey(f, id)
+	},
+}}
+
+// checkpointFormats are the formats whose chains a checkpoint may name.
+var checkpointFormats = []string{pipelockActionFormat.name}
+
+func isCheckpoint(doc *canon.Value) bool {
+	v := doc.Get("checkpoint")
+	return v != nil && v.Kind == canon.String && len(doc.Members) == 1
+}
+
+// checkpointHash is the checkpoint's own place in the index: SHA-256 of
+// its text, which no receipt's link names.
+func checkpointHash(doc *canon.Value) (string, error) {
+	sum := sha256.Sum256([]byte("c2sp-checkpoint\x00" + str(doc, "checkpoint")))
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// parseCheckpointBody reads the first three lines of a checkpoint's text.
+func parseCheckpointBody(text string) (origin string, size uint64, hash []byte, err error) {
+	lines := strings.SplitN(text, "\n", 4)
+	if len(lines) < 4 {
+		return "", 0, nil, errors.New("a checkpoint is an origin, a size and a hash, one a line, then its signatures")
+	}
+	origin = lines[0]
+	if size, err = strconv.ParseUint(lines[1], 10, 64); err != nil || size == 0 {
+		return "", 0, nil, errors.New("size " + quoteShort(lines[1]) + " is not a positive decimal count")
+	}
+	if hash, err = base64.StdEncoding.DecodeString(lines[2]); err != nil || len(hash) != sha256.Size {
+		return "", 0, nil, errors.New("hash " + quoteShort(lines[2]) + " is not 32 bytes of base64")
+	}
+	return origin, size, hash, nil
+}
+
+func checkCheckpoint(c *check) {
+	text := str(c.doc, "checkpoint")
+	origin, size, hash, err := parseCheckpointBody(text)
+	if err != nil {
+		c.fail(AxisStructure, ReasonMalformed, err.Error())
+		c.skip(AxisSignature, ReasonUncheckable, "no checkpoint to check")
+		return
+	}
+	f, id, _ := strings.Cut(origin, "/")
+	if !slices.Contains(checkpointFormats, f) || id == "" {
+		c.fail(AxisStructure, ReasonBadField, "origin "+quoteShort(origin)+" must be <format>/<chain id>, the format one of "+strings.Join(checkpointFormats, ", "))
+	}
+	seq := int64(size - 1)
+	head := pipelockSeqLink(hex.EncodeToString(hash), uint64(seq))
+	c.res.Fields.Step = &seq
+	c.res.Fields.ActionType = "checkpoint"
+	c.res.Fields.Lifecycle = &Lifecycle{Kind: LifecycleCheckpoint, FinalSeq: seq, Head: head}
+
+	vs := &checkpointVerifiers{dir: c.v.keys}
+	n, err := note.Open([]byte(text), vs)
+	var unverified *note.UnverifiedNoteError
+	var invalid *note.InvalidSignatureError
+	switch {
+	case err == nil:
+		key := vs.used[n.Sigs[0].Name]
+		c.pass(AxisIssuerKey, key.Label())
+		c.res.Fields.KeyID = key.KID
+		c.res.Fields.IssuerID = key.KID
+		c.keyStatus(key)
+		c.pass(AxisSignature, "C2SP signed note, Ed25519, by "+n.Sigs[0].Name)
+	case errors.As(err, &invalid):
+		c.fail(AxisSignature, ReasonBadSignature, err.Error())
+	case errors.As(err, &unverified):
+		c.resolveFailed(errors.New("no signature of the note is by a key of the directory"))
+	default:
+		c.fail(AxisStructure, ReasonMalformed, "not a signed note: "+err.Error())
+		c.skip(AxisSignature, ReasonUncheckable, "not a signed note")
+	}
+	c.notRun(AxisIssuerBind, "a checkpoint names its signer only by the key's name")
+	c.unlinked = "a checkpoint names its chain's head, sequence " + strconv.FormatInt(seq, 10) + "; it links to nothing"
+}
+
+// checkpointVerifiers finds a note's signers in the key directory: an
+// Ed25519 key whose id is the signature's name and whose C2SP key hash
+// (SHA-256 of name, newline, 0x01 and the key, first four bytes) matches.
+type checkpointVerifiers struct {
+	dir  *keys.Directory
+	used map[string]*keys.Key
+}
+
+func (vs *checkpointVerifiers) Verifier(name string, hash uint32) (note.Verifier, error) {
+	k, err := vs.dir.ByID(name)
+	if err != nil || k.Public == nil || k.Alg != sigalg.Ed25519 {
+		return nil, &note.UnknownVerifierError{Name: name, KeyHash: hash}
+	}
+	pub := k.Public.Bytes()
+	h := sha256.Sum256(append([]byte(name+"\n\x01"), pub...))
+	if binary.BigEndian.Uint32(h[:4]) != hash {
+		return nil, &note.UnknownVerifierError{Name: name, KeyHash: hash}
+	}
+	if vs.used == nil {
+		vs.used = map[string]*keys.Key{}
+	}
+	vs.used[name] = k
+	return checkpointVerifier{name: name, hash: hash, pub: pub}, nil
+}
+
+type checkpointVerifier struct {
+	name string
+	hash uint32
+	pub  ed25519.PublicKey
+}
+
+func (v checkpointVerifier) Name() string    { return v.name }
+func (v checkpointVerifier) KeyHash() uint32 { return v.hash }
+func (v checkpointVerifier) Verify(msg, sig []byte) bool {
+	return len(sig) == ed25519.SignatureSize && ed25519.Verify(v.pub, msg, sig)
+}
