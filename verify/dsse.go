@@ -2,11 +2,11 @@ package verify
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/verify/canon"
+	"github.com/receiptverify/verify/verify/dsse"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/sigalg"
 )
@@ -27,19 +27,6 @@ var dsseFormat = format{name: "dsse-attestation", detect: isDSSE, check: checkDS
 func isDSSE(doc *canon.Value) bool {
 	p := doc.Get("payload")
 	return doc.Get("payloadType") != nil && doc.Get("signatures") != nil && p != nil && p.Kind == canon.String
-}
-
-// pae is the DSSE v1 pre-authentication encoding.
-func pae(payloadType string, body []byte) []byte {
-	out := make([]byte, 0, len(payloadType)+len(body)+32)
-	out = append(out, "DSSEv1 "...)
-	out = strconv.AppendInt(out, int64(len(payloadType)), 10)
-	out = append(out, ' ')
-	out = append(out, payloadType...)
-	out = append(out, ' ')
-	out = strconv.AppendInt(out, int64(len(body)), 10)
-	out = append(out, ' ')
-	return append(out, body...)
 }
 
 func checkDSSE(c *check) {
@@ -67,7 +54,7 @@ func checkDSSE(c *check) {
 	dsseFields(c, body)
 	c.notRun(AxisIssuerBind, "DSSE envelopes name no issuer outside the payload")
 	c.notRun(AxisAnchors, "DSSE envelopes carry no anchors")
-	msg := pae(typ, body)
+	msg := dsse.PAE(typ, body)
 	c.signed(msg)
 
 	var (

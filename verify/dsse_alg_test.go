@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/receiptverify/verify/verify/dsse"
 	"github.com/receiptverify/verify/verify/keys"
 )
 
@@ -72,7 +73,7 @@ func TestDSSENoKeyIDLargerCurves(t *testing.T) {
 		if curve == elliptic.P521() {
 			h = crypto.SHA512.New()
 		}
-		h.Write(pae("text/plain", []byte("hello")))
+		h.Write(dsse.PAE("text/plain", []byte("hello")))
 		der, _ := ecdsa.SignASN1(rand.Reader, priv, h.Sum(nil))
 		env := strings.Replace(string(dsseEnvelope("hello", base64.StdEncoding.EncodeToString(der))), `"keyid":"k"`, `"keyid":""`, 1)
 		res, err := v.Verify([]byte(env))

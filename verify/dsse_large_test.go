@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/verify/dsse"
 )
 
 // largeStatement is an in-toto statement whose predicate is about n bytes,
@@ -42,7 +43,7 @@ func TestDSSELargePayload(t *testing.T) {
 	priv, dir := dsseTestKey(t)
 	v, _ := New(dir)
 	body := largeStatement(3 << 20)
-	h := sha256.Sum256(pae("text/plain", []byte(body)))
+	h := sha256.Sum256(dsse.PAE("text/plain", []byte(body)))
 	der, err := ecdsa.SignASN1(nil, priv, h[:])
 	if err != nil {
 		t.Fatal(err)

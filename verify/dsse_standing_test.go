@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/receiptverify/verify/verify/dsse"
 	"github.com/receiptverify/verify/verify/keys"
 )
 
@@ -46,7 +47,7 @@ func TestDSSEKeyInGoodStanding(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := []byte("hello")
-	h := sha256.Sum256(pae("text/plain", body))
+	h := sha256.Sum256(dsse.PAE("text/plain", body))
 	envelope := func(kids ...string) []byte {
 		type sig struct {
 			KeyID string `json:"keyid"`

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/receiptverify/verify/verify/dsse"
 	"github.com/receiptverify/verify/verify/keys"
 )
 
@@ -59,7 +60,7 @@ func TestDSSEECDSAForms(t *testing.T) {
 	priv, dir := dsseTestKey(t)
 	v, _ := New(dir)
 	body := "hello"
-	h := sha256.Sum256(pae("text/plain", []byte(body)))
+	h := sha256.Sum256(dsse.PAE("text/plain", []byte(body)))
 	der, err := ecdsa.SignASN1(nil, priv, h[:])
 	if err != nil {
 		t.Fatal(err)
@@ -101,10 +102,10 @@ func TestDSSESeveralSignatures(t *testing.T) {
 	t.Parallel()
 	priv, dir := dsseTestKey(t)
 	v, _ := New(dir)
-	h := sha256.Sum256(pae("text/plain", []byte("hello")))
+	h := sha256.Sum256(dsse.PAE("text/plain", []byte("hello")))
 	der, _ := ecdsa.SignASN1(nil, priv, h[:])
 	good := base64.StdEncoding.EncodeToString(der)
-	other := sha256.Sum256(pae("text/plain", []byte("other")))
+	other := sha256.Sum256(dsse.PAE("text/plain", []byte("other")))
 	derOther, _ := ecdsa.SignASN1(nil, priv, other[:])
 	bad := base64.StdEncoding.EncodeToString(derOther)
 
@@ -133,7 +134,7 @@ func TestDSSESeveralSignatures(t *testing.T) {
 func TestDSSENoKeyID(t *testing.T) {
 	t.Parallel()
 	priv, _ := dsseTestKey(t)
-	h := sha256.Sum256(pae("text/plain", []byte("hello")))
+	h := sha256.Sum256(dsse.PAE("text/plain", []byte("hello")))
 	der, _ := ecdsa.SignASN1(nil, priv, h[:])
 	env := strings.Replace(string(dsseEnvelope("hello", base64.StdEncoding.EncodeToString(der))), `"keyid":"k"`, `"keyid":""`, 1)
 	directory := func(others int) *keys.Directory {
@@ -182,7 +183,7 @@ func FuzzVerifyDSSE(f *testing.F) {
 	}
 	dir, _ := keys.NewDirectory(s)
 	v, _ := New(dir)
-	h := sha256.Sum256(pae("text/plain", []byte("hello")))
+	h := sha256.Sum256(dsse.PAE("text/plain", []byte("hello")))
 	der, _ := ecdsa.SignASN1(nil, priv, h[:])
 	r, ss, _ := ecdsa.Sign(nil, priv, h[:])
 	raw := append(r.FillBytes(make([]byte, 32)), ss.FillBytes(make([]byte, 32))...)
@@ -219,7 +220,7 @@ func FuzzVerifyDSSE(f *testing.F) {
 		if err != nil {
 			t.Fatalf("PASS for a payload that is not base64: %s", data)
 		}
-		h := sha256.Sum256(pae(env.PayloadType, body))
+		h := sha256.Sum256(dsse.PAE(env.PayloadType, body))
 		for _, sg := range env.Signatures {
 			sig, err := decode(sg.Sig)
 			if err != nil {

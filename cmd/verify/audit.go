@@ -46,6 +46,7 @@ func newAuditCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			reverifyFlag(),
 			storeRawFlag(),
+			attestFlag(),
 		}, walkFlags(), findingFlags(), dbLimitFlags()),
 		Action: auditAction,
 	}
@@ -67,6 +68,10 @@ func auditAction(ctx *cli.Context) error {
 		return err
 	}
 	opts, err := findingOptions(ctx, now)
+	if err != nil {
+		return err
+	}
+	signer, err := attestSigner(ctx)
 	if err != nil {
 		return err
 	}
@@ -134,6 +139,13 @@ func auditAction(ctx *cli.Context) error {
 	}
 	if err := writeLoadNotes(stdout, dbPath, out, lsum, late); err != nil {
 		return err
+	}
+	if signer != nil && len(reports) > 0 {
+		path, err := writeAttestation(signer, out, now, reports)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "attestation: %s\n", path)
 	}
 	if n := lsum.Unreadable(); n > 0 {
 		return failedInputs(lsum, fmt.Sprintf("%d input file(s) could not be read or have changed, nothing of them recorded; the others are loaded and reported", n))

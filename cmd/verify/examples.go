@@ -30,6 +30,11 @@ var examples = map[string][]string{
 		"verify query --db verify-audit.duckdb drift -f ocsf --baseline baseline.toml --min-severity medium",
 		"verify query --db verify-audit.duckdb days",
 	},
+	"attestation": {
+		"verify audit --attest signer.pem --keys jwks.json --at 2026-12-01T00:00:00Z archive/",
+		"verify attestation --key signer.pub report/verify.intoto.json",
+		"verify attestation --key signer.pub --root /srv/audit-copy /srv/audit-copy/report/verify.intoto.json",
+	},
 	"baseline": {
 		"verify baseline --db verify-audit.duckdb --day 2026-11-30 --out baseline.toml",
 	},

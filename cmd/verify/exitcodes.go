@@ -6,7 +6,7 @@ package main
 //	code  meaning
 //	0     every document or record was accepted (an empty input has none to reject)
 //	1     at least one document or record was rejected (for receipts: any FAIL or
-//	      unreadable line)
+//	      unreadable line); attestation: no signature verifies under the key
 //	2     receipts only: some receipt INCOMPLETE (could not be fully checked, or of a
 //	      format this tool does not read), none FAIL
 //	3     report and audit: no receipt at all on the day (or in the input), or (audit) no
@@ -15,14 +15,15 @@ package main
 //	64    usage error: unknown command or flag, unknown dialect, wrong argument count,
 //	      a configuration, key, schema or baseline file refused (others than its
 //	      owner can write it; see --trust-unsafe-permissions)
-//	65    show and explain --db: the archive file has changed since it was loaded (the bytes
-//	      at a receipt's recorded place are not those loaded); a sharded run (receipts --emit,
+//	65    attestation: a file's SHA-256 differs from the attested one; show and explain
+//	      --db: the archive file has changed since it was loaded (the bytes at a receipt's
+//	      recorded place are not those loaded); a sharded run (receipts --emit,
 //	      parts, finalize, summarize): a map step's inputs or trust material differ from the
 //	      plan's, a map or folded directory is foreign, duplicated or of no shard of the plan, a
 //	      part's or results file's SHA-256 or counts differ from its manifest, judgments do not
 //	      judge each record exactly once
-//	66    input unreadable: missing file, a directory, a read or gzip error; a sharded run's
-//	      plan, a shard of the plan, a part, the judgments or a folded shard's results cannot
+//	66    input unreadable: missing file, a directory, a read or gzip error (attestation: a
+//	      file it names); a sharded run's plan, a shard of the plan, a part, the judgments or a folded shard's results cannot
 //	      be read
 //	74    I/O error on the audit database or on files written (load, report, export, audit),
 //	      on the temporary spool, or on stdout (any command: the output stops short)

@@ -37,6 +37,7 @@ func newReportCommand() *cli.Command {
 			&cli.StringFlag{Name: "day", Usage: "UTC `DAY` to report (YYYY-MM-DD)"},
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (created if missing)"},
 			&cli.StringFlag{Name: "at", Usage: "judge the baseline's expiry dates at `TIME` (RFC 3339)", DefaultText: "now"},
+			attestFlag(),
 		}, slices.Concat(findingFlags(), dbLimitFlags())...),
 		Action: reportAction,
 	}
@@ -61,6 +62,10 @@ func reportAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	signer, err := attestSigner(ctx)
+	if err != nil {
+		return err
+	}
 	opts.Day, opts.Dir = day, ctx.String("out")
 	db, err := openExistingDB(ctx, ctx.String("db"))
 	if err != nil {
@@ -77,6 +82,13 @@ func reportAction(ctx *cli.Context) error {
 	expired.write(ctx)
 	if err := writeReportLines(ctx.App.Writer, sum); err != nil {
 		return err
+	}
+	if signer != nil {
+		path, err := writeAttestation(signer, opts.Dir, now, []*analytics.ReportSummary{sum})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(ctx.App.Writer, "%s: attestation: %s\n", sum.Day, path)
 	}
 	if err := findingsErr([]*analytics.ReportSummary{sum}, ctx.Bool("no-fail")); err != nil || sum.Total() > 0 {
 		return err

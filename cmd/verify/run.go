@@ -76,6 +76,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			newCompletionCommand(),
 			newManCommand(),
 			newBaselineCommand(),
+			newAttestationCommand(),
 		},
 		Reader:    stdin,
 		Writer:    stdout,
@@ -228,6 +229,10 @@ func exitCode(err error) int {
 	)
 	if code, ok := archiveExit(err); ok {
 		return code
+	}
+	var subjects *subjectsError
+	if errors.As(err, &subjects) {
+		return subjects.code()
 	}
 	switch {
 	case err == nil:

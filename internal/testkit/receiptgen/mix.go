@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/verify/canon"
+	"github.com/receiptverify/verify/verify/dsse"
 	"github.com/receiptverify/verify/verify/sigalg"
 )
 
@@ -212,7 +213,7 @@ func (g *gen) buildMix(s *slot) error {
 			return err
 		}
 		s.payload = str(string(body))
-		s.msg = pae(dssePayloadType, body)
+		s.msg = dsse.PAE(dssePayloadType, body)
 	case formAgentReceipt:
 		prev := canon.Value{Kind: canon.Null}
 		if s.prev != nil {
@@ -249,12 +250,6 @@ func (g *gen) buildMix(s *slot) error {
 }
 
 const dssePayloadType = "application/vnd.in-toto+json"
-
-// pae is the DSSE v1 pre-authentication encoding.
-func pae(typ string, body []byte) []byte {
-	out := fmt.Appendf(nil, "DSSEv1 %d %s %d ", len(typ), typ, len(body))
-	return append(out, body...)
-}
 
 func uuidFrom(r *rand.Rand) string {
 	h := hexN(r, 32)
