@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/receiptverify/verify/verify/stream"
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 )
 
 // rotatedName splits a logrotate name into its live file's name and the
@@ -67,7 +67,7 @@ func compareRotation(a, b rotationKey) int {
 // logrotate family is read oldest first, the live file last, as the
 // receipts were written; a walk's name order would read the live file
 // (the newest) before its rotations.
-func oldestFirst(srcs []stream.Source) {
+func oldestFirst(srcs []streamrun.Source) {
 	keys := make(map[string]rotationKey, len(srcs))
 	dirs := map[string]int{}
 	for _, s := range srcs {
@@ -79,7 +79,7 @@ func oldestFirst(srcs []stream.Source) {
 		k.dir = dirs[dir]
 		keys[s.Name] = k
 	}
-	slices.SortStableFunc(srcs, func(a, b stream.Source) int {
+	slices.SortStableFunc(srcs, func(a, b streamrun.Source) int {
 		return compareRotation(keys[a.Name], keys[b.Name])
 	})
 }

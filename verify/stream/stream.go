@@ -75,6 +75,10 @@ type Summary struct {
 	Incomplete  int64                   `json:"incomplete"`
 	Unreadable  int64                   `json:"unreadable"`
 	Reasons     map[verify.Reason]int64 `json:"reasons"`
+	// UnknownFormat counts the Incomplete receipts no format's detector
+	// claimed (reason unknown_format): of a producer this tool does not
+	// read, not checked, which is not the same as failed.
+	UnknownFormat int64 `json:"unknown_format"`
 	// Duplicates counts receipts that are an earlier receipt of the input
 	// delivered again: the same chain hash, so the same signed bytes. They
 	// are judged as the first delivery was, not as replays or forks.
