@@ -44,11 +44,3 @@ func firstNonEmpty(ss ...string) string {
 	}
 	return ""
 }
-
-// SignatureVerified reports whether the receipt's signature verified
-// against a trusted key: only such a receipt is evidence of where a chain
-// stands or of a nonce's first use.
-func (r *Result) SignatureVerified() bool {
-	ax, ok := r.Axes.Get(AxisSignature)
-	return ok && ax.Status == StatusPass
-}

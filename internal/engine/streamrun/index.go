@@ -1,7 +1,6 @@
 package streamrun
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -9,7 +8,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"github.com/receiptverify/verify/internal/engine/chainscope"
-	"strings"
 
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/reason"
@@ -49,19 +47,16 @@ type index struct {
 
 type key128 [16]byte
 
-// An entry: space (1), key (16), role (1), order (17, IndexEntry.order),
-// seq (8, big-endian), scope (16), own (16): the receipt's own chain hash,
-// zero without one. Entries of one key sort by what the receipts carry
-// (order), not by where they were read (seq), so the first of them is the
-// same whatever the order of the files or the loads.
-const entryLen = 35 + 8 + 16 + 16
+// An entry: space (1), key (16), role (1), seq (8, big-endian), scope (16),
+// own (16): the receipt's own chain hash, zero without one.
+const entryLen = 58
 
 const (
 	spaceChain byte = 0
 	spaceNonce byte = 1
 
 	// Roles sort predecessor owners first, then the input's owners by
-	// order, then the receipts naming the key: the first owner of a chain
+	// record, then the receipts naming the key: the first owner of a chain
 	// hash fixes its scope, as the given predecessors come before the input.
 	roleGivenOwner byte = 0
 	roleOwner      byte = 1
@@ -132,17 +127,12 @@ func (x *index) close() {
 	x.judgments.close()
 }
 
-// scopeStart is the first receipt of a chain scope in the input, by
-// order (IndexEntry.order), and its issue time when it has one.
+// scopeStart is the first record of a chain scope in the input, and its
+// issue time when it has one.
 type scopeStart struct {
-	order     [orderLen]byte
+	seq       uint64
 	issued    int64
 	hasIssued bool
-}
-
-// earlier says whether the scope's first receipt stands before order.
-func (s scopeStart) earlier(order [orderLen]byte) bool {
-	return bytes.Compare(s.order[:], order[:]) < 0
 }
 
 func trunc(h *[32]byte) key128 { return key128(h[:16]) }
@@ -152,15 +142,14 @@ func hashKey(s string) key128 {
 	return trunc(&sum)
 }
 
-func (x *index) addEntry(space byte, key key128, role byte, order [orderLen]byte, seq uint64, scope, own key128) error {
+func (x *index) addEntry(space byte, key key128, role byte, seq uint64, scope, own key128) error {
 	var e [entryLen]byte
 	e[0] = space
 	copy(e[1:17], key[:])
 	e[17] = role
-	copy(e[18:35], order[:])
-	binary.BigEndian.PutUint64(e[35:43], seq)
-	copy(e[43:59], scope[:])
-	copy(e[59:75], own[:])
+	binary.BigEndian.PutUint64(e[18:26], seq)
+	copy(e[26:42], scope[:])
+	copy(e[42:58], own[:])
 	return x.entries.add(e[:])
 }
 
@@ -172,7 +161,6 @@ func (x *index) add(seq uint64, e IndexEntry) error {
 	}
 	given := seq >= predecessorSeq
 	scope := hashKey(e.Scope)
-	order := e.order()
 	var own key128
 	if e.HasHash {
 		own = trunc(&e.ChainHash)
@@ -180,7 +168,7 @@ func (x *index) add(seq uint64, e IndexEntry) error {
 		if given {
 			role = roleGivenOwner
 		}
-		if err := x.addEntry(spaceChain, own, role, order, seq, scope, own); err != nil {
+		if err := x.addEntry(spaceChain, own, role, seq, scope, own); err != nil {
 			return err
 		}
 	}
@@ -189,17 +177,17 @@ func (x *index) add(seq uint64, e IndexEntry) error {
 		return nil
 	}
 	if e.HasHash || e.HasLink {
-		if first, ok := x.scopeFirst[scope]; !ok || !first.earlier(order) {
-			x.scopeFirst[scope] = scopeStart{order, e.Issued, e.HasIssued}
+		if _, ok := x.scopeFirst[scope]; !ok {
+			x.scopeFirst[scope] = scopeStart{seq, e.Issued, e.HasIssued}
 		}
 	}
 	if e.HasLink {
-		if err := x.addEntry(spaceChain, trunc(&e.Link), roleNamer, order, seq, scope, own); err != nil {
+		if err := x.addEntry(spaceChain, trunc(&e.Link), roleNamer, seq, scope, own); err != nil {
 			return err
 		}
 	}
 	if e.NonceKey != "" {
-		return x.addEntry(spaceNonce, hashKey(e.NonceKey), roleNamer, order, seq, key128{}, own)
+		return x.addEntry(spaceNonce, hashKey(e.NonceKey), roleNamer, seq, key128{}, own)
 	}
 	return nil
 }
@@ -217,12 +205,11 @@ type linkGroup struct {
 	// has, when priorNamed: those namers are archived receipts delivered
 	// again.
 	archivedOwn map[key128]bool
-	namers      []namer // by order
+	namers      []namer // in input order
 }
 
 type namer struct {
 	seq        uint64
-	order      [orderLen]byte
 	scope, own key128
 }
 
@@ -297,8 +284,7 @@ func (x *index) resolve(ctx context.Context, prior Prior) error {
 			break
 		}
 		key := key128(e[1:17])
-		role, order, seq := e[17], [orderLen]byte(e[18:35]), binary.BigEndian.Uint64(e[35:43])
-		scope, own := key128(e[43:59]), key128(e[59:75])
+		role, seq, scope, own := e[17], binary.BigEndian.Uint64(e[18:26]), key128(e[26:42]), key128(e[42:58])
 		switch e[0] {
 		case spaceChain:
 			if g == nil || g.key != key {
@@ -309,7 +295,7 @@ func (x *index) resolve(ctx context.Context, prior Prior) error {
 			}
 			switch role {
 			case roleNamer:
-				g.namers = append(g.namers, namer{seq, order, scope, own})
+				g.namers = append(g.namers, namer{seq, scope, own})
 				continue
 			case roleOwner:
 				if g.inputOwner {
@@ -498,7 +484,7 @@ func (x *index) askPriorScopes(ctx context.Context, p Prior, groups []*linkGroup
 				continue
 			}
 			first, in := x.scopeFirst[n.scope]
-			if in && first.earlier(n.order) {
+			if in && first.seq < n.seq {
 				continue
 			}
 			asked[n.scope] = true
@@ -531,7 +517,7 @@ func (x *index) judgeLinks(g *linkGroup) error {
 		switch {
 		case i > 0 && n.own != (key128{}) && n.own == first.own:
 			outcome = firstOutcome
-		case !g.owned && (x.scopeGiven[n.scope] || x.scopeArchived[n.scope] || inScope && scopeFirst.earlier(n.order)):
+		case !g.owned && (x.scopeGiven[n.scope] || x.scopeArchived[n.scope] || inScope && scopeFirst.seq < n.seq):
 			outcome = chainAbsent // a gap: the chain has earlier receipts
 		case !g.owned:
 			outcome = chainOutside
@@ -638,9 +624,6 @@ func judge(res *verify.Result, js []judgment) {
 			setAxis(res, verify.AxisNonce, verify.StatusPass, "", "used by this same receipt, loaded earlier: not a replay")
 		}
 	}
-	if !res.SignatureVerified() {
-		noteClaim(res, js)
-	}
 	for _, j := range js {
 		switch j.outcome {
 		case deliveryDuplicate:
@@ -650,30 +633,6 @@ func judge(res *verify.Result, js []judgment) {
 		}
 	}
 }
-
-// noteClaim says, on each chain or nonce axis a judgment failed, that the
-// receipt only claims that place: its signature did not verify, so it is
-// judged after every receipt whose signature did and moves none of their
-// verdicts.
-func noteClaim(res *verify.Result, js []judgment) {
-	for _, j := range js {
-		name := verify.AxisChain
-		switch {
-		case j.kind == kindNonce && j.outcome == nonceReplay || j.outcome == noncePriorReplay:
-			name = verify.AxisNonce
-		case j.kind == kindChain && (j.outcome == chainAbsent || j.outcome == chainFork || j.outcome == chainForkPrior || j.outcome == chainBreak):
-		default:
-			continue
-		}
-		if ax, ok := res.Axes.Get(name); ok && ax.Status == verify.StatusFail && !strings.HasSuffix(ax.Note, claimNote) {
-			setAxis(res, name, ax.Status, ax.Reason, ax.Note+claimNote)
-		}
-	}
-}
-
-// claimNote ends the note of a chain or nonce judgment of a receipt whose
-// signature did not verify.
-const claimNote = "; its signature did not verify: it claims this place, and counts as evidence for no other receipt"
 
 // outsideHint is how to give the receipts a chain starting before the
 // input names.

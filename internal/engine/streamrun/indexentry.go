@@ -2,7 +2,6 @@ package streamrun
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"github.com/receiptverify/verify/verify"
 )
@@ -23,43 +22,6 @@ type IndexEntry struct {
 	// HasIssued: what orders it among archived receipts of its chain.
 	Issued    int64
 	HasIssued bool
-	// Verified: the receipt's signature verified. Only such receipts are
-	// evidence of a chain's position or of a nonce's first use; the
-	// others are judged after them, so that a forged receipt never moves
-	// a genuine one's verdict.
-	Verified bool
-	// Tiebreak orders receipts issued at the same instant: the first 8
-	// bytes of the SHA-256 of the line's bytes, which no file name or
-	// load order changes. Set by the run that reads the line.
-	Tiebreak [8]byte
-}
-
-// order is where a receipt stands among those sharing a chain link or a
-// nonce: receipts whose signature verified first, then by issue time (a
-// receipt without one first), then by Tiebreak. The first in this order
-// is the original, the others its replays, forks or deliveries again,
-// whatever order the files were read or loaded in.
-func (e IndexEntry) order() [orderLen]byte {
-	var o [orderLen]byte
-	if !e.Verified {
-		o[0] = 1
-	}
-	if e.HasIssued {
-		// The sign bit flipped, earlier instants sort first as bytes; a
-		// receipt without an issue time keeps zeros, before them all.
-		binary.BigEndian.PutUint64(o[1:9], uint64(e.Issued)^1<<63)
-	}
-	copy(o[9:], e.Tiebreak[:])
-	return o
-}
-
-// orderLen is the size of IndexEntry.order.
-const orderLen = 17
-
-// SetTiebreak sets e.Tiebreak from the receipt's line bytes.
-func (e *IndexEntry) SetTiebreak(raw []byte) {
-	sum := sha256.Sum256(raw)
-	copy(e.Tiebreak[:], sum[:])
 }
 
 // Index returns the receipt's entry for a stream's chain and nonce index,
@@ -85,7 +47,6 @@ func Index(r *verify.Result) IndexEntry {
 	if t, ok := r.IssuedTime(); ok {
 		e.Issued, e.HasIssued = t.UnixMicro(), true
 	}
-	e.Verified = r.SignatureVerified()
 	return e
 }
 

@@ -308,7 +308,6 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			res, _ := rn.v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: true, OmitSignatureHash: rn.opts.OmitSignatureHash})
 			res.Source, res.Line = r.source, r.line
 			r.entry = Index(res)
-			r.entry.SetTiebreak(r.raw)
 			r.spooled = rn.sp.encode(r, res)
 		},
 		func(r *record) error {
