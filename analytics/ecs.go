@@ -111,12 +111,12 @@ func ecsEvent(t *table.Table, r []any, toolVersion string, failOn severity.Sever
 	if v := g("tool_fingerprint"); v != "" {
 		ev["related"] = map[string]any{"hash": []string{v}}
 	}
-	ts := TechniquesOf(name, kind)
+	ts := techniquesOf(name, kind)
 	tags := []string{"verify"}
 	var ids, names, subIDs, subNames []string
 	for _, tq := range ts {
 		tags = append(tags, tq.ID)
-		if tq.Framework != MITREATTACK {
+		if tq.Framework != mitreATTACK {
 			continue
 		}
 		parent, _, sub := strings.Cut(tq.ID, ".")

@@ -64,9 +64,9 @@ func (db *DB) LateDays(ctx context.Context, sum LoadSummary) ([]LateDay, error) 
 	return out, nil
 }
 
-// LateDelivery is one file's receipts of a day loaded after a report of
+// lateDelivery is one file's receipts of a day loaded after a report of
 // the day was written (late_deliveries), as a report lists them.
-type LateDelivery struct {
+type lateDelivery struct {
 	Source     string    `json:"source"`
 	SHA256     string    `json:"sha256"`
 	Receipts   int64     `json:"receipts"`
@@ -77,8 +77,8 @@ type LateDelivery struct {
 
 // lateDeliveries are the late deliveries of day, by load time and source.
 // A database made before late_deliveries existed has none.
-func lateDeliveries(ctx context.Context, q querier, day string) ([]LateDelivery, error) {
-	out := []LateDelivery{}
+func lateDeliveries(ctx context.Context, q querier, day string) ([]lateDelivery, error) {
+	out := []lateDelivery{}
 	rows, err := q.QueryContext(ctx, `SELECT source, file_sha256, receipts, not_pass, loaded_at, reported_at FROM late_deliveries
 		WHERE day = CAST(? AS DATE) ORDER BY loaded_at, source, file_sha256`, day)
 	if err != nil {
@@ -89,7 +89,7 @@ func lateDeliveries(ctx context.Context, q querier, day string) ([]LateDelivery,
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var l LateDelivery
+		var l lateDelivery
 		if err := rows.Scan(&l.Source, &l.SHA256, &l.Receipts, &l.NotPass, &l.LoadedAt, &l.ReportedAt); err != nil {
 			return nil, &dberr.IOError{Op: "read late deliveries", Err: err}
 		}

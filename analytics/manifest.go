@@ -25,7 +25,7 @@ type manifest struct {
 	NotRead       []string        `json:"not_read,omitempty"` // files the input directories held that the run did not read
 	// LateDeliveries are the receipts of the day loaded after a report of
 	// it was written, [] for none.
-	LateDeliveries []LateDelivery         `json:"late_deliveries"`
+	LateDeliveries []lateDelivery         `json:"late_deliveries"`
 	Trust          []manifestTrust        `json:"trust"`
 	Receipts       dayCounts              `json:"receipts"`
 	Findings       map[string]int         `json:"findings"`

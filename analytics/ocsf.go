@@ -119,7 +119,7 @@ type ocsfFindingInfo struct {
 	Tags          []ocsfTag    `json:"tags,omitempty"`
 }
 
-// ocsfAttack is a MITRE ATT&CK technique of the finding (TechniquesOf).
+// ocsfAttack is a MITRE ATT&CK technique of the finding (techniquesOf).
 type ocsfAttack struct {
 	Technique    ocsfTechnique  `json:"technique"`
 	SubTechnique *ocsfTechnique `json:"sub_technique,omitempty"`
@@ -196,7 +196,7 @@ func WriteOCSF(w io.Writer, t *table.Table, toolVersion string, failOn severity.
 				FirstSeenTime: millis(g("first_seen")), LastSeenTime: millis(g("last_seen"))},
 			Unmapped: t.AppendRowJSON(nil, r),
 		}
-		e.FindingInfo.Attacks, e.FindingInfo.Tags = ocsfTechniques(TechniquesOf(name, table.Text(g("kind"))))
+		e.FindingInfo.Attacks, e.FindingInfo.Tags = ocsfTechniques(techniquesOf(name, table.Text(g("kind"))))
 		for _, o := range ocsfObservables {
 			if v := table.Text(g(o.column)); v != "" {
 				e.Observables = append(e.Observables, ocsfObservable{Name: o.column, TypeID: o.typeID, Type: o.typ, Value: v})
@@ -221,10 +221,10 @@ func WriteOCSF(w io.Writer, t *table.Table, toolVersion string, failOn severity.
 
 // ocsfTechniques is ts as OCSF attacks (the ATT&CK ones, a sub-technique
 // under its technique) and tags (every one).
-func ocsfTechniques(ts []Technique) (attacks []ocsfAttack, tags []ocsfTag) {
+func ocsfTechniques(ts []technique) (attacks []ocsfAttack, tags []ocsfTag) {
 	for _, t := range ts {
 		tags = append(tags, ocsfTag{Name: t.Framework, Value: t.ID})
-		if t.Framework != MITREATTACK {
+		if t.Framework != mitreATTACK {
 			continue
 		}
 		parent, _, sub := strings.Cut(t.ID, ".")

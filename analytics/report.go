@@ -77,7 +77,7 @@ type ReportSummary struct {
 	Findings []findingCount  // one per Findings entry, in that order
 	Files    []string        // names written in Dir, in write order
 	Inputs   []manifestInput // the day's files (files.sql): those holding its receipts, and those with none loaded on it
-	Late     []LateDelivery  // receipts of the day loaded after a report of it was written
+	Late     []lateDelivery  // receipts of the day loaded after a report of it was written
 
 	FailOn     severity.Severity      // the level that fails the day
 	Severities severity.Count         // rows no baseline entry suppresses, by severity

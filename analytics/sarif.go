@@ -151,7 +151,7 @@ func sarifResultOf(t *table.Table, r []any, d *sarifDriver, rules map[string]int
 		rules[id] = idx
 		rule := sarifRule{ID: id, Name: id, ShortDescription: sarifMessage{Text: "verify " + name + " finding" + map[bool]string{true: " of kind " + kind}[kind != ""]},
 			HelpURI: "https://github.com/receiptverify/verify/blob/main/queries/" + name + ".sql"}
-		for _, tq := range TechniquesOf(name, kind) {
+		for _, tq := range techniquesOf(name, kind) {
 			rule.Properties.Tags = append(rule.Properties.Tags, tq.ID)
 		}
 		d.Rules = append(d.Rules, rule)

@@ -24,7 +24,7 @@ func findingID(key string) string {
 }
 
 // techniquesColumn is the column a finding row's technique ids are in,
-// right after finding_id (TechniquesOf).
+// right after finding_id (techniquesOf).
 const techniquesColumn = "techniques"
 
 // withFindingIDs gives a finding query's rows their finding_id and
@@ -47,6 +47,9 @@ type findingShape struct{ key, finding, kind int }
 // shape of its rows; other queries' columns come back as they are.
 func shapeFindings(columns []string) ([]string, findingShape) {
 	sh := findingShape{key: slices.Index(columns, findingKeyColumn), finding: slices.Index(columns, "finding"), kind: slices.Index(columns, "kind")}
+	if sh.kind < 0 { // completeness rows: their status is their kind
+		sh.kind = slices.Index(columns, "status")
+	}
 	if sh.key < 0 || sh.finding < 0 {
 		return columns, findingShape{key: -1}
 	}

@@ -14,7 +14,7 @@ func TestUnknownFormatIncomplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := v.Verify([]byte(`{"signed_block":{"actor":"a"},"signature":"cd","public_key":"ef"}`))
+	res, err := v.Verify([]byte(`{"span":{"actor":"a"},"sig":"cd","trace_id":"ef"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestUnknownFormatIncomplete(t *testing.T) {
 	if res.Verdict != Incomplete || res.Format != UnknownFormat || len(res.Reasons) != 1 || res.Reasons[0] != ReasonUnknownFormat || !IsUnknownFormat(res) {
 		t.Fatalf("got %s %s %v; want INCOMPLETE unknown [unknown_format]", res.Verdict, res.Format, res.Reasons)
 	}
-	if !strings.Contains(ax.Note, "public_key, signature, signed_block") {
+	if !strings.Contains(ax.Note, "sig, span, trace_id") {
 		t.Errorf("note %q does not name the members", ax.Note)
 	}
 	known, _ := v.Verify([]byte(`{"type":["VerifiableCredential","AgentReceipt"],"proof":{"type":"DataIntegrityProof"}}`))

@@ -266,7 +266,7 @@ func TestStdoutFailureExits74(t *testing.T) {
 		{"clean run, summary lost", []string{"receipts", "--keys", receipts + "jwks.json", at, receipts + "receipt.json"}, 0, ""},
 		{"findings, text lost at once", []string{"receipts", "--keys", demo + "keys/jwks.json", at, demo + "receipts.jsonl"}, 0, ""},
 		{"findings, text lost midway", []string{"receipts", "--keys", demo + "keys/jwks.json", at, demo + "receipts.jsonl"}, 300, ""},
-		{"findings, JSON lost midway", []string{"receipts", "--keys", demo + "keys/jwks.json", at, "-o", "json", demo + "receipts.jsonl"}, 70000, ""},
+		{"findings, JSON lost midway", []string{"receipts", "--keys", demo + "keys/jwks.json", at, "-f", "json", demo + "receipts.jsonl"}, 70000, ""},
 		{"canon", []string{"canon", "--list"}, 0, ""},
 		{"canon lines", []string{"canon", "--lines"}, 0, "1\n"},
 		{"fingerprint", []string{"fingerprint", "asqav-action", records}, 0, ""},

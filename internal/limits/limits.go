@@ -19,6 +19,7 @@
 //	cmd/verify     maxTrustFile               64 MiB   a key, schema or predecessor file, read whole
 //	internal/shard maxPlanBytes               64 MiB   a sharded run's plan file, read whole
 //	internal/analytics/baseline maxBaselineBytes        8 MiB    a --baseline file, read whole
+//	internal/attest MaxEnvelopeBytes          256 MiB  an attestation file, read whole
 //
 // A test fails when a limit named Max… is defined elsewhere without a line
 // here, or is missing from the limits table in docs/limits.md.

@@ -15,8 +15,8 @@ import (
 func TestUnknownFormatCountedApart(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "mixed.jsonl")
-	lines := `{"receipt_id":"rcpt_1","parent_receipt_id":null,"signature":"ab"}
-{"signed_block":{"actor":"a"},"signature":"cd","public_key":"ef"}
+	lines := `{"call_ref":"c1","seal":"ab"}
+{"span":{"actor":"a"},"sig":"cd","trace_id":"ef"}
 {"type":["VerifiableCredential","AgentReceipt"],"proof":{"type":"DataIntegrityProof"}}
 `
 	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
