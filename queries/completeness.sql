@@ -84,7 +84,7 @@ cp_head AS (
     GROUP BY cp.file_sha256, cp.line
 ),
 cp_judged AS (
-    SELECT cp.chain_scope,
+    SELECT cp.chain_scope AS chain_scope,
            MAX(cp.seq) AS claimed_seq,
            MAX(cp.day) AS day,
            SUM(CASE WHEN h.chain_scope IS NULL OR cp.seq > h.head_seq OR ch.head_held = 0
@@ -98,7 +98,7 @@ cp_judged AS (
 ),
 chains AS (
     SELECT chain_scope FROM held
-    UNION
+    UNION DISTINCT
     SELECT chain_scope FROM cp_judged
 ),
 judged AS (
