@@ -150,6 +150,12 @@ func pipelockSeqLink(hash string, seq uint64) string {
 // the text it was parsed from: numbers as written, strings escaped where
 // needed, a lone surrogate (held in WTF-8 form) as its \u escape.
 func goDecoderInput(buf []byte, v *canon.Value) []byte {
+	return appendCompact(buf, v, appendGoDecoderString)
+}
+
+// appendCompact writes v compactly, members in the order given, each
+// string (member names included) as quote writes it.
+func appendCompact(buf []byte, v *canon.Value, quote func([]byte, string) []byte) []byte {
 	switch v.Kind {
 	case canon.Null:
 		return append(buf, "null"...)
@@ -160,14 +166,14 @@ func goDecoderInput(buf []byte, v *canon.Value) []byte {
 	case canon.Number:
 		return append(buf, v.Text...)
 	case canon.String:
-		return appendGoDecoderString(buf, v.Text)
+		return quote(buf, v.Text)
 	case canon.Array:
 		buf = append(buf, '[')
 		for i := range v.Items {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = goDecoderInput(buf, &v.Items[i])
+			buf = appendCompact(buf, &v.Items[i], quote)
 		}
 		return append(buf, ']')
 	default:
@@ -176,9 +182,9 @@ func goDecoderInput(buf []byte, v *canon.Value) []byte {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendGoDecoderString(buf, v.Members[i].Name)
+			buf = quote(buf, v.Members[i].Name)
 			buf = append(buf, ':')
-			buf = goDecoderInput(buf, &v.Members[i].Value)
+			buf = appendCompact(buf, &v.Members[i].Value, quote)
 		}
 		return append(buf, '}')
 	}

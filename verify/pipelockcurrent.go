@@ -140,38 +140,7 @@ func pipelockG1Link(rec *canon.Value, prev string, seq uint64) string {
 // appendGoEmitted writes v compactly, members in the order given, strings
 // as Go's json.Marshal quotes them: what pipelock's emitter writes.
 func appendGoEmitted(buf []byte, v *canon.Value) []byte {
-	switch v.Kind {
-	case canon.Null:
-		return append(buf, "null"...)
-	case canon.False:
-		return append(buf, "false"...)
-	case canon.True:
-		return append(buf, "true"...)
-	case canon.Number:
-		return append(buf, v.Text...)
-	case canon.String:
-		return appendGoQuoted(buf, v.Text)
-	case canon.Array:
-		buf = append(buf, '[')
-		for i := range v.Items {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendGoEmitted(buf, &v.Items[i])
-		}
-		return append(buf, ']')
-	default:
-		buf = append(buf, '{')
-		for i := range v.Members {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendGoQuoted(buf, v.Members[i].Name)
-			buf = append(buf, ':')
-			buf = appendGoEmitted(buf, &v.Members[i].Value)
-		}
-		return append(buf, '}')
-	}
+	return appendCompact(buf, v, appendGoQuoted)
 }
 
 // appendGoQuoted quotes s as encoding/json does with HTML escaping on;
