@@ -3,7 +3,6 @@ package analytics
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/receiptverify/verify/internal/analytics/baseline"
 	"github.com/receiptverify/verify/internal/analytics/severity"
 )
 
@@ -102,21 +100,9 @@ func TestECSEvents(t *testing.T) {
 	if err := json.Unmarshal(b, &fields); err != nil || len(fields.Fields) < 100 {
 		t.Fatalf("fields-9.4.0.json: %v", err)
 	}
-	db := fixtureDB(t, fixtureRows, fixtureExpected...)
-	base, err := baseline.Parse("b.toml", []byte(fixtureBaseline))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out bytes.Buffer
 	rows := 0
-	for _, name := range []string{"failures", "replays", "collisions", "drift", "rejects"} {
-		tb, err := runQuery(context.Background(), db.SQL(), name, "2026-11-02")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := base.ApplyTo(tb, time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)); err != nil {
-			t.Fatal(err)
-		}
+	for _, tb := range fixtureFindings(t) {
 		rows += len(tb.Rows)
 		if err := WriteECS(&out, tb, "test", severity.High); err != nil {
 			t.Fatal(err)

@@ -38,19 +38,16 @@ func sarifValidator(t *testing.T) *jsonschema.Schema {
 	return s
 }
 
-// TestSARIFValidates: the findings of the fixture, a baseline applied, as
-// one SARIF log that the SARIF 2.1.0 schema accepts, with a result per row
-// at its file and line, rules tagged with their techniques, and the
-// baseline's suppressions; a log the schema must refuse is refused.
-func TestSARIFValidates(t *testing.T) {
-	t.Parallel()
+// fixtureFindings are the fixture's finding tables on 2026-11-02, the
+// fixture's baseline applied: what the SIEM formats' tests write.
+func fixtureFindings(t *testing.T) []*table.Table {
+	t.Helper()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
 	base, err := baseline.Parse("b.toml", []byte(fixtureBaseline))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var tables []*table.Table
-	rows := 0
 	for _, name := range []string{"failures", "replays", "collisions", "drift", "rejects"} {
 		tb, err := runQuery(context.Background(), db.SQL(), name, "2026-11-02")
 		if err != nil {
@@ -59,8 +56,21 @@ func TestSARIFValidates(t *testing.T) {
 		if _, err := base.ApplyTo(tb, time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)); err != nil {
 			t.Fatal(err)
 		}
-		rows += len(tb.Rows)
 		tables = append(tables, tb)
+	}
+	return tables
+}
+
+// TestSARIFValidates: the findings of the fixture, a baseline applied, as
+// one SARIF log that the SARIF 2.1.0 schema accepts, with a result per row
+// at its file and line, rules tagged with their techniques, and the
+// baseline's suppressions; a log the schema must refuse is refused.
+func TestSARIFValidates(t *testing.T) {
+	t.Parallel()
+	tables := fixtureFindings(t)
+	rows := 0
+	for _, tb := range tables {
+		rows += len(tb.Rows)
 	}
 	var out bytes.Buffer
 	if err := WriteSARIF(&out, "test", tables...); err != nil {
