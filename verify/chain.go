@@ -84,7 +84,7 @@ type chainRef struct {
 }
 
 func chainRefOf(raw []byte) (*chainRef, error) {
-	doc, err := canon.Parse(raw, receiptParse)
+	doc, err := readDocument(raw, parseCopy)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func chainRefOf(raw []byte) (*chainRef, error) {
 // Result.ScopeKey has it: for an archive that stores receipts and must
 // say which chain one it holds belongs to.
 func ChainScope(raw []byte) (string, error) {
-	doc, err := canon.Parse(raw, receiptParse)
+	doc, err := readDocument(raw, parseCopy)
 	if err != nil {
 		return "", err
 	}
@@ -116,6 +116,9 @@ func ChainScope(raw []byte) (string, error) {
 	}
 	return chainScope(f, &doc), nil
 }
+
+// parseCopy parses a receipt into strings of its own.
+func parseCopy(raw []byte) (canon.Value, error) { return canon.Parse(raw, receiptParse) }
 
 // chainScope is the format's name and the members its rule scopes a chain
 // by (scopeKey).
@@ -173,6 +176,9 @@ func normalizeHash(s string) string {
 func (c *check) readLink() {
 	rule := &c.f.chain.link
 	v := c.doc
+	if c.linkRoot != nil {
+		v = c.linkRoot
+	}
 	for _, name := range rule.path {
 		v = v.Get(name)
 	}

@@ -25,6 +25,10 @@ type format struct {
 //
 //   - dsse: payloadType and signatures, and a string payload, which no
 //     other format has;
+//   - trustproof, jws: a string payload beside a protected header and a
+//     signature, or a list of signatures, and no payloadType (a compact
+//     JWS line is read as such); trustproof when the payload's claims
+//     carry chain.entry_hash and jti;
 //   - acta before asqav-native: both are {payload, signature: {sig}}, and
 //     isAsqavPayload leaves out the ACTA shape (hex sig, no anchors)
 //     rather than relying on coming second;
@@ -44,6 +48,8 @@ type format struct {
 //     credentialSubject, the Asqav SDK's VC door.
 var formats = []format{
 	dsseFormat,
+	trustProofFormat,
+	jwsFormat,
 	actaFormat,
 	asqavNativeFormat,
 	asqavHashFormat,

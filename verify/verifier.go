@@ -156,7 +156,7 @@ func (v *Verifier) VerifyWith(raw []byte, o VerifyOptions) (*Result, error) {
 
 func (v *Verifier) verify(raw []byte, keepSigned bool) (*Result, error) {
 	res := &Result{Version: ResultVersion, Reasons: []Reason{}}
-	doc, err := parseReceipt(raw)
+	doc, err := readDocument(raw, parseReceipt)
 	if err != nil {
 		res.Verdict = Unreadable
 		res.Format = "unknown"
@@ -243,8 +243,11 @@ type check struct {
 	// canonBuf is an Asqav payload's canonical form in that dialect, as
 	// signed, which the anchors note's envelope digest reuses.
 	canonBuf, sigBuf []byte
-	payloadIn        canon.Dialect
-	keepSigned       bool // VerifyOptions.KeepSigned
+	// linkRoot, when set, is where the chain rule's link path starts
+	// instead of the document: a JWS's decoded claims.
+	linkRoot   *canon.Value
+	payloadIn  canon.Dialect
+	keepSigned bool // VerifyOptions.KeepSigned
 }
 
 // signed records msg, the bytes a signature is checked over, when the

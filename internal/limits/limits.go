@@ -54,6 +54,10 @@ const (
 	// envelopes carry one to a few.
 	MaxDSSESignatures = 32
 
+	// MaxJWSSignatures is the most signatures a JWS in the general JSON
+	// serialization may carry, each verified, for the same reason.
+	MaxJWSSignatures = 32
+
 	// MaxDSSEKeyTrials is the most keys tried, over one envelope, on DSSE
 	// signatures that name no keyid: each trial is a verification, and a
 	// key directory may hold thousands. Past it a signature is left
