@@ -16,7 +16,7 @@ func (c *check) noteCoverage() {
 	}
 	var out []string
 	for _, m := range c.doc.Members {
-		if !slices.Contains(c.f.signs, m.Name) {
+		if !slices.Contains(c.f.signs, m.Name) && !slices.Contains(c.alsoSigned, m.Name) {
 			out = append(out, m.Name)
 		}
 	}

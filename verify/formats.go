@@ -41,7 +41,8 @@ type format struct {
 //     pipelock-evidence-v2 (record_type), pipelock-action-v1
 //     (action_record), webaes-action-receipt (an "ed25519:" signature
 //     string beside receipt_id and input_hash), circe (an object
-//     signed_block beside an embedded public_key);
+//     signed_block beside an embedded public_key), xaip (agentDid
+//     beside taskHash, toolName and a string signature);
 //   - w3c-data-integrity: a proof of type DataIntegrityProof, on any
 //     document but an AgentReceipt;
 //   - asqav-vc: a proof of type AsqavReceiptSignature2026 and a
@@ -62,6 +63,7 @@ var formats = []format{
 	pipelockActionFormat,
 	webaesFormat,
 	circeFormat,
+	xaipFormat,
 	dataIntegrityFormat,
 	asqavVCFormat,
 	checkpointFormat,

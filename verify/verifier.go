@@ -245,7 +245,10 @@ type check struct {
 	canonBuf, sigBuf []byte
 	// linkRoot, when set, is where the chain rule's link path starts
 	// instead of the document: a JWS's decoded claims.
-	linkRoot   *canon.Value
+	linkRoot *canon.Value
+	// alsoSigned names members the signature turned out to cover beyond
+	// the format's signs list (a producer release that signed more).
+	alsoSigned []string
 	payloadIn  canon.Dialect
 	keepSigned bool // VerifyOptions.KeepSigned
 }
