@@ -42,7 +42,8 @@ type format struct {
 //     (action_record), webaes-action-receipt (an "ed25519:" signature
 //     string beside receipt_id and input_hash), circe (an object
 //     signed_block beside an embedded public_key), xaip (agentDid
-//     beside taskHash, toolName and a string signature);
+//     beside taskHash, toolName and a string signature),
+//     vaara-receipt-v1 (decisionDerived and issuerAsserted objects);
 //   - w3c-data-integrity: a proof of type DataIntegrityProof, on any
 //     document but an AgentReceipt;
 //   - asqav-vc: a proof of type AsqavReceiptSignature2026 and a
@@ -64,6 +65,7 @@ var formats = []format{
 	webaesFormat,
 	circeFormat,
 	xaipFormat,
+	vaaraFormat,
 	dataIntegrityFormat,
 	asqavVCFormat,
 	checkpointFormat,
