@@ -7,7 +7,7 @@
 // A [Verifier] is trust material plus options, validated once:
 //
 //	v, err := verify.New(dir, verify.WithTime(at), verify.WithSchemas(set))
-//	res, err := v.Verify(raw) // err only when raw is not JSON at all
+//	res, err := v.Verify(raw) // err only when raw is neither JSON nor a compact JWS
 //
 // dir is a [keys.Directory] (key snapshots), set the expected tool schemas
 // ([toolschema.Set]); both are optional. Verify never reads a clock: the
@@ -20,7 +20,9 @@
 // matches none is reported as unknown_format, never guessed: Asqav payload mode (v1 and the v2 signer payload) and hash mode,
 // DSSE attestations, ACTA, AERF, agentreceipts, authproof, pipelock evidence
 // v2 and ActionReceipt v1, Overturn recording entries, UndoLog
-// effect-log rows, webaes action receipts and circe receipts. Each format's file says its exact signing input and
+// effect-log rows, webaes action receipts, circe receipts, JWS receipts
+// (compact, flattened and general; TrustProof JWT chains), XAIP receipts and
+// Vaara receipts. Each format's file says its exact signing input and
 // chain rule. Signatures are always checked over bytes recomputed from the
 // document as received, in the producer's own canonical dialect (package
 // canon); for a pipelock ActionReceipt that is the document as Go's

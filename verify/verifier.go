@@ -127,7 +127,8 @@ type VerifyOptions struct {
 }
 
 // Verify checks one receipt given as its exact bytes. It returns an error
-// only when raw is not a JSON document this tool reads, and that error is
+// only when raw is neither a JSON document this tool reads nor a compact
+// JWS (which is read as its flattened JSON serialization), and that error is
 // always a *canon.Error whose Reason says why (syntax, invalid_utf8,
 // duplicate_member, too_deep, too_large, trailing_data, ...); the Result
 // then has the verdict UNREADABLE and the reason malformed. Every other
