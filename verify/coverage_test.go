@@ -18,6 +18,9 @@ func TestCoverageNote(t *testing.T) {
 		{"acta/deny-receipt", "acta-keys.json"},
 		{"webaes-action-receipt/valid", "keys.json"},
 		{"circe/producer-sample", "keys.json"},
+		{"xaip/co-signed", "keys.json"},
+		{"vaara-receipt-v1/anchored", "jwks.json"},
+		{"jws/flattened-es256", "jwks.json"},
 	} {
 		path := filepath.Join("..", "testdata", "interop", tc.dir)
 		s, err := keys.Load(tc.keyFile, readFile(t, filepath.Join(path, tc.keyFile)))
