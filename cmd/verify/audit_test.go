@@ -81,7 +81,7 @@ func TestAnalyticsExitCodes(t *testing.T) {
 
 		{"query table", []string{"query", "--db", db, "collisions"}, exitOK},
 		{"query csv after name", []string{"query", "--db", db, "drift", "--day", "2026-11-02", "--format", "csv"}, exitOK},
-		{"query json", []string{"query", "--db", db, "-o", "json", "replays"}, exitOK},
+		{"query json", []string{"query", "--db", db, "-f", "json", "replays"}, exitOK},
 		{"query no rows", []string{"query", "--db", db, "--day", "2026-10-01", "failures"}, exitOK},
 		{"query unknown name", []string{"query", "--db", db, "nope"}, exitUsage},
 		{"query no name", []string{"query", "--db", db}, exitUsage},
