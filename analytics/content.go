@@ -462,16 +462,6 @@ func (l *loader) readCandidates(in Input) (contentID, []storedFile, error) {
 // whole (it is already loaded), or none.
 func (l *loader) sameContent(in Input, sha string) ([]storedFile, error) {
 	known, err := chain(l.ctx, l.conn, sha)
-	if err == nil && len(known) == 0 && in.Stored != nil && l.legacy {
-		// Databases written before content identity know a gzip file by
-		// the hash of its compressed bytes.
-		var sha string
-		if sha, _, err = hashFile(in.Stored); err == nil {
-			known, err = chain(l.ctx, l.conn, sha)
-		} else {
-			err = nil
-		}
-	}
 	if err != nil {
 		return nil, dbErr(l.ctx, "read files", l.db.path, err)
 	}
@@ -619,13 +609,11 @@ func (l *loader) compareOther(p plan, in Input, other *storedFile) (plan, error)
 // from its path, and no stored content has its second line
 // (bySecondLine). identify would read it whole to find it new; it is
 // then identified during the verifying read instead (plan.deferred). ok
-// is false when identify must read it whole: a database with files rows
-// that do not record their first line (written before content identity
-// or head_sha256), an input that is not JSON Lines or has no newline,
-// or one that any stored content may concern.
+// is false when identify must read it whole: an input that is not JSON
+// Lines or has no newline, or one that any stored content may concern.
 func (l *loader) identifyNew(in Input) (p plan, ok bool, err error) {
 	p = plan{firstLine: 1}
-	if !in.Lines || l.legacy || l.headless {
+	if !in.Lines {
 		return p, false, nil
 	}
 	rc, err := in.Open()

@@ -392,40 +392,6 @@ func TestSnapshotsOfOneLog(t *testing.T) {
 	}
 }
 
-// TestNonceKeyBackfill: receipts stored before receipts.nonce_key existed
-// (and line_sha256, added after it) get the key a load would give them, so
-// a later load finds their nonces replayed.
-func TestNonceKeyBackfill(t *testing.T) {
-	t.Parallel()
-	c := genCorpus(t, "", receiptgen.Config{Seed: 36, N: 40, Days: 1})
-	lines := readLines(t, c.receipts)
-	dir := t.TempDir()
-	old, replay := filepath.Join(dir, "old.jsonl"), filepath.Join(dir, "replay.jsonl")
-	writeLines(t, old, lines[:30])
-	writeLines(t, replay, [][]byte{lines[35], otherReceipt(t, lines[3])})
-	db := openTestDB(t)
-	loadOne(t, db, c, fileInput(old), LoadOptions{})
-	want := verdicts(t, db)
-	keys := dumpQuery(t, db, "SELECT line, nonce_key FROM receipts ORDER BY line")
-	if _, err := db.SQL().Exec("UPDATE receipts SET nonce_key = NULL, line_sha256 = NULL; UPDATE files SET content_bytes = NULL"); err != nil {
-		t.Fatal(err)
-	}
-	loadOne(t, db, c, fileInput(replay), LoadOptions{})
-	if got := dumpQuery(t, db, "SELECT line, nonce_key FROM receipts WHERE source = '"+old+"' ORDER BY line"); got != keys {
-		t.Errorf("backfilled nonce keys differ from a load's:\n%s", diffLines(keys, got))
-	}
-	var reasons string
-	if err := db.SQL().QueryRow("SELECT array_to_string(reasons, ',') FROM receipts WHERE source = ? AND line = 2", replay).Scan(&reasons); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(reasons, string(verify.ReasonNonceReplay)) {
-		t.Errorf("a nonce of a receipt stored before nonce keys: reasons %q, want nonce_replay", reasons)
-	}
-	if got := verdicts(t, db); !strings.HasPrefix(got, want) {
-		t.Errorf("the stored verdicts changed")
-	}
-}
-
 func dumpQuery(t *testing.T, db *DB, q string) string {
 	t.Helper()
 	rows, err := db.SQL().Query(q)

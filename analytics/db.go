@@ -101,16 +101,20 @@ type DB struct {
 
 // Open opens the DuckDB database at path for loading, creating the file and
 // the tables if missing. An empty path opens a private in-memory database.
+// A database of another schema version than SchemaVersion is refused
+// (checkSchemaVersion): an earlier verify's is loaded again into a new
+// one, not converted.
 func Open(path string) (*DB, error) {
 	db, err := open(path, false)
 	if err != nil {
 		return nil, err
 	}
-	if err := db.checkOurs(false); err != nil {
+	audit, err := db.checkOurs(false)
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := checkSchemaVersion(db.sql); err != nil {
+	if err := checkSchemaVersion(db.sql, audit); err != nil {
 		db.Close()
 		return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
 	}
@@ -118,21 +122,11 @@ func Open(path string) (*DB, error) {
 		db.Close()
 		return nil, &dberr.IOError{Op: "create schema", Path: path, Err: err}
 	}
-	if err := migrateEvidence(db.sql); err != nil {
-		db.Close()
-		return nil, &dberr.IOError{Op: "migrate schema", Path: path, Err: err}
-	}
-	if err := db.convertTextLists(); err != nil {
-		db.Close()
-		return nil, &dberr.IOError{Op: "convert reasons and tool_servers to lists", Path: path, Err: err}
-	}
-	if _, err := db.sql.Exec(undatedDaySQL); err != nil {
-		db.Close()
-		return nil, &dberr.IOError{Op: "date undated receipts", Path: path, Err: err}
-	}
-	if err := recordSchemaVersion(db.sql); err != nil {
-		db.Close()
-		return nil, &dberr.IOError{Op: "record schema version", Path: path, Err: err}
+	if !audit {
+		if err := recordSchemaVersion(db.sql); err != nil {
+			db.Close()
+			return nil, &dberr.IOError{Op: "record schema version", Path: path, Err: err}
+		}
 	}
 	return db, nil
 }
@@ -149,88 +143,15 @@ func OpenReadOnly(path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := db.checkOurs(true); err != nil {
+	if _, err := db.checkOurs(true); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := checkSchemaVersion(db.sql); err != nil {
+	if err := checkSchemaVersion(db.sql, true); err != nil {
 		db.Close()
-		return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
-	}
-	if cols, err := db.textLists(); err != nil || len(cols) > 0 {
-		db.Close()
-		if err == nil {
-			err = &oldSchemaError{Columns: cols}
-		}
 		return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
 	}
 	return db, nil
-}
-
-// listColumns are the receipts columns that are lists (VARCHAR[]), with
-// the conversion of the comma-joined text that databases written before
-// held: empty text was no reasons, and tool_servers was NULL for none.
-var listColumns = []struct{ name, from string }{
-	{"reasons", "CASE WHEN reasons = '' THEN CAST([] AS VARCHAR[]) ELSE string_split(reasons, ',') END"},
-	{"tool_servers", "CASE WHEN tool_servers = '' THEN NULL ELSE string_split(tool_servers, ',') END"},
-}
-
-// oldSchemaError is a database opened read-only whose list columns are
-// still comma-joined text, as verify wrote them before they were lists.
-// A read-only open cannot convert them; opening it for loading does, in
-// place.
-type oldSchemaError struct{ Columns []string }
-
-func (e *oldSchemaError) Error() string {
-	what := "receipts." + strings.Join(e.Columns, " and receipts.")
-	if len(e.Columns) == 1 {
-		what += " is comma-joined text, not a list"
-	} else {
-		what += " are comma-joined text, not lists"
-	}
-	return "written by an earlier verify (" + what + "); opening it for loading converts it in place: verify load --db FILE /dev/null adds nothing and does"
-}
-
-// textLists lists the columns of listColumns that are text in the database.
-func (db *DB) textLists() ([]string, error) {
-	rows, err := db.sql.Query(`SELECT column_name FROM information_schema.columns
-		WHERE table_schema = 'main' AND table_catalog = current_database() AND table_name = 'receipts'
-		AND data_type = 'VARCHAR' AND column_name IN ('reasons', 'tool_servers') ORDER BY column_name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
-}
-
-// convertTextLists converts the list columns a database written before
-// they were lists holds as text, in one transaction.
-func (db *DB) convertTextLists() error {
-	cols, err := db.textLists()
-	if err != nil || len(cols) == 0 {
-		return err
-	}
-	tx, err := db.sql.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, c := range listColumns {
-		if slices.Contains(cols, c.name) {
-			if _, err := tx.Exec("ALTER TABLE receipts ALTER COLUMN " + c.name + " SET DATA TYPE VARCHAR[] USING " + c.from); err != nil {
-				return err
-			}
-		}
-	}
-	return tx.Commit()
 }
 
 func open(path string, readOnly bool) (*DB, error) {
@@ -300,23 +221,23 @@ var auditTables = []string{"files", "receipts"}
 // checkOurs refuses a database that is not an audit database: read-only,
 // one without its tables (another tool's, or none yet); for loading, one
 // that has tables but not ours (another tool's, which the schema would
-// change).
-func (db *DB) checkOurs(readOnly bool) error {
+// change). audit is whether the audit tables are there.
+func (db *DB) checkOurs(readOnly bool) (audit bool, err error) {
 	rows, err := db.sql.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_catalog = current_database() ORDER BY table_name")
 	if err != nil {
-		return &dberr.IOError{Op: "open", Path: db.path, Err: err}
+		return false, &dberr.IOError{Op: "open", Path: db.path, Err: err}
 	}
 	defer rows.Close()
 	var tables []string
 	for rows.Next() {
 		var t string
 		if err := rows.Scan(&t); err != nil {
-			return &dberr.IOError{Op: "open", Path: db.path, Err: err}
+			return false, &dberr.IOError{Op: "open", Path: db.path, Err: err}
 		}
 		tables = append(tables, t)
 	}
 	if err := rows.Err(); err != nil {
-		return &dberr.IOError{Op: "open", Path: db.path, Err: err}
+		return false, &dberr.IOError{Op: "open", Path: db.path, Err: err}
 	}
 	var missing []string
 	for _, t := range auditTables {
@@ -326,9 +247,9 @@ func (db *DB) checkOurs(readOnly bool) error {
 	}
 	switch {
 	case len(missing) == 0:
-		return nil
+		return true, nil
 	case readOnly:
-		return &dberr.IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: no table %s (verify load or verify audit makes one)", strings.Join(missing, ", "))}
+		return false, &dberr.IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: no table %s (verify load or verify audit makes one)", strings.Join(missing, ", "))}
 	case len(tables) > 0 && len(missing) == len(auditTables):
 		const named = 5
 		more := ""
@@ -336,9 +257,9 @@ func (db *DB) checkOurs(readOnly bool) error {
 			more = fmt.Sprintf(" and %d more", len(tables)-named)
 			tables = tables[:named]
 		}
-		return &dberr.IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: it holds other tables (%s%s), left as they are", strings.Join(tables, ", "), more)}
+		return false, &dberr.IOError{Op: "open", Path: db.path, Err: fmt.Errorf("not an audit database: it holds other tables (%s%s), left as they are", strings.Join(tables, ", "), more)}
 	}
-	return nil
+	return false, nil
 }
 
 // lockedError is a database another process holds: DuckDB lets one
@@ -386,14 +307,6 @@ func asLockedError(path string, err error) error {
 // ReadOnly reports whether the database was opened with OpenReadOnly.
 func (db *DB) ReadOnly() bool { return db.readOnly }
 
-// undatedDaySQL gives receipts without issued_at the UTC day of their
-// load, as Load now does when it inserts them. Databases written before
-// that left such receipts (UndoLog rows, Overturn entries) without a day,
-// so that no daily report covered them; it changes nothing once done.
-const undatedDaySQL = `UPDATE receipts SET day = CAST(f.loaded_at AS DATE)
-FROM files f
-WHERE receipts.day IS NULL AND receipts.issued_at IS NULL AND f.file_sha256 = receipts.file_sha256`
-
 // initConn is the connector's per-connection callback.
 func initConn(execer driver.ExecerContext) error {
 	for _, s := range connSettings {
@@ -419,11 +332,11 @@ func (db *DB) Close() error {
 // The database file's version and the engine's default memory bound.
 const (
 	// SchemaVersion is the version of the audit database's layout this verify
-	// writes and reads. A database records the version that last wrote it
-	// (schema_version table), so that an older verify refuses a database a
-	// newer one changed instead of misreading it. Raise it with a change an
-	// older verify would misread.
-	SchemaVersion = 1
+	// writes and reads. A database records the version that created it
+	// (schema_version table); a verify refuses a database of another
+	// version rather than misread it. Raise it with a change to a table an
+	// earlier verify made (a column added, a type changed).
+	SchemaVersion = 2
 
 	// DefaultMemoryLimit is DuckDB's memory_limit unless Limits say otherwise.
 	// DuckDB's own default is 80% of the machine's memory, which let an audit

@@ -8,21 +8,6 @@ import (
 	"io"
 )
 
-// hashFile reads a file's stored bytes once for its SHA-256 and size.
-func hashFile(open func() (io.ReadCloser, error)) (string, int64, error) {
-	rc, err := open()
-	if err != nil {
-		return "", 0, err
-	}
-	defer rc.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, rc)
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
-}
-
 // lineCounter counts the lines stream reads from a source as stream
 // numbers them (every '\n', plus a last line without one) and notes how
 // reading ended.

@@ -196,8 +196,7 @@ func (db *DB) Load(ctx context.Context, v *verify.Verifier, files []Input, opts 
 	return sum, l.verifyPending()
 }
 
-// newLoader records the load's trust material and expected tools and
-// reads what the database's layout asks of the load.
+// newLoader records the load's trust material and expected tools.
 func (db *DB) newLoader(ctx context.Context, conn *sql.Conn, v *verify.Verifier, sum *LoadSummary, opts LoadOptions) (*loader, error) {
 	at := opts.At.UTC()
 	if at.IsZero() {
@@ -213,17 +212,6 @@ func (db *DB) newLoader(ctx context.Context, conn *sql.Conn, v *verify.Verifier,
 		}
 	}
 	l := &loader{ctx: ctx, db: db, conn: conn, opts: opts, sum: sum, at: at, v: v, prior: newArchivePrior(db.sql), batch: &fileBatch{}, seen: map[string]bool{}}
-	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE content_bytes IS NULL").Scan(&l.legacy); err != nil {
-		return nil, dbErr(ctx, "read files", db.path, err)
-	}
-	if err := conn.QueryRowContext(ctx, "SELECT count(*) > 0 FROM files WHERE head_sha256 IS NULL").Scan(&l.headless); err != nil {
-		return nil, dbErr(ctx, "read files", db.path, err)
-	}
-	if l.legacy {
-		if _, err := conn.ExecContext(ctx, backfillNonceKeys); err != nil {
-			return nil, dbErr(ctx, "key stored nonces", db.path, err)
-		}
-	}
 	return l, nil
 }
 
@@ -476,14 +464,6 @@ func subtractCounts(a, b streamrun.Summary) streamrun.Summary {
 	return a
 }
 
-// backfillNonceKeys gives receipts stored before receipts.nonce_key existed
-// their key, so that later loads find their nonces: streamrun.NonceDigest of
-// the issuer (or, without one, the org), a NUL and the nonce
-// (TestNonceKeyBackfill checks that the two agree).
-const backfillNonceKeys = `UPDATE receipts
-SET nonce_key = substr(sha256(COALESCE(NULLIF(issuer_id, ''), org_id, '') || chr(0) || nonce), 1, 32)
-WHERE nonce_key IS NULL AND nonce IS NOT NULL AND nonce <> ''`
-
 // storedSize is the input's size as stored: its content's, unless Stored
 // reads other bytes.
 func storedSize(in Input, contentBytes int64) (int64, error) {
@@ -517,15 +497,8 @@ type loader struct {
 	// inCall are the JSON Lines inputs to be loaded by this call so far,
 	// so that a later input that extends one adds only its own lines.
 	inCall []storedFile
-	// legacy: the database holds files rows written before content
-	// identity, which know a gzip file by its compressed bytes.
-	legacy bool
 	// filesDiffer caches otherFiles by trust_sha256.
 	filesDiffer map[string]bool
-	// headless: the database holds files rows that do not record their
-	// first line's SHA-256, so no input is found new by it alone
-	// (identifyNew).
-	headless bool
 	// seen are the contents of the inputs identified so far.
 	seen map[string]bool
 	// prior is the database as the stream's Prior; batch gathers the

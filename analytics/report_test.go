@@ -685,41 +685,6 @@ func TestReportUndated(t *testing.T) {
 	}
 }
 
-// TestOpenDatesUndated: a database written when receipts without issued_at
-// were given no day gets them the day of their file's load when opened.
-func TestOpenDatesUndated(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "old.duckdb")
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at) VALUES ('h1', 'f1.jsonl', 10, 2, 2, 0, TIMESTAMP '2026-11-05 23:59:59')`,
-		`INSERT INTO receipts (file_sha256, source, line, format, verdict, reasons, issued_at, day, raw) VALUES
-			('h1', 'f1.jsonl', 1, 'undolog', 'PASS', [], NULL, NULL, '{}'),
-			('h1', 'f1.jsonl', 2, 'asqav-native', 'PASS', [], TIMESTAMP '2026-11-01 10:00:00', DATE '2026-11-01', '{}')`,
-	} {
-		if _, err := db.SQL().Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	for range 2 { // the second opening changes nothing
-		db, err = Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := queryInt(t, db, "SELECT COUNT(*) FROM receipts WHERE line = 1 AND day = DATE '2026-11-05'"); got != 1 {
-			t.Errorf("the undated receipt is not on the day of its load")
-		}
-		if got := queryInt(t, db, "SELECT COUNT(*) FROM receipts WHERE line = 2 AND day = DATE '2026-11-01'"); got != 1 {
-			t.Errorf("the dated receipt changed day")
-		}
-		db.Close()
-	}
-}
-
 // TestReportRejects: a bad line is a finding of the days its file holds
 // receipts of; a file of nothing but bad lines, of the day it was loaded.
 func TestReportRejects(t *testing.T) {

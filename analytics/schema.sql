@@ -122,23 +122,6 @@ CREATE TABLE IF NOT EXISTS trust (
     material       VARCHAR NOT NULL     -- what trust_sha256 covers (paths excluded: the same bytes are the same material)
 );
 
--- Databases written before these columns existed get them, empty.
-ALTER TABLE files ADD COLUMN IF NOT EXISTS content_bytes BIGINT;
-ALTER TABLE files ADD COLUMN IF NOT EXISTS first_line BIGINT;
-ALTER TABLE files ADD COLUMN IF NOT EXISTS base_sha256 VARCHAR;
-ALTER TABLE files ADD COLUMN IF NOT EXISTS head_sha256 VARCHAR;
-ALTER TABLE files ADD COLUMN IF NOT EXISTS unterminated BOOLEAN;
-ALTER TABLE files ADD COLUMN IF NOT EXISTS trust_sha256 VARCHAR;
-ALTER TABLE files ADD COLUMN IF NOT EXISTS redelivered BIGINT;
-ALTER TABLE files ADD COLUMN IF NOT EXISTS redelivered_days VARCHAR;
-ALTER TABLE receipts ADD COLUMN IF NOT EXISTS nonce_key VARCHAR;
-ALTER TABLE receipts ADD COLUMN IF NOT EXISTS trust_sha256 VARCHAR;
-ALTER TABLE receipts ADD COLUMN IF NOT EXISTS byte_offset BIGINT;
-ALTER TABLE receipts ADD COLUMN IF NOT EXISTS byte_length BIGINT;
-ALTER TABLE receipts ADD COLUMN IF NOT EXISTS line_sha256 VARCHAR;
-ALTER TABLE receipts ADD COLUMN IF NOT EXISTS signature_sha256 VARCHAR;
-ALTER TABLE receipts ADD COLUMN IF NOT EXISTS chain_scope VARCHAR;
-
 -- Each generation of a day's report (verify report, verify audit): when
 -- and by which run. A later load that adds receipts to a day with a row
 -- here is a late delivery (late_deliveries), whatever the load times.
@@ -161,9 +144,3 @@ CREATE TABLE IF NOT EXISTS late_deliveries (
     reported_at  TIMESTAMP NOT NULL,    -- the day's last report generation before the load
     PRIMARY KEY (day, file_sha256)
 );
-
-ALTER TABLE receipts ADD COLUMN IF NOT EXISTS lifecycle VARCHAR;
-ALTER TABLE receipts ADD COLUMN IF NOT EXISTS lifecycle_seq BIGINT;
-ALTER TABLE receipts ADD COLUMN IF NOT EXISTS lifecycle_count BIGINT;
-ALTER TABLE receipts ADD COLUMN IF NOT EXISTS heartbeat_seconds BIGINT;
-ALTER TABLE receipts ADD COLUMN IF NOT EXISTS lifecycle_head VARCHAR;

@@ -26,7 +26,8 @@ package main
 //	      file it names); a sharded run's plan, a shard of the plan, a part, the judgments or a folded shard's results cannot
 //	      be read
 //	74    I/O error on the audit database or on files written (load, report, export, audit),
-//	      on the temporary spool, or on stdout (any command: the output stops short)
+//	      on the temporary spool, or on stdout (any command: the output stops short); an
+//	      audit database of another schema version (an earlier one's: load it again)
 //	130   interrupted (SIGINT or SIGTERM), any command and phase: the run stops,
 //	      removes its temporary files and leaves unfinished outputs unwritten, and
 //	      load rolls back the file it was loading

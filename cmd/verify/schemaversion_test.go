@@ -16,6 +16,23 @@ import (
 // command that opens it, and left as it is.
 func TestNewerSchemaRefused(t *testing.T) {
 	t.Parallel()
+	want := fmt.Sprintf("written by a newer verify (database schema version %d; this verify knows versions up to %d)", analytics.SchemaVersion+1, analytics.SchemaVersion)
+	schemaRefused(t, "UPDATE schema_version SET version = version + 1", want)
+}
+
+// TestOlderSchemaRefused: a database an earlier verify wrote is refused
+// the same way, naming the file and saying to load it again.
+func TestOlderSchemaRefused(t *testing.T) {
+	t.Parallel()
+	want := fmt.Sprintf("written by an earlier verify (schema version %d; this verify reads version %d): load the archive again into a new database", analytics.SchemaVersion-1, analytics.SchemaVersion)
+	schemaRefused(t, "UPDATE schema_version SET version = version - 1", want)
+}
+
+// schemaRefused loads a database, changes it with change and requires
+// every command that opens it to refuse it with exit 74 and want, naming
+// the file, leaving it as it is.
+func schemaRefused(t *testing.T, change, want string) {
+	t.Helper()
 	lines, keys := liveCorpus(t, 13, 4)
 	dir := t.TempDir()
 	log := filepath.Join(dir, "agent.jsonl")
@@ -28,12 +45,11 @@ func TestNewerSchemaRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.SQL().Exec("UPDATE schema_version SET version = version + 1"); err != nil {
+	if _, err := d.SQL().Exec(change); err != nil {
 		t.Fatal(err)
 	}
 	d.Close()
 	before := fileSHA256(t, db)
-	want := fmt.Sprintf("written by a newer verify (database schema version %d; this verify knows versions up to %d)", analytics.SchemaVersion+1, analytics.SchemaVersion)
 	for _, args := range [][]string{
 		{"query", "--db", db, "days"},
 		{"load", "--db", db, "--keys", keys, "--at=2026-12-01T00:00:00Z", log},
@@ -43,7 +59,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 		{"export", "--db", db, "--parquet", filepath.Join(dir, "pq")},
 	} {
 		code, stdout, stderr := runVerify(t, args...)
-		if code != exitIOErr || stdout != "" || !strings.Contains(stderr, want) {
+		if code != exitIOErr || stdout != "" || !strings.Contains(stderr, want) || !strings.Contains(stderr, db) {
 			t.Errorf("%s: exit %d, want %d\nstdout: %s\nstderr: %s", args[0], code, exitIOErr, stdout, stderr)
 		}
 	}
