@@ -20,11 +20,11 @@ import (
 // a line delivered again, which stores its batch file by file.
 func TestSmallFilesBatched(t *testing.T) {
 	t.Parallel()
-	c := genCorpus(t, "", receiptgen.Config{Seed: 21, N: 700, Rate: 0.3, Days: 2})
+	c := genCorpus(t, "", receiptgen.Config{Seed: 21, N: 280, Rate: 0.3, Days: 2})
 	lines := readLines(t, c.receipts)
 	dir := t.TempDir()
 	hist := filepath.Join(dir, "hist.jsonl")
-	writeLines(t, hist, lines[:200])
+	writeLines(t, hist, lines[:80])
 	split := func(name string, ls [][]byte) []string {
 		var paths []string
 		for i, n := 0, 0; i < len(ls); n++ {
@@ -36,11 +36,11 @@ func TestSmallFilesBatched(t *testing.T) {
 		}
 		return paths
 	}
-	first := split("a", lines[200:450])
+	first := split("a", lines[80:180])
 	// The second set delivers a stored line again, in a file of its own.
 	again := filepath.Join(dir, "again.jsonl")
-	writeLines(t, again, [][]byte{lines[699], lines[208]}) // line 208 is the third of a stored file
-	second := append(split("b", lines[450:699]), again)
+	writeLines(t, again, [][]byte{lines[279], lines[88]}) // line 88 is the third of a stored file
+	second := append(split("b", lines[180:279]), again)
 	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	for _, raw := range []rawpolicy.Policy{rawpolicy.Flagged, rawpolicy.All} {
 		t.Run(fmt.Sprint(raw), func(t *testing.T) {

@@ -49,11 +49,11 @@ func TestDemoMixesFormats(t *testing.T) {
 }
 
 // TestGeneratedStreamGroundTruth does the same over a freshly generated
-// stream of 100,000 Ed25519 receipts, with the index's memory bounded low (Ed25519 keeps generation fast; the
+// stream of 20,000 Ed25519 receipts, with the index's memory bounded low (Ed25519 keeps generation fast; the
 // verifier's chain, nonce and tool checks do not depend on the algorithm).
 func TestGeneratedStreamGroundTruth(t *testing.T) {
 	t.Parallel()
-	const n = 100_000
+	const n = 20_000
 	dir := t.TempDir()
 	truth, err := receiptgen.Generate(receiptgen.Config{Seed: 11, N: n, Rate: 0.05, Algs: receiptgen.Ed25519Only()}, receiptgen.DirSink(dir))
 	if err != nil {
@@ -62,9 +62,9 @@ func TestGeneratedStreamGroundTruth(t *testing.T) {
 	if got := len(truth.Anomalies()); got < n/25 {
 		t.Fatalf("only %d anomalies planted", got)
 	}
-	// The index holds 20,000 entries in memory here, so about fifteen runs
+	// The index holds 4,000 entries in memory here, so about fifteen runs
 	// go to disk and are merged.
-	checkGroundTruth(t, dir, n, Options{limits: indexLimits{entries: 20_000, judgments: 20_000}})
+	checkGroundTruth(t, dir, n, Options{limits: indexLimits{entries: 4_000, judgments: 4_000}})
 }
 
 // corpusVerifier builds the verifier for a corpus directory as receiptgen
