@@ -77,10 +77,7 @@ func reportFiles(t *testing.T, db *DB, dir string) map[string][]byte {
 // judgments of chains and nonces span the whole database, not one load.
 func TestLoadsAgree(t *testing.T) {
 	t.Parallel()
-	n, days := 900, 10
-	if testing.Short() {
-		n, days = 450, 5 // the quick loop; CI loads ten days
-	}
+	n, days := 450, 5
 	c := genCorpus(t, "", receiptgen.Config{Seed: 21, N: n, Rate: 0.12, Days: days})
 	paths := splitByDay(t, c, t.TempDir())
 	if len(paths) != days {
@@ -188,10 +185,7 @@ func TestLoadsAgree(t *testing.T) {
 // load of both does.
 func TestLoadsAgreeOutOfOrder(t *testing.T) {
 	t.Parallel()
-	n, days := 700, 6
-	if testing.Short() {
-		n, days = 350, 3 // the quick loop; CI loads six days
-	}
+	n, days := 350, 3
 	c := genCorpus(t, "", receiptgen.Config{Seed: 22, N: n, Rate: 0.12, Days: days})
 	paths := splitByDay(t, c, t.TempDir())
 	slices.Reverse(paths)

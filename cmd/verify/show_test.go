@@ -55,8 +55,7 @@ func TestShowByteIdentity(t *testing.T) {
 	}
 	fromDB, fromArchive := 0, 0
 	// One run per line would take a minute: the first nine lines and every
-	// sixth, and with -short (the quick loop; CI runs them all) every 24th
-	// on the second and third reading.
+	// sixth, and every 24th on the second and third reading.
 	stride := 6
 	check := func(file string, want [][]byte, extra ...string) {
 		t.Helper()
@@ -79,9 +78,7 @@ func TestShowByteIdentity(t *testing.T) {
 		}
 	}
 	check(plain, want)
-	if testing.Short() {
-		stride = 24
-	}
+	stride = 24
 	db = gzDB
 	check(gzipped, want)
 	db = filepath.Join(work, "audit.duckdb")
