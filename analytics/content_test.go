@@ -392,15 +392,6 @@ func TestSnapshotsOfOneLog(t *testing.T) {
 	}
 }
 
-func dumpQuery(t *testing.T, db *DB, q string) string {
-	t.Helper()
-	rows, err := db.SQL().Query(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rowsText(t, rows)
-}
-
 // TestPartialLastLine: a log read while its producer writes a line holds
 // that line unterminated and unreadable. It is left out, the file stored
 // up to its last newline, and the load that finds it whole adds it: the
