@@ -15,6 +15,10 @@ type format struct {
 	// member included, for a format that signs only some of them; nil
 	// when the signature covers the whole receipt. coverage.go reads it.
 	signs []string
+	// unsigned lists, for a format that signs every member but a few, the
+	// members outside the signature that are not a signature themselves;
+	// coverage.go reads it when signs is nil.
+	unsigned []string
 }
 
 // formats lists every format in the order detect tries them. No two
