@@ -48,9 +48,12 @@ var asqavHashFormat = format{name: "asqav-hash", detect: isAsqavHash, check: che
 
 // isAsqavPayload claims the Asqav envelopes but not the ACTA shape, which
 // is also {payload, signature: {sig}}: an ACTA signature is hex and
-// carries no anchors, where an Asqav one is base64 (isACTASigText).
+// carries no anchors, where an Asqav one is base64 (isACTASigText); nor an
+// ACTA artifact's v2 envelope, whose payload sits beside an algorithm and
+// a signature string as a hosted Asqav response's does, but with a v, a
+// kid and an Ed25519 signature in hex.
 func isAsqavPayload(doc *canon.Value) bool {
-	return asqavShapeOf(doc) != asqavNoEnvelope && !isACTA(doc)
+	return asqavShapeOf(doc) != asqavNoEnvelope && !isACTA(doc) && !isACTAArtifact(doc)
 }
 
 // asqavShape is how a payload-mode receipt carries its signature. The

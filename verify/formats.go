@@ -47,7 +47,9 @@ type format struct {
 //     string beside receipt_id and input_hash), circe (an object
 //     signed_block beside an embedded public_key), xaip (agentDid
 //     beside taskHash, toolName and a string signature),
-//     vaara-receipt-v1 (decisionDerived and issuerAsserted objects);
+//     vaara-receipt-v1 (decisionDerived and issuerAsserted objects),
+//     acta-artifact (a v of 1 or 2 and a top-level Ed25519 signature in
+//     hex);
 //   - w3c-data-integrity: a proof of type DataIntegrityProof, on any
 //     document but an AgentReceipt;
 //   - asqav-vc: a proof of type AsqavReceiptSignature2026 and a
@@ -70,6 +72,7 @@ var formats = []format{
 	circeFormat,
 	xaipFormat,
 	vaaraFormat,
+	actaArtifactFormat,
 	dataIntegrityFormat,
 	asqavVCFormat,
 	checkpointFormat,
