@@ -31,7 +31,7 @@ import (
 // SKIPPED. Stripping impact_tags before signing removes the requirement:
 // the receipt layer cannot see that (an upstream known limit), and such a
 // receipt passes as the upstream verifier passes it.
-var aerfFormat = format{name: "aerf", detect: isAERF, check: checkAERF, chain: &chainRule{
+var aerfFormat = format{name: "aerf", detect: isAERF, check: checkAERF, unsigned: []string{"timestamp", "parent_key_id", "log_inclusion_proof"}, chain: &chainRule{
 	hash:  aerfChainHash,
 	link:  linkRule{path: []string{"previous_receipt_hash"}, absent: linkNone, null: linkBad},
 	scope: func(name string, doc *canon.Value) string { return scopeKey(name, str(doc, "plan_id")) },

@@ -3,6 +3,7 @@ package verify
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 
 	"github.com/receiptverify/verify/verify/canon"
@@ -33,7 +34,7 @@ import (
 // _build_timeline, replay.ts verifyChain) walks the receipts of one
 // agent_id and session_id, seeded per chain; the reference verifiers check
 // the hash alone, and a predecessor of another format fails there too.
-var asqavNativeFormat = format{name: "asqav-native", detect: isAsqavPayload, check: checkAsqavPayload, chain: &chainRule{
+var asqavNativeFormat = format{name: "asqav-native", detect: isAsqavPayload, check: checkAsqavPayload, signs: []string{"payload", "signature"}, chain: &chainRule{
 	hash: asqavChainHash,
 	link: linkRule{path: []string{"payload", "previousReceiptHash"}, absent: linkBad, null: linkUnnamed,
 		genesis: []string{genesisHash}, seedIsLink: true, hashOrNone: true},
@@ -43,13 +44,16 @@ var asqavNativeFormat = format{name: "asqav-native", detect: isAsqavPayload, che
 	},
 }}
 
-var asqavHashFormat = format{name: "asqav-hash", detect: isAsqavHash, check: checkAsqavHash}
+var asqavHashFormat = format{name: "asqav-hash", detect: isAsqavHash, check: checkAsqavHash, signs: asqavHashSigned}
 
 // isAsqavPayload claims the Asqav envelopes but not the ACTA shape, which
 // is also {payload, signature: {sig}}: an ACTA signature is hex and
-// carries no anchors, where an Asqav one is base64 (isACTASigText).
+// carries no anchors, where an Asqav one is base64 (isACTASigText); nor an
+// ACTA artifact's v2 envelope, whose payload sits beside an algorithm and
+// a signature string as a hosted Asqav response's does, but with a v, a
+// kid and an Ed25519 signature in hex.
 func isAsqavPayload(doc *canon.Value) bool {
-	return asqavShapeOf(doc) != asqavNoEnvelope && !isACTA(doc)
+	return asqavShapeOf(doc) != asqavNoEnvelope && !isACTA(doc) && !isACTAArtifact(doc)
 }
 
 // asqavShape is how a payload-mode receipt carries its signature. The
@@ -485,6 +489,11 @@ func safeBase64(s string) bool {
 // order written (the dialect sorts them).
 var hashModeMembers = []string{"v", "mode", "hash", "hash_algo", "metadata", "server_timestamp",
 	"action_id", "agent_id", "org_id", "policy_digest", "policy_decision"}
+
+// asqavHashSigned are a hash-mode record's members its signature covers,
+// the signature's own included: key_id, algorithm, tool_name and
+// tool_fingerprint, which the record also carries, are outside it.
+var asqavHashSigned = append(slices.Clone(hashModeMembers), "signature", "signature_b64")
 
 // hashModeSigningInput builds {v: 1, mode: "hash", hash, hash_algo (empty
 // or absent: "sha256"), metadata (absent: {}), server_timestamp, action_id,

@@ -17,7 +17,7 @@ import (
 // receipt's chain is not walked here. The SDK's Python vc_export
 // (proofIsAsqavNative), which maps the receipt into a subject of its own
 // and keeps only the signature, cannot be checked and is INCOMPLETE.
-var asqavVCFormat = format{name: "asqav-vc", detect: isAsqavVC, check: checkAsqavVC}
+var asqavVCFormat = format{name: "asqav-vc", detect: isAsqavVC, check: checkAsqavVC, signs: []string{"credentialSubject"}}
 
 const asqavVCProofType = "AsqavReceiptSignature2026"
 

@@ -6,17 +6,19 @@ import (
 )
 
 // noteCoverage names, in the signature axis's note, the members of the
-// receipt, sorted, that its format's signature does not cover (format.signs), so
-// that whoever reads a verdict knows which content nothing protects: a
-// PASS says nothing of them. It is the one place that decides it, for
-// every format, whatever the signature's outcome.
+// receipt, sorted, that its format's signature (or, for a format that only
+// fingerprints, its fingerprint) does not cover: every member outside
+// format.signs (and check.alsoSigned), or the members of format.unsigned
+// it holds. Whoever reads a verdict then knows which content nothing
+// protects: a PASS says nothing of them. It is the one place that decides
+// it, for every format, whatever the signature's outcome.
 func (c *check) noteCoverage() {
-	if c.f.signs == nil {
-		return
-	}
 	var out []string
 	for _, m := range c.doc.Members {
-		if !slices.Contains(c.f.signs, m.Name) && !slices.Contains(c.alsoSigned, m.Name) {
+		switch {
+		case slices.Contains(c.alsoSigned, m.Name):
+		case c.f.signs != nil && !slices.Contains(c.f.signs, m.Name),
+			c.f.signs == nil && slices.Contains(c.f.unsigned, m.Name):
 			out = append(out, m.Name)
 		}
 	}

@@ -18,7 +18,8 @@
 // The format is detected per document from its members, by detectors no
 // two of which claim one document (formats.go lists them); a shape that
 // matches none is reported as unknown_format, never guessed: Asqav payload mode (v1 and the v2 signer payload) and hash mode,
-// DSSE attestations, ACTA, AERF, agentreceipts, authproof, pipelock evidence
+// DSSE attestations, ACTA (envelopes, and the v1 and v2 artifacts protect-mcp
+// wrote before them), AERF, agentreceipts, authproof, pipelock evidence
 // v2 and ActionReceipt v1, Overturn recording entries, UndoLog
 // effect-log rows, webaes action receipts, circe receipts, JWS receipts
 // (compact, flattened and general; TrustProof JWT chains), XAIP receipts and

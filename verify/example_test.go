@@ -29,6 +29,6 @@ func Example() {
 	fmt.Println("expiry:", res.Axes.Of(verify.AxisExpiry).Status, "(advisory)")
 	// Output:
 	// asqav-native PASS
-	// signature: PASS ML-DSA-65
+	// signature: PASS ML-DSA-65; not signed: anchors
 	// expiry: FAIL (advisory)
 }

@@ -15,6 +15,10 @@ type format struct {
 	// member included, for a format that signs only some of them; nil
 	// when the signature covers the whole receipt. coverage.go reads it.
 	signs []string
+	// unsigned lists, for a format that signs every member but a few, the
+	// members outside the signature that are not a signature themselves;
+	// coverage.go reads it when signs is nil.
+	unsigned []string
 }
 
 // formats lists every format in the order detect tries them. No two
@@ -43,7 +47,9 @@ type format struct {
 //     string beside receipt_id and input_hash), circe (an object
 //     signed_block beside an embedded public_key), xaip (agentDid
 //     beside taskHash, toolName and a string signature),
-//     vaara-receipt-v1 (decisionDerived and issuerAsserted objects);
+//     vaara-receipt-v1 (decisionDerived and issuerAsserted objects),
+//     acta-artifact (a v of 1 or 2 and a top-level Ed25519 signature in
+//     hex);
 //   - w3c-data-integrity: a proof of type DataIntegrityProof, on any
 //     document but an AgentReceipt;
 //   - asqav-vc: a proof of type AsqavReceiptSignature2026 and a
@@ -66,6 +72,7 @@ var formats = []format{
 	circeFormat,
 	xaipFormat,
 	vaaraFormat,
+	actaArtifactFormat,
 	dataIntegrityFormat,
 	asqavVCFormat,
 	checkpointFormat,

@@ -23,8 +23,8 @@ import (
 // Neither is signed, so the key and signature axes are not run; a match is
 // a PASS of what such a record can prove.
 var (
-	overturnFormat = format{name: "overturn-recording", detect: isOverturn, check: checkOverturn}
-	undoLogFormat  = format{name: "undolog-effect", detect: isUndoLog, check: checkUndoLog}
+	overturnFormat = format{name: "overturn-recording", detect: isOverturn, check: checkOverturn, signs: []string{"name", "kind", "args", "fingerprint"}}
+	undoLogFormat  = format{name: "undolog-effect", detect: isUndoLog, check: checkUndoLog, signs: []string{"session_id", "step_index", "tool_name", "args", "call_signature"}}
 )
 
 func isOverturn(doc *canon.Value) bool {
