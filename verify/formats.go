@@ -69,6 +69,7 @@ var formats = []format{
 	dataIntegrityFormat,
 	asqavVCFormat,
 	checkpointFormat,
+	obsignaCheckpointFormat,
 }
 
 func detect(doc *canon.Value) *format {
