@@ -89,24 +89,35 @@ func loadedReceipts(ctx context.Context, rs []StoredReceipt) ([]LoadedReceipt, e
 }
 
 // FindingsNaming runs the finding queries for day and returns the rows
-// that name the receipt: by its action_id, or by its source and line.
-func (db *DB) FindingsNaming(ctx context.Context, day, actionID, source string, line int64) ([]table.NamedRow, error) {
-	return findingsNaming(ctx, db.sql, day, actionID, source, line)
+// that name the receipt: by its action_id, or by its source and line; and
+// the completeness verdict of its chain, by the chain scope digest scope
+// (streamrun.ScopeDigest of its verify.Result.ScopeKey; "" for none),
+// whatever day the chain's verdict is reported on.
+func (db *DB) FindingsNaming(ctx context.Context, day, actionID, source string, line int64, scope string) ([]table.NamedRow, error) {
+	return findingsNaming(ctx, db.sql, day, actionID, source, line, scope)
 }
 
 // findingsNaming is DB.FindingsNaming on any querier.
-func findingsNaming(ctx context.Context, q querier, day, actionID, source string, line int64) ([]table.NamedRow, error) {
+func findingsNaming(ctx context.Context, q querier, day, actionID, source string, line int64, scope string) ([]table.NamedRow, error) {
 	var out []table.NamedRow
 	for _, name := range queries.Findings() {
-		t, err := runQuery(ctx, q, name, day)
+		qday := day
+		if name == "completeness" {
+			if scope == "" {
+				continue
+			}
+			qday = "" // a chain's verdict is on its last receipt's day
+		}
+		t, err := runQuery(ctx, q, name, qday)
 		if err != nil {
 			return nil, err
 		}
-		ia, is, il := t.Col("action_id"), t.Col("source"), t.Col("line")
+		ia, is, il, ic := t.Col("action_id"), t.Col("source"), t.Col("line"), t.Col("chain_scope")
 		for _, row := range t.Rows {
 			byID := ia >= 0 && actionID != "" && table.Text(row[ia]) == actionID
 			byLine := is >= 0 && il >= 0 && table.Text(row[is]) == source && table.Text(row[il]) == table.Text(line)
-			if !byID && !byLine {
+			byChain := name == "completeness" && ic >= 0 && table.Text(row[ic]) == scope
+			if !byID && !byLine && !byChain {
 				continue
 			}
 			var b bytes.Buffer

@@ -111,6 +111,23 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*table
 		findingsTable(&b, summaryRows(rows), summaryPerSeverity, true)
 	}
 
+	if t := tables["completeness"]; t != nil && len(t.Rows) > 0 {
+		p("## Completeness (%d chains)\n\n", len(t.Rows))
+		p("Whether the archive holds the whole of each chain whose last receipt is on the day, from the signed evidence of its producer (session lifecycle records, terminal receipts) and checkpoints: truncated when signed evidence names more than is held or a head the archive's receipt does not have, interrupted when the chain stops without its close. Chains with no such evidence are not listed.\n\n")
+		p("| status | chain | held | evidence |\n|---|---|---|---|\n")
+		for _, r := range t.Rows {
+			g := func(c string) string {
+				if i := t.Col(c); i >= 0 {
+					return table.Text(r[i])
+				}
+				return ""
+			}
+			p("| %s | %s %s | %s | %s |\n", mdText(g("status")), mdText(cell(g("format"))), mdCode(shortFP(g("chain_scope"))),
+				mdText(completenessHeld(g)), mdText(g("evidence")))
+		}
+		p("\n")
+	}
+
 	p("## Fingerprints per tool\n\n![Distinct tool fingerprints per tool per day](%s)\n\n", chartFile)
 	p("A grey dot is a day with one fingerprint, all as expected; a blue disc, a name two expected servers share (a known collision); a red disc or ring, a fingerprint no expected server has; an amber disc, more than one fingerprint with no expected schemas to judge them. The number is how many fingerprints.\n\n")
 
@@ -132,7 +149,8 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*table
 		"drift, a fingerprint that changed within a session, a (tool, fingerprint) pair first seen on the day, " +
 		"or a fingerprint no expected schema has; replays, an action_id, (issuer, nonce), signature or UndoLog " +
 		"call signature seen before; failures, receipts that did not verify; rejects, lines of the day's files " +
-		"that could not be read as receipts. Every row carries its severity, a finding_id that stays the same " +
+		"that could not be read as receipts; completeness, a chain's completeness verdict where signed evidence gives one " +
+		"(truncated, interrupted, open, complete). Every row carries its severity, a finding_id that stays the same " +
 		"when the day is reported again, and an event_time. The header comment of each " +
 		"queries/*.sql file says exactly what it selects and why each severity.\n\n")
 
@@ -299,8 +317,26 @@ func describe(name string, t *table.Table, r []any) string {
 		return g("verdict") + " " + g("reasons")
 	case "rejects":
 		return g("error")
+	case "completeness":
+		return completenessWhat(g)
 	}
 	return ""
+}
+
+// completenessWhat says what a completeness row found: the verdict, then
+// completenessHeld.
+func completenessWhat(g func(string) string) string {
+	return fmt.Sprintf("%s %s chain %s: %s", g("status"), cell(g("format")), shortFP(g("chain_scope")), completenessHeld(g))
+}
+
+// completenessHeld says what the archive holds of a chain and what its
+// evidence names.
+func completenessHeld(g func(string) string) string {
+	held := "nothing held"
+	if g("held") != "0" {
+		held = "holds " + g("held") + " (" + g("first_seq") + " to " + g("head_seq") + ")"
+	}
+	return held + "; " + g("evidence") + " names " + g("claimed_seq")
 }
 
 // findingsTable lists up to n rows, then says where the rest are.

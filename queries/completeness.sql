@@ -54,7 +54,7 @@ held AS (
     GROUP BY chain_scope
 ),
 closes AS (
-    SELECT h.chain_scope, MAX(x.lifecycle_count) AS close_count
+    SELECT h.chain_scope AS chain_scope, MAX(x.lifecycle_count) AS close_count
     FROM held h
     JOIN chain_rows x ON x.chain_scope = h.chain_scope AND x.step = h.head_seq
     WHERE x.lifecycle = 'session_close' AND x.verdict = 'PASS'
@@ -72,13 +72,13 @@ cp AS (
     WHERE lifecycle = 'checkpoint' AND verdict = 'PASS'
 ),
 cp_present AS (
-    SELECT cp.file_sha256, cp.line, SUM(CASE WHEN s.step <= cp.seq THEN 1 ELSE 0 END) AS present
+    SELECT cp.file_sha256 AS file_sha256, cp.line AS line, SUM(CASE WHEN s.step <= cp.seq THEN 1 ELSE 0 END) AS present
     FROM cp
     LEFT JOIN steps s ON s.chain_scope = cp.chain_scope
     GROUP BY cp.file_sha256, cp.line
 ),
 cp_head AS (
-    SELECT cp.file_sha256, cp.line, COUNT(hs.chain_hash) AS head_held
+    SELECT cp.file_sha256 AS file_sha256, cp.line AS line, COUNT(hs.chain_hash) AS head_held
     FROM cp
     LEFT JOIN hashes hs ON hs.chain_scope = cp.chain_scope AND hs.chain_hash = cp.head
     GROUP BY cp.file_sha256, cp.line
@@ -102,7 +102,7 @@ chains AS (
     SELECT chain_scope FROM cp_judged
 ),
 judged AS (
-    SELECT c.chain_scope,
+    SELECT c.chain_scope AS chain_scope,
            COALESCE(h.day, j.day) AS day,
            h.format AS format,
            COALESCE(h.held, 0) AS held,
@@ -117,7 +117,7 @@ judged AS (
                WHEN cl.chain_scope IS NOT NULL AND h.held = h.head_seq - h.first_seq + 1 THEN 'complete'
                WHEN j.covers_head > 0 AND h.held = h.head_seq - h.first_seq + 1 THEN 'complete'
                WHEN l.chain_scope IS NOT NULL AND l.heartbeat_seconds > 0 AND a.at_ts IS NOT NULL
-                    AND h.last_at + l.heartbeat_seconds * INTERVAL '1' SECOND >= a.at_ts THEN 'open'
+                    AND EXTRACT(EPOCH FROM a.at_ts) - EXTRACT(EPOCH FROM h.last_at) <= l.heartbeat_seconds THEN 'open'
                WHEN l.chain_scope IS NOT NULL THEN 'interrupted'
                ELSE 'unknown'
            END AS status,

@@ -374,6 +374,15 @@ func (c *check) agentReceiptChain(subject *canon.Value) {
 		return
 	}
 	c.res.Fields.Step = integer(chain, "sequence")
+	// A terminal receipt ends its chain (spec §7.3.3): complete, unless
+	// chain.status says interrupted, as VerifyChain's Status reads it.
+	if t := chain.Get("terminal"); t != nil && t.Kind == canon.True && c.res.Fields.Step != nil {
+		kind := LifecycleClose
+		if str(chain, "status") == "interrupted" {
+			kind = LifecycleInterrupted
+		}
+		c.res.Fields.Lifecycle = &Lifecycle{Kind: kind, FinalSeq: *c.res.Fields.Step}
+	}
 	c.readLink()
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +30,10 @@ import (
 // signed by a key of the key directory (Ed25519; the note's key name is
 // the key's id). For pipelock-action-v1 the chain id is the signer_key,
 // the first receipt has chain_seq 0 (the head's is size-1) and the hash is
-// the head receipt's ReceiptHash. A checkpoint that does not verify is a
+// the head receipt's ReceiptHash. For asqav-native the chain id is the
+// payload's issuer_id, org_id, agent_id and session_id joined by "/", the
+// first receipt has step 0 and the hash is SHA-256 of the head's canonical
+// payload (what a successor's previousReceiptHash names). A checkpoint that does not verify is a
 // finding like any receipt: FAIL on a bad signature, INCOMPLETE when no
 // key of the directory signed it. One that verifies is the evidence
 // completeness checks the archive against (Fields.Lifecycle, kind
@@ -43,13 +47,26 @@ var checkpointFormat = format{name: "c2sp-checkpoint", detect: isCheckpoint, che
 		if err != nil {
 			return scopeKey("c2sp-checkpoint")
 		}
-		f, id, _ := strings.Cut(origin, "/")
-		return scopeKey(f, id)
+		return checkpointScope(origin)
 	},
 }}
 
-// checkpointFormats are the formats whose chains a checkpoint may name.
-var checkpointFormats = []string{pipelockActionFormat.name}
+// checkpointFormats are the formats whose chains a checkpoint may name,
+// with the members of a chain id and how a head hash is indexed.
+var checkpointFormats = map[string]struct {
+	parts int
+	head  func(hash []byte, seq uint64) string
+}{
+	pipelockActionFormat.name: {1, func(h []byte, seq uint64) string { return pipelockSeqLink(hex.EncodeToString(h), seq) }},
+	asqavNativeFormat.name:    {4, func(h []byte, _ uint64) string { return hex.EncodeToString(h) }},
+}
+
+// checkpointScope is the chain scope an origin names: the format's scope
+// of the chain id's members, as a receipt of that chain has it.
+func checkpointScope(origin string) string {
+	f, id, _ := strings.Cut(origin, "/")
+	return scopeKey(f, strings.Split(id, "/")...)
+}
 
 func isCheckpoint(doc *canon.Value) bool {
 	v := doc.Get("checkpoint")
@@ -88,11 +105,16 @@ func checkCheckpoint(c *check) {
 		return
 	}
 	f, id, _ := strings.Cut(origin, "/")
-	if !slices.Contains(checkpointFormats, f) || id == "" {
-		c.fail(AxisStructure, ReasonBadField, "origin "+quoteShort(origin)+" must be <format>/<chain id>, the format one of "+strings.Join(checkpointFormats, ", "))
+	cf, known := checkpointFormats[f]
+	head := ""
+	if !known || id == "" || strings.Count(id, "/") != cf.parts-1 {
+		names := slices.Sorted(maps.Keys(checkpointFormats))
+		c.fail(AxisStructure, ReasonBadField, "origin "+quoteShort(origin)+" must be <format>/<chain id>, the format one of "+strings.Join(names, ", ")+
+			" (an asqav-native chain id is issuer_id/org_id/agent_id/session_id)")
+	} else {
+		head = cf.head(hash, size-1)
 	}
 	seq := int64(size - 1)
-	head := pipelockSeqLink(hex.EncodeToString(hash), uint64(seq))
 	c.res.Fields.Step = &seq
 	c.res.Fields.ActionType = "checkpoint"
 	c.res.Fields.Lifecycle = &Lifecycle{Kind: LifecycleCheckpoint, FinalSeq: seq, Head: head}

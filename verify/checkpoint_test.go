@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/keys"
 )
@@ -56,5 +57,70 @@ func TestCheckpoint(t *testing.T) {
 				t.Fatalf("lifecycle %+v", lc)
 			}
 		})
+	}
+}
+
+// TestCheckpointAsqav: a checkpoint naming an Asqav chain (receiptgen's
+// completeness plants) has the chain scope of the chain's receipts and,
+// for a chain held whole, the head's chain hash.
+func TestCheckpointAsqav(t *testing.T) {
+	t.Parallel()
+	sink := receiptgen.NewMemSink()
+	truth, err := receiptgen.Generate(receiptgen.Config{Seed: 3, N: 60, Algs: receiptgen.Ed25519Only(), Completeness: 1}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snaps []*keys.Snapshot
+	for _, f := range []string{receiptgen.FileJWKS, receiptgen.FileWitness} {
+		s, err := keys.Load(f, sink.File(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, s)
+	}
+	dir, err := keys.NewDirectory(snaps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := verify.New(dir, verify.WithTime(receiptgen.DefaultStart().AddDate(0, 0, 10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads := map[string]string{} // scope -> chain hash of the highest step
+	steps := map[string]int64{}
+	for _, l := range strings.Split(strings.TrimSpace(string(sink.File(receiptgen.FileReceipts))), "\n") {
+		res, err := v.Verify([]byte(l))
+		if err != nil || res.Verdict != verify.Pass {
+			t.Fatalf("receipt %v %v: %s", err, res.Reasons, l)
+		}
+		if s := res.ScopeKey(); res.Fields.Step != nil && (heads[s] == "" || *res.Fields.Step > steps[s]) {
+			heads[s], steps[s] = res.Fingerprints.ChainHash, *res.Fields.Step
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(string(sink.File(receiptgen.FileCheckpoints))), "\n")
+	if want := 4; len(lines) != want || len(truth.Records) == 0 {
+		t.Fatalf("%d checkpoints, want %d", len(lines), want)
+	}
+	for i, l := range lines {
+		res, err := v.Verify([]byte(l))
+		if err != nil || res.Verdict != verify.Pass {
+			t.Fatalf("checkpoint %d: %v %v", i+1, err, res.Reasons)
+		}
+		head, held := heads[res.ScopeKey()]
+		lc := res.Fields.Lifecycle
+		switch i {
+		case 0, 2: // a tail deleted, a chain rewritten: held, another head
+			if !held || head == lc.Head {
+				t.Errorf("checkpoint %d: held %v, head %s, checkpoint's %s", i+1, held, head, lc.Head)
+			}
+		case 1: // a session removed
+			if held {
+				t.Errorf("checkpoint %d names a removed session, but the archive holds it", i+1)
+			}
+		case 3: // a clean chain, whole
+			if !held || head != lc.Head || lc.FinalSeq != steps[res.ScopeKey()] {
+				t.Errorf("checkpoint %d: head %s seq %d, the chain's %s %d", i+1, lc.Head, lc.FinalSeq, head, steps[res.ScopeKey()])
+			}
+		}
 	}
 }

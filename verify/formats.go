@@ -76,6 +76,7 @@ var formats = []format{
 	dataIntegrityFormat,
 	asqavVCFormat,
 	checkpointFormat,
+	obsignaCheckpointFormat,
 }
 
 func detect(doc *canon.Value) *format {

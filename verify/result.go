@@ -247,7 +247,9 @@ type Fields struct {
 }
 
 // Lifecycle is a signed session lifecycle record: pipelock's
-// session_open, heartbeat and session_close.
+// session_open, heartbeat and session_close; an agent receipt that ends
+// its chain (chain.terminal), a close or, when its chain.status says so,
+// an interruption; a checkpoint naming a chain's head.
 type Lifecycle struct {
 	Kind string `json:"kind"` // LifecycleOpen, LifecycleHeartbeat or LifecycleClose
 	// HeartbeatSeconds is the interval a session_open declares.
@@ -267,6 +269,9 @@ const (
 	LifecycleHeartbeat  = "heartbeat"
 	LifecycleClose      = "session_close"
 	LifecycleCheckpoint = "checkpoint"
+	// LifecycleInterrupted is a terminal receipt whose issuer declares
+	// its chain ended by an interruption (agent-receipts chain.status).
+	LifecycleInterrupted = "session_interrupted"
 )
 
 // texts are the string fields of f, in the order of its binary form, for

@@ -568,7 +568,11 @@ func explainFromDB(ctx *cli.Context, dbPath, arg string) (*explanation, error) {
 		ex.Chain = c
 	}
 	if row.Day != "" {
-		found, err := db.FindingsNaming(bg, row.Day, row.ActionID, row.Source, row.Line)
+		scope := ""
+		if ex.res != nil && ex.res.ScopeKey() != "" {
+			scope = streamrun.ScopeDigest(ex.res.ScopeKey())
+		}
+		found, err := db.FindingsNaming(bg, row.Day, row.ActionID, row.Source, row.Line, scope)
 		if err != nil {
 			return nil, err
 		}

@@ -26,7 +26,9 @@ import (
 //	verify receipts --keys K... [--predecessor predecessor.json] [--at T] receipt.json
 //
 // checking the exit status and the summary, then the same with -f jsonl,
-// checking each receipt's format, verdict and reason codes.
+// checking each receipt's format, verdict and reason codes; and for a case
+// that names its chain's completeness verdict, `verify load` and `verify
+// query completeness`.
 func TestVectorScripts(t *testing.T) {
 	t.Parallel()
 	scripts := t.TempDir()
@@ -88,6 +90,17 @@ func writeVectorScript(t *testing.T, dir string, c vectors.Case) {
 		n, n-unreadable, pass, fail, incomplete, unreadable)
 	fmt.Fprintf(&script, "%s verify %s -f jsonl %s\n", exec, strings.Join(args, " "), c.Input)
 	fmt.Fprintf(&script, "results want.json\n")
+	if c.Completeness != "" {
+		// The chain's completeness verdict, from an audit database.
+		load := append([]string{"load", "-q", "--db", "c.duckdb"}, args[1:]...)
+		fmt.Fprintf(&script, "exec verify %s %s\n", strings.Join(load, " "), c.Input)
+		fmt.Fprintf(&script, "exec verify query --db c.duckdb --format csv completeness\n")
+		if c.Completeness == "unknown" {
+			fmt.Fprintf(&script, "! stdout '^completeness,'\n")
+		} else {
+			fmt.Fprintf(&script, "stdout '^completeness,\\w+,\\w+,[^,]*(,\\S+\\\")?,[0-9-]+,%s,'\n", c.Completeness)
+		}
+	}
 	ar := &txtar.Archive{
 		Comment: []byte(script.String()),
 		Files:   []txtar.File{{Name: "want.json", Data: append(want, '\n')}},

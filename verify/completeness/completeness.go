@@ -103,6 +103,12 @@ type Verdict struct {
 func Judge(c Chain, checkpoints []Checkpoint, at time.Time) Verdict {
 	v := Verdict{Chain: c.ID, Producer: c.Producer, Status: Unknown}
 	if len(c.Receipts) == 0 {
+		for _, cp := range checkpoints {
+			if cp.Chain == c.ID {
+				v.Claimed = max(v.Claimed, cp.Seq)
+				v = v.with(Truncated, cp.From, "a checkpoint names sequence "+u(v.Claimed)+"; the archive holds none of the chain")
+			}
+		}
 		return v
 	}
 	rs := slices.Clone(c.Receipts)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/testkit/vectors"
 	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/completeness"
 	"github.com/receiptverify/verify/verify/keys"
 )
 
@@ -54,6 +55,12 @@ func TestVectors(t *testing.T) {
 				}
 				if c.FailAxis != "" && res.Axes.Of(verify.AxisName(c.FailAxis)).Status != verify.StatusFail {
 					t.Errorf("receipt %d: the corpus's reason says axis %s fails\n%s", i+1, c.FailAxis, dumpResult(res))
+				}
+			}
+			if c.Completeness != "" {
+				vs := completeness.JudgeResults(got, c.Instant(t))
+				if len(vs) != 1 || string(vs[0].Status) != c.Completeness {
+					t.Errorf("completeness %+v, want one chain %s (the producer: %s)", vs, c.Completeness, c.ProducerCompleteness)
 				}
 			}
 		})

@@ -19,6 +19,8 @@ func What(format string) string {
 		return "issuer, org, agent or session"
 	case "pipelock-action-v1":
 		return "signer_key"
+	case "obsigna-checkpoint":
+		return "the chain_id it names"
 	case "c2sp-checkpoint":
 		return "the chain its origin names"
 	}

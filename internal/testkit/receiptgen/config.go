@@ -43,6 +43,12 @@ type Config struct {
 	// mode only.
 	Mix Mix
 
+	// Completeness is how many sets of completeness plants the corpus
+	// carries (see planCompleteness): each set takes plantLines of the N
+	// lines and adds keys/witness.json and checkpoints.jsonl. Zero plants
+	// none.
+	Completeness int
+
 	// Gzip writes receipts.jsonl.gz instead of receipts.jsonl.
 	Gzip bool
 
@@ -67,6 +73,10 @@ var defaultAlgs = []AlgWeight{{sigalg.MLDSA65, 6}, {sigalg.MLDSA44, 2}, {sigalg.
 
 // Ed25519Only is the fast mix, for large streams in tests.
 func Ed25519Only() []AlgWeight { return []AlgWeight{{sigalg.Ed25519, 1}} }
+
+// Default is the corpus the receiptgen command writes without flags: a
+// thousand lines, 5% of them anomalous, one set of completeness plants.
+func Default() Config { return Config{Seed: 1, N: 1000, Rate: 0.05, Completeness: 1} }
 
 // DefaultStart is the default first day (Config.Start).
 func DefaultStart() time.Time { return defaultStart }
@@ -106,6 +116,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errors.New("receiptgen: days, agents, orgs, sessions per agent and workers must not be negative")
 	case c.Orgs > c.Agents:
 		return c, errors.New("receiptgen: more orgs than agents")
+	case c.Completeness < 0:
+		return c, errors.New("receiptgen: completeness must not be negative")
 	case c.Mix.Hash < 0 || c.Mix.DSSE < 0 || c.Mix.AgentReceipts < 0 || c.Mix.total() > c.N:
 		return c, errors.New("receiptgen: the mix's counts must be non-negative and at most n")
 	}

@@ -17,7 +17,10 @@
 //	keys/jwks.json          Asqav JWKS: one key per agent, then one revoked agent key
 //	schemas/<server>.json   MCP tools/list results: crm, helpdesk, files, billing
 //	receipts.jsonl          one receipt per line, compact UTF-8 JSON (receipts.jsonl.gz with Gzip)
-//	truth.jsonl             one line per planted anomaly, then one per name collision
+//	truth.jsonl             one line per planted anomaly, then one per name collision,
+//	                        then one per completeness plant
+//	keys/witness.json       with completeness plants: the checkpoint witness's Ed25519 key
+//	checkpoints.jsonl       with completeness plants: C2SP signed notes naming chain heads
 //
 // A receipt is {"payload":{...},"signature":{"alg","kid","sig"},"anchors":[]}
 // with sig in base64url without padding over the canonical payload in the
@@ -57,10 +60,23 @@
 // on which receipts carried more than one server's fingerprint for it, as
 // a name_collision with line 0.
 //
+// # Completeness
+//
+// [Config.Completeness] sets of six sessions each are planted at the chain
+// level, where every receipt the archive holds still verifies: a tail
+// deleted, a session removed, a chain rewritten by the key's holder with
+// its hashes recomputed, each once under a checkpoint naming the chain's
+// head as first signed and once without. checkpoints.jsonl (for
+// --checkpoints) also covers one clean chain per set, which is complete.
+// truth.jsonl lists the covered plants as kind truncated, the verdict a
+// completeness check must give, and the others as no_evidence, which it
+// must not report: nothing signed says anything is missing.
+//
 // # truth.jsonl
 //
 // One [Record] per line, anomalies by line number first:
 //
 //	{"line":34,"action_id":"act_…","kind":"fork","reason":"chain_fork","axis":"chain","day":"2026-11-01","note":"…"}
 //	{"line":0,"kind":"name_collision","reason":"collision","day":"2026-11-01","tool_name":"search","fingerprints":["…","…"],"servers":["files","crm"],"note":"…"}
+//	{"line":0,"kind":"truncated","reason":"truncated","day":"2026-11-06","note":"…","plant":"tail_deleted","agent_id":"agent-06-…","session_id":"sess_…","chain_scope":"65b1…"}
 package receiptgen

@@ -58,6 +58,7 @@ const (
 	roleForkFirst
 	roleRemoved
 	roleNonceSrc
+	roleCut // a completeness plant's receipt, signed and left out
 )
 
 var roleKind = map[role]Kind{
@@ -95,6 +96,10 @@ type slot struct {
 	decision string
 	sig      []byte
 	line     int // 1-based line in receipts.jsonl; 0 if removed
+	// orig is the chain hash as first signed: hash but for a rewritten
+	// chain, whose checkpoint names the original head.
+	orig  string
+	plant *plant // the completeness plant of its session, if any
 }
 
 func (s *slot) tail() bool { return s.step == len(s.sess.slots)-1 && s.group == 0 }
@@ -108,6 +113,7 @@ func Generate(cfg Config, out Sink) (*Truth, error) {
 	}
 	g := &gen{cfg: cfg, r: rand.New(rand.NewPCG(cfg.Seed, 0x6a09e667f3bcc909)),
 		mr:        rand.New(rand.NewPCG(cfg.Seed, 0xbb67ae8584caa73b)),
+		cr:        rand.New(rand.NewPCG(cfg.Seed, 0x3c6ef372fe94f82b)),
 		actionIDs: map[string]bool{}, nonces: map[string]bool{}}
 	if g.tb, err = newToolbox(); err != nil {
 		return nil, err
@@ -127,6 +133,10 @@ type gen struct {
 	cfg        Config
 	r          *rand.Rand
 	mr         *rand.Rand // the mix's own stream (Mix)
+	cr         *rand.Rand // the completeness plants' own stream
+	plants     []*plant
+	covered    []*session // clean sessions a checkpoint covers
+	witness    *witness
 	tb         *toolbox
 	start, end int64
 	orgs       []string
@@ -179,9 +189,9 @@ func (g *gen) plan() error {
 		}
 	}
 	g.mixTampered = min(g.counts[KindTamperedSignature], cfg.Mix.forms())
-	nM := cfg.N - cfg.Mix.total() - g.counts[KindFork] - g.counts[KindRevokedKey] + g.counts[KindAbsent]
+	nM := cfg.N - cfg.Mix.total() - g.counts[KindFork] - g.counts[KindRevokedKey] + g.counts[KindAbsent] - cfg.Completeness*plantLines
 	if nM < 0 || (nM == 0 && total > 0) {
-		return errors.New("receiptgen: n too small for the anomaly rate")
+		return errors.New("receiptgen: n too small for the anomaly rate and the completeness plants")
 	}
 	tailsNeeded := g.counts[KindTamperedPayload] + g.counts[KindChainBreak]
 	spa := cfg.SessionsPerAgent
@@ -254,6 +264,10 @@ func (g *gen) plan() error {
 		if s.role == roleForkFirst {
 			g.all = append(g.all, g.forkExtra(s))
 		}
+	}
+	if cfg.Completeness > 0 {
+		g.witness = newWitness(g.cr)
+		g.planCompleteness()
 	}
 	if err := g.planMix(); err != nil {
 		return err
@@ -462,10 +476,10 @@ func (g *gen) build(s *slot) {
 	d := canon.AsqavAt(issued)
 	prev := GenesisHash
 	if s.prev != nil {
-		if s.prev.hash == "" {
+		if s.prev.orig == "" {
 			panic("receiptgen: predecessor built after its successor")
 		}
-		prev = s.prev.hash
+		prev = s.prev.orig
 	}
 	fp := s.tool.fp
 	if s.role == roleDrift {
@@ -511,6 +525,8 @@ func (g *gen) build(s *slot) {
 	}
 	sum := sha256.Sum256(s.msg)
 	s.hash = hex.EncodeToString(sum[:])
+	s.orig = s.hash
+	g.rewrite(s)
 }
 
 func rfc3339Micro(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }
@@ -562,6 +578,11 @@ func (g *gen) write(out Sink) (*Truth, error) {
 	if err := put(FileJWKS, keys); err != nil {
 		return nil, err
 	}
+	if g.witness != nil {
+		if err := put(FileWitness, g.witness.keyFile()); err != nil {
+			return nil, err
+		}
+	}
 	for _, s := range serverSchemas {
 		if err := put(SchemaDir+"/"+s.name+".json", g.tb.files[s.name]); err != nil {
 			return nil, err
@@ -591,9 +612,12 @@ func (g *gen) write(out Sink) (*Truth, error) {
 	flush := func(chunk []*slot) error {
 		buf = buf[:0]
 		for _, s := range chunk {
-			if s.role == roleRemoved {
+			switch {
+			case s.role == roleRemoved:
 				truth.Removed++
-			} else {
+			case s.role == roleCut:
+				truth.Cut++
+			default:
 				line++
 				s.line = line
 				switch s.role {
@@ -649,7 +673,16 @@ func (g *gen) write(out Sink) (*Truth, error) {
 		return nil, err
 	}
 
-	truth.Records = g.records()
+	if g.witness != nil {
+		cps, err := g.checkpoints(g.witness)
+		if err != nil {
+			return nil, err
+		}
+		if err := put(FileCheckpoints, cps); err != nil {
+			return nil, err
+		}
+	}
+	truth.Records = append(g.records(), g.plantRecords()...)
 	var tb bytes.Buffer
 	enc := json.NewEncoder(&tb)
 	enc.SetEscapeHTML(false)

@@ -12,18 +12,26 @@ import (
 )
 
 // LoadKeys reads the key directory of a corpus written under dir
-// (dir/keys/jwks.json), for the tests and benchmarks that verify it.
+// (dir/keys/jwks.json, and dir/keys/witness.json when the corpus has
+// completeness plants), for the tests and benchmarks that verify it.
 func LoadKeys(dir string) (*keys.Directory, error) {
-	name := filepath.Join(dir, filepath.FromSlash(FileJWKS))
-	raw, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
+	var snaps []*keys.Snapshot
+	for _, f := range []string{FileJWKS, FileWitness} {
+		name := filepath.Join(dir, filepath.FromSlash(f))
+		raw, err := os.ReadFile(name)
+		if f == FileWitness && os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		snap, err := keys.Load(filepath.Base(name), raw)
+		if err != nil {
+			return nil, err
+		}
+		snaps = append(snaps, snap)
 	}
-	snap, err := keys.Load(filepath.Base(name), raw)
-	if err != nil {
-		return nil, err
-	}
-	return keys.NewDirectory(snap)
+	return keys.NewDirectory(snaps...)
 }
 
 // LoadSchemas reads the expected tool schemas of a corpus written under

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -514,3 +515,41 @@ func BenchmarkGenerateMLDSA65(b *testing.B) {
 }
 
 func BenchmarkGenerateEd25519(b *testing.B) { benchmarkGenerate(b, 10000, receiptgen.Ed25519Only()) }
+
+// TestCompletenessPlants: each set plants six sessions, three under a
+// checkpoint (truncated) and three without (no_evidence), writes the
+// witness key and the checkpoints, and still writes N lines.
+func TestCompletenessPlants(t *testing.T) {
+	t.Parallel()
+	sink, truth := generate(t, receiptgen.Config{Seed: 1, N: 80, Algs: receiptgen.Ed25519Only(), Completeness: 2})
+	if got := len(splitLines(t, sink.File(receiptgen.FileReceipts))); got != 80 || truth.Lines != 80 {
+		t.Errorf("%d lines (truth %d), want 80", got, truth.Lines)
+	}
+	if got := len(splitLines(t, sink.File(receiptgen.FileCheckpoints))); got != 8 {
+		t.Errorf("%d checkpoints, want 8: three plants and a clean chain per set", got)
+	}
+	if len(sink.File(receiptgen.FileWitness)) == 0 || truth.Cut != 32 {
+		t.Errorf("witness key %q, %d receipts cut (want 32: 2+2+6+6 a set)", sink.File(receiptgen.FileWitness), truth.Cut)
+	}
+	kinds := map[receiptgen.Kind]map[string]int{}
+	for _, r := range truth.Records {
+		if r.Kind != receiptgen.KindTruncated && r.Kind != receiptgen.KindNoEvidence {
+			continue
+		}
+		if r.Line != 0 || r.ChainScope == "" || r.SessionID == "" {
+			t.Errorf("record %+v", r)
+		}
+		if kinds[r.Kind] == nil {
+			kinds[r.Kind] = map[string]int{}
+		}
+		kinds[r.Kind][r.Plant]++
+	}
+	for _, k := range []receiptgen.Kind{receiptgen.KindTruncated, receiptgen.KindNoEvidence} {
+		if want := map[string]int{"tail_deleted": 2, "session_removed": 2, "chain_rewritten": 2}; !maps.Equal(kinds[k], want) {
+			t.Errorf("%s plants %v, want %v", k, kinds[k], want)
+		}
+	}
+	if _, err := receiptgen.Generate(receiptgen.Config{N: 30, Completeness: 2}, receiptgen.NewMemSink()); err == nil {
+		t.Error("n too small for the plants must be an error")
+	}
+}

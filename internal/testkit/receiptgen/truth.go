@@ -17,6 +17,12 @@ const (
 	KindReplayedNonce     Kind = "replayed_nonce"
 	KindSchemaDrift       Kind = "schema_drift"
 	KindNameCollision     Kind = "name_collision"
+	// KindTruncated is a completeness plant that a checkpoint covers: the
+	// chain's completeness verdict must be truncated.
+	KindTruncated Kind = "truncated"
+	// KindNoEvidence is a completeness plant that no signed evidence
+	// contradicts: its chain must not be reported truncated.
+	KindNoEvidence Kind = "no_evidence"
 )
 
 // kinds lists the single-receipt kinds (Kinds).
@@ -37,6 +43,8 @@ var expected = map[Kind]struct{ reason, axis string }{
 	KindReplayedNonce:     {"nonce_replay", "nonce"},
 	KindSchemaDrift:       {"tool_drift", "tool_fingerprint"},
 	KindNameCollision:     {"collision", ""},
+	KindTruncated:         {"truncated", ""},
+	KindNoEvidence:        {"", ""},
 }
 
 // Expected returns the reason and axis a verifier reports for kind
@@ -65,12 +73,20 @@ type Record struct {
 	Fingerprints []string `json:"fingerprints,omitempty"`
 	Servers      []string `json:"servers,omitempty"`
 	Note         string   `json:"note,omitempty"`
+	// A completeness plant (truncated, no_evidence; line 0) names what was
+	// done to a chain and the chain: its agent and session, and its chain
+	// scope as an archive keeps it (the query's chain_scope).
+	Plant      string `json:"plant,omitempty"`
+	AgentID    string `json:"agent_id,omitempty"`
+	SessionID  string `json:"session_id,omitempty"`
+	ChainScope string `json:"chain_scope,omitempty"`
 }
 
 // Truth is what Generate planted.
 type Truth struct {
 	Lines   int      // lines written to receipts.jsonl (Config.N)
 	Removed int      // receipts generated and signed but left out (the absent kind)
+	Cut     int      // receipts of the completeness plants signed but left out
 	Records []Record // truth.jsonl: anomalies by line, then collisions by day and tool name
 	Counts  map[Kind]int
 	Files   []string // names written to the sink, in order

@@ -36,6 +36,8 @@ import (
 //	{"format", "verdict", "reasons", "producer_verdict", "policy"}
 //
 // with optional "at" (the judging instant, RFC 3339; default InteropAt),
+// "completeness" ({"status", "producer"}: the chain's completeness verdict
+// and the producer's own),
 // "genuine" (why a receipt the producer fails may pass: it is genuine and
 // the producer misjudges it; only with a policy),
 // "keys" (the key files, when their names do not say so) and "lines" (one
@@ -59,6 +61,11 @@ type Case struct {
 	// ProducerVerdict is what the producer's own verifier says, where it
 	// has one, and Policy why the tool answers otherwise.
 	ProducerVerdict, Policy string
+	// Completeness is the completeness verdict of the case's chain
+	// (complete, open, interrupted, truncated, unknown), "" when the case
+	// does not say; ProducerCompleteness is what the producer's own
+	// completeness check answers, in its words.
+	Completeness, ProducerCompleteness string
 }
 
 // Want is what the tool must answer for one receipt.
@@ -171,13 +178,23 @@ func interopCase(tb testing.TB, dir string) Case {
 		At              string   `json:"at"`
 		Keys            []string `json:"keys"`
 		Lines           []Want   `json:"lines"`
+		Completeness    struct {
+			Status   string `json:"status"`
+			Producer string `json:"producer"`
+		} `json:"completeness"`
 	}
 	readJSON(tb, filepath.Join(dir, "expected.json"), &exp)
 	rel := filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
 	if exp.At == "" {
 		exp.At = InteropAt
 	}
-	c := Case{Name: "interop/" + rel, Dir: dir, At: exp.At, ProducerVerdict: exp.ProducerVerdict, Policy: exp.Policy}
+	c := Case{Name: "interop/" + rel, Dir: dir, At: exp.At, ProducerVerdict: exp.ProducerVerdict, Policy: exp.Policy,
+		Completeness: exp.Completeness.Status, ProducerCompleteness: exp.Completeness.Producer}
+	switch c.Completeness {
+	case "", "complete", "open", "interrupted", "truncated", "unknown":
+	default:
+		tb.Fatalf("%s: unknown completeness status %q", c.Name, c.Completeness)
+	}
 	fillFiles(tb, &c, exp.Keys)
 	n := 1
 	if c.Input == "receipts.jsonl" {
