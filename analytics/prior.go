@@ -327,3 +327,36 @@ func (f *fileLoad) relink() error {
 	}
 	return nil
 }
+
+// NonceFirsts answers streamrun.PriorOrders: the Order of the earliest
+// stored use of each nonce digest asked, from its issued_at and
+// line_sha256 (a row without a line_sha256, stored before rows had one,
+// orders by its issue time alone).
+func (p *archivePrior) NonceFirsts(ctx context.Context, digests []string) (map[string]streamrun.Order, error) {
+	out := map[string]streamrun.Order{}
+	if len(digests) == 0 {
+		return out, nil
+	}
+	err := p.withKeys(ctx, digests, func(conn *sql.Conn) error {
+		rows, err := conn.QueryContext(ctx, `
+			SELECT k.key, epoch_us(r.issued_at), COALESCE(r.line_sha256, '')
+			FROM prior_keys k JOIN receipts r ON r.nonce_key = k.key`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d, sum string
+			var issued sql.NullInt64
+			if err := rows.Scan(&d, &issued, &sum); err != nil {
+				return err
+			}
+			o := streamrun.MakeOrder(issued.Int64, issued.Valid, sum)
+			if cur, ok := out[d]; !ok || o.Before(cur) {
+				out[d] = o
+			}
+		}
+		return rows.Err()
+	})
+	return out, err
+}
