@@ -248,3 +248,76 @@ func lineDiff(a, b string) string {
 	}
 	return out.String()
 }
+
+// TestRotatedDemoRevised: the demo archive rotated once (lines 1-100 in
+// agent.jsonl.1, the rest in the live agent.jsonl), the live file loaded
+// the night before the rotated one. The first load stores the replay
+// (agent.jsonl:26, line 126 of the whole) as the original of its nonce;
+// the load that brings the original (agent.jsonl.1:83) revises it to FAIL
+// nonce_replay, records the revision, and names the day: verify load with
+// its report command, verify audit by reporting it again.
+func TestRotatedDemoRevised(t *testing.T) {
+	t.Parallel()
+	lines := demoLines(t)
+	logs := filepath.Join(t.TempDir(), "logs")
+	rotated, live := filepath.Join(logs, "agent.jsonl.1"), filepath.Join(logs, "agent.jsonl")
+	writeFile(t, rotated, []byte(strings.Join(lines[:100], "")))
+	writeFile(t, live, []byte(strings.Join(lines[100:], "")))
+	revisedDay := regexp.MustCompile(`(?m)^revised: (\d{4}-\d\d-\d\d) \(1 receipt\(s\)\); `)
+	for _, cmd := range []string{"load", "audit"} {
+		work := t.TempDir()
+		db, out := filepath.Join(work, "audit.duckdb"), filepath.Join(work, "reports")
+		if code, stdout, stderr := runVerify(t, append(append([]string{"load", "--db", db, "-q"}, demoArgs...), live)...); code != 0 {
+			t.Fatalf("load %s: exit %d\n%s%s", live, code, stdout, stderr)
+		}
+		args := append([]string{cmd, "--db", db, "-q"}, demoArgs...)
+		if cmd == "audit" {
+			args = append(args, "--out", out)
+		}
+		_, stdout, stderr := runVerify(t, append(args, rotated)...)
+		m := revisedDay.FindStringSubmatch(stdout)
+		if m == nil {
+			t.Fatalf("%s %s: no revised day on stdout:\n%s%s", cmd, rotated, stdout, stderr)
+		}
+		day := m[1]
+		want := "report it again: verify report --db " + db + " --day " + day + " --out DIR"
+		if cmd == "audit" {
+			want = "reported again: " + filepath.Join(out, day, "summary.md")
+		}
+		if !strings.Contains(stdout, want) {
+			t.Errorf("%s: stdout does not say %q:\n%s", cmd, want, stdout)
+		}
+		rows := queryOrderRows(t, db, "SELECT source || ':' || line FROM receipts WHERE list_contains(reasons, 'nonce_replay') ORDER BY ALL")
+		if !strings.Contains(rows, live+":26\n") || strings.Contains(rows, rotated+":83\n") {
+			t.Errorf("%s: nonce replays stored at %q, want %s:26 and not %s:83", cmd, rows, live, rotated)
+		}
+		revs := queryOrderRows(t, db, "SELECT source || ':' || line, old_verdict, new_verdict, cause_line, run <> '' FROM revisions")
+		if want := live + ":26\tPASS\tFAIL\t83\ttrue\n"; revs != want {
+			t.Errorf("%s: revisions %q, want %q", cmd, revs, want)
+		}
+		if cmd == "audit" {
+			b, err := os.ReadFile(filepath.Join(out, day, "failures.csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), live+",26,") {
+				t.Errorf("audit: the revised day's failures.csv does not list %s:26:\n%s", live, b)
+			}
+		}
+	}
+}
+
+// queryOrderRows is the rows of q over the database at path, tab-separated.
+func queryOrderRows(t *testing.T, path, q string) string {
+	t.Helper()
+	db, err := analytics.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.SQL().Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return orderRowsText(t, rows)
+}
