@@ -321,3 +321,23 @@ func queryOrderRows(t *testing.T, path, q string) string {
 	}
 	return orderRowsText(t, rows)
 }
+
+// TestReceiptsReplayInEveryArgOrder: verify receipts given the rotated
+// demo's files in either order fails the replay (agent.jsonl:26) and not
+// its original (agent.jsonl.1:83): the first use of a nonce is the first
+// by issue time, not the first read.
+func TestReceiptsReplayInEveryArgOrder(t *testing.T) {
+	t.Parallel()
+	lines := demoLines(t)
+	logs := filepath.Join(t.TempDir(), "logs")
+	rotated, live := filepath.Join(logs, "agent.jsonl.1"), filepath.Join(logs, "agent.jsonl")
+	writeFile(t, rotated, []byte(strings.Join(lines[:100], "")))
+	writeFile(t, live, []byte(strings.Join(lines[100:], "")))
+	for _, order := range [][]string{{rotated, live}, {live, rotated}} {
+		_, stdout, stderr := runVerify(t, append(append([]string{"receipts"}, demoArgs...), order...)...)
+		replay := live + ":26: FAIL asqav-native: nonce fail nonce_replay"
+		if !strings.Contains(stdout, replay) || strings.Contains(stdout, rotated+":83: ") {
+			t.Errorf("%v: want the replay %q failed and not the original %s:83\nstdout: %s\nstderr: %s", order, replay, rotated, stdout, stderr)
+		}
+	}
+}
