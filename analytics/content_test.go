@@ -181,6 +181,15 @@ func otherReceipt(t *testing.T, line []byte) []byte {
 	if bytes.Equal(out, line) {
 		t.Fatalf("no action_id in %.80s", line)
 	}
+	// Issued a second later, it is the later use of the nonce whatever
+	// the order its file is loaded in.
+	const layout = "2006-01-02T15:04:05.000000Z07:00"
+	i := bytes.Index(out, []byte(`"issued_at":"`)) + len(`"issued_at":"`)
+	at, err := time.Parse(layout, string(out[i:i+len("2026-11-01T00:00:00.000000Z")]))
+	if err != nil {
+		t.Fatalf("issued_at of %.80s: %v", line, err)
+	}
+	copy(out[i:], at.Add(time.Second).Format(layout))
 	return out
 }
 

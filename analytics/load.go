@@ -71,6 +71,9 @@ type LoadOptions struct {
 	// Raw says which receipts keep their line in the database (the
 	// others are found in their archive file by offset and SHA-256).
 	Raw rawpolicy.Policy
+	// Run names the load in the revisions it records ("verify load
+	// 2026-11-05T01:10:02Z pid 4711"); empty is allowed.
+	Run string
 
 	// beforeCommit, in tests, is called with each file's transaction open
 	// and its rows inserted; an error rolls the file back.
@@ -140,6 +143,9 @@ type LoadSummary struct {
 	// not read (their names are not receipt files' names), set by the
 	// caller that walked them, for the reports to name.
 	Skipped []string
+	// Revised are the days whose stored verdicts the load revised
+	// (revisions), in order: their reports before the load are stale.
+	Revised []RevisedDay
 }
 
 // Unreadable is the number of inputs with Err set.
@@ -193,7 +199,10 @@ func (db *DB) Load(ctx context.Context, v *verify.Verifier, files []Input, opts 
 	if len(l.pending) == 0 {
 		return sum, nil
 	}
-	return sum, l.verifyPending()
+	if err := l.verifyPending(); err != nil {
+		return sum, err
+	}
+	return sum, l.revise()
 }
 
 // newLoader records the load's trust material and expected tools.

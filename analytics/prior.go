@@ -226,7 +226,8 @@ func (p *archivePrior) Nonces(ctx context.Context, digests []string) (map[string
 // receipt late gives its successors, loaded before, the judgment one load
 // of both would have given (linked, or a break when the chains differ).
 // When several stored receipts named it, the first (by load time, file
-// and line) links and the others are forks, as in one load. A stored
+// and line, counting those whose link was not checked) links and the
+// others are forks, as in one load. A stored
 // receipt whose chain started before what was loaded (its link not
 // checked, no chain_absent) is judged again only when the predecessor
 // now loaded, which no other file holds, is of another chain: a break.
@@ -238,7 +239,12 @@ func (p *archivePrior) Nonces(ctx context.Context, digests []string) (map[string
 func (f *fileLoad) relink() error {
 	rows, err := f.tx.QueryContext(f.ctx, `
 		SELECT r.file_sha256, r.line, r.raw, r.reasons, COALESCE(r.trust_sha256, ''),
-		       p.chain_hash, COALESCE(p.chain_scope, ''), r.verdict
+		       p.chain_hash, COALESCE(p.chain_scope, ''), r.verdict,
+		       EXISTS (SELECT 1 FROM receipts o JOIN files fo ON fo.file_sha256 = o.file_sha256
+		               WHERE lower(o.previous_hash) = p.chain_hash AND o.file_sha256 <> $1
+		                 AND COALESCE(o.chain_hash, '') <> COALESCE(r.chain_hash, '')
+		                 AND (fo.loaded_at < f.loaded_at
+		                      OR fo.loaded_at = f.loaded_at AND (o.source < r.source OR o.source = r.source AND o.line < r.line)))
 		FROM receipts r
 		JOIN receipts p ON p.file_sha256 = $1 AND lower(r.previous_hash) = p.chain_hash
 		JOIN files f ON f.file_sha256 = r.file_sha256
@@ -264,11 +270,15 @@ func (f *fileLoad) relink() error {
 		var raw sql.NullString
 		var line int64
 		var reasons reasonList
-		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &owner, &verdict); err != nil {
+		var earlierNamer bool
+		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &owner, &verdict, &earlierNamer); err != nil {
 			rows.Close()
 			return err
 		}
-		first := hash != lastHash
+		// The first namer links; a stored receipt that names it before
+		// (even one whose link was not checked, its chain starting
+		// before what was loaded with it) makes this one a fork.
+		first := hash != lastHash && !earlierNamer
 		lastHash = hash
 		absent := slices.Contains(reasons, verify.ReasonChainAbsent)
 		if !raw.Valid {
@@ -326,4 +336,37 @@ func (f *fileLoad) relink() error {
 		}
 	}
 	return nil
+}
+
+// NonceFirsts answers streamrun.PriorOrders: the Order of the earliest
+// stored use of each nonce digest asked, from its issued_at and
+// line_sha256 (a row without a line_sha256, stored before rows had one,
+// orders by its issue time alone).
+func (p *archivePrior) NonceFirsts(ctx context.Context, digests []string) (map[string]streamrun.Order, error) {
+	out := map[string]streamrun.Order{}
+	if len(digests) == 0 {
+		return out, nil
+	}
+	err := p.withKeys(ctx, digests, func(conn *sql.Conn) error {
+		rows, err := conn.QueryContext(ctx, `
+			SELECT k.key, epoch_us(r.issued_at), COALESCE(r.line_sha256, '')
+			FROM prior_keys k JOIN receipts r ON r.nonce_key = k.key`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d, sum string
+			var issued sql.NullInt64
+			if err := rows.Scan(&d, &issued, &sum); err != nil {
+				return err
+			}
+			o := streamrun.MakeOrder(issued.Int64, issued.Valid, sum)
+			if cur, ok := out[d]; !ok || o.Before(cur) {
+				out[d] = o
+			}
+		}
+		return rows.Err()
+	})
+	return out, err
 }

@@ -144,3 +144,24 @@ CREATE TABLE IF NOT EXISTS late_deliveries (
     reported_at  TIMESTAMP NOT NULL,    -- the day's last report generation before the load
     PRIMARY KEY (day, file_sha256)
 );
+
+-- Verdicts a load revised: a stored receipt that a later load showed not
+-- to be the original of its (issuer, nonce), as the load brought a
+-- receipt that stands before it (by issued_at, a receipt without one
+-- last, then line_sha256): it is a replay now, FAIL nonce_replay, as one
+-- load of every file would have judged it. One row per receipt revised.
+CREATE TABLE IF NOT EXISTS revisions (
+    day          DATE      NOT NULL,    -- the revised receipt's day, whose reports before are stale
+    file_sha256  VARCHAR   NOT NULL,    -- the revised receipt (receipts row)
+    source       VARCHAR   NOT NULL,
+    line         BIGINT    NOT NULL,
+    old_verdict  VARCHAR   NOT NULL,
+    old_reasons  VARCHAR[] NOT NULL,
+    new_verdict  VARCHAR   NOT NULL,
+    new_reasons  VARCHAR[] NOT NULL,
+    why          VARCHAR   NOT NULL,    -- the judgment that changed and the receipt that changed it
+    cause_sha256 VARCHAR   NOT NULL,    -- the files row holding that receipt, which the load added
+    cause_line   BIGINT    NOT NULL,
+    loaded_at    TIMESTAMP NOT NULL,    -- the load's clock (--at when given)
+    run          VARCHAR   NOT NULL     -- the load's command and start, as report_runs.run; '' from the library
+);

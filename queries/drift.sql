@@ -147,13 +147,14 @@ flagged_pairs AS (
     WHERE s.n > 0
       AND e.fingerprint IS NULL
 ),
--- ... with the receipts that show them, the first one kept.
+-- ... with the receipts that show them, the first one kept (by issued_at,
+-- then line_sha256: what the receipts carry, not their file names).
 pair_receipts AS (
     SELECT f.kind AS kind, r.day AS day, r.tool_name AS tool_name, r.tool_fingerprint AS tool_fingerprint, r.agent_id AS agent_id,
            r.session_id AS session_id, r.action_id AS action_id, r.source AS source, r.file_sha256 AS file_sha256, r.line AS line,
            ROW_NUMBER() OVER (
                PARTITION BY f.kind, r.day, r.tool_name, r.tool_fingerprint
-               ORDER BY r.issued_at NULLS LAST, r.source, r.file_sha256, r.line
+               ORDER BY r.issued_at NULLS LAST, r.line_sha256 NULLS LAST, r.file_sha256, r.line
            ) AS rn,
            COUNT(*) OVER (PARTITION BY f.kind, r.day, r.tool_name, r.tool_fingerprint) AS receipts,
            MIN(r.issued_at) OVER (PARTITION BY f.kind, r.day, r.tool_name, r.tool_fingerprint) AS first_seen,

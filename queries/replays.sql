@@ -4,9 +4,11 @@
 --   nonce           the same nonce from the same issuer_id
 --   signature       the same signature (as carried; value is its SHA-256)
 --   call_signature  the same UndoLog call signature
--- The first occurrence (by issued_at, then source, line, file) is the
--- original; every later one is a finding, reported on its own UTC day, so
--- a replay of an older receipt shows on the day it was replayed.
+-- The first occurrence by what the receipts carry (issued_at, a receipt
+-- without one last, then the SHA-256 of its line; never the file's name or
+-- when it was loaded) is the original, as the loads judge nonces; every
+-- later one is a finding, reported on its own UTC day, so a replay of an
+-- older receipt shows on the day it was replayed.
 --
 -- A later occurrence with the original's chain_hash is the same receipt
 -- (the same signed bytes, however re-serialised) delivered again, as
@@ -75,33 +77,33 @@ repeated AS (
 occurrences AS (
     SELECT x.kind AS kind, '' AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
            r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict,
-           r.chain_hash AS chain_hash
+           r.chain_hash AS chain_hash, r.line_sha256 AS line_sha256
     FROM repeated x
     JOIN receipts r ON r.action_id = x.value
     WHERE x.kind = 'action_id'
     UNION ALL
     SELECT x.kind AS kind, COALESCE(r.issuer_id, '') AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
            r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict,
-           r.chain_hash AS chain_hash
+           r.chain_hash AS chain_hash, r.line_sha256 AS line_sha256
     FROM repeated x
     JOIN receipts r ON r.nonce = x.value
     WHERE x.kind = 'nonce'
     UNION ALL
     SELECT x.kind AS kind, '' AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
            r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict,
-           r.chain_hash AS chain_hash
+           r.chain_hash AS chain_hash, r.line_sha256 AS line_sha256
     FROM repeated x
     JOIN receipts r ON r.signature_sha256 = x.value
     WHERE x.kind = 'signature'
     UNION ALL
     SELECT x.kind AS kind, '' AS scope, x.value AS value, r.day AS day, r.file_sha256 AS file_sha256, r.source AS source, r.line AS line,
            r.action_id AS action_id, r.agent_id AS agent_id, r.issuer_id AS issuer_id, r.issued_at AS issued_at, r.verdict AS verdict,
-           r.chain_hash AS chain_hash
+           r.chain_hash AS chain_hash, r.line_sha256 AS line_sha256
     FROM repeated x
     JOIN receipts r ON r.call_signature = x.value
     WHERE x.kind = 'call_signature'
 ),
--- ... numbered in order of issue, per kind, scope (the issuer, for
+-- ... numbered in order of issue (then line_sha256), per kind, scope (the issuer, for
 -- nonces) and value; a value with one receipt in its scope has no
 -- occurrence 2.
 ranked AS (
@@ -110,7 +112,7 @@ ranked AS (
            o.chain_hash AS chain_hash,
            ROW_NUMBER() OVER (
                PARTITION BY o.kind, o.scope, o.value
-               ORDER BY o.issued_at NULLS LAST, o.source, o.line, o.file_sha256
+               ORDER BY o.issued_at NULLS LAST, o.line_sha256 NULLS LAST, o.file_sha256, o.line
            ) AS occurrence,
            COUNT(*) OVER (PARTITION BY o.kind, o.scope, o.value) AS occurrences
     FROM occurrences o

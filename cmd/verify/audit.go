@@ -105,6 +105,10 @@ func auditAction(ctx *cli.Context) error {
 	for _, l := range late {
 		days = append(days, l.Day)
 	}
+	// So is a day whose stored verdicts the load revised.
+	for _, r := range lsum.Revised {
+		days = append(days, r.Day)
+	}
 	slices.Sort(days)
 	days = slices.Compact(days)
 	opts.NotRead = lsum.Skipped
@@ -231,7 +235,8 @@ func inputDays(ctx context.Context, db *analytics.DB, lsum analytics.LoadSummary
 // miss, -q or not: the files the input directories held and the run did
 // not read, the last lines left for the next run, and the days the load
 // added receipts to that an earlier run has reported (a late delivery),
-// which this run reports again.
+// and those whose stored verdicts the load revised, which this run
+// reports again.
 func writeLoadNotes(w io.Writer, dbPath, out string, lsum analytics.LoadSummary, late []analytics.LateDay) error {
 	if n := len(lsum.Skipped); n > 0 {
 		fmt.Fprintf(w, "not read: %d file(s) in the input directories (%s; --include GLOB reads others): %s\n",
@@ -250,6 +255,9 @@ func writeLoadNotes(w io.Writer, dbPath, out string, lsum analytics.LoadSummary,
 	for _, l := range late {
 		fmt.Fprintf(w, "late delivery: %s, reported at %s; reported again: %s\n",
 			lateAdded(l), l.ReportedAt.UTC().Format(time.RFC3339), termtext.Escape(filepath.Join(out, l.Day, analytics.SummaryFile)))
+	}
+	for _, r := range lsum.Revised {
+		fmt.Fprintf(w, "%s; reported again: %s\n", revisedLine(r), termtext.Escape(filepath.Join(out, r.Day, analytics.SummaryFile)))
 	}
 	return nil
 }

@@ -82,10 +82,20 @@ func loadAction(ctx *cli.Context) error {
 		fmt.Fprintf(ctx.App.Writer, "late delivery: %s, reported at %s; report it again: verify report --db %s --day %s --out DIR\n",
 			lateAdded(l), l.ReportedAt.UTC().Format(time.RFC3339), shellQuote(ctx.String("db")), l.Day)
 	}
+	for _, r := range sum.Revised {
+		fmt.Fprintf(ctx.App.Writer, "%s; report it again: verify report --db %s --day %s --out DIR\n",
+			revisedLine(r), shellQuote(ctx.String("db")), r.Day)
+	}
 	if n := sum.Unreadable(); n > 0 {
 		return failedInputs(sum, fmt.Sprintf("load: %d input file(s) could not be read or have changed, nothing of them recorded", n))
 	}
 	return nil
+}
+
+// revisedLine names a day whose stored verdicts a load revised: "revised:
+// 2026-11-01 (2 receipt(s))".
+func revisedLine(r analytics.RevisedDay) string {
+	return fmt.Sprintf("revised: %s (%d receipt(s))", r.Day, r.Receipts)
 }
 
 // reverifyFlag is --reverify, for load and audit. It and storeRawFlag are
@@ -230,6 +240,7 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		Trust:    m.trust,
 		Reverify: ctx.Bool("reverify"),
 		Raw:      raw,
+		Run:      fmt.Sprintf("verify %s %s pid %d", ctx.Command.Name, time.Now().UTC().Format(time.RFC3339), os.Getpid()),
 		Progress: func(p stream.Progress) { bar.update(streamrun.Progress(p)) },
 		Committing: func(c analytics.Commit) {
 			bar.committing(c)

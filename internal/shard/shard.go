@@ -51,7 +51,9 @@
 // result in a binary form that only the same build of verify reads, which
 // the manifest names and Finalize checks), and byte_offset, byte_length
 // and line_sha256 (32 bytes): where the line is in its input and its
-// SHA-256, NULL for a file that could not be read.
+// SHA-256, NULL for a file that could not be read; nonce_order (hex, with
+// a nonce: streamrun.Keys.Order), by which the first use of a nonce is
+// chosen.
 package shard
 
 import (

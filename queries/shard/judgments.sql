@@ -14,6 +14,8 @@
 --                    the hex keys of its chain hash (chain_key), the
 --                    predecessor it names (link_key), its chain scope
 --                    (scope_key) and its issuer and nonce (nonce_key),
+--                    with the receipt's order (nonce_order: issue time,
+--                    then its line's SHA-256, streamrun.Order in hex),
 --                    NULL where it has none;
 --   history_keys     the compact history of runs finalized before (their
 --                    receipts count as earlier), or an empty table: the
@@ -42,7 +44,7 @@
 -- and outside if none is (a chain that starts before the input). Of the receipts naming one predecessor,
 -- the first links and every later one is a fork; all are forks
 -- (fork_prior) when a receipt of the history names it already. The first
--- receipt to use an issuer's nonce is unique, or prior_replay when the
+-- receipt to use an issuer's nonce (by nonce_order, then ord) is unique, or prior_replay when the
 -- history used it; every later one is a replay.
 --
 -- Deliveries: a receipt whose chain hash an earlier receipt of the input
@@ -124,11 +126,18 @@ first_namers AS (
     WHERE r.link_key IS NOT NULL
     GROUP BY r.link_key
 ),
-first_users AS (
-    SELECT r.nonce_key AS k, MIN(r.ord) AS first_ord
+-- The first use of a nonce is the receipt with the least nonce_order
+-- (issue time, then its line's SHA-256), whatever the order of the files.
+nonce_ranks AS (
+    SELECT r.nonce_key AS k, r.ord AS ord,
+           ROW_NUMBER() OVER (PARTITION BY r.nonce_key ORDER BY r.nonce_order, r.ord) AS rank
     FROM shard_records r
     WHERE r.nonce_key IS NOT NULL
-    GROUP BY r.nonce_key
+),
+first_users AS (
+    SELECT n.k AS k, n.ord AS first_ord
+    FROM nonce_ranks n
+    WHERE n.rank = 1
 ),
 history_nonces AS (
     SELECT DISTINCT lower(hex(h.k)) AS k

@@ -47,9 +47,13 @@ type index struct {
 
 type key128 [16]byte
 
-// An entry: space (1), key (16), role (1), seq (8, big-endian), scope (16),
-// own (16): the receipt's own chain hash, zero without one.
-const entryLen = 58
+// An entry: space (1), key (16), role (1), order (24), seq (8, big-endian),
+// scope (16), own (16): the receipt's own chain hash, zero without one.
+// Nonce entries carry the receipt's order (IndexEntry.Order), so that the
+// first use of a nonce is the earliest receipt by what the receipts carry,
+// whatever order the files were read in; chain entries carry zeros and
+// keep read order.
+const entryLen = 1 + 16 + 1 + OrderLen + 8 + 16 + 16
 
 const (
 	spaceChain byte = 0
@@ -142,14 +146,23 @@ func hashKey(s string) key128 {
 	return trunc(&sum)
 }
 
-func (x *index) addEntry(space byte, key key128, role byte, seq uint64, scope, own key128) error {
+// Offsets of an entry's fields after its role.
+const (
+	entryOrder = 18
+	entrySeq   = entryOrder + OrderLen
+	entryScope = entrySeq + 8
+	entryOwn   = entryScope + 16
+)
+
+func (x *index) addEntry(space byte, key key128, role byte, order Order, seq uint64, scope, own key128) error {
 	var e [entryLen]byte
 	e[0] = space
 	copy(e[1:17], key[:])
 	e[17] = role
-	binary.BigEndian.PutUint64(e[18:26], seq)
-	copy(e[26:42], scope[:])
-	copy(e[42:58], own[:])
+	copy(e[entryOrder:entrySeq], order[:])
+	binary.BigEndian.PutUint64(e[entrySeq:entryScope], seq)
+	copy(e[entryScope:entryOwn], scope[:])
+	copy(e[entryOwn:entryLen], own[:])
 	return x.entries.add(e[:])
 }
 
@@ -168,7 +181,7 @@ func (x *index) add(seq uint64, e IndexEntry) error {
 		if given {
 			role = roleGivenOwner
 		}
-		if err := x.addEntry(spaceChain, own, role, seq, scope, own); err != nil {
+		if err := x.addEntry(spaceChain, own, role, Order{}, seq, scope, own); err != nil {
 			return err
 		}
 	}
@@ -182,12 +195,12 @@ func (x *index) add(seq uint64, e IndexEntry) error {
 		}
 	}
 	if e.HasLink {
-		if err := x.addEntry(spaceChain, trunc(&e.Link), roleNamer, seq, scope, own); err != nil {
+		if err := x.addEntry(spaceChain, trunc(&e.Link), roleNamer, Order{}, seq, scope, own); err != nil {
 			return err
 		}
 	}
 	if e.NonceKey != "" {
-		return x.addEntry(spaceNonce, hashKey(e.NonceKey), roleNamer, seq, key128{}, own)
+		return x.addEntry(spaceNonce, hashKey(e.NonceKey), roleNamer, e.Order(), seq, key128{}, own)
 	}
 	return nil
 }
@@ -284,7 +297,8 @@ func (x *index) resolve(ctx context.Context, prior Prior) error {
 			break
 		}
 		key := key128(e[1:17])
-		role, seq, scope, own := e[17], binary.BigEndian.Uint64(e[18:26]), key128(e[26:42]), key128(e[42:58])
+		role, seq := e[17], binary.BigEndian.Uint64(e[entrySeq:entryScope])
+		order, scope, own := Order(e[entryOrder:entrySeq]), key128(e[entryScope:entryOwn]), key128(e[entryOwn:entryLen])
 		switch e[0] {
 		case spaceChain:
 			if g == nil || g.key != key {
@@ -330,7 +344,7 @@ func (x *index) resolve(ctx context.Context, prior Prior) error {
 				}
 				continue
 			}
-			nonces = append(nonces, firstUse{key, own, seq})
+			nonces = append(nonces, firstUse{key, own, seq, order})
 			if len(nonces) >= x.priorBatch {
 				if err := flushNonces(); err != nil {
 					return err
@@ -356,11 +370,15 @@ func (x *index) resolve(ctx context.Context, prior Prior) error {
 type firstUse struct {
 	key, own key128
 	seq      uint64
+	order    Order
 }
 
 // askPriorNonces judges the first use of each nonce: a replay when an
 // archived receipt already used it, unless that receipt is this one
 // delivered again (the archive holds its chain hash); unique otherwise.
+// An archive that knows its receipts' order (PriorOrders) makes the
+// input's first use the original when it stands before every archived
+// use: the archive then revises those (streamrun does not).
 func (x *index) askPriorNonces(ctx context.Context, p Prior, uses []firstUse) error {
 	digests := make([]string, len(uses))
 	for i, u := range uses {
@@ -369,6 +387,23 @@ func (x *index) askPriorNonces(ctx context.Context, p Prior, uses []firstUse) er
 	used, err := p.Nonces(ctx, digests)
 	if err != nil {
 		return fmt.Errorf("resolving nonces against the archive: %w", err)
+	}
+	if po, ok := p.(PriorOrders); ok && len(used) > 0 {
+		var asked []string
+		for _, d := range digests {
+			if used[d] {
+				asked = append(asked, d)
+			}
+		}
+		firsts, err := po.NonceFirsts(ctx, asked)
+		if err != nil {
+			return fmt.Errorf("resolving nonces against the archive: %w", err)
+		}
+		for i, u := range uses {
+			if f, ok := firsts[digests[i]]; ok && u.order.Before(f) {
+				used[digests[i]] = false // the archived uses are the replays
+			}
+		}
 	}
 	var owns []key128
 	for i, u := range uses {

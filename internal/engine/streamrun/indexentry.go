@@ -1,7 +1,9 @@
 package streamrun
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"github.com/receiptverify/verify/verify"
 )
@@ -22,6 +24,60 @@ type IndexEntry struct {
 	// HasIssued: what orders it among archived receipts of its chain.
 	Issued    int64
 	HasIssued bool
+	// Tiebreak orders receipts issued at the same instant: the first 16
+	// bytes of the SHA-256 of the line's bytes (an archive's
+	// line_sha256), which no file name or load order changes. Set by
+	// the run that reads the line (SetTiebreak).
+	Tiebreak [16]byte
+}
+
+// Order is where a receipt stands among those sharing a nonce: by issue
+// time (a receipt without one last), then by the SHA-256 of its line.
+// The first in this order is the original and the others its replays or
+// deliveries again, whatever order the files were read or loaded in. As
+// bytes it compares as an archive's (issued_at NULLS LAST, line_sha256).
+type Order [OrderLen]byte
+
+// OrderLen is the size of an Order: the issue time (8 bytes) and the
+// Tiebreak.
+const OrderLen = 8 + 16
+
+// Order returns the receipt's Order.
+func (e IndexEntry) Order() Order {
+	var o Order
+	if e.HasIssued {
+		// The sign bit flipped, earlier instants sort first as bytes.
+		binary.BigEndian.PutUint64(o[:8], uint64(e.Issued)^1<<63)
+	} else {
+		copy(o[:8], noIssue[:])
+	}
+	copy(o[8:], e.Tiebreak[:])
+	return o
+}
+
+var noIssue = [8]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+
+// Before says whether o stands before p.
+func (o Order) Before(p Order) bool { return bytes.Compare(o[:], p[:]) < 0 }
+
+// MakeOrder is the Order of a receipt issued at issued (Unix
+// microseconds, when hasIssued) whose line has the SHA-256 lineSHA256
+// (hex; its first 32 characters are read): how an archive gives the
+// order of a stored receipt. Without a line hash (a row stored before
+// archives kept one) it stands after every receipt issued at the same
+// instant, as an archive's NULLS LAST orders it.
+func MakeOrder(issued int64, hasIssued bool, lineSHA256 string) Order {
+	e := IndexEntry{Issued: issued, HasIssued: hasIssued}
+	if _, err := hex.Decode(e.Tiebreak[:], []byte(lineSHA256[:min(32, len(lineSHA256))])); err != nil || len(lineSHA256) < 32 {
+		e.Tiebreak = [16]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+	}
+	return e.Order()
+}
+
+// SetTiebreak sets e.Tiebreak from the receipt's line bytes.
+func (e *IndexEntry) SetTiebreak(raw []byte) {
+	sum := sha256.Sum256(raw)
+	copy(e.Tiebreak[:], sum[:])
 }
 
 // Index returns the receipt's entry for a stream's chain and nonce index,

@@ -27,8 +27,12 @@ import (
 // own chain hash, Link the predecessor it names, Scope its chain scope,
 // Nonce its NonceDigest. A receipt whose Link is another's Chain links to
 // it when their Scopes agree.
+//
+// Order is the receipt's Order in hex (48 characters) when it has a
+// nonce: the first use of a nonce is the receipt with the least Order
+// (then the least ordinal), as Run decides it.
 type Keys struct {
-	Chain, Link, Scope, Nonce string
+	Chain, Link, Scope, Nonce, Order string
 }
 
 // keysOf is the index's view of e (index.add), in hex.
@@ -46,6 +50,10 @@ func keysOf(e IndexEntry) Keys {
 		k.Link = hex.EncodeToString(e.Link[:16])
 	}
 	k.Nonce = NonceDigest(e.NonceKey)
+	if k.Nonce != "" {
+		o := e.Order()
+		k.Order = hex.EncodeToString(o[:])
+	}
 	return k
 }
 
@@ -125,7 +133,11 @@ func Map(ctx context.Context, v Verifier, srcs []Source, opts Options, emit func
 			if blank := sum.count(r); blank {
 				return nil
 			}
-			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(Index(r.result)), State: r.spooled}
+			e := Index(r.result)
+			if ref != nil {
+				copy(e.Tiebreak[:], ref.SHA256[:])
+			}
+			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(e), State: r.spooled}
 			if ref != nil {
 				m.Line, m.HasLine = *ref, true
 			}

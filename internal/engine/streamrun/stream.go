@@ -123,6 +123,18 @@ type PriorScopes interface {
 	Scopes(ctx context.Context, qs []ScopeQuery) (map[string]bool, error)
 }
 
+// PriorOrders is a Prior that also knows where its receipts stand in the
+// receipts' Order. With it, the first use of a nonce in the input that
+// stands before every archived use is the original (nonce unique), and
+// the archived uses are the replays: the archive revises their verdicts
+// after the run, so that loads in any order agree with one load of all.
+type PriorOrders interface {
+	Prior
+	// NonceFirsts is given nonce digests (as Nonces) the archive used and
+	// returns, for each, the Order of its earliest archived use.
+	NonceFirsts(ctx context.Context, digests []string) (map[string]Order, error)
+}
+
 // ScopeQuery asks PriorScopes about one chain scope.
 type ScopeQuery struct {
 	// Digest is the scope digest: the first 32 hex characters (128 bits)
@@ -308,6 +320,9 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			res, _ := rn.v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: true, OmitSignatureHash: rn.opts.OmitSignatureHash})
 			res.Source, res.Line = r.source, r.line
 			r.entry = Index(res)
+			if r.entry.NonceKey != "" {
+				r.entry.SetTiebreak(r.raw) // only nonces are ordered by it
+			}
 			r.spooled = rn.sp.encode(r, res)
 		},
 		func(r *record) error {

@@ -1,0 +1,147 @@
+package analytics
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
+	"github.com/receiptverify/verify/verify"
+)
+
+// RevisedDay is a day a load revised stored verdicts of (revisions): a
+// receipt stored as the original of its nonce that the load showed to be
+// a replay of an earlier one it brought. Its reports before the load are
+// stale.
+type RevisedDay struct {
+	Day      string // YYYY-MM-DD
+	Receipts int64  // receipts of the day revised
+}
+
+// reviseNonces finds the stored receipts that the load's files make
+// replays: of the receipts sharing an (issuer, nonce) with one the load
+// added, the original is the first by issued_at (a receipt without one
+// last), then line_sha256, as the stream decides (streamrun.Order), and
+// the loaded ones were judged against it. A receipt stored before that is
+// not the original, nor the original delivered again (its chain hash),
+// and not yet a replay is one now: FAIL nonce_replay. Then the loaded
+// files in any order, in one load or many, store the same verdicts.
+const reviseNonces = `WITH mine AS (
+    SELECT DISTINCT nonce_key FROM receipts WHERE file_sha256 IN (%s) AND nonce_key IS NOT NULL
+),
+uses AS (
+    SELECT r.file_sha256, r.source, r.line, r.day, r.verdict, r.reasons, r.chain_hash, r.nonce_key,
+           r.raw IS NULL AS no_raw, COALESCE(r.byte_offset, -1) AS byte_offset, COALESCE(r.byte_length, -1) AS byte_length,
+           COALESCE(r.line_sha256, '') AS line_sha256,
+           ROW_NUMBER() OVER (PARTITION BY r.nonce_key
+                              ORDER BY r.issued_at NULLS LAST, r.line_sha256 NULLS LAST, r.file_sha256, r.line) AS rank
+    FROM receipts r JOIN mine m ON m.nonce_key = r.nonce_key
+)
+SELECT u.file_sha256, u.source, u.line, u.day, u.verdict, u.reasons, o.file_sha256, o.source, o.line,
+       u.no_raw, u.byte_offset, u.byte_length, u.line_sha256
+FROM uses u JOIN uses o ON o.nonce_key = u.nonce_key AND o.rank = 1
+WHERE u.rank > 1 AND u.file_sha256 NOT IN (%[1]s)
+  AND NOT list_contains(u.reasons, 'nonce_replay')
+  AND NOT COALESCE(u.chain_hash <> '' AND u.chain_hash = o.chain_hash, FALSE)
+ORDER BY u.day, u.file_sha256, u.line`
+
+// revise revises, in one transaction after the files are stored, the
+// stored verdicts the load's files change (reviseNonces), records each
+// in revisions and returns the days revised.
+func (l *loader) revise() error {
+	var added []string
+	for _, f := range l.sum.Files {
+		if f.Err == nil && !f.AlreadyLoaded && f.Accepted > 0 && len(f.Holds) > 0 {
+			added = append(added, f.Holds[0])
+		}
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	fail := func(err error) error { return dbErr(l.ctx, "revise stored verdicts", l.db.path, err) }
+	tx, err := l.conn.BeginTx(l.ctx, nil)
+	if err != nil {
+		return fail(err)
+	}
+	defer tx.Rollback()
+	in := sqltext.Strings(added)
+	rows, err := tx.QueryContext(l.ctx, fmt.Sprintf(reviseNonces, in))
+	if err != nil {
+		return fail(err)
+	}
+	type revision struct {
+		sha, source         string
+		line                int64
+		day                 time.Time
+		verdict             string
+		reasons             reasonList
+		origSHA, origSource string
+		origLine            int64
+		noRaw               bool
+		at                  StoredReceipt // where its line is in the archive
+	}
+	var revs []revision
+	for rows.Next() {
+		var r revision
+		if err := rows.Scan(&r.sha, &r.source, &r.line, &r.day, &r.verdict, &r.reasons, &r.origSHA, &r.origSource, &r.origLine,
+			&r.noRaw, &r.at.Offset, &r.at.Length, &r.at.LineSHA256); err != nil {
+			rows.Close()
+			return fail(err)
+		}
+		revs = append(revs, r)
+	}
+	if err := rows.Close(); err != nil {
+		return fail(err)
+	}
+	if len(revs) == 0 {
+		return nil
+	}
+	perDay := map[string]int64{}
+	for _, r := range revs {
+		newReasons := reasonStrings(withNonceReplay(r.reasons))
+		if _, err := tx.ExecContext(l.ctx, "UPDATE receipts SET verdict = 'FAIL', reasons = $1 WHERE file_sha256 = $2 AND line = $3",
+			newReasons, r.sha, r.line); err != nil {
+			return fail(err)
+		}
+		if r.noRaw {
+			// RawFlagged keeps the line of a FAIL receipt, as one load
+			// of all would have: read from its archive file when it is
+			// still there and the same, else left there.
+			r.at.Source, r.at.Line = r.source, r.line
+			if b, err := r.at.ReadArchive(l.ctx, ""); err == nil {
+				if _, err := tx.ExecContext(l.ctx, "UPDATE receipts SET raw = $1 WHERE file_sha256 = $2 AND line = $3", string(b), r.sha, r.line); err != nil {
+					return fail(err)
+				}
+			}
+		}
+		if _, err := tx.ExecContext(l.ctx, `INSERT INTO revisions VALUES ($1, $2, $3, $4, $5, $6, 'FAIL', $7, $8, $9, $10, $11, $12)`,
+			r.day, r.sha, r.source, r.line, r.verdict, reasonStrings(r.reasons), newReasons,
+			"nonce_replay: its nonce was used first by "+r.origSource+":"+strconv.FormatInt(r.origLine, 10),
+			r.origSHA, r.origLine, l.at, l.opts.Run); err != nil {
+			return fail(err)
+		}
+		perDay[r.day.UTC().Format(time.DateOnly)]++
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(err)
+	}
+	for d, n := range perDay {
+		l.sum.Revised = append(l.sum.Revised, RevisedDay{Day: d, Receipts: n})
+	}
+	slices.SortFunc(l.sum.Revised, func(a, b RevisedDay) int { return strings.Compare(a.Day, b.Day) })
+	return nil
+}
+
+// withNonceReplay adds nonce_replay to a stored receipt's reasons where the
+// nonce axis stands in verify.AxisOrder: before the reasons of the axes
+// after it that fail on their own (clock_skew, bad_anchor), as one run
+// would have listed them.
+func withNonceReplay(rs reasonList) []verify.Reason {
+	i := len(rs)
+	for i > 0 && (rs[i-1] == verify.ReasonClockSkew || rs[i-1] == verify.ReasonBadAnchor) {
+		i--
+	}
+	return slices.Insert(slices.Clone([]verify.Reason(rs)), i, verify.ReasonNonceReplay)
+}
