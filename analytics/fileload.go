@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"github.com/receiptverify/verify/internal/helpers/logfamily"
 	"io"
 	"slices"
 	"strconv"
@@ -622,7 +623,7 @@ func (f *fileLoad) filesRowArgs(storedBytes int64, unterminated bool) []any {
 	s := f.sum
 	return []any{s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
 		storedBytes, f.plan.firstLine, f.plan.base, f.plan.id.head, unterminated, f.trust, s.Redelivered,
-		strings.Join(slices.Sorted(slices.Values(f.redeliveredDays)), ",")}
+		strings.Join(slices.Sorted(slices.Values(f.redeliveredDays)), ","), logfamily.Of(s.Path)}
 }
 
 // rekeyEarly stores the rows of the chunks inserted as the file was read,

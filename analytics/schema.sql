@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS files (
     unterminated  BOOLEAN,              -- the content's last line has no newline
     trust_sha256  VARCHAR,              -- the trust material its receipts were verified with (trust table)
     redelivered   BIGINT,               -- its receipts not stored because their lines were stored already from another file
-    redelivered_days VARCHAR            -- the UTC days of the stored receipts those are, comma-separated
+    redelivered_days VARCHAR,           -- the UTC days of the stored receipts those are, comma-separated
+    family        VARCHAR               -- the logrotate family of path (path without .1, -YYYYMMDD, .gz): the source whose daily volume queries/gaps.sql follows
 );
 
 CREATE TABLE IF NOT EXISTS receipts (
@@ -131,6 +132,7 @@ ALTER TABLE files ADD COLUMN IF NOT EXISTS unterminated BOOLEAN;
 ALTER TABLE files ADD COLUMN IF NOT EXISTS trust_sha256 VARCHAR;
 ALTER TABLE files ADD COLUMN IF NOT EXISTS redelivered BIGINT;
 ALTER TABLE files ADD COLUMN IF NOT EXISTS redelivered_days VARCHAR;
+ALTER TABLE files ADD COLUMN IF NOT EXISTS family VARCHAR;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS nonce_key VARCHAR;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS trust_sha256 VARCHAR;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS byte_offset BIGINT;
