@@ -71,12 +71,13 @@ func reportAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
 	phase(runContext(ctx), "report")
 	sum, err := db.Report(runContext(ctx), opts)
+	db.Close()
 	if err != nil {
 		return outputErr(err)
 	}
+	recordReportRun(ctx, opts)
 	var expired expiredNotes
 	expired.add(sum)
 	expired.write(ctx)
@@ -94,6 +95,27 @@ func reportAction(ctx *cli.Context) error {
 		return err
 	}
 	return emptyDayErr(sum)
+}
+
+// recordReportRun records the report in the database's report_runs, so
+// that a load adding receipts to the day later names it as a late
+// delivery. The report was written from the database opened read-only,
+// beside other readers; recording needs it to itself for a moment. A
+// database that cannot be written then (another process holds it, or the
+// file or its directory is read-only) leaves the report as it is, said on
+// stderr.
+func recordReportRun(ctx *cli.Context, opts analytics.ReportOptions) {
+	err := func() error {
+		db, err := analytics.Open(ctx.String("db"))
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return db.RecordReport(runContext(ctx), opts)
+	}()
+	if err != nil {
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: %s: the report is written but not recorded in the database (%v): a later delivery to the day will not be named as late\n", opts.Day, err)
+	}
 }
 
 // emptyDayErr is an *emptyError when the reported day has no receipt.
