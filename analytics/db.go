@@ -102,6 +102,11 @@ type DB struct {
 // Open opens the DuckDB database at path for loading, creating the file and
 // the tables if missing. An empty path opens a private in-memory database.
 func Open(path string) (*DB, error) {
+	if path != "" {
+		if err := writableDir(path); err != nil {
+			return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
+		}
+	}
 	db, err := open(path, false)
 	if err != nil {
 		return nil, err
