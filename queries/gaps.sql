@@ -6,7 +6,8 @@
 -- .1, -YYYYMMDD and .gz rotations), whole (agent '*') and per agent_id in
 -- it; its volume on a day is the receipts of that day it delivered. It is
 -- judged against the median of its volumes on the window_days days before
--- (a day it delivered nothing counts as 0):
+-- (a day it delivered nothing counts as 0; of an even window, the lower
+-- middle day):
 --   silent  it delivered nothing on the day, and the median is above 0
 --           (it delivers on most days)
 --   thin    it delivered under thin_fraction of the median
@@ -61,12 +62,12 @@ win AS (
     WHERE c.day - v.day >= 1 AND c.day - v.day <= s.window_days
 ),
 -- The window's volumes sorted are window_days - k zeros, then the k days
--- it delivered (rn 1..k): the median is the mean of the two middle ones.
+-- it delivered (rn 1..k): the median is the middle one (of an even
+-- window, the lower of the two), a whole number on every engine.
 medians AS (
     SELECT w.day AS day, w.family AS family, w.agent AS agent, MAX(w.k) AS days_delivered,
            MAX(w.window_days) AS window_days,
-           (SUM(CASE WHEN w.rn = FLOOR((w.window_days + 1) / 2.0) - (w.window_days - w.k) THEN w.n ELSE 0 END)
-            + SUM(CASE WHEN w.rn = FLOOR((w.window_days + 2) / 2.0) - (w.window_days - w.k) THEN w.n ELSE 0 END)) / 2.0 AS median_receipts
+           SUM(CASE WHEN w.rn = FLOOR((w.window_days + 1) / 2.0) - (w.window_days - w.k) THEN w.n ELSE 0 END) AS median_receipts
     FROM win w
     GROUP BY w.day, w.family, w.agent
 ),
