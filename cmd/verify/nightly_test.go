@@ -211,6 +211,14 @@ func TestNightlyWeek(t *testing.T) {
 	}
 
 	t.Logf("\n%s", &transcript)
+	// docs/nightly.md shows this transcript: it must be this run's.
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "nightly.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shown := regexp.MustCompile(`(?m)^`).ReplaceAllString(strings.TrimSuffix(transcript.String(), "\n"), "    ") + "\n"; !strings.Contains(string(doc), shown) {
+		t.Errorf("docs/nightly.md does not show this week's transcript; put the one above in it")
+	}
 	got, _ := dbRows(t, db)
 	lines := strings.Split(strings.TrimSpace(got), "\n")
 	if len(lines) != total {
