@@ -67,7 +67,7 @@ win AS (
 medians AS (
     SELECT w.day AS day, w.family AS family, w.agent AS agent, MAX(w.k) AS days_delivered,
            MAX(w.window_days) AS window_days,
-           SUM(CASE WHEN w.rn = FLOOR((w.window_days + 1) / 2.0) - (w.window_days - w.k) THEN w.n ELSE 0 END) AS median_receipts
+           CAST(SUM(CASE WHEN w.rn = FLOOR((w.window_days + 1) / 2.0) - (w.window_days - w.k) THEN w.n ELSE 0 END) AS BIGINT) AS median_receipts
     FROM win w
     GROUP BY w.day, w.family, w.agent
 ),
