@@ -24,7 +24,9 @@ func newReportCommand() *cli.Command {
 			"day, up to the 28 days up to DAY), summary.md (read it first: it opens with the verdict),\n" +
 			"summary.html (the same, one self-contained page) and manifest.json (versions, query\n" +
 			"hashes, inputs, totals). Each file is written to a temporary name and renamed; the same day\n" +
-			"of the same data gives the same bytes. stdout gets one line per finding type.\n\n" +
+			"of the same data gives the same bytes. stdout gets one line per finding type. The report\n" +
+			"is recorded in the database (report_runs), so that a later load adding receipts to the day\n" +
+			"names it as a late delivery; a database another process holds is left as it is, said on stderr.\n\n" +
 			"Every finding row has a severity (high, medium, low, info; README, \"Severity\"). A\n" +
 			"--baseline file accepts tool-schema findings until an expiry date: they are still listed,\n" +
 			"as suppressed, and never fail the day; an expired entry is a warning.\n\n" +
