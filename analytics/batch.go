@@ -283,7 +283,7 @@ var batchReceiptInsert = strings.NewReplacer("SELECT $1, $2,", "SELECT b_sha, b_
 // filesRow, adds several, filesPerInsert at most.
 const (
 	filesInsertHead = `INSERT INTO files (file_sha256, path, size_bytes, lines, accepted, rejected, loaded_at,
-	content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256, redelivered, redelivered_days)
+	content_bytes, first_line, base_sha256, head_sha256, unterminated, trust_sha256, redelivered, redelivered_days, family)
 VALUES `
 	filesPerInsert = 128
 )
@@ -291,7 +291,7 @@ VALUES `
 var filesInsert = filesInsertHead + filesRow(0)
 
 // filesRowValues are the values of a files row (fileLoad.filesRowArgs).
-const filesRowValues = 15
+const filesRowValues = 16
 
 // filesRow is the VALUES row of a files row whose values are the
 // parameters after the first n: base_sha256 and redelivered_days are

@@ -105,6 +105,11 @@ type DB struct {
 // (checkSchemaVersion): an earlier verify's is loaded again into a new
 // one, not converted.
 func Open(path string) (*DB, error) {
+	if path != "" {
+		if err := writableDir(path); err != nil {
+			return nil, &dberr.IOError{Op: "open", Path: path, Err: err}
+		}
+	}
 	db, err := open(path, false)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"github.com/receiptverify/verify/internal/helpers/logfamily"
 	"io"
 	"slices"
 	"strconv"
@@ -153,6 +155,11 @@ func (f *fileLoad) add(res *verify.Result, raw []byte, offset int64, rec *stream
 		return nil
 	case res.Line == 0: // the source could not be opened
 		f.sum.Err = errors.New(res.Error)
+		return nil
+	case rec != nil && rec.FileError:
+		// The source could not be read on from this line (a bound
+		// reached: a gzip of a million blank lines): not stored in part.
+		f.sum.Err = fmt.Errorf("line %d: %s", res.Line, res.Error)
 		return nil
 	case res.Verdict == verify.Unreadable && f.in.Lines && f.plan.id.unterminated && int64(res.Line) == f.plan.id.lines():
 		// The last line, without a newline, cannot be read: a producer
@@ -622,7 +629,7 @@ func (f *fileLoad) filesRowArgs(storedBytes int64, unterminated bool) []any {
 	s := f.sum
 	return []any{s.SHA256, s.Path, s.Size, s.Lines, s.Accepted, s.Rejected, f.loadedAt,
 		storedBytes, f.plan.firstLine, f.plan.base, f.plan.id.head, unterminated, f.trust, s.Redelivered,
-		strings.Join(slices.Sorted(slices.Values(f.redeliveredDays)), ",")}
+		strings.Join(slices.Sorted(slices.Values(f.redeliveredDays)), ","), logfamily.Of(s.Path)}
 }
 
 // rekeyEarly stores the rows of the chunks inserted as the file was read,

@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/receiptverify/verify/internal/analytics/dberr"
@@ -117,6 +118,16 @@ func hasTable(ctx context.Context, q querier, name string) (bool, error) {
 		err = rows.Err()
 	}
 	return n > 0, err
+}
+
+// RecordReport records a report of opts.Day written to opts.Dir (by
+// DB.Report on the database opened read-only) in report_runs, as
+// DB.Report does on a database opened for writing.
+func (db *DB) RecordReport(ctx context.Context, opts ReportOptions) error {
+	if db.readOnly {
+		return &dberr.WriteError{Path: db.path, Err: errors.New("opened read-only")}
+	}
+	return db.recordReport(ctx, opts)
 }
 
 // recordReport adds a generation of a day's report to report_runs.

@@ -66,6 +66,9 @@ type manifestQuery struct {
 	File   string `json:"file"`
 	SHA256 string `json:"sha256"`
 	Rows   int    `json:"rows"`
+	// Settings is the settings line run in place of the file's own
+	// (gaps.sql with thresholds other than its defaults).
+	Settings string `json:"settings,omitempty"`
 }
 
 // manifestInput is one input file holding receipts of the day, with its

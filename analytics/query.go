@@ -27,6 +27,15 @@ func (db *DB) RunQuery(ctx context.Context, name, day string) (*table.Table, err
 	return runQuery(ctx, db.sql, name, day)
 }
 
+// RunQueryWith is RunQuery with gaps.sql's thresholds set to gaps.
+func (db *DB) RunQueryWith(ctx context.Context, name, day string, gaps queries.GapSettings) (*table.Table, error) {
+	query, err := queries.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return runText(ctx, db.sql, name, gaps.Apply(name, query.Text), day)
+}
+
 // runQuery is DB.RunQuery on any querier.
 func runQuery(ctx context.Context, q querier, name, day string) (*table.Table, error) {
 	query, err := queries.Lookup(name)

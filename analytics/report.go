@@ -53,6 +53,9 @@ type ReportOptions struct {
 	// read (LoadSummary.Skipped), named in summary.md and manifest.json so
 	// that a receipt file under an unexpected name is not left out unseen.
 	NotRead []string
+	// Gaps are the thresholds gaps.sql judges sources by (zero: the
+	// defaults, queries.DefaultGapSettings).
+	Gaps queries.GapSettings
 	// Run names the run in report_runs, where DB.Report records each
 	// report it writes: "verify audit 2026-11-05T01:10:02Z pid 4711".
 	Run string
@@ -243,11 +246,15 @@ func (r *reportRun) run(name string) (*table.Table, error) {
 		return nil, err
 	}
 	if !ok {
-		if t, err = runText(r.ctx, r.q, name, query.Text, r.opts.Day); err != nil {
+		if t, err = runText(r.ctx, r.q, name, r.opts.Gaps.Apply(name, query.Text), r.opts.Day); err != nil {
 			return nil, err
 		}
 	}
-	r.man.Queries = append(r.man.Queries, manifestQuery{Name: name, File: query.File, SHA256: query.SHA256, Rows: len(t.Rows)})
+	mq := manifestQuery{Name: name, File: query.File, SHA256: query.SHA256, Rows: len(t.Rows)}
+	if text := r.opts.Gaps.Apply(name, query.Text); text != query.Text {
+		mq.Settings = r.opts.Gaps.String() // the line that replaced the file's own
+	}
+	r.man.Queries = append(r.man.Queries, mq)
 	return t, nil
 }
 

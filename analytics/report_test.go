@@ -495,7 +495,7 @@ func TestParquetSameRows(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s over Parquet: %v", q.Name, err)
 			}
-			if len(a.Rows) == 0 && q.Name != "rejects" && q.Name != "completeness" && day != "" { // the fixture holds no lifecycle evidence
+			if len(a.Rows) == 0 && q.Name != "rejects" && q.Name != "completeness" && q.Name != "gaps" && day != "" { // the fixture holds no lifecycle evidence, and no source with a week behind it
 				t.Errorf("%s %s: no rows to compare", q.Name, day)
 			}
 			if ca, cb := csvOf(t, a), csvOf(t, b); ca != cb {
@@ -526,7 +526,7 @@ func TestReportEmptyDay(t *testing.T) {
 	if err := json.Unmarshal(mj, &man); err != nil {
 		t.Fatal(err)
 	}
-	if len(man.Queries) != 10 || man.DuckDBVersion == "" || man.Window.From != "2026-10-01T00:00:00Z" {
+	if len(man.Queries) != 11 || man.DuckDBVersion == "" || man.Window.From != "2026-10-01T00:00:00Z" {
 		t.Errorf("manifest: %s", mj)
 	}
 }
@@ -544,7 +544,7 @@ func TestReportFixture(t *testing.T) {
 	for _, f := range sum.Findings {
 		counts[f.Name] = f.Rows
 	}
-	if want := map[string]int{"collisions": 2, "drift": 4, "replays": 2, "failures": 2, "rejects": 0, "completeness": 0}; fmt.Sprint(counts) != fmt.Sprint(want) {
+	if want := map[string]int{"collisions": 2, "drift": 4, "replays": 2, "failures": 2, "rejects": 0, "completeness": 0, "gaps": 0}; fmt.Sprint(counts) != fmt.Sprint(want) {
 		t.Errorf("counts %v, want %v", counts, want)
 	}
 	files := readDir(t, dir)
@@ -553,7 +553,7 @@ func TestReportFixture(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	if want := "collisions.csv collisions.jsonl completeness.csv completeness.jsonl drift.csv drift.jsonl failures.csv failures.jsonl fingerprints.svg manifest.json rejects.csv rejects.jsonl replays.csv replays.jsonl summary.html summary.md"; strings.Join(names, " ") != want {
+	if want := "collisions.csv collisions.jsonl completeness.csv completeness.jsonl drift.csv drift.jsonl failures.csv failures.jsonl fingerprints.svg gaps.csv gaps.jsonl manifest.json rejects.csv rejects.jsonl replays.csv replays.jsonl summary.html summary.md"; strings.Join(names, " ") != want {
 		t.Errorf("files: %v", names)
 	}
 	if !bytes.HasPrefix(files["replays.jsonl"], []byte(`{"finding":"replays","severity":"high","finding_id":"677a7451f726a5f79f66458e1ca206df","techniques":["SAFE-T1103","T1565.001"],"day":"2026-11-02","kind":"action_id","value":"a1","occurrence":2,"occurrences":2,"verdict":"FAIL",`)) {
@@ -675,6 +675,7 @@ func TestReportUndated(t *testing.T) {
 		"failures":     "1 [{fingerprint_mismatch 1}]",
 		"rejects":      "0 []",
 		"completeness": "0 []",
+		"gaps":         "0 []",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("findings on %s:\n got %v\nwant %v", day, got, want)

@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS files (
     unterminated  BOOLEAN,              -- the content's last line has no newline
     trust_sha256  VARCHAR,              -- the trust material its receipts were verified with (trust table)
     redelivered   BIGINT,               -- its receipts not stored because their lines were stored already from another file
-    redelivered_days VARCHAR            -- the UTC days of the stored receipts those are, comma-separated
+    redelivered_days VARCHAR,           -- the UTC days of the stored receipts those are, comma-separated
+    family        VARCHAR               -- the logrotate family of path (path without .1, -YYYYMMDD, .gz): the source whose daily volume queries/gaps.sql follows
 );
 
 CREATE TABLE IF NOT EXISTS receipts (

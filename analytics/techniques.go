@@ -25,6 +25,7 @@ var (
 	attT1036  = technique{"T1036", mitreATTACK, "Masquerading", "https://attack.mitre.org/techniques/T1036/"}
 	attT1070  = technique{"T1070", mitreATTACK, "Indicator Removal", "https://attack.mitre.org/techniques/T1070/"}
 	attT1195  = technique{"T1195", mitreATTACK, "Supply Chain Compromise", "https://attack.mitre.org/techniques/T1195/"}
+	attT1562  = technique{"T1562", mitreATTACK, "Impair Defenses", "https://attack.mitre.org/techniques/T1562/"}
 	attT1565  = technique{"T1565.001", mitreATTACK, "Data Manipulation: Stored Data Manipulation", "https://attack.mitre.org/techniques/T1565/001/"}
 	owaspMCP3 = technique{"MCP03:2025", owaspMCP, "Tool Poisoning", "https://owasp.org/www-project-mcp-top-10/"}
 	owaspMCP8 = technique{"MCP08:2025", owaspMCP, "Lack of Audit and Telemetry", "https://owasp.org/www-project-mcp-top-10/"}
@@ -45,6 +46,8 @@ var (
 //     damaged or removed).
 //   - completeness: a chain truncated or interrupted (receipts of the
 //     audit trail removed).
+//   - gaps: a source silent or thin (its logging stopped or cut: the
+//     audit trail impaired).
 var findingTechniques = map[string][]technique{
 	"drift":        {safeT1201, owaspMCP3, attT1195},
 	"collisions":   {safeT1004, owaspMCP9, attT1036},
@@ -52,6 +55,7 @@ var findingTechniques = map[string][]technique{
 	"failures":     {safeT1103, attT1565, owaspMCP8},
 	"rejects":      {attT1070, owaspMCP8},
 	"completeness": {attT1070, owaspMCP8},
+	"gaps":         {attT1562, attT1070, owaspMCP8},
 }
 
 // kindWithout names a finding's kinds that are not evidence of a

@@ -13,7 +13,7 @@ import (
 // Findings are the detection queries a report runs, in report order. The
 // other files (days, files, tool_days) answer questions around them.
 func Findings() []string {
-	return []string{"collisions", "drift", "replays", "failures", "rejects", "completeness"}
+	return []string{"collisions", "drift", "replays", "failures", "rejects", "completeness", "gaps"}
 }
 
 // Query is one embedded SQL file.

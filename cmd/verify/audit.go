@@ -162,7 +162,7 @@ func auditAction(ctx *cli.Context) error {
 		return err
 	}
 	if lsum.NewFiles() == 0 {
-		return &emptyError{errors.New("no new bytes: no input file is new or has grown since the last load: the delivery is missing (exit 3)")}
+		return &emptyError{errors.New(noNewBytes + " (exit 3)")}
 	}
 	var receipts int64
 	for _, r := range reports {
@@ -259,8 +259,16 @@ func writeLoadNotes(w io.Writer, dbPath, out string, lsum analytics.LoadSummary,
 	for _, r := range lsum.Revised {
 		fmt.Fprintf(w, "%s; reported again: %s\n", revisedLine(r), termtext.Escape(filepath.Join(out, r.Day, analytics.SummaryFile)))
 	}
+	// Said whatever the exit code: a night's findings (a silent source)
+	// decide it before a missing delivery does.
+	if lsum.NewFiles() == 0 {
+		fmt.Fprintln(w, noNewBytes)
+	}
 	return nil
 }
+
+// noNewBytes says that a run loaded nothing new: a delivery is missing.
+const noNewBytes = "no new bytes: no input file is new or has grown since the last load: the delivery is missing"
 
 // lateAdded is what a late delivery added: "3 receipt(s) added to
 // 2026-11-01 (1 not PASS)".

@@ -145,7 +145,7 @@ func TestAudit(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{`^loaded 1 file\(s\) into verify-audit.duckdb \(0 already loaded, 0 unreadable\): 300 receipts`,
-		`\nday +receipts +collisions +drift +replays +failures +rejects +completeness +below --fail-on\n2026-11-01 +\d+ +\d+ +\d+ +\d+ +\d+ +0 +0 +\d+\n2026-11-02 .*\n2026-11-03 .*\ntotal +300 +\d+`,
+		`\nday +receipts +collisions +drift +replays +failures +rejects +completeness +gaps +below --fail-on\n2026-11-01 +\d+ +\d+ +\d+ +\d+ +\d+ +0 +0 +0 +\d+\n2026-11-02 .*\n2026-11-03 .*\ntotal +300 +\d+`,
 		`\nby severity: \d+ high, 0 medium, \d+ low, \d+ info, 0 suppressed\nfindings on 3 of 3 day\(s\), at --fail-on high or above on 3; reports: report/YYYY-MM-DD/summary.md\n$`} {
 		if !regexp.MustCompile(want).MatchString(stdout) {
 			t.Errorf("stdout does not match %q:\n%s", want, stdout)

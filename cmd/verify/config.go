@@ -38,6 +38,8 @@ var configKeys = map[string]bool{
 	"baseline":       true,
 	"memory-limit":   false,
 	"db-threads":     false,
+	"gap-window":     false,
+	"thin-fraction":  false,
 	"include":        false,
 	"exclude":        false,
 }
@@ -65,6 +67,8 @@ func configurable(f cli.Flag) cli.Flag {
 	case *cli.BoolFlag:
 		f.EnvVars = env
 	case *cli.IntFlag:
+		f.EnvVars = env
+	case *cli.Float64Flag:
 		f.EnvVars = env
 	}
 	return f
@@ -187,6 +191,14 @@ func configValue(f cli.Flag, v any, isPath bool, dir string) (string, error) {
 			return strconv.FormatInt(n, 10), nil
 		}
 		return "", errors.New("want an integer")
+	case *cli.Float64Flag:
+		switch n := v.(type) {
+		case float64:
+			return strconv.FormatFloat(n, 'g', -1, 64), nil
+		case int64:
+			return strconv.FormatInt(n, 10), nil
+		}
+		return "", errors.New("want a number")
 	}
 	return "", fmt.Errorf("cannot be set from a file")
 }

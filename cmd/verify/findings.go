@@ -13,6 +13,7 @@ import (
 	"github.com/receiptverify/verify/internal/analytics/baseline"
 	"github.com/receiptverify/verify/internal/analytics/severity"
 	"github.com/receiptverify/verify/internal/helpers/termtext"
+	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
 
@@ -24,7 +25,28 @@ func findingFlags() []cli.Flag {
 		&cli.StringFlag{Name: "baseline", Usage: "accepted tool-schema findings: TOML `FILE` of [[suppress]] entries (verify baseline writes one)"},
 		&cli.StringFlag{Name: "format", Usage: "also write the findings for a SIEM or CI: `LIST` of ocsf (findings.ocsf.jsonl, OCSF Detection Findings), ecs (findings.ecs.jsonl, Elastic Common Schema), sarif (findings.sarif, SARIF 2.1.0), comma-separated", DefaultText: "CSV and JSON Lines only"},
 		&cli.BoolFlag{Name: "no-fail", Usage: "exit 0 whatever the findings"},
+		gapWindowFlag(), thinFractionFlag(),
 	}
+}
+
+// gapWindowFlag and thinFractionFlag set the thresholds of the gaps
+// finding: a source is judged against the median of its daily volumes
+// over the days before.
+func gapWindowFlag() cli.Flag {
+	return &cli.IntFlag{Name: "gap-window", Value: queries.DefaultGapSettings.WindowDays, Usage: "gaps: judge a source's day against the median of its daily receipts over the `DAYS` before"}
+}
+
+func thinFractionFlag() cli.Flag {
+	return &cli.Float64Flag{Name: "thin-fraction", Value: queries.DefaultGapSettings.ThinFraction, Usage: "gaps: a source's day under `FRACTION` of that median is thin (medium); nothing at all is silent (high)"}
+}
+
+// gapSettings reads --gap-window and --thin-fraction.
+func gapSettings(ctx *cli.Context) (queries.GapSettings, error) {
+	g := queries.GapSettings{WindowDays: ctx.Int("gap-window"), ThinFraction: ctx.Float64("thin-fraction")}
+	if err := g.Check(); err != nil {
+		return g, usagef(ctx, "%v", err)
+	}
+	return g, nil
 }
 
 // findingOptions reads the flags of findingFlags into report options
@@ -33,6 +55,9 @@ func findingOptions(ctx *cli.Context, now time.Time) (analytics.ReportOptions, e
 	opts := analytics.ReportOptions{ToolVersion: version(), Now: now,
 		Run: fmt.Sprintf("verify %s %s pid %d", ctx.Command.Name, time.Now().UTC().Format(time.RFC3339), os.Getpid())}
 	var err error
+	if opts.Gaps, err = gapSettings(ctx); err != nil {
+		return opts, err
+	}
 	if opts.FailOn, err = severity.Parse(ctx.String("fail-on")); err != nil {
 		return opts, usagef(ctx, "--fail-on: %v", err)
 	}

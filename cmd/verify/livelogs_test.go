@@ -505,3 +505,42 @@ func TestLateForgedBackfill(t *testing.T) {
 		}
 	}
 }
+
+// TestLateAfterVerifyReport: a day reported by verify report (not by an
+// audit) is recorded as reported, so that a later load adding receipts to
+// it names the late delivery; a report beside another reader of the
+// database is written all the same, and says it could not be recorded.
+func TestLateAfterVerifyReport(t *testing.T) {
+	t.Parallel()
+	first, keys1 := liveCorpus(t, 14, 12)
+	late, keys2 := liveCorpus(t, 15, 5)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "audit.duckdb")
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	writeFile(t, a, []byte(strings.Join(first, "")))
+	writeFile(t, b, []byte(strings.Join(late, "")))
+	if code, stdout, stderr := runVerify(t, "load", "--db", db, "--keys", keys1, "--at", "2026-11-02T01:00:00Z", a); code != exitOK {
+		t.Fatalf("load: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, stdout, stderr := runVerify(t, "report", "--db", db, "--day", "2026-11-01", "--out", filepath.Join(dir, "r"), "--at", "2026-11-02T01:10:00Z")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("report: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runVerify(t, "load", "-q", "--db", db, "--keys", keys1, "--keys", keys2, "--at", "2026-11-03T01:00:00Z", b)
+	if want := "late delivery: 5 receipt(s) added to 2026-11-01, reported at 2026-11-02T01:10:00Z"; code != exitOK || !strings.Contains(stdout, want) {
+		t.Errorf("load after verify report: exit %d, want %q\nstdout: %s\nstderr: %s", code, want, stdout, stderr)
+	}
+
+	reader, err := analytics.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	code, _, stderr = verifyProcess(t, "report", "--db", db, "--day", "2026-11-01", "--out", filepath.Join(dir, "r2"))
+	if code != exitOK || !strings.Contains(stderr, "verify: 2026-11-01: the report is written but not recorded in the database") {
+		t.Errorf("report beside a reader: exit %d, want %d and a note that it is not recorded\n%s", code, exitOK, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r2", "summary.md")); err != nil {
+		t.Errorf("report beside a reader: %v", err)
+	}
+}

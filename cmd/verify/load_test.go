@@ -246,4 +246,15 @@ func TestBlankLinesBounded(t *testing.T) {
 	if got != exitNoInput || !strings.Contains(stdout.String(), want) {
 		t.Errorf("exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", got, exitNoInput, want, &stdout, &stderr)
 	}
+	// A load refuses the file whole, named on stderr, and stores
+	// nothing of it: not its lines before the bound, not a reject.
+	db := filepath.Join(t.TempDir(), "audit.duckdb")
+	code, _, errs := runVerify(t, "load", "-q", "--db", db, path)
+	want = fmt.Sprintf("verify: load: %s: unreadable, not loaded: line %d: more than %d blank lines in one file: refused", path, limits.MaxBlankLinesPerFile+1, limits.MaxBlankLinesPerFile)
+	if code != exitNoInput || !strings.Contains(errs, want) {
+		t.Errorf("load: exit %d, want %d and %q\nstderr:\n%s", code, exitNoInput, want, errs)
+	}
+	if code, out, _ := runVerify(t, "query", "--db", db, "--format", "csv", "files"); code != exitOK || strings.Contains(out, "blank.jsonl.gz") {
+		t.Errorf("load: the refused file is recorded (exit %d)\n%s", code, out)
+	}
 }

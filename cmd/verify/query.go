@@ -39,6 +39,7 @@ func newQueryCommand() *cli.Command {
 			formatFlag("table", "csv", "jsonl", "ocsf", "ecs", "sarif"),
 			&cli.StringFlag{Name: "baseline", Usage: "mark the finding rows this baseline `FILE` accepts (suppressed, suppressed_by), as verify report does"},
 			&cli.StringFlag{Name: "at", Usage: "judge the baseline's expiry dates at `TIME` (RFC 3339)", DefaultText: "now"},
+			gapWindowFlag(), thinFractionFlag(),
 			&cli.StringFlag{Name: "min-severity", Aliases: []string{"severity"}, Usage: "keep only finding rows at `SEVERITY` or above (high, medium, low, info)", DefaultText: "every row"},
 		}, dbLimitFlags()...),
 		Action: queryAction,
@@ -74,13 +75,17 @@ func queryAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	gaps, err := gapSettings(ctx)
+	if err != nil {
+		return err
+	}
 	db, err := openExistingDB(ctx, ctx.String("db"))
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	phase(runContext(ctx), "query")
-	t, err := db.RunQuery(runContext(ctx), name, day)
+	t, err := db.RunQueryWith(runContext(ctx), name, day, gaps)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,9 @@ func newReportCommand() *cli.Command {
 			"day, up to the 28 days up to DAY), summary.md (read it first: it opens with the verdict),\n" +
 			"summary.html (the same, one self-contained page) and manifest.json (versions, query\n" +
 			"hashes, inputs, totals). Each file is written to a temporary name and renamed; the same day\n" +
-			"of the same data gives the same bytes. stdout gets one line per finding type.\n\n" +
+			"of the same data gives the same bytes. stdout gets one line per finding type. The report\n" +
+			"is recorded in the database (report_runs), so that a later load adding receipts to the day\n" +
+			"names it as a late delivery; a database another process holds is left as it is, said on stderr.\n\n" +
 			"Every finding row has a severity (high, medium, low, info; README, \"Severity\"). A\n" +
 			"--baseline file accepts tool-schema findings until an expiry date: they are still listed,\n" +
 			"as suppressed, and never fail the day; an expired entry is a warning.\n\n" +
@@ -71,12 +73,13 @@ func reportAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
 	phase(runContext(ctx), "report")
 	sum, err := db.Report(runContext(ctx), opts)
+	db.Close()
 	if err != nil {
 		return outputErr(err)
 	}
+	recordReportRun(ctx, opts)
 	var expired expiredNotes
 	expired.add(sum)
 	expired.write(ctx)
@@ -94,6 +97,27 @@ func reportAction(ctx *cli.Context) error {
 		return err
 	}
 	return emptyDayErr(sum)
+}
+
+// recordReportRun records the report in the database's report_runs, so
+// that a load adding receipts to the day later names it as a late
+// delivery. The report was written from the database opened read-only,
+// beside other readers; recording needs it to itself for a moment. A
+// database that cannot be written then (another process holds it, or the
+// file or its directory is read-only) leaves the report as it is, said on
+// stderr.
+func recordReportRun(ctx *cli.Context, opts analytics.ReportOptions) {
+	err := func() error {
+		db, err := analytics.Open(ctx.String("db"))
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return db.RecordReport(runContext(ctx), opts)
+	}()
+	if err != nil {
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: %s: the report is written but not recorded in the database (%v): a later delivery to the day will not be named as late\n", opts.Day, err)
+	}
 }
 
 // emptyDayErr is an *emptyError when the reported day has no receipt.

@@ -201,6 +201,10 @@ type Record struct {
 	// Kept is what RunTo's Sink.Keep appended for a line verified, when set.
 	// Valid until emit returns.
 	Kept []byte
+	// FileError: the record is its source's last, which could not be
+	// read on (Summary.FilesFailed): a read error, or a bound on lines or
+	// blank lines reached. A reader that stores sources whole refuses it.
+	FileError bool
 	// Duplicate: the receipt is an earlier one of the input or the
 	// archive delivered again (Summary.Duplicates). ChainOutside: it is
 	// the first receipt of a chain that starts before the input
@@ -443,7 +447,7 @@ func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error
 	rec := Record{Rendered: r.rendered}
 	switch r.kind {
 	case recordFileError:
-		res = unreadable(r, r.err)
+		res, rec.FileError = unreadable(r, r.err), true
 	case recordLineError:
 		res = unreadable(r, r.err)
 		if opts.KeepRaw {

@@ -86,11 +86,11 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatalf("export: %v", err)
 	}
 	// The receipts' days, the day the files were loaded on (the rejects
-	// of a file without receipts are reported then) and a day with
-	// nothing.
+	// of a file without receipts are reported then), a day with nothing,
+	// and the day after the last, on which every source is silent (gaps).
 	rows, err := db.SQL().QueryContext(ctx, `SELECT CAST(d AS VARCHAR) FROM (
 		SELECT day AS d FROM receipts UNION SELECT CAST(loaded_at AS DATE) FROM files
-		UNION SELECT DATE '2026-10-01') ORDER BY 1`)
+		UNION SELECT DATE '2026-10-01' UNION SELECT DATE '2026-11-06') ORDER BY 1`)
 	if err != nil {
 		t.Fatal(err)
 	}
