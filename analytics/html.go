@@ -19,12 +19,24 @@ const hTMLFile = "summary.html"
 // its Content-Security-Policy allows no source at all but its own inline
 // style and script.
 func summaryHTML(day string, md, chart []byte) ([]byte, error) {
+	img := fmt.Sprintf(`<img src="%s" alt="Distinct tool fingerprints per tool per day">`, chartFile)
+	inline := func(page []byte) []byte {
+		return bytes.Replace(page, []byte(img), append(append([]byte(`<figure class="chart">`), chart...), "</figure>"...), 1)
+	}
+	return htmlPage("Receipt report for "+day+" (UTC)", md, inline)
+}
+
+// htmlPage renders md as one self-contained page titled title, edit (if
+// not nil) changing the rendered body.
+func htmlPage(title string, md []byte, edit func([]byte) []byte) ([]byte, error) {
 	var body bytes.Buffer
 	if err := goldmark.New(goldmark.WithExtensions(extension.Table)).Convert(md, &body); err != nil {
 		return nil, err
 	}
-	img := fmt.Sprintf(`<img src="%s" alt="Distinct tool fingerprints per tool per day">`, chartFile)
-	page := bytes.Replace(body.Bytes(), []byte(img), append(append([]byte(`<figure class="chart">`), chart...), "</figure>"...), 1)
+	page := body.Bytes()
+	if edit != nil {
+		page = edit(page)
+	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<!DOCTYPE html>
 <html lang="en">
@@ -32,14 +44,14 @@ func summaryHTML(day string, md, chart []byte) ([]byte, error) {
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Receipt report for %s (UTC)</title>
+<title>%s</title>
 <style>%s</style>
 </head>
 <body>
 %s<script>%s</script>
 </body>
 </html>
-`, html.EscapeString(day), htmlStyle, page, htmlScript)
+`, html.EscapeString(title), htmlStyle, page, htmlScript)
 	return b.Bytes(), nil
 }
 
