@@ -27,8 +27,9 @@ func newAuditCommand() *cli.Command {
 		Description: "The main job in one command: verify load, then verify report for each UTC day that\n" +
 			"holds receipts of the input (or --day only), into OUT/YYYY-MM-DD/. Loading is idempotent:\n" +
 			"a file already in the database is not loaded again, and its days are reported again.\n" +
-			"stdout gets a one-screen summary: the load, one line per day, the totals; stderr gets\n" +
-			"one line per file loaded, as verify load writes it.\n\n" +
+			"stdout gets a one-screen summary: the load, one line per day (past 20 days the clean days\n" +
+			"folded into one line), the totals; OUT/index.md and index.html give the whole period.\n" +
+			"stderr gets one line per file loaded, as verify load writes it (on a terminal only with -v).\n\n" +
 			"Every finding row has a severity (README, \"Severity\"); --fail-on and --baseline work as in\n" +
 			"verify report, the baseline's expiry judged at --at.\n\n" +
 			"A day reported before that the load adds receipts to (a late delivery) is named on stdout\n" +
@@ -48,7 +49,7 @@ func newAuditCommand() *cli.Command {
 			reverifyFlag(),
 			storeRawFlag(),
 			attestFlag(),
-		}, walkFlags(), findingFlags(), dbLimitFlags()),
+		}, walkFlags(), findingFlags(), dbLimitFlags(), []cli.Flag{verboseFlag()}),
 		Action: auditAction,
 	}
 }
