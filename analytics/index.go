@@ -87,9 +87,8 @@ func WriteIndex(out string, reports []*ReportSummary) ([]string, error) {
 
 // indexRow is one finding row of the index's worst-first list.
 type indexRow struct {
-	sev                           severity.Severity
-	day, finding, what, where, at string
-	link                          string // the day's summary, without its extension
+	sev                       severity.Severity
+	day, finding, what, where string
 }
 
 // readWorst reads the day's finding rows not suppressed, each day's
