@@ -298,6 +298,14 @@ func TestTrustProvenance(t *testing.T) {
 		t.Errorf("a warned load changed the stored rows:\n%s", diffLines(before, after))
 	}
 
+	// The load stored the key file's bytes: the database alone has them.
+	if b, ok, err := db.TrustContent(ctx, with.Keys[0].SHA256); err != nil || !ok || !bytes.Equal(b, jwks) {
+		t.Fatalf("stored key file: %d bytes, %v, %v; want the %d bytes loaded", len(b), ok, err, len(jwks))
+	}
+	if _, ok, err := db.TrustContent(ctx, strings.Repeat("0", 64)); err != nil || ok {
+		t.Fatalf("a file never loaded: %v, %v; want none", ok, err)
+	}
+
 	third := load(db, c.v, with, true)
 	if f := third.Files[0]; !f.Reverified {
 		t.Fatalf("--reverify: %+v", f)
@@ -355,7 +363,7 @@ func TestTrustProvenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(man.Trust) != 1 || man.Trust[0].TrustSHA256 != with.ID() || len(man.Trust[0].KeyFiles) != 1 ||
-		man.Trust[0].KeyFiles[0] != with.Keys[0] || man.Trust[0].JudgedAt != at.Format(time.RFC3339Nano) || man.Trust[0].Receipts == 0 {
+		man.Trust[0].KeyFiles[0].Path != with.Keys[0].Path || man.Trust[0].KeyFiles[0].SHA256 != with.Keys[0].SHA256 || man.Trust[0].JudgedAt != at.Format(time.RFC3339Nano) || man.Trust[0].Receipts == 0 {
 		t.Errorf("manifest trust: %+v, want %s", man.Trust, with.ID())
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, SummaryFile))

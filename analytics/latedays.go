@@ -140,6 +140,12 @@ func (db *DB) recordReport(ctx context.Context, opts ReportOptions) error {
 		opts.Day, at.UTC(), opts.Run, opts.Dir); err != nil {
 		return &dberr.WriteError{Path: db.path, Err: err}
 	}
+	if b := opts.Baseline; b != nil && b.Data != nil {
+		if _, err := db.sql.ExecContext(ctx, `INSERT INTO trust_contents (sha256, content) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+			b.SHA256, b.Data); err != nil {
+			return &dberr.WriteError{Path: db.path, Err: err}
+		}
+	}
 	return nil
 }
 

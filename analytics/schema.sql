@@ -166,3 +166,12 @@ CREATE TABLE IF NOT EXISTS revisions (
     loaded_at    TIMESTAMP NOT NULL,    -- the load's clock (--at when given)
     run          VARCHAR   NOT NULL     -- the load's command and start, as report_runs.run; '' from the library
 );
+
+-- The bytes of the key, schema and baseline files loads and reports used,
+-- once each by SHA-256 (trust.key_files and schema_files, the manifest's
+-- baseline name them), so that explain --db judges a receipt with its
+-- load's material on a machine where those paths hold nothing.
+CREATE TABLE IF NOT EXISTS trust_contents (
+    sha256   VARCHAR PRIMARY KEY,
+    content  BLOB NOT NULL
+);

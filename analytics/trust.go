@@ -36,12 +36,58 @@ type Trust struct {
 type TrustFile struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
+	// Data is the file's bytes, which a load stores in trust_contents;
+	// nil when only the description is known.
+	Data []byte `json:"-"`
 }
 
-// TrustFileOf describes a file by its bytes.
+// TrustFileOf describes a file by its bytes, and keeps them.
 func TrustFileOf(path string, data []byte) TrustFile {
 	h := sha256.Sum256(data)
-	return TrustFile{Path: path, SHA256: hex.EncodeToString(h[:])}
+	return TrustFile{Path: path, SHA256: hex.EncodeToString(h[:]), Data: data}
+}
+
+// storeTrustContents adds the bytes of files to trust_contents, each
+// once by SHA-256; a file described without its bytes is left out.
+func storeTrustContents(ctx context.Context, conn *sql.Conn, files ...TrustFile) error {
+	for _, f := range files {
+		if f.Data == nil {
+			continue
+		}
+		if _, err := conn.ExecContext(ctx, `INSERT INTO trust_contents (sha256, content) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+			f.SHA256, f.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TrustContent returns the stored bytes of the key, schema or baseline
+// file whose SHA-256 (hex) is sum; ok is false when the database holds
+// none (one written before contents were stored, or a file never used).
+func (db *DB) TrustContent(ctx context.Context, sum string) (data []byte, ok bool, err error) {
+	q := db.sql
+	var exists bool
+	if err := q.QueryRowContext(ctx, `SELECT count(*) > 0 FROM information_schema.tables
+		WHERE table_schema = 'main' AND table_catalog = current_database() AND table_name = 'trust_contents'`).Scan(&exists); err != nil {
+		return nil, false, &dberr.IOError{Op: "query trust contents", Err: err}
+	}
+	if !exists {
+		return nil, false, nil
+	}
+	var b []byte
+	err = q.QueryRowContext(ctx, "SELECT content FROM trust_contents WHERE sha256 = $1", sum).Scan(&b)
+	if err == sql.ErrNoRows {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, &dberr.IOError{Op: "query trust contents", Err: err}
+	}
+	h := sha256.Sum256(b)
+	if hex.EncodeToString(h[:]) != sum {
+		return nil, false, &dberr.IOError{Op: "query trust contents", Err: fmt.Errorf("stored bytes of %s have another SHA-256", sum)}
+	}
+	return b, true, nil
 }
 
 // material is the canonical JSON trust_sha256 covers: the files' hashes
@@ -93,7 +139,10 @@ func recordTrust(ctx context.Context, conn *sql.Conn, t Trust) (string, error) {
 	_, err := conn.ExecContext(ctx, `INSERT INTO trust (trust_sha256, key_files, schema_files, judged_at, strict_schemas, tool_version, material)
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
 		id, list(t.Keys), list(t.Schemas), at, t.StrictSchemas, t.ToolVersion, string(t.material()))
-	return id, err
+	if err != nil {
+		return id, err
+	}
+	return id, storeTrustContents(ctx, conn, append(slices.Clip(t.Keys), t.Schemas...)...)
 }
 
 // reverify verifies the stored receipts of files (each with the files rows

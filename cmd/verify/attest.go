@@ -64,7 +64,10 @@ type runManifest struct {
 // files), with the queries the reports ran written into dir/queries/.
 // Subject names are paths as the run used them, relative to the working
 // directory where they lie under it.
-func writeAttestation(s *attest.Signer, dir string, at time.Time, reports []*analytics.ReportSummary) (string, error) {
+//
+// extra are further files the run wrote (the index and the cross-day
+// lists), subjects as the reports' files are.
+func writeAttestation(s *attest.Signer, dir string, at time.Time, reports []*analytics.ReportSummary, extra ...string) (string, error) {
 	cwd, _ := os.Getwd()
 	name := func(p string) string {
 		if abs, err := filepath.Abs(p); err == nil && cwd != "" {
@@ -79,6 +82,13 @@ func writeAttestation(s *attest.Signer, dir string, at time.Time, reports []*ana
 		Findings: map[string]int{}, Severities: map[string]int{}}}
 	sev := severity.Count{}
 	written := map[string]bool{}
+	for _, f := range extra {
+		d, err := attest.FileDescriptor(name(f), f)
+		if err != nil {
+			return "", &ioError{fmt.Errorf("attestation: %w", err)}
+		}
+		subjects = append(subjects, d)
+	}
 	for _, r := range reports {
 		var m runManifest
 		data, err := os.ReadFile(filepath.Join(r.Dir, "manifest.json"))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,8 +27,9 @@ func newAuditCommand() *cli.Command {
 		Description: "The main job in one command: verify load, then verify report for each UTC day that\n" +
 			"holds receipts of the input (or --day only), into OUT/YYYY-MM-DD/. Loading is idempotent:\n" +
 			"a file already in the database is not loaded again, and its days are reported again.\n" +
-			"stdout gets a one-screen summary: the load, one line per day, the totals; stderr gets\n" +
-			"one line per file loaded, as verify load writes it.\n\n" +
+			"stdout gets a one-screen summary: the load, one line per day (past 20 days the clean days\n" +
+			"folded into one line), the totals; OUT/index.md and index.html give the whole period.\n" +
+			"stderr gets one line per file loaded, as verify load writes it (on a terminal only with -v).\n\n" +
 			"Every finding row has a severity (README, \"Severity\"); --fail-on and --baseline work as in\n" +
 			"verify report, the baseline's expiry judged at --at.\n\n" +
 			"A day reported before that the load adds receipts to (a late delivery) is named on stdout\n" +
@@ -47,7 +49,7 @@ func newAuditCommand() *cli.Command {
 			reverifyFlag(),
 			storeRawFlag(),
 			attestFlag(),
-		}, walkFlags(), findingFlags(), dbLimitFlags()),
+		}, walkFlags(), findingFlags(), dbLimitFlags(), []cli.Flag{verboseFlag()}),
 		Action: auditAction,
 	}
 }
@@ -138,14 +140,25 @@ func auditAction(ctx *cli.Context) error {
 	}
 	bar.done()
 	expired.write(ctx)
+	index, err := analytics.WriteIndex(out, reports)
+	if err != nil {
+		return outputErr(err)
+	}
 	if err := writeAuditSummary(stdout, dbPath, lsum, reports); err != nil {
 		return err
+	}
+	if len(index) > 0 {
+		fmt.Fprintf(stdout, "index: %s\n", filepath.Join(out, analytics.IndexFile))
 	}
 	if err := writeLoadNotes(stdout, dbPath, out, lsum, late); err != nil {
 		return err
 	}
 	if signer != nil && len(reports) > 0 {
-		path, err := writeAttestation(signer, out, now, reports)
+		var extra []string
+		for _, name := range index {
+			extra = append(extra, filepath.Join(out, name))
+		}
+		path, err := writeAttestation(signer, out, now, reports, extra...)
 		if err != nil {
 			return err
 		}
@@ -288,6 +301,48 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// screenDays is how many day lines audit's stdout table holds at most,
+// so that it stays one screen for any period; index.md lists every day.
+const screenDays = 20
+
+// screenful splits reports into the days stdout lists one by one and the
+// days it folds: every day when they fit in screenDays lines; otherwise
+// the clean days (no finding row) fold into one line, and past the days
+// with the most rows that fail, the other days with findings into
+// another. Each list keeps day order.
+func screenful(reports []*analytics.ReportSummary) (shown, clean, more []*analytics.ReportSummary) {
+	if len(reports) <= screenDays {
+		return reports, nil, nil
+	}
+	for _, r := range reports {
+		if r.Total() == 0 {
+			clean = append(clean, r)
+		} else {
+			shown = append(shown, r)
+		}
+	}
+	if len(shown) <= screenDays-2 {
+		return shown, clean, nil
+	}
+	worst := slices.Clone(shown)
+	slices.SortStableFunc(worst, func(a, b *analytics.ReportSummary) int {
+		return cmp.Or(cmp.Compare(b.Failing(), a.Failing()), cmp.Compare(b.Total(), a.Total()))
+	})
+	keep := map[string]bool{}
+	for _, r := range worst[:screenDays-2] {
+		keep[r.Day] = true
+	}
+	var kept []*analytics.ReportSummary
+	for _, r := range shown {
+		if keep[r.Day] {
+			kept = append(kept, r)
+		} else {
+			more = append(more, r)
+		}
+	}
+	return kept, clean, more
+}
+
 // writeAuditSummary is audit's stdout: the load, a table of days, totals.
 func writeAuditSummary(w io.Writer, dbPath string, lsum analytics.LoadSummary, reports []*analytics.ReportSummary) error {
 	var loaded, already, failed int
@@ -320,21 +375,39 @@ func writeAuditSummary(w io.Writer, dbPath string, lsum analytics.LoadSummary, r
 	totals := make([]int64, len(head)-1)
 	with := 0
 	for _, r := range reports {
-		cells := []string{r.Day, fmt.Sprint(r.Receipts.Receipts)}
-		totals[0] += r.Receipts.Receipts
-		below := r.Total()
-		for i, f := range r.Findings {
-			n := f.Severities.AtLeast(r.FailOn)
-			below -= n
-			cells = append(cells, fmt.Sprint(n))
-			totals[i+1] += int64(n)
-		}
-		cells = append(cells, fmt.Sprint(below))
-		totals[len(totals)-1] += int64(below)
 		if r.Total() > 0 {
 			with++
 		}
-		table = append(table, cells)
+	}
+	// counts are a group of days' cells after the label, added to totals.
+	counts := func(group []*analytics.ReportSummary) []string {
+		sums := make([]int64, len(head)-1)
+		for _, r := range group {
+			sums[0] += r.Receipts.Receipts
+			below := r.Total()
+			for i, f := range r.Findings {
+				n := f.Severities.AtLeast(r.FailOn)
+				below -= n
+				sums[i+1] += int64(n)
+			}
+			sums[len(sums)-1] += int64(below)
+		}
+		var cells []string
+		for i, n := range sums {
+			totals[i] += n
+			cells = append(cells, fmt.Sprint(n))
+		}
+		return cells
+	}
+	shown, clean, more := screenful(reports)
+	for _, r := range shown {
+		table = append(table, append([]string{r.Day}, counts([]*analytics.ReportSummary{r})...))
+	}
+	if len(clean) > 0 {
+		table = append(table, append([]string{fmt.Sprintf("%d clean day(s)", len(clean))}, counts(clean)...))
+	}
+	if len(more) > 0 {
+		table = append(table, append([]string{fmt.Sprintf("%d more day(s)", len(more))}, counts(more)...))
 	}
 	cells := []string{"total"}
 	for _, n := range totals {

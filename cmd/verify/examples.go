@@ -42,6 +42,11 @@ var examples = map[string][]string{
 		"verify explain --db verify-audit.duckdb archive/agents.jsonl:47",
 		"verify explain --keys jwks.json --at 2026-12-01T00:00:00Z archive/agents.jsonl:47",
 		"verify explain --db verify-audit.duckdb act_5da92b5935ab2df24efc",
+		"verify explain --pack nov.tar.gz archive/agents.jsonl:47",
+	},
+	"evidence": {
+		"verify evidence --db verify-audit.duckdb --from 2026-11-01 --to 2026-11-30 -o nov.tar.gz",
+		"verify evidence --db verify-audit.duckdb --day 2026-11-30 -o day.tar.gz",
 	},
 	"show": {
 		"verify show --db verify-audit.duckdb archive/agents.jsonl:47",

@@ -15,7 +15,8 @@ package main
 //	64    usage error: unknown command or flag, unknown dialect, wrong argument count,
 //	      a configuration, key, schema or baseline file refused (others than its
 //	      owner can write it; see --trust-unsafe-permissions)
-//	65    attestation: a file's SHA-256 differs from the attested one; show and explain
+//	65    attestation: a file's SHA-256 differs from the attested one; explain --pack: an
+//	      evidence pack whose entries are not as its pack.json lists them; show and explain
 //	      --db: the archive file has changed since it was loaded (the bytes at a receipt's
 //	      recorded place are not those loaded); a sharded run (receipts --emit,
 //	      parts, finalize, summarize): a map step's inputs or trust material differ from the

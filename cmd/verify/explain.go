@@ -36,12 +36,16 @@ func newExplainCommand() *cli.Command {
 			"recorded (each file's SHA-256 checked; a warning when one changed or is gone) unless\n" +
 			"trust flags are given; its verdict as loaded is shown beside, and so are the finding\n" +
 			"rows of its day that name it and the line a replay repeats. A FILE:LINE the database\n" +
-			"does not hold is judged from the file (so a db set in verify.toml does not hide it).\n\n" +
+			"does not hold is judged from the file (so a db set in verify.toml does not hide it).\n" +
+			"With --pack, FILE:LINE or ACTION_ID is looked up in an evidence pack (verify evidence)\n" +
+			"and judged from the pack alone: its line, the trust material it carries, its chain\n" +
+			"neighbours and finding rows as packed.\n\n" +
 			"Exit codes: 0 the receipt is PASS, 1 FAIL or unreadable, 2 INCOMPLETE, 64 usage or\n" +
-			"no such line or action_id, 66 the file, a key or schema file or the database could\n" +
+			"no such line or action_id, 65 a pack that does not match its pack.json, 66 the file, a key or schema file or the database could\n" +
 			"not be read, 74 the temporary spool or stdout failed.",
 		Flags: append(trustFlags(withPredecessor, schemasUsage),
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE`: explain the receipt with this ACTION_ID"},
+			&cli.StringFlag{Name: "pack", Usage: "evidence pack `FILE` (verify evidence): explain a receipt from the pack alone"},
 			formatFlag("text", "json"),
 		),
 		Action: explainAction,
@@ -116,7 +120,9 @@ func explainAction(ctx *cli.Context) error {
 		return usagef(ctx, "want one PATH:LINE, or --db FILE and one ACTION_ID")
 	}
 	var ex *explanation
-	if db := ctx.String("db"); db != "" {
+	if pack := ctx.String("pack"); pack != "" {
+		ex, err = explainFromPack(ctx, pack, ctx.Args().First())
+	} else if db := ctx.String("db"); db != "" {
 		ex, err = explainFromDB(ctx, db, ctx.Args().First())
 	} else {
 		path, line, perr := splitPathLine(ctx.Args().First())

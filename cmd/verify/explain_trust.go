@@ -41,10 +41,28 @@ func useRecordedTrust(ctx *cli.Context, db *analytics.DB, row analytics.LoadedRe
 		}
 		return nil
 	}
-	changed := 0
+	changed, fromDB := 0, 0
+	stored := storedTrust{}
+	ctx.App.Metadata[storedTrustKey] = stored
 	use := func(kind, flag string, files []analytics.TrustFile) error {
 		for _, f := range files {
 			data, err := readSmallFile(f.Path)
+			if err != nil || analytics.TrustFileOf(f.Path, data).SHA256 != f.SHA256 {
+				b, ok, derr := db.TrustContent(runContext(ctx), f.SHA256)
+				if derr != nil {
+					return derr
+				}
+				if ok {
+					fromDB++
+					fmt.Fprintf(ctx.App.ErrWriter, "verify: explain: %s file %s recorded at load is gone or changed: judged with its bytes as loaded, stored in the database\n",
+						kind, termtext.Escape(f.Path))
+					stored[f.Path] = b
+					if err := set(flag, f.Path); err != nil {
+						return err
+					}
+					continue
+				}
+			}
 			if err != nil {
 				changed++
 				fmt.Fprintf(ctx.App.ErrWriter, "verify: explain: %s file %s recorded at load cannot be read: judged without it: %v\n",
@@ -79,6 +97,9 @@ func useRecordedTrust(ctx *cli.Context, db *analytics.DB, row analytics.LoadedRe
 		}
 	}
 	what := fmt.Sprintf("the %d key and %d schema file(s) recorded for its load", len(t.Keys), len(t.Schemas))
+	if fromDB > 0 {
+		what += fmt.Sprintf(" (%d read from the database: gone or changed at their paths)", fromDB)
+	}
 	if changed > 0 {
 		what += fmt.Sprintf(" (%d changed or gone since)", changed)
 	}

@@ -233,6 +233,12 @@ func receiptTableOptions(plan *shard.RunPlan) (analytics.ReceiptTableOptions, er
 		out := make([]analytics.TrustFile, len(fs))
 		for i, f := range fs {
 			out[i] = analytics.TrustFile{Path: f.Path, SHA256: f.SHA256}
+			// The bytes go into the database when they are still the plan's.
+			if data, err := readSmallFile(f.Path); err == nil {
+				if now := analytics.TrustFileOf(f.Path, data); now.SHA256 == f.SHA256 {
+					out[i] = now
+				}
+			}
 		}
 		return out
 	}

@@ -36,7 +36,8 @@ func newLoadCommand() *cli.Command {
 			"resumes it. Each load records its trust material (the SHA-256 of every key and schema\n" +
 			"file, --at, --strict-schemas, the tool version); a known file met with other material\n" +
 			"is left as it is, with a warning, unless --reverify is given.\n\n" +
-			"stderr gets one line per file: \"verify: load: FILE: N accepted, M rejected\",\n" +
+			"stderr gets one line per file (on a terminal, where a progress line tells the whole run,\n" +
+			"only with -v or when the file has a problem): \"verify: load: FILE: N accepted, M rejected\",\n" +
 			"\"verify: load: FILE: already loaded\" or \"lines N on\" for a grown file. A line stored already from\n" +
 			"another file (a batch delivered again) is counted as re-delivered, not stored twice and not\n" +
 			"judged a replay. A receipt that fails verification is loaded\n" +
@@ -51,6 +52,7 @@ func newLoadCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Usage: "verifying goroutines (0: one per core)"},
 			reverifyFlag(),
 			storeRawFlag(),
+			verboseFlag(),
 		), append(walkFlags(), dbLimitFlags()...)...),
 		Action: loadAction,
 	}
@@ -231,6 +233,12 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	}
 	bar := newProgress(ctx, srcs)
 	bar.load = true
+	bar.overall(len(srcs))
+	// On a terminal the progress line tells the run; each file's line is
+	// for -v, or for a file with something to say. Off a terminal (a
+	// job's log) every file has its line.
+	quietFiles := bar.on && !ctx.Bool("verbose")
+	var folded struct{ files, accepted, rejected int64 }
 	defer bar.done()
 	defer onInterrupt(ctx, bar, "rolling back the file being loaded and removing the temporary files")()
 	opts := analytics.LoadOptions{
@@ -248,8 +256,15 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 		},
 		OnFile: func(f analytics.FileSummary) {
 			bar.committed()
-			bar.clear()
-			fmt.Fprintln(stderr, termtext.Escape(fileLine(f)))
+			bar.fileDone(f.Path, f.Accepted+f.Rejected)
+			if quietFiles && f.Err == nil && !f.TrustChanged {
+				folded.files++
+				folded.accepted += f.Accepted
+				folded.rejected += f.Rejected
+			} else {
+				bar.clear()
+				fmt.Fprintln(stderr, termtext.Escape(fileLine(f)))
+			}
 			phase(sigCtx, "commit")
 		},
 	}
@@ -257,8 +272,16 @@ func verifyAndLoad(ctx *cli.Context, db *analytics.DB, cmd string) (analytics.Lo
 	sum, err := db.Load(sigCtx, v, inputs, opts)
 	sum.Skipped = skipped
 	bar.done()
+	if folded.files > 0 {
+		fmt.Fprintf(stderr, "verify: %s: %d file(s): %d accepted, %d rejected (-v lists each file)\n", cmd, folded.files, folded.accepted, folded.rejected)
+	}
 	if err != nil && sigCtx.Err() != nil {
 		return sum, &interruptedError{fmt.Errorf("%s: interrupted; the file being loaded was rolled back", cmd)}
 	}
 	return sum, err
+}
+
+// verboseFlag is -v of load and audit: a line per file on a terminal too.
+func verboseFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "a line per file on stderr on a terminal too (off a terminal every file has one)"}
 }

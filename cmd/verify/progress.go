@@ -31,6 +31,16 @@ type progressBar struct {
 	total   int64 // input bytes, 0 when unknown (standard input)
 	records int64 // records of the first pass: the second's total
 
+	// A load of several files: the line leads with the whole run (files
+	// done of files, receipts, percent and ETA by input bytes).
+	files     int              // inputs, 0 when not a load of several
+	filesDone int              // files reported done (fileDone)
+	bytesDone int64            // input bytes of the files done
+	receipts  int64            // records of the files done
+	sizes     map[string]int64 // input bytes by name
+	runStart  time.Time
+	pass1     int64 // bytes the current file's first pass read
+
 	phase  string
 	commit commitState // a file's commit, while it lasts
 	start  time.Time   // of the phase
@@ -47,6 +57,7 @@ func newProgress(ctx *cli.Context, srcs []streamrun.Source) *progressBar {
 	if ctx.Bool("no-progress") {
 		p.on = false
 	}
+	p.sizes = map[string]int64{}
 	for _, s := range srcs {
 		n, ok := inputSize(s.Name)
 		if !ok {
@@ -54,8 +65,30 @@ func newProgress(ctx *cli.Context, srcs []streamrun.Source) *progressBar {
 			break
 		}
 		p.total += n
+		p.sizes[s.Name] = n
 	}
+	p.runStart = time.Now()
 	return p
+}
+
+// overall makes the line of a load of files lead with the whole run.
+func (p *progressBar) overall(files int) {
+	if files > 1 {
+		p.files = files
+	}
+}
+
+// fileDone counts a load's file done, its records among the receipts.
+func (p *progressBar) fileDone(name string, records int64) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.filesDone++
+	p.receipts += records
+	p.bytesDone += p.sizes[name]
+	p.pass1, p.cur = 0, streamrun.Progress{}
 }
 
 func newProgressBar(stderr io.Writer) *progressBar {
@@ -108,6 +141,7 @@ func (p *progressBar) update(pr streamrun.Progress) {
 	}
 	if pr.Pass == 1 {
 		p.records = pr.Records
+		p.pass1 = pr.Bytes
 	}
 	p.cur = pr
 	if time.Since(p.last) < 200*time.Millisecond {
@@ -211,8 +245,30 @@ func (p *progressBar) draw() {
 	p.drawn = true
 }
 
-// line is the status line after "verify: ".
+// line is the status line after "verify: ": a load of several files
+// leads with the whole run, then the phase of the file at hand.
 func (p *progressBar) line(elapsed time.Duration) string {
+	if p.files == 0 {
+		return p.phaseLine(elapsed)
+	}
+	records := p.receipts
+	if p.cur.Pass == 1 {
+		records += p.cur.Records
+	}
+	s := fmt.Sprintf("%d of %d file(s) done, %d receipts", p.filesDone, p.files, records)
+	if p.total > 0 {
+		cur := float64(p.pass1) / 2 // verifying is about half a file's time
+		if p.cur.Pass == 2 && p.records > 0 {
+			cur += float64(p.pass1) / 2 * min(1, float64(p.cur.Records)/float64(p.records))
+		}
+		done := min(1, (float64(p.bytesDone)+cur)/float64(p.total))
+		s += fmt.Sprintf(", %3.0f%% of %.1f MB%s", 100*done, float64(p.total)/1e6, eta(time.Since(p.runStart), done))
+	}
+	return s + "; " + p.phaseLine(elapsed)
+}
+
+// phaseLine is the status of the phase at hand.
+func (p *progressBar) phaseLine(elapsed time.Duration) string {
 	if p.commit.on {
 		read := int64(-1)
 		if n, ok := bytesRead(); ok {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/receiptverify/verify/internal/evidence"
 	"io"
 	"os"
 	"strings"
@@ -77,6 +78,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			newManCommand(),
 			newBaselineCommand(),
 			newAttestationCommand(),
+			newEvidenceCommand(),
 		},
 		Reader:    stdin,
 		Writer:    stdout,
@@ -233,6 +235,10 @@ func exitCode(err error) int {
 	var subjects *subjectsError
 	if errors.As(err, &subjects) {
 		return subjects.code()
+	}
+	var pack *evidence.Error
+	if errors.As(err, &pack) {
+		return exitChanged
 	}
 	switch {
 	case err == nil:

@@ -39,13 +39,41 @@ func readSmallFile(path string) ([]byte, error) {
 	return b, nil
 }
 
+// storedTrustKey is where explain --db leaves, in the app's metadata, the
+// bytes of recorded trust files read from the database (storedTrust).
+const storedTrustKey = "stored-trust"
+
+// storedTrust holds trust files' bytes by path, read from an audit
+// database because the files at those paths are gone or changed: a
+// verifier built from flags naming those paths uses these bytes.
+type storedTrust map[string][]byte
+
+// storedTrustOf returns the stored trust files of ctx's app, nil if none.
+func storedTrustOf(ctx *cli.Context) storedTrust {
+	s, _ := ctx.App.Metadata[storedTrustKey].(storedTrust)
+	return s
+}
+
+// read reads path, from s when s holds it.
+func (s storedTrust) read(path string) ([]byte, error) {
+	if b, ok := s[path]; ok {
+		return b, nil
+	}
+	return readSmallFile(path)
+}
+
 // loadKeys reads every --keys file into one directory, in the order given,
 // and describes each by the SHA-256 of the bytes read.
 func loadKeys(paths []string) (*keys.Directory, []analytics.TrustFile, error) {
+	return storedTrust(nil).loadKeys(paths)
+}
+
+// loadKeys is loadKeys reading the files s holds from s.
+func (s storedTrust) loadKeys(paths []string) (*keys.Directory, []analytics.TrustFile, error) {
 	var snaps []*keys.Snapshot
 	var files []analytics.TrustFile
 	for _, p := range paths {
-		data, err := readSmallFile(p)
+		data, err := s.read(p)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -67,9 +95,22 @@ func loadKeys(paths []string) (*keys.Directory, []analytics.TrustFile, error) {
 // order); each file is one server, named after the file. Each file read is
 // described by the SHA-256 of its bytes.
 func loadSchemas(paths []string) (*toolschema.Set, []analytics.TrustFile, error) {
+	return storedTrust(nil).loadSchemas(paths)
+}
+
+// loadSchemas is loadSchemas reading the files s holds from s.
+func (s storedTrust) loadSchemas(paths []string) (*toolschema.Set, []analytics.TrustFile, error) {
 	set := toolschema.NewSet()
 	var read []analytics.TrustFile
 	for _, p := range paths {
+		if _, ok := s[p]; ok {
+			data := s[p]
+			if err := set.Add(toolschema.ServerName(p), data); err != nil {
+				return nil, nil, &inputError{err}
+			}
+			read = append(read, analytics.TrustFileOf(p, data))
+			continue
+		}
 		fi, err := os.Stat(p)
 		if err != nil {
 			return nil, nil, &inputError{err}
@@ -176,7 +217,8 @@ func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *material, error) {
 		m.trust.At = m.at
 	}
 	at := m.at
-	dir, keyFiles, err := loadKeys(ctx.StringSlice("keys"))
+	stored := storedTrustOf(ctx)
+	dir, keyFiles, err := stored.loadKeys(ctx.StringSlice("keys"))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -190,7 +232,7 @@ func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *material, error) {
 	opts := []verify.Option{verify.WithTime(at)}
 	var set *toolschema.Set
 	if paths := ctx.StringSlice("schemas"); len(paths) > 0 {
-		if set, m.trust.Schemas, err = loadSchemas(paths); err != nil {
+		if set, m.trust.Schemas, err = stored.loadSchemas(paths); err != nil {
 			return nil, nil, err
 		}
 		for _, c := range set.Collisions() {

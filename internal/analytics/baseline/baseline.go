@@ -39,6 +39,7 @@ import (
 type Baseline struct {
 	Path    string  `toml:"-"` // as given, for messages
 	SHA256  string  `toml:"-"` // of the file's bytes
+	Data    []byte  `toml:"-"` // the file's bytes, which a report stores in its database
 	Entries []Entry `toml:"suppress"`
 }
 
@@ -149,7 +150,7 @@ var ErrTooLarge = fmt.Errorf("larger than %d bytes", maxBaselineBytes)
 
 // Parse is Read of data read from path.
 func Parse(path string, data []byte) (*Baseline, error) {
-	b := &Baseline{Path: path, SHA256: sha256Hex(data)}
+	b := &Baseline{Path: path, SHA256: sha256Hex(data), Data: data}
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(b)
 	if err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", path, err)
