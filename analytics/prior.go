@@ -20,6 +20,11 @@ import (
 // already names is a fork; a nonce an archived receipt of the issuer used
 // is a replay.
 //
+// A stored claim (receipts.claim: a receipt whose signature did not
+// verify) answers only whether a chain hash is held, as the stream's index
+// counts one of the input (streamrun.IndexEntry.Claim): it names no
+// predecessor, begins no chain and uses no nonce for a later load.
+//
 // Each question is one join of the keys asked, staged in a temporary
 // table, with the receipts table, which reads the columns joined on of
 // every stored receipt: the load asks in batches of archivePriorBatch
@@ -131,6 +136,7 @@ func (p *archivePrior) Links(ctx context.Context, prefixes []string) (map[string
 		rows, err = conn.QueryContext(ctx, `
 			SELECT l.key, bool_or(substr(r.previous_hash, 1, 32) = l.key)
 			FROM prior_keys l JOIN receipts r ON lower(substr(r.previous_hash, 1, 32)) = l.key
+			WHERE r.claim IS NOT TRUE
 			GROUP BY l.key`)
 		if err != nil {
 			return err
@@ -180,9 +186,10 @@ func (p *archivePrior) Scopes(ctx context.Context, qs []streamrun.ScopeQuery) (m
 			SELECT DISTINCT k.key
 			FROM prior_keys k
 			JOIN receipts r ON r.chain_scope = split_part(k.key, '|', 1)
-			WHERE split_part(k.key, '|', 2) = ''
+			WHERE r.claim IS NOT TRUE
+			  AND (split_part(k.key, '|', 2) = ''
 			   OR r.issued_at IS NULL
-			   OR r.issued_at < make_timestamp(CAST(split_part(k.key, '|', 2) AS BIGINT))`)
+			   OR r.issued_at < make_timestamp(CAST(split_part(k.key, '|', 2) AS BIGINT)))`)
 		if err != nil {
 			return err
 		}
@@ -204,7 +211,7 @@ func (p *archivePrior) Nonces(ctx context.Context, digests []string) (map[string
 	out := map[string]bool{}
 	err := p.withKeys(ctx, digests, func(conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, `
-			SELECT DISTINCT k.key FROM prior_keys k JOIN receipts r ON r.nonce_key = k.key`)
+			SELECT DISTINCT k.key FROM prior_keys k JOIN receipts r ON r.nonce_key = k.key WHERE r.claim IS NOT TRUE`)
 		if err != nil {
 			return err
 		}
@@ -242,7 +249,7 @@ func (f *fileLoad) relink() error {
 		FROM receipts r
 		JOIN receipts p ON p.file_sha256 = $1 AND lower(r.previous_hash) = p.chain_hash
 		JOIN files f ON f.file_sha256 = r.file_sha256
-		WHERE r.file_sha256 <> $1
+		WHERE r.file_sha256 <> $1 AND r.claim IS NOT TRUE
 		  AND (list_contains(r.reasons, 'chain_absent')
 		       OR (r.chain_scope IS NOT NULL AND p.chain_scope IS NOT NULL AND r.chain_scope <> p.chain_scope
 		           AND NOT list_contains(r.reasons, 'chain_break')

@@ -167,3 +167,8 @@ ALTER TABLE receipts ADD COLUMN IF NOT EXISTS lifecycle_seq BIGINT;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS lifecycle_count BIGINT;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS heartbeat_seconds BIGINT;
 ALTER TABLE receipts ADD COLUMN IF NOT EXISTS lifecycle_head VARCHAR;
+
+-- A receipt whose signature did not verify (verify.Result.Evidence): a
+-- later load counts it as a predecessor present and as nothing else
+-- (prior.go). NULL in rows stored before, which count as they did.
+ALTER TABLE receipts ADD COLUMN IF NOT EXISTS claim BOOLEAN;

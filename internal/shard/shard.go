@@ -51,7 +51,9 @@
 // result in a binary form that only the same build of verify reads, which
 // the manifest names and Finalize checks), and byte_offset, byte_length
 // and line_sha256 (32 bytes): where the line is in its input and its
-// SHA-256, NULL for a file that could not be read.
+// SHA-256, NULL for a file that could not be read; claim, true for a
+// receipt whose signature did not verify (streamrun.Keys.Claim), which
+// counts as a predecessor present and as nothing else.
 package shard
 
 import (

@@ -14,13 +14,15 @@
 --                    the hex keys of its chain hash (chain_key), the
 --                    predecessor it names (link_key), its chain scope
 --                    (scope_key) and its issuer and nonce (nonce_key),
---                    NULL where it has none;
+--                    NULL where it has none, and claim: true for a
+--                    receipt whose signature did not verify, which has
+--                    its chain_key and scope_key alone;
 --   history_keys     the compact history of runs finalized before (their
 --                    receipts count as earlier), or an empty table: the
 --                    rows queries/shard/history_append.sql appended
 --                    after each of them, kind ('o' a chain owner, with
---                    its chain scope; 'l' a predecessor named; 'n' a
---                    nonce used), k (the key, 16 bytes) and scope (16
+--                    its chain scope; 'c' one whose signature did not
+--                    verify; 'l' a predecessor named; 'n' a nonce used), k (the key, 16 bytes) and scope (16
 --                    bytes, owners only). `verify parts --history-keys`
 --                    names its files (or makes the same rows from
 --                    earlier runs' map directories, --history). It is
@@ -44,6 +46,13 @@
 -- (fork_prior) when a receipt of the history names it already. The first
 -- receipt to use an issuer's nonce is unique, or prior_replay when the
 -- history used it; every later one is a replay.
+--
+-- Claims: a receipt whose signature did not verify (claim) counts only
+-- as a predecessor present, since its chain hash is what a genuine
+-- successor's signed link names; it begins no chain (scope_firsts, and
+-- no 'o' row of the history), names no predecessor and uses no nonce, so
+-- that what it claims moves no genuine receipt's judgment. It has no
+-- chain or nonce row; finalize reports the position it claims.
 --
 -- Deliveries: a receipt whose chain hash an earlier receipt of the input
 -- has is that receipt delivered again (the same signed bytes): a
@@ -100,7 +109,7 @@ day_nonces AS (
 history_scopes AS (
     SELECT DISTINCT lower(hex(h.k)) AS k, lower(hex(h.scope)) AS scope_key
     FROM history_keys h
-    WHERE h.kind = 'o' AND h.k IN (SELECT unhex(d.k) FROM day_chain_keys d)
+    WHERE h.kind IN ('o', 'c') AND h.k IN (SELECT unhex(d.k) FROM day_chain_keys d)
 ),
 history_named AS (
     SELECT DISTINCT lower(hex(h.k)) AS k
@@ -115,7 +124,7 @@ history_chain_scopes AS (
 scope_firsts AS (
     SELECT r.scope_key AS k, MIN(r.ord) AS first_ord
     FROM shard_records r
-    WHERE r.chain_key IS NOT NULL OR r.link_key IS NOT NULL
+    WHERE (r.chain_key IS NOT NULL OR r.link_key IS NOT NULL) AND NOT r.claim
     GROUP BY r.scope_key
 ),
 first_namers AS (

@@ -154,7 +154,12 @@ func (x *index) addEntry(space byte, key key128, role byte, seq uint64, scope, o
 }
 
 // add records one receipt, in input order; receipts given as predecessors
-// (seq at or after predecessorSeq) only own their chain hash.
+// (seq at or after predecessorSeq) only own their chain hash, and so does
+// a claim (a receipt whose signature did not verify, IndexEntry.Claim):
+// its chain hash is what a genuine successor's signed link names, so it
+// holds the receipt that successor vouches for, but it begins no chain
+// in the input, names no predecessor and uses no nonce, so that what it
+// claims moves no genuine receipt's judgment.
 func (x *index) add(seq uint64, e IndexEntry) error {
 	if !e.OK {
 		return nil
@@ -174,6 +179,9 @@ func (x *index) add(seq uint64, e IndexEntry) error {
 	}
 	if given {
 		x.scopeGiven[scope] = true
+		return nil
+	}
+	if e.Claim {
 		return nil
 	}
 	if e.HasHash || e.HasLink {
@@ -592,8 +600,13 @@ func (jr *judgmentReader) of(seq uint64) ([]judgment, error) {
 }
 
 // judge sets the chain and nonce axes of a verified receipt from its
-// judgments.
+// judgments; a receipt that is not evidence has none, and is reported as
+// claiming its position.
 func judge(res *verify.Result, js []judgment) {
+	if !res.Evidence() {
+		judgeClaim(res)
+		return
+	}
 	prev, _, _ := res.ChainLink()
 	for _, j := range js {
 		if j.kind == kindDelivery {
@@ -677,6 +690,10 @@ func deliveryOf(js []judgment) (duplicate, outside bool) {
 func Rejudge(res *verify.Result, earlier []reason.Reason) {
 	e := Index(res)
 	if !e.OK {
+		return
+	}
+	if e.Claim {
+		judge(res, nil)
 		return
 	}
 	var js []judgment

@@ -22,6 +22,11 @@ type IndexEntry struct {
 	// HasIssued: what orders it among archived receipts of its chain.
 	Issued    int64
 	HasIssued bool
+	// Claim: the receipt is not evidence (verify.Result.Evidence), its
+	// signature not verified: the index keeps only its chain hash (index.add),
+	// so that it takes no chain start, link or nonce from a genuine
+	// receipt, and judge reports the position it claims.
+	Claim bool
 }
 
 // Index returns the receipt's entry for a stream's chain and nonce index,
@@ -32,6 +37,7 @@ func Index(r *verify.Result) IndexEntry {
 		return e
 	}
 	e.OK = true
+	e.Claim = !r.Evidence()
 	if h := r.Fingerprints.ChainHash; h != "" {
 		e.HasHash = decodeHash(h, &e.ChainHash)
 	}

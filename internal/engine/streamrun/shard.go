@@ -26,9 +26,12 @@ import (
 // (32 characters, 128 bits), empty where the receipt has none: Chain its
 // own chain hash, Link the predecessor it names, Scope its chain scope,
 // Nonce its NonceDigest. A receipt whose Link is another's Chain links to
-// it when their Scopes agree.
+// it when their Scopes agree. Claim marks a receipt whose signature did
+// not verify (IndexEntry.Claim): it has its Chain and Scope alone, as a
+// predecessor present, and begins no chain.
 type Keys struct {
 	Chain, Link, Scope, Nonce string
+	Claim                     bool
 }
 
 // keysOf is the index's view of e (index.add), in hex.
@@ -41,6 +44,13 @@ func keysOf(e IndexEntry) Keys {
 	k.Scope = hex.EncodeToString(scope[:])
 	if e.HasHash {
 		k.Chain = hex.EncodeToString(e.ChainHash[:16])
+	}
+	if e.Claim {
+		k.Claim = true
+		if !e.HasHash {
+			k.Scope = ""
+		}
+		return k
 	}
 	if e.HasLink {
 		k.Link = hex.EncodeToString(e.Link[:16])
