@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/receiptverify/verify/internal/engine/streamrun"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 	"github.com/receiptverify/verify/verify"
 )
 
@@ -40,6 +41,17 @@ type archivePrior struct {
 	// previous_hash read in lower case as relink reads it: only a file
 	// holding one of them has stored receipts to judge again.
 	named map[string]bool
+	// exclude, when set, is a file_sha256 whose receipts the archive
+	// leaves out: a file judged again against the others (reverify).
+	exclude string
+}
+
+// others is the condition that leaves out the excluded file's rows of r.
+func (p *archivePrior) others() string {
+	if p.exclude == "" {
+		return ""
+	}
+	return " AND r.file_sha256 <> " + sqltext.String(p.exclude)
 }
 
 var _ streamrun.PriorScopes = (*archivePrior)(nil)
@@ -101,7 +113,7 @@ func (p *archivePrior) Links(ctx context.Context, prefixes []string) (map[string
 	err := p.withKeys(ctx, prefixes, func(conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, `
 			SELECT l.key, r.chain_scope, CASE WHEN r.chain_scope IS NULL THEN r.raw END
-			FROM prior_keys l JOIN receipts r ON substr(r.chain_hash, 1, 32) = l.key`)
+			FROM prior_keys l JOIN receipts r ON substr(r.chain_hash, 1, 32) = l.key`+p.others())
 		if err != nil {
 			return err
 		}
@@ -136,7 +148,7 @@ func (p *archivePrior) Links(ctx context.Context, prefixes []string) (map[string
 		rows, err = conn.QueryContext(ctx, `
 			SELECT l.key, bool_or(substr(r.previous_hash, 1, 32) = l.key)
 			FROM prior_keys l JOIN receipts r ON lower(substr(r.previous_hash, 1, 32)) = l.key
-			WHERE r.claim IS NOT TRUE
+			WHERE r.claim IS NOT TRUE`+p.others()+`
 			GROUP BY l.key`)
 		if err != nil {
 			return err
@@ -189,7 +201,7 @@ func (p *archivePrior) Scopes(ctx context.Context, qs []streamrun.ScopeQuery) (m
 			WHERE r.claim IS NOT TRUE
 			  AND (split_part(k.key, '|', 2) = ''
 			   OR r.issued_at IS NULL
-			   OR r.issued_at < make_timestamp(CAST(split_part(k.key, '|', 2) AS BIGINT)))`)
+			   OR r.issued_at < make_timestamp(CAST(split_part(k.key, '|', 2) AS BIGINT)))`+p.others())
 		if err != nil {
 			return err
 		}
@@ -211,7 +223,7 @@ func (p *archivePrior) Nonces(ctx context.Context, digests []string) (map[string
 	out := map[string]bool{}
 	err := p.withKeys(ctx, digests, func(conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, `
-			SELECT DISTINCT k.key FROM prior_keys k JOIN receipts r ON r.nonce_key = k.key WHERE r.claim IS NOT TRUE`)
+			SELECT DISTINCT k.key FROM prior_keys k JOIN receipts r ON r.nonce_key = k.key WHERE r.claim IS NOT TRUE`+p.others())
 		if err != nil {
 			return err
 		}

@@ -17,19 +17,26 @@ import (
 // among genuine ones is named as such.
 func judgeClaim(res *verify.Result) {
 	const why = ": not counted as evidence of the chain, as its signature did not verify"
-	if prev, genesis, present := res.ChainLink(); present {
-		setAxis(res, verify.AxisChain, verify.StatusSkipped, reason.ChainUnknown, ClaimedPosition(res, prev, genesis)+why)
+	_, _, present := res.ChainLink()
+	switch {
+	case present:
+		setAxis(res, verify.AxisChain, verify.StatusSkipped, reason.ChainUnknown, ClaimedPosition(res)+why)
+	case res.Fingerprints.ChainHash != "" && res.ScopeKey() != "":
+		// No link: it would begin its chain in the input.
+		setAxis(res, verify.AxisChain, verify.StatusNotRun, "", ClaimedPosition(res)+why)
 	}
 	if res.NonceKey() != "" {
 		setAxis(res, verify.AxisNonce, verify.StatusNotRun, "", "not compared: a receipt whose signature did not verify uses no nonce")
 	}
 }
 
-// ClaimedPosition names the chain position a receipt claims:
-// "claims chain position 3 of pipelock-action-v1/<signer_key>, after
-// <hash>"; without a sequence number, "claims chain position after
-// <hash> of ...".
-func ClaimedPosition(res *verify.Result, prev string, genesis bool) string {
+// ClaimedPosition names the chain position a receipt claims, its
+// sequence number when it has one: "claims chain position 3 of
+// pipelock-action-v1/<signer_key>, after <hash>"; "claims chain position
+// after <hash> of <chain>"; "... at the start of <chain>" for a genesis
+// link; "... in <chain>, naming no predecessor" without a link.
+func ClaimedPosition(res *verify.Result) string {
+	prev, genesis, present := res.ChainLink()
 	chain := strings.ReplaceAll(res.ScopeKey(), "\x00", "/")
 	var b strings.Builder
 	b.WriteString("claims chain position ")
@@ -37,21 +44,28 @@ func ClaimedPosition(res *verify.Result, prev string, genesis bool) string {
 		b.WriteString(strconv.FormatInt(*s, 10))
 		b.WriteString(" of ")
 		b.WriteString(chain)
-		if genesis {
+		switch {
+		case genesis:
 			b.WriteString(", its first")
-		} else {
+		case present:
 			b.WriteString(", after ")
 			b.WriteString(prev)
 		}
 		return b.String()
 	}
-	if genesis {
-		b.WriteString("first of ")
-	} else {
+	switch {
+	case genesis:
+		b.WriteString("at the start of ")
+		b.WriteString(chain)
+	case present:
 		b.WriteString("after ")
 		b.WriteString(prev)
 		b.WriteString(" of ")
+		b.WriteString(chain)
+	default:
+		b.WriteString("in ")
+		b.WriteString(chain)
+		b.WriteString(", naming no predecessor")
 	}
-	b.WriteString(chain)
 	return b.String()
 }
