@@ -245,7 +245,9 @@ func (p *archivePrior) Nonces(ctx context.Context, digests []string) (map[string
 // receipt late gives its successors, loaded before, the judgment one load
 // of both would have given (linked, or a break when the chains differ).
 // When several stored receipts named it, the first (by load time, file
-// and line) links and the others are forks, as in one load. A stored
+// and line) links and the others are forks, as in one load; a claim (a
+// receipt whose signature did not verify) is never the first, and forks
+// the predecessor when a receipt that counts names it. A stored
 // receipt whose chain started before what was loaded (its link not
 // checked, no chain_absent) is judged again only when the predecessor
 // now loaded, which no other file holds, is of another chain: a break.
@@ -257,16 +259,16 @@ func (p *archivePrior) Nonces(ctx context.Context, digests []string) (map[string
 func (f *fileLoad) relink() error {
 	rows, err := f.tx.QueryContext(f.ctx, `
 		SELECT r.file_sha256, r.line, r.raw, r.reasons, COALESCE(r.trust_sha256, ''),
-		       p.chain_hash, COALESCE(p.chain_scope, ''), r.verdict
+		       p.chain_hash, COALESCE(p.chain_scope, ''), r.verdict, r.claim IS TRUE
 		FROM receipts r
 		JOIN receipts p ON p.file_sha256 = $1 AND lower(r.previous_hash) = p.chain_hash
 		JOIN files f ON f.file_sha256 = r.file_sha256
-		WHERE r.file_sha256 <> $1 AND r.claim IS NOT TRUE
+		WHERE r.file_sha256 <> $1
 		  AND (list_contains(r.reasons, 'chain_absent')
 		       OR (r.chain_scope IS NOT NULL AND p.chain_scope IS NOT NULL AND r.chain_scope <> p.chain_scope
 		           AND NOT list_contains(r.reasons, 'chain_break')
 		           AND NOT EXISTS (SELECT 1 FROM receipts o WHERE o.chain_hash = p.chain_hash AND o.file_sha256 <> $1)))
-		ORDER BY p.chain_hash, f.loaded_at, r.source, r.line`, f.sum.SHA256)
+		ORDER BY p.chain_hash, r.claim IS TRUE, f.loaded_at, r.source, r.line`, f.sum.SHA256)
 	if err != nil {
 		return err
 	}
@@ -278,17 +280,24 @@ func (f *fileLoad) relink() error {
 	}
 	var fixes []fix
 	var lastHash string
+	named := false // a receipt that counts names lastHash, in the rows read
 	for rows.Next() {
 		var sha, trust, hash, owner, verdict string
 		var raw sql.NullString
 		var line int64
 		var reasons reasonList
-		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &owner, &verdict); err != nil {
+		var claim bool
+		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &owner, &verdict, &claim); err != nil {
 			rows.Close()
 			return err
 		}
-		first := hash != lastHash
-		lastHash = hash
+		if hash != lastHash {
+			lastHash, named = hash, false
+		}
+		// A claim is never the first to name a predecessor; it forks one
+		// a receipt that counts names (they come first).
+		first := !claim && !named
+		named = named || !claim
 		absent := slices.Contains(reasons, verify.ReasonChainAbsent)
 		if !raw.Valid {
 			if !absent && verdict == string(verify.Pass) {
@@ -304,7 +313,7 @@ func (f *fileLoad) relink() error {
 		switch {
 		case streamrun.ScopeDigest(res.ScopeKey()) != owner:
 			judged = verify.ReasonChainBreak
-		case !first:
+		case !first && (!claim || named):
 			judged = verify.ReasonChainFork
 		}
 		var kept []verify.Reason

@@ -30,7 +30,7 @@ type History struct {
 var historyKinds = []struct{ kind, key, scope, where string }{
 	{"o", "chain_key", "scope_key", " AND NOT claim"},
 	{"c", "chain_key", "scope_key", " AND claim"},
-	{"l", "link_key", "", ""},
+	{"l", "link_key", "", " AND NOT claim"},
 	{"n", "nonce_key", "", ""},
 }
 

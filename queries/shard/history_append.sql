@@ -20,7 +20,8 @@
 --             (absent rather than outside);
 --   kind 'c'  a chain hash only receipts whose signature did not verify
 --             have: a predecessor present, and no more (judgments.sql);
---   kind 'l'  a predecessor some receipt names (fork_prior);
+--   kind 'l'  a predecessor some receipt whose signature verified names
+--             (fork_prior);
 --   kind 'n'  a nonce some receipt uses (prior_replay, prior_duplicate).
 -- k and scope are the 16 bytes of the records' hex keys (unhex); bucket
 -- is the key's first hex digit, by which an engine may partition the
@@ -41,7 +42,7 @@ day_keys AS (
     UNION ALL
     SELECT DISTINCT 'l' AS kind, r.link_key AS k, NULL AS scope
     FROM shard_records r
-    WHERE r.link_key IS NOT NULL
+    WHERE r.link_key IS NOT NULL AND NOT r.claim
     UNION ALL
     SELECT DISTINCT 'n' AS kind, r.nonce_key AS k, NULL AS scope
     FROM shard_records r

@@ -5,22 +5,26 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/verify"
-	"github.com/receiptverify/verify/verify/reason"
 )
 
 // judgeClaim reports the chain position and nonce a receipt that is not
-// evidence (verify.Result.Evidence: its signature did not verify) claims.
-// The index left it out, so it has no judgments and its neighbours have
-// the verdicts they have without it; it fails, or is incomplete, on its
-// own axes. Its chain axis is not judged (SKIPPED, which never changes a
-// verdict) and says what it claims, so that a forged receipt planted
-// among genuine ones is named as such.
+// evidence (verify.Result.Evidence: its signature did not verify) claims,
+// once judge has judged its link. The index counted it for nothing but its
+// chain hash, so its neighbours have the verdicts they have without it; it
+// fails, or is incomplete, on its own axes, and its chain axis's note says
+// what it claims, so that a forged receipt planted among genuine ones is
+// named as such.
 func judgeClaim(res *verify.Result) {
 	const why = ": not counted as evidence of the chain, as its signature did not verify"
 	_, _, present := res.ChainLink()
+	ax, _ := res.Axes.Get(verify.AxisChain)
+	note := ClaimedPosition(res) + why
+	if ax.Note != "" {
+		note = ax.Note + "; " + note
+	}
 	switch {
 	case present:
-		setAxis(res, verify.AxisChain, verify.StatusSkipped, reason.ChainUnknown, ClaimedPosition(res)+why)
+		setAxis(res, verify.AxisChain, ax.Status, ax.Reason, note)
 	case res.Fingerprints.ChainHash != "" && res.ScopeKey() != "":
 		// No link: it would begin its chain in the input.
 		setAxis(res, verify.AxisChain, verify.StatusNotRun, "", ClaimedPosition(res)+why)

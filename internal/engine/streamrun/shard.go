@@ -27,8 +27,8 @@ import (
 // own chain hash, Link the predecessor it names, Scope its chain scope,
 // Nonce its NonceDigest. A receipt whose Link is another's Chain links to
 // it when their Scopes agree. Claim marks a receipt whose signature did
-// not verify (IndexEntry.Claim): it has its Chain and Scope alone, as a
-// predecessor present, and begins no chain.
+// not verify (IndexEntry.Claim): it has no Nonce, and its Chain counts as
+// a predecessor present, its Link is judged, and it begins no chain.
 type Keys struct {
 	Chain, Link, Scope, Nonce string
 	Claim                     bool
@@ -45,15 +45,12 @@ func keysOf(e IndexEntry) Keys {
 	if e.HasHash {
 		k.Chain = hex.EncodeToString(e.ChainHash[:16])
 	}
-	if e.Claim {
-		k.Claim = true
-		if !e.HasHash {
-			k.Scope = ""
-		}
-		return k
-	}
 	if e.HasLink {
 		k.Link = hex.EncodeToString(e.Link[:16])
+	}
+	if e.Claim {
+		k.Claim = true // no nonce: a claim uses none
+		return k
 	}
 	k.Nonce = NonceDigest(e.NonceKey)
 	return k
@@ -221,7 +218,7 @@ func (f *Folder) Fold(state []byte, js []Judgment) (*verify.Result, error) {
 			own = append(own, judgment{kind: kind, outcome: o, first: j.First})
 		}
 		judge(res, own)
-		f.sum.deliveries(own)
+		f.sum.deliveries(own, res)
 	}
 	f.sum.tally(res)
 	return res, nil
