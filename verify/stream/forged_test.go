@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -22,6 +23,7 @@ var forgedChains = []string{
 	"interop/agentreceipts-go/v0.4.0-chain",
 	"interop/aerf/chain-link",
 	"receipts/acta-02-chain-link",
+	"interop/trustproof/chain",
 }
 
 // issuedDate is the first date of a receipt: forge changes its year, a
@@ -29,9 +31,18 @@ var forgedChains = []string{
 var issuedDate = regexp.MustCompile(`"20[0-9]{2}-[0-9]{2}-[0-9]{2}T`)
 
 // forge is a copy of a genuine receipt changed after signing: the same
-// chain, link and nonce, another chain hash, a signature that fails.
+// chain, link and nonce, another chain hash, a signature that fails. A
+// compact JWS has its payload changed.
 func forge(t *testing.T, genuine []byte) []byte {
 	t.Helper()
+	if parts := bytes.Split(genuine, []byte(".")); len(parts) == 3 && bytes.HasPrefix(genuine, []byte("eyJ")) {
+		payload, err := base64.RawURLEncoding.DecodeString(string(parts[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts[1] = []byte(base64.RawURLEncoding.EncodeToString(forge(t, payload)))
+		return bytes.Join(parts, []byte("."))
+	}
 	loc := issuedDate.FindIndex(genuine)
 	if loc == nil {
 		t.Fatalf("no date to change in %.200s", genuine)
