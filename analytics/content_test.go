@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -111,8 +112,9 @@ func TestGrownFile(t *testing.T) {
 // a replay.
 func TestChangedFile(t *testing.T) {
 	t.Parallel()
-	c := genCorpus(t, "", receiptgen.Config{Seed: 32, N: 120, Days: 1})
+	c := genCorpus(t, "", receiptgen.Config{Seed: 32, N: 120, Days: 1, Rate: 0.2})
 	lines := readLines(t, c.receipts)
+	replayed := plantedReplay(t, c.dir, func(replay, original int) bool { return original < 80 && replay >= 80 && replay != 90 })
 	dir := t.TempDir()
 	log := filepath.Join(dir, "agent.jsonl")
 	db := openTestDB(t)
@@ -140,7 +142,7 @@ func TestChangedFile(t *testing.T) {
 	// is counted as re-delivered and not stored again, and a receipt
 	// reusing a stored nonce is a replay.
 	other := filepath.Join(dir, "other.jsonl")
-	writeLines(t, other, [][]byte{lines[0], lines[90], otherReceipt(t, lines[1])})
+	writeLines(t, other, [][]byte{lines[0], lines[90], lines[replayed]})
 	if f := loadOne(t, db, c, fileInput(other), LoadOptions{}); f.Err != nil || f.Accepted != 2 || f.Redelivered != 1 {
 		t.Fatalf("other file: %+v", f)
 	}
@@ -173,24 +175,34 @@ func TestChangedFile(t *testing.T) {
 	}
 }
 
-// otherReceipt is another receipt with line's nonce: its action_id
-// changed, so its signed bytes differ.
-func otherReceipt(t *testing.T, line []byte) []byte {
+// plantedReplay is the index of a receipt the corpus in dir planted as a
+// replay of an earlier one's nonce (a genuine receipt, signed with it:
+// one changed after signing would be a claim, which replays nothing),
+// the first for which ok holds of its index and the original's.
+func plantedReplay(t *testing.T, dir string, ok func(replay, original int) bool) int {
 	t.Helper()
-	out := bytes.Replace(line, []byte(`"action_id":"`), []byte(`"action_id":"other_`), 1)
-	if bytes.Equal(out, line) {
-		t.Fatalf("no action_id in %.80s", line)
-	}
-	// Issued a second later, it is the later use of the nonce whatever
-	// the order its file is loaded in.
-	const layout = "2006-01-02T15:04:05.000000Z07:00"
-	i := bytes.Index(out, []byte(`"issued_at":"`)) + len(`"issued_at":"`)
-	at, err := time.Parse(layout, string(out[i:i+len("2026-11-01T00:00:00.000000Z")]))
+	raw, err := os.ReadFile(filepath.Join(dir, "truth.jsonl"))
 	if err != nil {
-		t.Fatalf("issued_at of %.80s: %v", line, err)
+		t.Fatal(err)
 	}
-	copy(out[i:], at.Add(time.Second).Format(layout))
-	return out
+	for _, l := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+		var r receiptgen.Record
+		if err := json.Unmarshal(l, &r); err != nil {
+			t.Fatal(err)
+		}
+		var original int
+		if r.Kind != receiptgen.KindReplayedNonce {
+			continue
+		}
+		if _, err := fmt.Sscanf(r.Note, "reuses the nonce of line %d", &original); err != nil {
+			t.Fatalf("truth note %q: %v", r.Note, err)
+		}
+		if ok(r.Line-1, original-1) {
+			return r.Line - 1
+		}
+	}
+	t.Fatal("no planted replay fits")
+	return 0
 }
 
 // TestLoadClockAndIssuedAt: a receipt is filed under the day its issued_at

@@ -54,6 +54,7 @@ var columnOnly = map[string]string{
 	"raw":          "stream.Record.Raw, the receipt line exactly as read",
 	"nonce_key":    "streamrun.NonceDigest of the issuer and the nonce",
 	"trust_sha256": "the trust material the verdict came from (trust table)",
+	"claim":        "not Result.Evidence(): the signature did not verify",
 	// fields.lifecycle fills lifecycle (its kind) and these:
 	"lifecycle_seq":     "fields.lifecycle.final_seq: a close's final sequence number, a checkpoint's head",
 	"lifecycle_count":   "fields.lifecycle.receipt_count, a close's count",

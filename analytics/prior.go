@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/receiptverify/verify/internal/engine/streamrun"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 	"github.com/receiptverify/verify/verify"
 )
 
@@ -19,6 +20,11 @@ import (
 // resolves; a new receipt naming a predecessor that an archived receipt
 // already names is a fork; a nonce an archived receipt of the issuer used
 // is a replay.
+//
+// A stored claim (receipts.claim: a receipt whose signature did not
+// verify) answers only whether a chain hash is held, as the stream's index
+// counts one of the input (streamrun.IndexEntry.Claim): it names no
+// predecessor, begins no chain and uses no nonce for a later load.
 //
 // Each question is one join of the keys asked, staged in a temporary
 // table, with the receipts table, which reads the columns joined on of
@@ -35,6 +41,17 @@ type archivePrior struct {
 	// previous_hash read in lower case as relink reads it: only a file
 	// holding one of them has stored receipts to judge again.
 	named map[string]bool
+	// exclude, when set, is a file_sha256 whose receipts the archive
+	// leaves out: a file judged again against the others (reverify).
+	exclude string
+}
+
+// others is the condition that leaves out the excluded file's rows of r.
+func (p *archivePrior) others() string {
+	if p.exclude == "" {
+		return ""
+	}
+	return " AND r.file_sha256 <> " + sqltext.String(p.exclude)
 }
 
 var _ streamrun.PriorScopes = (*archivePrior)(nil)
@@ -96,7 +113,7 @@ func (p *archivePrior) Links(ctx context.Context, prefixes []string) (map[string
 	err := p.withKeys(ctx, prefixes, func(conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, `
 			SELECT l.key, r.chain_scope, CASE WHEN r.chain_scope IS NULL THEN r.raw END
-			FROM prior_keys l JOIN receipts r ON substr(r.chain_hash, 1, 32) = l.key`)
+			FROM prior_keys l JOIN receipts r ON substr(r.chain_hash, 1, 32) = l.key`+p.others())
 		if err != nil {
 			return err
 		}
@@ -131,6 +148,7 @@ func (p *archivePrior) Links(ctx context.Context, prefixes []string) (map[string
 		rows, err = conn.QueryContext(ctx, `
 			SELECT l.key, bool_or(substr(r.previous_hash, 1, 32) = l.key)
 			FROM prior_keys l JOIN receipts r ON lower(substr(r.previous_hash, 1, 32)) = l.key
+			WHERE r.claim IS NOT TRUE`+p.others()+`
 			GROUP BY l.key`)
 		if err != nil {
 			return err
@@ -180,9 +198,10 @@ func (p *archivePrior) Scopes(ctx context.Context, qs []streamrun.ScopeQuery) (m
 			SELECT DISTINCT k.key
 			FROM prior_keys k
 			JOIN receipts r ON r.chain_scope = split_part(k.key, '|', 1)
-			WHERE split_part(k.key, '|', 2) = ''
+			WHERE r.claim IS NOT TRUE
+			  AND (split_part(k.key, '|', 2) = ''
 			   OR r.issued_at IS NULL
-			   OR r.issued_at < make_timestamp(CAST(split_part(k.key, '|', 2) AS BIGINT))`)
+			   OR r.issued_at < make_timestamp(CAST(split_part(k.key, '|', 2) AS BIGINT)))`+p.others())
 		if err != nil {
 			return err
 		}
@@ -204,7 +223,7 @@ func (p *archivePrior) Nonces(ctx context.Context, digests []string) (map[string
 	out := map[string]bool{}
 	err := p.withKeys(ctx, digests, func(conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, `
-			SELECT DISTINCT k.key FROM prior_keys k JOIN receipts r ON r.nonce_key = k.key`)
+			SELECT DISTINCT k.key FROM prior_keys k JOIN receipts r ON r.nonce_key = k.key WHERE r.claim IS NOT TRUE`+p.others())
 		if err != nil {
 			return err
 		}
@@ -227,7 +246,9 @@ func (p *archivePrior) Nonces(ctx context.Context, digests []string) (map[string
 // of both would have given (linked, or a break when the chains differ).
 // When several stored receipts named it, the first (by load time, file
 // and line, counting those whose link was not checked) links and the
-// others are forks, as in one load. A stored
+// others are forks, as in one load; a claim (a receipt whose signature
+// did not verify) is never the first, and forks the predecessor when a
+// receipt that counts names it. A stored
 // receipt whose chain started before what was loaded (its link not
 // checked, no chain_absent) is judged again only when the predecessor
 // now loaded, which no other file holds, is of another chain: a break.
@@ -239,9 +260,10 @@ func (p *archivePrior) Nonces(ctx context.Context, digests []string) (map[string
 func (f *fileLoad) relink() error {
 	rows, err := f.tx.QueryContext(f.ctx, `
 		SELECT r.file_sha256, r.line, r.raw, r.reasons, COALESCE(r.trust_sha256, ''),
-		       p.chain_hash, COALESCE(p.chain_scope, ''), r.verdict,
+		       p.chain_hash, COALESCE(p.chain_scope, ''), r.verdict, r.claim IS TRUE,
 		       EXISTS (SELECT 1 FROM receipts o JOIN files fo ON fo.file_sha256 = o.file_sha256
 		               WHERE lower(o.previous_hash) = p.chain_hash AND o.file_sha256 <> $1
+		                 AND o.claim IS NOT TRUE
 		                 AND COALESCE(o.chain_hash, '') <> COALESCE(r.chain_hash, '')
 		                 AND (fo.loaded_at < f.loaded_at
 		                      OR fo.loaded_at = f.loaded_at AND (o.source < r.source OR o.source = r.source AND o.line < r.line)))
@@ -253,7 +275,7 @@ func (f *fileLoad) relink() error {
 		       OR (r.chain_scope IS NOT NULL AND p.chain_scope IS NOT NULL AND r.chain_scope <> p.chain_scope
 		           AND NOT list_contains(r.reasons, 'chain_break')
 		           AND NOT EXISTS (SELECT 1 FROM receipts o WHERE o.chain_hash = p.chain_hash AND o.file_sha256 <> $1)))
-		ORDER BY p.chain_hash, f.loaded_at, r.source, r.line`, f.sum.SHA256)
+		ORDER BY p.chain_hash, r.claim IS TRUE, f.loaded_at, r.source, r.line`, f.sum.SHA256)
 	if err != nil {
 		return err
 	}
@@ -265,21 +287,27 @@ func (f *fileLoad) relink() error {
 	}
 	var fixes []fix
 	var lastHash string
+	named := false // a receipt that counts names lastHash, in the rows read
 	for rows.Next() {
 		var sha, trust, hash, owner, verdict string
 		var raw sql.NullString
 		var line int64
 		var reasons reasonList
-		var earlierNamer bool
-		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &owner, &verdict, &earlierNamer); err != nil {
+		var claim, earlierNamer bool
+		if err := rows.Scan(&sha, &line, &raw, &reasons, &trust, &hash, &owner, &verdict, &claim, &earlierNamer); err != nil {
 			rows.Close()
 			return err
 		}
-		// The first namer links; a stored receipt that names it before
-		// (even one whose link was not checked, its chain starting
-		// before what was loaded with it) makes this one a fork.
-		first := hash != lastHash && !earlierNamer
-		lastHash = hash
+		if hash != lastHash {
+			lastHash, named = hash, false
+		}
+		// The first namer that counts links; a claim is never first and
+		// forks a predecessor a receipt that counts names (they come
+		// first). A stored receipt that names it before (even one whose
+		// link was not checked, its chain starting before what was loaded
+		// with it) makes this one a fork.
+		first := !claim && !named && !earlierNamer
+		named = named || !claim
 		absent := slices.Contains(reasons, verify.ReasonChainAbsent)
 		if !raw.Valid {
 			if !absent && verdict == string(verify.Pass) {
@@ -295,7 +323,7 @@ func (f *fileLoad) relink() error {
 		switch {
 		case streamrun.ScopeDigest(res.ScopeKey()) != owner:
 			judged = verify.ReasonChainBreak
-		case !first:
+		case !first && (!claim || named):
 			judged = verify.ReasonChainFork
 		}
 		var kept []verify.Reason

@@ -54,7 +54,7 @@ type ReportOptions struct {
 	// that a receipt file under an unexpected name is not left out unseen.
 	NotRead []string
 	// Gaps are the thresholds gaps.sql judges sources by (zero: the
-	// defaults, queries.DefaultGapSettings).
+	// defaults, queries.DefaultGapSettings()).
 	Gaps queries.GapSettings
 	// Run names the run in report_runs, where DB.Report records each
 	// report it writes: "verify audit 2026-11-05T01:10:02Z pid 4711".

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
@@ -201,7 +202,16 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 		return &dberr.IOError{Op: "spool", Path: sha, Err: err}
 	}
 	defer sp.remove()
-	rows, err := tx.QueryContext(ctx, `SELECT source, line, reasons, raw, byte_offset, byte_length, line_sha256
+	// The lines, kept aside in case a receipt counts otherwise as evidence
+	// than it did (rejudge).
+	lines, err := newSpool(l.opts.TempDir)
+	if err != nil {
+		return &dberr.IOError{Op: "spool", Path: sha, Err: err}
+	}
+	defer lines.remove()
+	var stored []storedLine
+	evidenceChanged := false
+	rows, err := tx.QueryContext(ctx, `SELECT source, line, reasons, raw, byte_offset, byte_length, line_sha256, claim IS TRUE
 		FROM receipts WHERE file_sha256 = $1 ORDER BY line`, sha)
 	if err != nil {
 		return fail("reverify", err)
@@ -218,7 +228,8 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 		var raw, lineSHA sql.NullString
 		var line int64
 		var off, n sql.NullInt64
-		if err := rows.Scan(&src, &line, &reasons, &raw, &off, &n, &lineSHA); err != nil {
+		var claim bool
+		if err := rows.Scan(&src, &line, &reasons, &raw, &off, &n, &lineSHA, &claim); err != nil {
 			rows.Close()
 			return fail("reverify", err)
 		}
@@ -238,11 +249,17 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 			}
 		}
 		res, _ := v.VerifyWith(b, verify.VerifyOptions{OmitSignatureHash: true})
+		evidenceChanged = evidenceChanged || res.Evidence() == claim
 		streamrun.Rejudge(res, reasons)
 		res.Source, res.Line = src, int(line)
 		offset := off.Int64
 		if !off.Valid { // stored before rows said where their lines are
 			offset = -1
+		}
+		stored = append(stored, storedLine{src, line, offset, raw.Valid})
+		if err := lines.add(func(dst []byte) []byte { return append(append(dst, b...), '\n') }); err != nil {
+			rows.Close()
+			return err
 		}
 		withRaw := raw.Valid || res.Verdict != verify.Pass
 		if err := sp.add(func(dst []byte) []byte { return appendReceiptRow(dst, res, b, offset, withRaw, deliveryFlags{}) }); err != nil {
@@ -256,6 +273,15 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 	if err := sp.close(); err != nil {
 		return &dberr.IOError{Op: "spool", Path: sp.path, Err: err}
 	}
+	if err := lines.close(); err != nil {
+		return &dberr.IOError{Op: "spool", Path: lines.path, Err: err}
+	}
+	if evidenceChanged {
+		if sp, err = l.rejudge(v, sha, lines.path, stored); err != nil {
+			return err
+		}
+		defer sp.remove()
+	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM receipts WHERE file_sha256 = $1", sha); err != nil {
 		return fail("reverify", err)
 	}
@@ -268,6 +294,57 @@ func (l *loader) reverifyRow(tx *sql.Tx, v *verify.Verifier, sha string, in Inpu
 		return fail("reverify", err)
 	}
 	return nil
+}
+
+// storedLine is where a stored receipt of a file judged again is.
+type storedLine struct {
+	source   string
+	line     int64
+	offset   int64
+	rawValid bool
+}
+
+// rejudge judges the receipts of a file again, chains and nonces, when
+// this load's trust material makes one of them count otherwise as
+// evidence (verify.Result.Evidence) than it did: what a receipt whose
+// signature did not verify claimed was never judged, and what it was
+// judged by may have been such a claim. The lines (one a line, in the
+// order of stored) run through the stream against every other stored
+// file, as a load of the file would; the rows come back in a spool.
+func (l *loader) rejudge(v *verify.Verifier, sha, linesPath string, stored []storedLine) (*spool, error) {
+	sp, err := newSpool(l.opts.TempDir)
+	if err != nil {
+		return nil, &dberr.IOError{Op: "spool", Path: sha, Err: err}
+	}
+	prior := newArchivePrior(l.db.sql)
+	prior.exclude = sha
+	src := streamrun.Source{Name: linesPath, Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(linesPath) }}
+	i := 0
+	_, err = streamrun.Run(l.ctx, v, []streamrun.Source{src}, streamrun.Options{Prior: prior, PriorBatch: archivePriorBatch, TempDir: l.opts.TempDir, KeepRaw: true, OmitSignatureHash: true},
+		func(r *streamrun.Record) error {
+			if i >= len(stored) {
+				return fmt.Errorf("reverify %s: more lines than stored", sha)
+			}
+			m := stored[i]
+			i++
+			res := r.Result
+			res.Source, res.Line = m.source, int(m.line)
+			withRaw := m.rawValid || res.Verdict != verify.Pass
+			return sp.add(func(dst []byte) []byte {
+				return appendReceiptRow(dst, res, r.Raw, m.offset, withRaw, deliveryFlags{r.Duplicate, r.ChainOutside})
+			})
+		})
+	if err == nil && i != len(stored) {
+		err = fmt.Errorf("reverify %s: %d of %d stored lines read back", sha, i, len(stored))
+	}
+	if err == nil {
+		err = sp.close()
+	}
+	if err != nil {
+		sp.remove()
+		return nil, &dberr.IOError{Op: "reverify", Path: sha, Err: err}
+	}
+	return sp, nil
 }
 
 // otherFiles reports whether the stored trust material id was other key

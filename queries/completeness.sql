@@ -18,7 +18,8 @@
 --   unknown      no lifecycle record and no checkpoint: not listed, so
 --                that an archive without such evidence reports nothing
 -- Only receipts that verified (PASS) count as evidence; every receipt of
--- the chain counts as held.
+-- the chain whose signature verified counts as held: a forged one (claim)
+-- fills no sequence number and moves no head.
 --
 -- Parameter: the UTC day (DATE), bound once below: the chains whose last
 -- receipt (or, for a chain of which nothing is held, checkpoint) is on
@@ -42,7 +43,7 @@ r AS (
     SELECT chain_scope, format, step, chain_hash, verdict, lifecycle, lifecycle_seq, lifecycle_count,
            heartbeat_seconds, lifecycle_head, issued_at, day, file_sha256, line
     FROM receipts
-    WHERE chain_scope IS NOT NULL AND step IS NOT NULL
+    WHERE chain_scope IS NOT NULL AND step IS NOT NULL AND COALESCE(claim, FALSE) = FALSE
 ),
 chain_rows AS (SELECT * FROM r WHERE lifecycle IS NULL OR lifecycle <> 'checkpoint'),
 steps AS (SELECT chain_scope, step FROM chain_rows GROUP BY chain_scope, step),

@@ -15,7 +15,9 @@ type GapSettings struct {
 }
 
 // DefaultGapSettings are the values gaps.sql's settings line holds.
-var DefaultGapSettings = GapSettings{WindowDays: 7, ThinFraction: 0.25}
+func DefaultGapSettings() GapSettings {
+	return GapSettings{WindowDays: 7, ThinFraction: 0.25}
+}
 
 // gapSettingsLine is gaps.sql's settings CTE as the file holds it.
 const gapSettingsLine = "settings AS (SELECT 7 AS window_days, 0.25 AS thin_fraction)"
@@ -40,7 +42,7 @@ func (g GapSettings) String() string {
 // defaults: gaps.sql's settings line replaced; any other query as it is.
 // The zero GapSettings are the defaults.
 func (g GapSettings) Apply(name, text string) string {
-	if name != "gaps" || g == (GapSettings{}) || g == DefaultGapSettings {
+	if name != "gaps" || g == (GapSettings{}) || g == DefaultGapSettings() {
 		return text
 	}
 	return strings.Replace(text, gapSettingsLine, g.String(), 1)

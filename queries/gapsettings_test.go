@@ -13,8 +13,8 @@ func TestGapSettingsLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(q.Text, gapSettingsLine) || DefaultGapSettings.String() != gapSettingsLine {
-		t.Fatalf("gaps.sql does not hold %q", DefaultGapSettings.String())
+	if !strings.Contains(q.Text, gapSettingsLine) || DefaultGapSettings().String() != gapSettingsLine {
+		t.Fatalf("gaps.sql does not hold %q", DefaultGapSettings().String())
 	}
 	g := GapSettings{WindowDays: 14, ThinFraction: 0.1}
 	got := g.Apply("gaps", q.Text)

@@ -44,3 +44,25 @@ func firstNonEmpty(ss ...string) string {
 	}
 	return ""
 }
+
+// Evidence reports whether the receipt counts as evidence of its place
+// among other receipts: of the chain position it claims (a chain begun, a
+// predecessor named, a sequence number taken) and of the nonce it uses.
+// Only a receipt whose signature verified under a key the key directory
+// gave (not one it merely embeds), bound to its issuer and not revoked,
+// does: anyone can write a receipt that names any predecessor, sequence
+// number or nonce, and one whose signature did not verify must not move
+// the verdict of a genuine neighbour. Checks across receipts (a stream's
+// index, the archive of earlier loads, the sharded judgments) count only
+// receipts for which it is true; the others are judged on their own and
+// reported as claiming their position. Verdicts of checks across
+// receipts do not change it.
+func (r *Result) Evidence() bool {
+	if r.Verdict == Unreadable || r.Axes.Of(AxisSignature).Status != StatusPass {
+		return false
+	}
+	if st := r.Axes.Of(AxisIssuerKey).Status; st == StatusFail || st == StatusSkipped {
+		return false
+	}
+	return r.Axes.Of(AxisIssuerBind).Status != StatusFail && r.Axes.Of(AxisKeyStatus).Status != StatusFail
+}

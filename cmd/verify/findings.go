@@ -33,11 +33,11 @@ func findingFlags() []cli.Flag {
 // finding: a source is judged against the median of its daily volumes
 // over the days before.
 func gapWindowFlag() cli.Flag {
-	return &cli.IntFlag{Name: "gap-window", Value: queries.DefaultGapSettings.WindowDays, Usage: "gaps: judge a source's day against the median of its daily receipts over the `DAYS` before"}
+	return &cli.IntFlag{Name: "gap-window", Value: queries.DefaultGapSettings().WindowDays, Usage: "gaps: judge a source's day against the median of its daily receipts over the `DAYS` before"}
 }
 
 func thinFractionFlag() cli.Flag {
-	return &cli.Float64Flag{Name: "thin-fraction", Value: queries.DefaultGapSettings.ThinFraction, Usage: "gaps: a source's day under `FRACTION` of that median is thin (medium); nothing at all is silent (high)"}
+	return &cli.Float64Flag{Name: "thin-fraction", Value: queries.DefaultGapSettings().ThinFraction, Usage: "gaps: a source's day under `FRACTION` of that median is thin (medium); nothing at all is silent (high)"}
 }
 
 // gapSettings reads --gap-window and --thin-fraction.

@@ -53,7 +53,9 @@
 // and line_sha256 (32 bytes): where the line is in its input and its
 // SHA-256, NULL for a file that could not be read; nonce_order (hex, with
 // a nonce: streamrun.Keys.Order), by which the first use of a nonce is
-// chosen.
+// chosen; claim, true for a receipt whose signature did not verify
+// (streamrun.Keys.Claim), which counts as a predecessor present and as
+// nothing else.
 package shard
 
 import (

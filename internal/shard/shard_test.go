@@ -2,9 +2,11 @@ package shard
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +44,7 @@ func (p mapsPrior) Scopes(_ context.Context, qs []streamrun.ScopeQuery) (map[str
 	out := map[string]bool{}
 	for _, q := range qs {
 		for _, m := range p.recs {
-			if m.Keys.Chain == "" || m.Keys.Scope != q.Digest {
+			if m.Keys.Chain == "" || m.Keys.Claim || m.Keys.Scope != q.Digest {
 				continue
 			}
 			if t, ok := m.Result.IssuedTime(); !ok || !q.HasBefore || t.UnixMicro() < q.Before {
@@ -74,10 +76,14 @@ func TestHistory(t *testing.T) {
 	dir, v, lines := generated(t, receiptgen.Config{Seed: 7, N: 1200, Rate: 0.1, Days: 2})
 	half := len(lines) / 2
 	earlier, later := filepath.Join(dir, "earlier.jsonl"), filepath.Join(dir, "later.jsonl")
-	// The later half repeats a few earlier receipts (deliveries again)
-	// and altered copies of others (forks of the history).
-	forks := strings.ReplaceAll(strings.Join(lines[20:24], ""), `"nonce":"`, `"nonce":"f`)
-	for p, body := range map[string]string{earlier: strings.Join(lines[:half], ""), later: strings.Join(lines[half:], "") + strings.Join(lines[10:14], "") + forks} {
+	// The later half repeats a few earlier receipts (deliveries again),
+	// altered copies of others (forged: claims of their positions, which
+	// fork nothing), and a planted fork of the earlier half moved into it
+	// (a fork of the history).
+	forged := strings.ReplaceAll(strings.Join(lines[20:24], ""), `"nonce":"`, `"nonce":"f`)
+	fork := plantedFork(t, dir, half)
+	early := slices.Delete(slices.Clone(lines[:half]), fork, fork+1)
+	for p, body := range map[string]string{earlier: strings.Join(early, ""), later: strings.Join(lines[half:], "") + strings.Join(lines[10:14], "") + forged + lines[fork]} {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +148,7 @@ func TestHistory(t *testing.T) {
 	if got != want.String() {
 		t.Errorf("finalize with history differs from streamrun.Run with the earlier half as Prior:\n got %.2000s\nwant %.2000s", got, want.String())
 	}
-	for _, note := range []string{"already named by a receipt loaded earlier", "nonce already used by a receipt of this issuer loaded earlier", "the same receipt as one loaded earlier, delivered again", "used by this same receipt, loaded earlier"} {
+	for _, note := range []string{"already named by a receipt loaded earlier", "claims chain position", "nonce already used by a receipt of this issuer loaded earlier", "the same receipt as one loaded earlier, delivered again", "used by this same receipt, loaded earlier"} {
 		if !strings.Contains(got, note) {
 			t.Errorf("no receipt judged %q", note)
 		}
@@ -156,7 +162,7 @@ func TestHistory(t *testing.T) {
 	// a receipt in both: the same judgments.
 	a, b := filepath.Join(dir, "earlier-a.jsonl"), filepath.Join(dir, "earlier-b.jsonl")
 	quarter := half / 2
-	for p, body := range map[string]string{a: strings.Join(lines[:quarter+1], ""), b: strings.Join(lines[quarter:half], "")} {
+	for p, body := range map[string]string{a: strings.Join(early[:quarter+1], ""), b: strings.Join(early[quarter:], "")} {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -246,6 +252,27 @@ func historyRows(t *testing.T, dir string) int64 {
 // directory of the test's, and gives the directory, the verifier of its
 // keys and schemas judging a month later, and its lines, each with its
 // newline.
+// plantedFork is the index in the lines of the first planted fork before
+// line index before.
+func plantedFork(t *testing.T, dir string, before int) int {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "truth.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var r receiptgen.Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Kind == "fork" && r.Line > 0 && r.Line-1 < before {
+			return r.Line - 1
+		}
+	}
+	t.Fatal("no planted fork")
+	return 0
+}
+
 func generated(t *testing.T, cfg receiptgen.Config) (dir string, v *verify.Verifier, lines []string) {
 	t.Helper()
 	dir = t.TempDir()

@@ -27,10 +27,11 @@ type History struct {
 // historyKinds are the kinds of history_keys made from records: each
 // key column of the records with the kind the append gives it, and the
 // scope of an owner.
-var historyKinds = []struct{ kind, key, scope string }{
-	{"o", "chain_key", "scope_key"},
-	{"l", "link_key", ""},
-	{"n", "nonce_key", ""},
+var historyKinds = []struct{ kind, key, scope, where string }{
+	{"o", "chain_key", "scope_key", " AND NOT claim"},
+	{"c", "chain_key", "scope_key", " AND claim"},
+	{"l", "link_key", "", " AND NOT claim"},
+	{"n", "nonce_key", "", ""},
 }
 
 // Views are the statements that make, on engine, the two tables
@@ -62,7 +63,7 @@ func duckDBViews(parts []string, history History) []string {
 	var sel []string
 	if len(history.Records) > 0 {
 		for _, k := range historyKinds {
-			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM read_parquet("+duckDBFiles(history.Records)+") WHERE "+k.key+" IS NOT NULL")
+			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM read_parquet("+duckDBFiles(history.Records)+") WHERE "+k.key+" IS NOT NULL"+k.where)
 		}
 	}
 	if len(history.Keys) > 0 {
@@ -85,7 +86,7 @@ func clickHouseViews(parts []string, history History) []string {
 	var sel []string
 	for _, f := range history.Records {
 		for _, k := range historyKinds {
-			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM file("+clickHouseString(filepath.ToSlash(f))+", Parquet) WHERE "+k.key+" IS NOT NULL")
+			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM file("+clickHouseString(filepath.ToSlash(f))+", Parquet) WHERE "+k.key+" IS NOT NULL"+k.where)
 		}
 	}
 	if len(history.Keys) > 0 {
@@ -113,7 +114,7 @@ const historyHits = `SELECT DISTINCT h.kind AS kind, CASE WHEN h.k IN (` + runKe
 // RocksTable is the statement that opens the RocksDB history in dir on
 // ClickHouse as the table history_rocks, which
 // queries/shard/history_rocks_put.sql writes: one row a key, key the
-// kind ('o', 'l', 'n' as in history_keys, 's' a chain scope some owner
+// kind ('o', 'c', 'l', 'n' as in history_keys, 's' a chain scope some owner
 // has) followed by the key's 16 bytes, scope an owner's chain scope. It
 // opens the store for writing (RocksDB lets one process at a time hold
 // it), so that one session can judge the run and, once it is
@@ -135,6 +136,8 @@ const rocksHits = `SELECT DISTINCT substring(h.key, 1, 1) AS kind, substring(h.k
 	`FROM history_rocks h WHERE h.key IN (` +
 	`SELECT concat('o', unhex(r.chain_key)) FROM shard_records r WHERE r.chain_key IS NOT NULL ` +
 	`UNION ALL SELECT concat('o', unhex(r.link_key)) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
+	`UNION ALL SELECT concat('c', unhex(r.chain_key)) FROM shard_records r WHERE r.chain_key IS NOT NULL ` +
+	`UNION ALL SELECT concat('c', unhex(r.link_key)) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
 	`UNION ALL SELECT concat('l', unhex(r.link_key)) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
 	`UNION ALL SELECT concat('n', unhex(r.nonce_key)) FROM shard_records r WHERE r.nonce_key IS NOT NULL) ` +
 	`UNION ALL SELECT DISTINCT 'o' AS kind, NULL AS k, substring(h.key, 2) AS scope ` +

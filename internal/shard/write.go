@@ -39,7 +39,7 @@ const recordsTable = `CREATE TABLE records (
 	ord BIGINT NOT NULL, source VARCHAR NOT NULL, line BIGINT NOT NULL,
 	format VARCHAR NOT NULL, verdict VARCHAR NOT NULL, reasons VARCHAR[] NOT NULL, axes VARCHAR NOT NULL,
 	chain_key VARCHAR, link_key VARCHAR, scope_key VARCHAR, nonce_key VARCHAR,
-	state BLOB NOT NULL, byte_offset BIGINT, byte_length BIGINT, line_sha256 BLOB, nonce_order VARCHAR)`
+	state BLOB NOT NULL, byte_offset BIGINT, byte_length BIGINT, line_sha256 BLOB, nonce_order VARCHAR, claim BOOLEAN NOT NULL)`
 
 // Writer writes one map task's directory.
 type Writer struct {
@@ -215,7 +215,7 @@ func (w *Writer) Add(m *streamrun.Mapped) error {
 		offset, length, sum = m.Line.Offset, m.Line.Length, m.Line.SHA256[:]
 	}
 	err = w.app.AppendRow(w.shard<<SeqBits|int64(m.Seq), r.Source, int64(r.Line), r.Format, string(r.Verdict), texts, string(axes),
-		orNull(m.Keys.Chain), orNull(m.Keys.Link), orNull(m.Keys.Scope), orNull(m.Keys.Nonce), m.State, offset, length, sum, orNull(m.Keys.Order))
+		orNull(m.Keys.Chain), orNull(m.Keys.Link), orNull(m.Keys.Scope), orNull(m.Keys.Nonce), m.State, offset, length, sum, orNull(m.Keys.Order), m.Keys.Claim)
 	if err != nil {
 		return err
 	}

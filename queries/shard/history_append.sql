@@ -18,7 +18,10 @@
 --             a receipt is one of the history delivered again, and
 --             (scope) whether its chain scope holds an earlier receipt
 --             (absent rather than outside);
---   kind 'l'  a predecessor some receipt names (fork_prior);
+--   kind 'c'  a chain hash only receipts whose signature did not verify
+--             have: a predecessor present, and no more (judgments.sql);
+--   kind 'l'  a predecessor some receipt whose signature verified names
+--             (fork_prior);
 --   kind 'n'  a nonce some receipt uses (prior_replay, prior_duplicate).
 -- k and scope are the 16 bytes of the records' hex keys (unhex); bucket
 -- is the key's first hex digit, by which an engine may partition the
@@ -27,19 +30,19 @@
 -- file changes no judgment (the judgments read the history as sets).
 -- Order: kind, k: each file's row groups are sorted by key.
 WITH owners AS (
-    SELECT r.chain_key AS k, MIN(r.ord) AS owner_ord
+    SELECT r.chain_key AS k, MIN(r.ord) AS owner_ord, MIN(CASE WHEN r.claim THEN 1 ELSE 0 END) AS claims_only
     FROM shard_records r
     WHERE r.chain_key IS NOT NULL
     GROUP BY r.chain_key
 ),
 day_keys AS (
-    SELECT 'o' AS kind, o.k AS k, r.scope_key AS scope
+    SELECT CASE WHEN o.claims_only = 1 THEN 'c' ELSE 'o' END AS kind, o.k AS k, r.scope_key AS scope
     FROM owners o
     JOIN shard_records r ON r.chain_key = o.k AND r.ord = o.owner_ord
     UNION ALL
     SELECT DISTINCT 'l' AS kind, r.link_key AS k, NULL AS scope
     FROM shard_records r
-    WHERE r.link_key IS NOT NULL
+    WHERE r.link_key IS NOT NULL AND NOT r.claim
     UNION ALL
     SELECT DISTINCT 'n' AS kind, r.nonce_key AS k, NULL AS scope
     FROM shard_records r

@@ -16,13 +16,15 @@
 --                    (scope_key) and its issuer and nonce (nonce_key),
 --                    with the receipt's order (nonce_order: issue time,
 --                    then its line's SHA-256, streamrun.Order in hex),
---                    NULL where it has none;
+--                    NULL where it has none, and claim: true for a
+--                    receipt whose signature did not verify, which has
+--                    no nonce_key;
 --   history_keys     the compact history of runs finalized before (their
 --                    receipts count as earlier), or an empty table: the
 --                    rows queries/shard/history_append.sql appended
 --                    after each of them, kind ('o' a chain owner, with
---                    its chain scope; 'l' a predecessor named; 'n' a
---                    nonce used), k (the key, 16 bytes) and scope (16
+--                    its chain scope; 'c' one whose signature did not
+--                    verify; 'l' a predecessor named; 'n' a nonce used), k (the key, 16 bytes) and scope (16
 --                    bytes, owners only). `verify parts --history-keys`
 --                    names its files (or makes the same rows from
 --                    earlier runs' map directories, --history). It is
@@ -46,6 +48,16 @@
 -- (fork_prior) when a receipt of the history names it already. The first
 -- receipt to use an issuer's nonce (by nonce_order, then ord) is unique, or prior_replay when the
 -- history used it; every later one is a replay.
+--
+-- Claims: a receipt whose signature did not verify (claim) counts only
+-- as a predecessor present, since its chain hash is what a genuine
+-- successor's signed link names; it begins no chain (scope_firsts, and
+-- no 'o' row of the history), is never the first to name a predecessor
+-- and uses no nonce, so that what it claims moves no genuine receipt's
+-- judgment. Its own link is judged by the others alone (claim_base): a
+-- fork when a receipt that counts names the same predecessor, before or
+-- after it; its first_ord is itself. Finalize reports the position it
+-- claims.
 --
 -- Deliveries: a receipt whose chain hash an earlier receipt of the input
 -- has is that receipt delivered again (the same signed bytes): a
@@ -102,7 +114,7 @@ day_nonces AS (
 history_scopes AS (
     SELECT DISTINCT lower(hex(h.k)) AS k, lower(hex(h.scope)) AS scope_key
     FROM history_keys h
-    WHERE h.kind = 'o' AND h.k IN (SELECT unhex(d.k) FROM day_chain_keys d)
+    WHERE h.kind IN ('o', 'c') AND h.k IN (SELECT unhex(d.k) FROM day_chain_keys d)
 ),
 history_named AS (
     SELECT DISTINCT lower(hex(h.k)) AS k
@@ -117,13 +129,13 @@ history_chain_scopes AS (
 scope_firsts AS (
     SELECT r.scope_key AS k, MIN(r.ord) AS first_ord
     FROM shard_records r
-    WHERE r.chain_key IS NOT NULL OR r.link_key IS NOT NULL
+    WHERE (r.chain_key IS NOT NULL OR r.link_key IS NOT NULL) AND NOT r.claim
     GROUP BY r.scope_key
 ),
 first_namers AS (
     SELECT r.link_key AS k, MIN(r.ord) AS first_ord
     FROM shard_records r
-    WHERE r.link_key IS NOT NULL
+    WHERE r.link_key IS NOT NULL AND NOT r.claim
     GROUP BY r.link_key
 ),
 -- The first use of a nonce is the receipt with the least nonce_order
@@ -163,6 +175,28 @@ chain_base AS (
     LEFT JOIN history_scopes ho ON ho.k = n.chain_key
     LEFT JOIN scope_firsts sf ON sf.k = n.scope_key
     LEFT JOIN history_chain_scopes hcs ON hcs.k = n.scope_key
+    WHERE NOT n.claim
+),
+-- Each claim's judgment, by the receipts that count alone.
+claim_base AS (
+    SELECT n.ord AS ord,
+        CASE
+            WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN
+                CASE WHEN sf.first_ord < n.ord OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
+            WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
+            WHEN hn.k IS NOT NULL AND ho.k IS NULL THEN 'fork_prior'
+            WHEN f.k IS NOT NULL THEN 'fork'
+            ELSE 'linked'
+        END AS outcome
+    FROM shard_records n
+    LEFT JOIN first_namers f ON f.k = n.link_key
+    LEFT JOIN owner_scopes os ON os.k = n.link_key
+    LEFT JOIN history_scopes hs ON hs.k = n.link_key
+    LEFT JOIN history_named hn ON hn.k = n.link_key
+    LEFT JOIN history_scopes ho ON ho.k = n.chain_key
+    LEFT JOIN scope_firsts sf ON sf.k = n.scope_key
+    LEFT JOIN history_chain_scopes hcs ON hcs.k = n.scope_key
+    WHERE n.link_key IS NOT NULL AND n.claim
 )
 SELECT j.ord AS ord, j.kind AS kind, j.outcome AS outcome, j.first_ord AS first_ord
 FROM (
@@ -174,6 +208,9 @@ SELECT c.ord AS ord, 'chain' AS kind,
     c.first_ord AS first_ord
 FROM chain_base c
 JOIN chain_base fc ON fc.ord = c.first_ord
+UNION ALL
+SELECT c.ord AS ord, 'chain' AS kind, c.outcome AS outcome, c.ord AS first_ord
+FROM claim_base c
 UNION ALL
 SELECT r.ord AS ord, 'delivery' AS kind, 'duplicate' AS outcome, o.owner_ord AS first_ord
 FROM shard_records r

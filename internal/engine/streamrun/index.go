@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"slices"
+
 	"github.com/receiptverify/verify/internal/engine/chainscope"
 
 	"github.com/receiptverify/verify/verify"
@@ -65,6 +67,9 @@ const (
 	roleGivenOwner byte = 0
 	roleOwner      byte = 1
 	roleNamer      byte = 2
+	// roleClaimNamer: a claim (IndexEntry.Claim) naming the key, judged
+	// after the receipts that count and counting for none of them.
+	roleClaimNamer byte = 3
 )
 
 // A judgment: seq (8, big-endian), kind (1), outcome (1), first (8): the
@@ -167,7 +172,13 @@ func (x *index) addEntry(space byte, key key128, role byte, order Order, seq uin
 }
 
 // add records one receipt, in input order; receipts given as predecessors
-// (seq at or after predecessorSeq) only own their chain hash.
+// (seq at or after predecessorSeq) only own their chain hash. A claim (a
+// receipt whose signature did not verify, IndexEntry.Claim) owns its
+// chain hash too, which is what a genuine successor's signed link names,
+// so that it holds the receipt that successor vouches for; its own link is
+// judged (roleClaimNamer), but it begins no chain in the input, is never
+// the first to name a predecessor and uses no nonce, so that what it
+// claims moves no genuine receipt's judgment.
 func (x *index) add(seq uint64, e IndexEntry) error {
 	if !e.OK {
 		return nil
@@ -187,6 +198,12 @@ func (x *index) add(seq uint64, e IndexEntry) error {
 	}
 	if given {
 		x.scopeGiven[scope] = true
+		return nil
+	}
+	if e.Claim {
+		if e.HasLink {
+			return x.addEntry(spaceChain, trunc(&e.Link), roleClaimNamer, Order{}, seq, scope, own)
+		}
 		return nil
 	}
 	if e.HasHash || e.HasLink {
@@ -219,6 +236,7 @@ type linkGroup struct {
 	// again.
 	archivedOwn map[key128]bool
 	namers      []namer // in input order
+	claims      []namer // claims naming it, in input order
 }
 
 type namer struct {
@@ -262,7 +280,7 @@ func (x *index) resolve(ctx context.Context, prior Prior) error {
 					return err
 				}
 			}
-			if len(pg.namers) > 0 {
+			if len(pg.namers)+len(pg.claims) > 0 {
 				if err := x.judgeLinks(pg); err != nil {
 					return err
 				}
@@ -277,9 +295,9 @@ func (x *index) resolve(ctx context.Context, prior Prior) error {
 		switch {
 		case done == nil:
 			return nil
-		case prior == nil && len(done.namers) > 0:
+		case prior == nil && len(done.namers)+len(done.claims) > 0:
 			return x.judgeLinks(done)
-		case prior == nil || (len(done.namers) == 0 && !done.inputOwner):
+		case prior == nil || (len(done.namers)+len(done.claims) == 0 && !done.inputOwner):
 			return nil
 		}
 		pending = append(pending, done)
@@ -310,6 +328,9 @@ func (x *index) resolve(ctx context.Context, prior Prior) error {
 			switch role {
 			case roleNamer:
 				g.namers = append(g.namers, namer{seq, scope, own})
+				continue
+			case roleClaimNamer:
+				g.claims = append(g.claims, namer{seq, scope, own})
 				continue
 			case roleOwner:
 				if g.inputOwner {
@@ -481,7 +502,7 @@ func (x *index) askPrior(ctx context.Context, p Prior, groups []*linkGroup) erro
 		}
 		if pl.Named {
 			g.priorNamed = true
-			for _, n := range g.namers {
+			for _, n := range slices.Concat(g.namers, g.claims) {
 				if n.own != (key128{}) {
 					owns = append(owns, n.own)
 				}
@@ -514,7 +535,7 @@ func (x *index) askPriorScopes(ctx context.Context, p Prior, groups []*linkGroup
 		if g.owned {
 			continue
 		}
-		for _, n := range g.namers {
+		for _, n := range slices.Concat(g.namers, g.claims) {
 			if asked[n.scope] || x.scopeGiven[n.scope] || x.scopeArchived[n.scope] {
 				continue
 			}
@@ -542,8 +563,15 @@ func (x *index) askPriorScopes(ctx context.Context, p Prior, groups []*linkGroup
 }
 
 // judgeLinks judges every receipt naming one chain hash. A namer that is
-// the first namer delivered again shares its judgment.
+// the first namer delivered again shares its judgment. The claims naming
+// it are judged after, each on its own (judgeClaims).
 func (x *index) judgeLinks(g *linkGroup) error {
+	if err := x.judgeClaims(g); err != nil {
+		return err
+	}
+	if len(g.namers) == 0 {
+		return nil
+	}
 	first := g.namers[0]
 	var firstOutcome byte
 	for i, n := range g.namers {
@@ -569,6 +597,37 @@ func (x *index) judgeLinks(g *linkGroup) error {
 			firstOutcome = outcome
 		}
 		if err := x.addJudgment(n.seq, kindChain, outcome, first.seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// judgeClaims judges the link of each claim naming g's chain hash by the
+// receipts that count alone: absent, outside, a break or a fork of the
+// archive as a receipt that counts would be; a fork when a receipt that
+// counts names the same predecessor, whether before or after it (the
+// position is taken); linked otherwise. Its first is itself: no claim is
+// the first to name anything.
+func (x *index) judgeClaims(g *linkGroup) error {
+	for _, n := range g.claims {
+		scopeFirst, inScope := x.scopeFirst[n.scope]
+		var outcome byte
+		switch {
+		case !g.owned && (x.scopeGiven[n.scope] || x.scopeArchived[n.scope] || inScope && scopeFirst.seq < n.seq):
+			outcome = chainAbsent
+		case !g.owned:
+			outcome = chainOutside
+		case g.ownerScope != n.scope:
+			outcome = chainBreak
+		case g.priorNamed && !g.archivedOwn[n.own]:
+			outcome = chainForkPrior
+		case len(g.namers) > 0:
+			outcome = chainFork
+		default:
+			outcome = chainLinked
+		}
+		if err := x.addJudgment(n.seq, kindChain, outcome, n.seq); err != nil {
 			return err
 		}
 	}
@@ -627,14 +686,18 @@ func (jr *judgmentReader) of(seq uint64) ([]judgment, error) {
 }
 
 // judge sets the chain and nonce axes of a verified receipt from its
-// judgments.
+// judgments. A receipt that is not evidence (a claim) has its link judged
+// and is reported as claiming its position (judgeClaim); its nonce is not
+// compared.
 func judge(res *verify.Result, js []judgment) {
+	claim := !res.Evidence()
 	prev, _, _ := res.ChainLink()
 	for _, j := range js {
-		if j.kind == kindDelivery {
+		if j.kind == kindDelivery || claim && j.kind == kindNonce {
 			continue // noted below, on the axes as judged
 		}
 		switch j.outcome {
+
 		case chainAbsent:
 			setAxis(res, verify.AxisChain, verify.StatusFail, reason.ChainAbsent, "predecessor "+prev+" is absent, after earlier receipts of its chain")
 		case chainOutside:
@@ -644,7 +707,11 @@ func judge(res *verify.Result, js []judgment) {
 		case chainForkPrior:
 			setAxis(res, verify.AxisChain, verify.StatusFail, reason.ChainFork, "predecessor "+prev+" is already named by a receipt loaded earlier")
 		case chainFork:
-			setAxis(res, verify.AxisChain, verify.StatusFail, reason.ChainFork, fmt.Sprintf("predecessor %s is already named by an earlier receipt (record %d)", prev, j.first+1))
+			note := fmt.Sprintf("predecessor %s is already named by an earlier receipt (record %d)", prev, j.first+1)
+			if claim {
+				note = "predecessor " + prev + " is named by a receipt whose signature verified"
+			}
+			setAxis(res, verify.AxisChain, verify.StatusFail, reason.ChainFork, note)
 		case chainLinked:
 			setAxis(res, verify.AxisChain, verify.StatusPass, "", "links to a receipt in the input or the archive")
 		case nonceReplay:
@@ -658,6 +725,10 @@ func judge(res *verify.Result, js []judgment) {
 		case noncePriorDuplicate:
 			setAxis(res, verify.AxisNonce, verify.StatusPass, "", "used by this same receipt, loaded earlier: not a replay")
 		}
+	}
+	if claim {
+		judgeClaim(res)
+		return
 	}
 	for _, j := range js {
 		switch j.outcome {
@@ -690,9 +761,9 @@ func noteDelivery(res *verify.Result, note string) {
 }
 
 // deliveryOf says whether a record's judgments make it a receipt
-// delivered again, and (not being one) the first of a chain that starts
-// before the input: what Summary counts.
-func deliveryOf(js []judgment) (duplicate, outside bool) {
+// delivered again, and (not being one, nor a claim: res is not evidence)
+// the first of a chain that starts before the input: what Summary counts.
+func deliveryOf(js []judgment, res *verify.Result) (duplicate, outside bool) {
 	for _, j := range js {
 		switch j.outcome {
 		case deliveryDuplicate, deliveryPriorDuplicate:
@@ -701,7 +772,7 @@ func deliveryOf(js []judgment) (duplicate, outside bool) {
 			outside = true
 		}
 	}
-	return duplicate, outside && !duplicate
+	return duplicate, outside && !duplicate && res != nil && res.Evidence()
 }
 
 // Rejudge gives a receipt verified again on its own (with other trust

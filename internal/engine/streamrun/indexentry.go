@@ -29,6 +29,11 @@ type IndexEntry struct {
 	// line_sha256), which no file name or load order changes. Set by
 	// the run that reads the line (SetTiebreak).
 	Tiebreak [16]byte
+	// Claim: the receipt is not evidence (verify.Result.Evidence), its
+	// signature not verified: the index keeps only its chain hash (index.add),
+	// so that it takes no chain start, link or nonce from a genuine
+	// receipt, and judge reports the position it claims.
+	Claim bool
 }
 
 // Order is where a receipt stands among those sharing a nonce: by issue
@@ -88,6 +93,7 @@ func Index(r *verify.Result) IndexEntry {
 		return e
 	}
 	e.OK = true
+	e.Claim = !r.Evidence()
 	if h := r.Fingerprints.ChainHash; h != "" {
 		e.HasHash = decodeHash(h, &e.ChainHash)
 	}

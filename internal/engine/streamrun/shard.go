@@ -26,13 +26,16 @@ import (
 // (32 characters, 128 bits), empty where the receipt has none: Chain its
 // own chain hash, Link the predecessor it names, Scope its chain scope,
 // Nonce its NonceDigest. A receipt whose Link is another's Chain links to
-// it when their Scopes agree.
+// it when their Scopes agree. Claim marks a receipt whose signature did
+// not verify (IndexEntry.Claim): it has no Nonce, and its Chain counts as
+// a predecessor present, its Link is judged, and it begins no chain.
 //
 // Order is the receipt's Order in hex (48 characters) when it has a
 // nonce: the first use of a nonce is the receipt with the least Order
 // (then the least ordinal), as Run decides it.
 type Keys struct {
 	Chain, Link, Scope, Nonce, Order string
+	Claim                            bool
 }
 
 // keysOf is the index's view of e (index.add), in hex.
@@ -48,6 +51,10 @@ func keysOf(e IndexEntry) Keys {
 	}
 	if e.HasLink {
 		k.Link = hex.EncodeToString(e.Link[:16])
+	}
+	if e.Claim {
+		k.Claim = true // no nonce: a claim uses none
+		return k
 	}
 	k.Nonce = NonceDigest(e.NonceKey)
 	if k.Nonce != "" {
@@ -223,7 +230,7 @@ func (f *Folder) Fold(state []byte, js []Judgment) (*verify.Result, error) {
 			own = append(own, judgment{kind: kind, outcome: o, first: j.First})
 		}
 		judge(res, own)
-		f.sum.deliveries(own)
+		f.sum.deliveries(own, res)
 	}
 	f.sum.tally(res)
 	return res, nil

@@ -390,7 +390,7 @@ func (rn *runner) writePass(ctx context.Context, emit func(*Record) error) (Summ
 				r.rendered = rn.opts.Render(renderBufs.Get(), res)
 			case rn.opts.renderRecord != nil:
 				rec := Record{Result: res, Raw: r.raw, Offset: r.offset, Kept: r.kept}
-				rec.Duplicate, rec.ChainOutside = deliveryOf(r.judgments)
+				rec.Duplicate, rec.ChainOutside = deliveryOf(r.judgments, res)
 				r.rendered = rn.opts.renderRecord(renderBufs.Get(), &rec)
 			}
 			r.result = res
@@ -464,8 +464,8 @@ func (sum *Summary) add(r *record, opts Options, emit func(*Record) error) error
 		rec.Rendered = opts.Render(renderBufs.Get(), res)
 	}
 	sum.tally(res)
-	rec.Duplicate, rec.ChainOutside = deliveryOf(r.judgments)
-	sum.deliveries(r.judgments)
+	rec.Duplicate, rec.ChainOutside = deliveryOf(r.judgments, res)
+	sum.deliveries(r.judgments, res)
 	err := emit(&rec)
 	renderBufs.Put(rec.Rendered)
 	r.rendered = nil
@@ -516,8 +516,8 @@ func (sum *Summary) tally(res *verify.Result) {
 
 // deliveries counts a record's receipt delivered again or starting a
 // chain outside the input, from its judgments.
-func (sum *Summary) deliveries(js []judgment) {
-	dup, outside := deliveryOf(js)
+func (sum *Summary) deliveries(js []judgment, res *verify.Result) {
+	dup, outside := deliveryOf(js, res)
 	if dup {
 		sum.Duplicates++
 	}

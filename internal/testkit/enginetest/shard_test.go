@@ -224,7 +224,7 @@ func TestEnginesSharded(t *testing.T) {
 
 // judgmentColumns are the columns of shard_records the judgment SQL
 // reads.
-const judgmentColumns = "ord, chain_key, link_key, scope_key, nonce_key"
+const judgmentColumns = "ord, chain_key, link_key, scope_key, nonce_key, claim"
 
 // duckDBJudgments runs the judgment SQL on DuckDB after the statements
 // of verify parts --engine duckdb.
@@ -291,7 +291,7 @@ func postgresRecords(t *testing.T, records []string, historyKeys ...string) *sql
 	}
 	defer pg.Close(ctx)
 	for _, stmt := range append([]string{
-		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text)",
+		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text, claim boolean)",
 		"CREATE TABLE history_keys (kind text, k bytea, scope bytea)",
 	}, PostgresHexFunctions...) {
 		if _, err := pg.Exec(ctx, stmt); err != nil {
@@ -311,10 +311,11 @@ func postgresRecords(t *testing.T, records []string, historyKeys ...string) *sql
 	for rows.Next() {
 		var ord int64
 		var keys [4]*string
-		if err := rows.Scan(&ord, &keys[0], &keys[1], &keys[2], &keys[3]); err != nil {
+		var claim bool
+		if err := rows.Scan(&ord, &keys[0], &keys[1], &keys[2], &keys[3], &claim); err != nil {
 			t.Fatal(err)
 		}
-		data = append(data, []any{ord, keys[0], keys[1], keys[2], keys[3]})
+		data = append(data, []any{ord, keys[0], keys[1], keys[2], keys[3], claim})
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
