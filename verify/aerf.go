@@ -100,6 +100,7 @@ func checkAERF(c *check) {
 	c.res.Fingerprints.ChainHash = sha256Hex(msg)
 	c.aerfIssuerSignature(&signed, msg)
 	c.aerfCoSignatures(msg)
+	c.aerfInclusion(msg)
 }
 
 func (c *check) aerfIssuerSignature(signed *canon.Value, msg []byte) {
