@@ -31,6 +31,9 @@ import (
 // SKIPPED. Stripping impact_tags before signing removes the requirement:
 // the receipt layer cannot see that (an upstream known limit), and such a
 // receipt passes as the upstream verifier passes it.
+//
+// log_inclusion_proof, added after signing, is judged on the anchors axis
+// against the log's checkpoints (aerfInclusion, WithLogCheckpoints).
 var aerfFormat = format{name: "aerf", detect: isAERF, check: checkAERF, unsigned: []string{"timestamp", "parent_key_id", "log_inclusion_proof"}, chain: &chainRule{
 	hash:  aerfChainHash,
 	link:  linkRule{path: []string{"previous_receipt_hash"}, absent: linkNone, null: linkBad},
@@ -100,6 +103,7 @@ func checkAERF(c *check) {
 	c.res.Fingerprints.ChainHash = sha256Hex(msg)
 	c.aerfIssuerSignature(&signed, msg)
 	c.aerfCoSignatures(msg)
+	c.aerfInclusion(msg)
 }
 
 func (c *check) aerfIssuerSignature(signed *canon.Value, msg []byte) {

@@ -37,7 +37,9 @@ import (
 // finding like any receipt: FAIL on a bad signature, INCOMPLETE when no
 // key of the directory signed it. One that verifies is the evidence
 // completeness checks the archive against (Fields.Lifecycle, kind
-// checkpoint).
+// checkpoint). An origin that names no such chain is a transparency log's
+// checkpoint (<size> its leaves, the hash its RFC 9162 root), which the
+// log's inclusion proofs are judged against (WithLogCheckpoints).
 var checkpointFormat = format{name: "c2sp-checkpoint", detect: isCheckpoint, check: checkCheckpoint, chain: &chainRule{
 	hash: checkpointHash,
 	// A checkpoint names a head; it links to nothing.
@@ -105,19 +107,25 @@ func checkCheckpoint(c *check) {
 		return
 	}
 	f, id, _ := strings.Cut(origin, "/")
-	cf, known := checkpointFormats[f]
-	head := ""
-	if !known || id == "" || strings.Count(id, "/") != cf.parts-1 {
-		names := slices.Sorted(maps.Keys(checkpointFormats))
-		c.fail(AxisStructure, ReasonBadField, "origin "+quoteShort(origin)+" must be <format>/<chain id>, the format one of "+strings.Join(names, ", ")+
-			" (an asqav-native chain id is issuer_id/org_id/agent_id/session_id)")
-	} else {
-		head = cf.head(hash, size-1)
-	}
+	cf, chain := checkpointFormats[f]
 	seq := int64(size - 1)
-	c.res.Fields.Step = &seq
-	c.res.Fields.ActionType = "checkpoint"
-	c.res.Fields.Lifecycle = &Lifecycle{Kind: LifecycleCheckpoint, FinalSeq: seq, Head: head}
+	if chain {
+		head := ""
+		if id == "" || strings.Count(id, "/") != cf.parts-1 {
+			names := slices.Sorted(maps.Keys(checkpointFormats))
+			c.fail(AxisStructure, ReasonBadField, "origin "+quoteShort(origin)+" must be <format>/<chain id>, the format one of "+strings.Join(names, ", ")+
+				" (an asqav-native chain id is issuer_id/org_id/agent_id/session_id)")
+		} else {
+			head = cf.head(hash, size-1)
+		}
+		c.res.Fields.Step = &seq
+		c.res.Fields.ActionType = "checkpoint"
+		c.res.Fields.Lifecycle = &Lifecycle{Kind: LifecycleCheckpoint, FinalSeq: seq, Head: head}
+	} else {
+		// A transparency log's tree head: the inclusion proofs of
+		// that log are judged against it (WithLogCheckpoints).
+		c.res.Fields.ActionType = "log_checkpoint"
+	}
 
 	vs := &checkpointVerifiers{dir: c.v.keys}
 	n, err := note.Open([]byte(text), vs)
@@ -141,6 +149,9 @@ func checkCheckpoint(c *check) {
 	}
 	c.notRun(AxisIssuerBind, "a checkpoint names its signer only by the key's name")
 	c.unlinked = "a checkpoint names its chain's head, sequence " + strconv.FormatInt(seq, 10) + "; it links to nothing"
+	if !chain {
+		c.unlinked = "a transparency log's checkpoint of " + strconv.FormatUint(size, 10) + " leaves; it links to nothing"
+	}
 }
 
 // checkpointVerifiers finds a note's signers in the key directory: an

@@ -22,7 +22,7 @@ func TestCoverageNote(t *testing.T) {
 		{"asqav-hash/ed25519-valid", "jwks.json", "", "key_id"},
 		{"asqav-vc/hash-ed25519-valid", "jwks.json", "", ""},
 		{"undolog-effect/ts-ascii-agrees", "", "", ""},
-		{"aerf/astral-member-names", "keys.json", `"log_inclusion_proof":{}`, "log_inclusion_proof"},
+		{"aerf/astral-member-names", "keys.json", `"timestamp":{}`, "timestamp"},
 		{"xaip/co-signed", "keys.json", "", ""},
 		{"vaara-receipt-v1/anchored", "jwks.json", "", ""},
 		{"jws/flattened-es256", "jwks.json", "", ""},

@@ -56,7 +56,8 @@ const (
 	ReasonExpired             = reason.Expired
 	ReasonClockSkew           = reason.ClockSkew // issued after --at
 	ReasonBadAnchor           = reason.BadAnchor
-	ReasonUncheckable         = reason.Uncheckable // the check applies but the input lacks what it needs
+	ReasonBadInclusionProof   = reason.BadInclusionProof // an RFC 9162 inclusion proof that fails, or whose log signed another root
+	ReasonUncheckable         = reason.Uncheckable       // the check applies but the input lacks what it needs
 )
 
 // co-signatures beyond the issuer's

@@ -15,6 +15,7 @@ import (
 	"github.com/receiptverify/verify/verify/canon"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/sigalg"
+	"github.com/receiptverify/verify/verify/tlog"
 	"github.com/receiptverify/verify/verify/toolschema"
 )
 
@@ -28,6 +29,7 @@ type Verifier struct {
 	at            time.Time
 	maxSkew       time.Duration
 	predecessor   *chainRef
+	logs          *tlog.Checkpoints // WithLogCheckpoints
 }
 
 // Option configures a Verifier. New returns the first error of its

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -248,10 +250,40 @@ func verifierFromFlags(ctx *cli.Context) (*verify.Verifier, *material, error) {
 		opts = append(opts, verify.WithStrictSchemas())
 		m.trust.StrictSchemas = true
 	}
+	notes, err := logCheckpointNotes(ctx.StringSlice("checkpoints"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(notes) > 0 {
+		opts = append(opts, verify.WithLogCheckpoints(notes...))
+	}
 	v, err := verify.New(dir, opts...)
 	if err != nil {
 		return nil, nil, usagef(ctx, "%v", err)
 	}
 	m.keys, m.schemas = dir, set
 	return v, m, nil
+}
+
+// logCheckpointNotes reads the note text of every {"checkpoint": ...} line
+// of the --checkpoints files, so the verifier can judge transparency-log
+// inclusion proofs against them. Other lines are left to the read of
+// those files as inputs, which judges every line on its own.
+func logCheckpointNotes(paths []string) ([]string, error) {
+	var notes []string
+	for _, p := range paths {
+		data, err := readSmallFile(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			var l struct {
+				Checkpoint *string `json:"checkpoint"`
+			}
+			if json.Unmarshal(line, &l) == nil && l.Checkpoint != nil {
+				notes = append(notes, *l.Checkpoint)
+			}
+		}
+	}
+	return notes, nil
 }

@@ -80,7 +80,8 @@ const (
 	Expired             Reason = "expired"
 	ClockSkew           Reason = "clock_skew" // issued after --at
 	BadAnchor           Reason = "bad_anchor"
-	Uncheckable         Reason = "uncheckable" // the check applies but the input lacks what it needs
+	BadInclusionProof   Reason = "bad_inclusion_proof" // a transparency log's inclusion proof does not lead to the root its log signed
+	Uncheckable         Reason = "uncheckable"         // the check applies but the input lacks what it needs
 )
 
 // All is every reason, in the order above.
@@ -93,6 +94,6 @@ func All() []Reason {
 		ParentSignature, PDPSignature,
 		ChainMismatch, ChainBreak, ChainAbsent, ChainFork, ChainUnknown, NonceReplay,
 		DigestMismatch, ActionRefMismatch, FingerprintMismatch, ToolDrift, ToolUnknown, ToolAbsent, Expired, ClockSkew,
-		BadAnchor, Uncheckable,
+		BadAnchor, BadInclusionProof, Uncheckable,
 	}
 }

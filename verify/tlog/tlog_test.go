@@ -1,0 +1,125 @@
+package tlog_test
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/receiptverify/verify/verify/tlog"
+)
+
+type vectors struct {
+	Leaves []string `json:"leaves"`
+	Roots  []string `json:"roots"`
+	Proofs []struct {
+		Leaf uint64   `json:"leaf"`
+		Size uint64   `json:"size"`
+		Path []string `json:"path"`
+	} `json:"proofs"`
+}
+
+func unhex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// flip returns b with one bit changed, in a copy.
+func flip(b []byte) []byte {
+	c := append([]byte(nil), b...)
+	c[len(c)-1] ^= 1
+	return c
+}
+
+// TestInclusionVectors: the merkle module's RFC 9162 inclusion proofs
+// verify through VerifyInclusion and Judge, and a changed leaf, path hash,
+// root or index, an extra path hash, or a log checkpoint of that size with another
+// root or a bad signature, refutes them.
+func TestInclusionVectors(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("testdata", "rfc6962-inclusion.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v vectors
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Proofs) == 0 {
+		t.Fatal("no vectors")
+	}
+	for _, p := range v.Proofs {
+		t.Run(fmt.Sprintf("leaf%d-of-%d", p.Leaf, p.Size), func(t *testing.T) {
+			t.Parallel()
+			leaf := tlog.LeafHash(unhex(t, v.Leaves[p.Leaf-1]))
+			root := unhex(t, v.Roots[p.Size-1])
+			path := make([][]byte, len(p.Path))
+			for i, h := range p.Path {
+				path[i] = unhex(t, h)
+			}
+			index := p.Leaf - 1
+			if err := tlog.VerifyInclusion(leaf, index, p.Size, path, root); err != nil {
+				t.Fatalf("vector does not verify: %v", err)
+			}
+			changed := map[string]error{
+				"leaf":  tlog.VerifyInclusion(flip(leaf), index, p.Size, path, root),
+				"root":  tlog.VerifyInclusion(leaf, index, p.Size, path, flip(root)),
+				"index": tlog.VerifyInclusion(leaf, index+1, p.Size, path, root),
+				"extra": tlog.VerifyInclusion(leaf, index, p.Size, append(path[:len(path):len(path)], root), root),
+			}
+			for i := range path {
+				bad := append([][]byte(nil), path...)
+				bad[i] = flip(bad[i])
+				changed[fmt.Sprintf("path[%d]", i)] = tlog.VerifyInclusion(leaf, index, p.Size, bad, root)
+			}
+			for what, err := range changed {
+				if err == nil {
+					t.Errorf("changed %s verifies", what)
+				}
+			}
+
+			const log = "log.example/test"
+			judge := func(cps ...tlog.Checkpoint) tlog.Outcome {
+				var cs tlog.Checkpoints
+				for _, cp := range cps {
+					cs.Add(cp)
+				}
+				o, _ := cs.Judge(log, leaf, index, p.Size, path, root)
+				return o
+			}
+			signed := tlog.Checkpoint{Origin: log, Size: p.Size, Root: root, Status: tlog.Verified, Signer: "k"}
+			// The size is bound by the checkpoint: a proof of another
+			// size is judged against another tree head.
+			larger := signed
+			larger.Size = p.Size + 1
+			other := signed
+			other.Root = flip(root)
+			forged := signed
+			forged.Status = tlog.BadSig
+			otherLog := signed
+			otherLog.Origin = "log.example/other"
+			for _, tc := range []struct {
+				name string
+				cps  []tlog.Checkpoint
+				want tlog.Outcome
+			}{
+				{"signed", []tlog.Checkpoint{signed}, tlog.Included},
+				{"signed another root", []tlog.Checkpoint{other}, tlog.Refuted},
+				{"forged checkpoint", []tlog.Checkpoint{forged}, tlog.Refuted},
+				{"no checkpoint", nil, tlog.Unverified},
+				{"another log's", []tlog.Checkpoint{otherLog}, tlog.Unverified},
+				{"another size", []tlog.Checkpoint{larger}, tlog.Unverified},
+			} {
+				if got := judge(tc.cps...); got != tc.want {
+					t.Errorf("%s: outcome %d, want %d", tc.name, got, tc.want)
+				}
+			}
+		})
+	}
+}
