@@ -164,7 +164,7 @@ func dumpOrderTables(t *testing.T, path string) string {
 	for _, q := range []string{
 		"SELECT * EXCLUDE (source) FROM receipts ORDER BY ALL",
 		"SELECT * EXCLUDE (source) FROM rejects ORDER BY ALL",
-		"SELECT * EXCLUDE (path, loaded_at) FROM files ORDER BY ALL",
+		"SELECT * EXCLUDE (path, loaded_at, family) FROM files ORDER BY ALL",
 		"SELECT * FROM expected_tools ORDER BY ALL",
 		"SELECT * FROM late_deliveries ORDER BY ALL",
 		"SELECT * FROM report_runs ORDER BY ALL",

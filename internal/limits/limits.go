@@ -20,6 +20,9 @@
 //	internal/shard maxPlanBytes               64 MiB   a sharded run's plan file, read whole
 //	internal/analytics/baseline maxBaselineBytes        8 MiB    a --baseline file, read whole
 //	internal/attest MaxEnvelopeBytes          256 MiB  an attestation file, read whole
+//	internal/evidence MaxEntries              100000   entries of an evidence pack
+//	internal/evidence MaxBytes                1 GiB    an evidence pack's entries, decompressed
+//	verify/tlog    MaxPath                    64       hashes of an inclusion proof's audit path
 //
 // A test fails when a limit named Max… is defined elsewhere without a line
 // here, or is missing from the limits table in docs/limits.md.
