@@ -10,11 +10,6 @@
 // in place, from a temporary copy made elsewhere, once the content is
 // whole. So a reader never sees half of a run's output in a regular file,
 // and a failed run (Abort) leaves the file as it was.
-//
-// The write beside and rename are github.com/google/renameio's; this
-// package adds what it leaves to its caller: the owner kept, devices
-// written through, symlinks followed, and the fallbacks to writing in
-// place.
 package outfile
 
 import (
@@ -24,8 +19,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/google/renameio/v2"
 )
 
 // how says where a File's bytes go until Commit.
@@ -40,29 +33,18 @@ const (
 // File is an output being written. Write it, then Commit to put it in
 // place or Abort to leave the target as it was.
 type File struct {
-	path    string // as the user named it, for messages
-	target  string // the file written: path with symlinks followed
-	how     how
-	f       *os.File
-	pending *renameio.PendingFile // replace: the temporary file beside the target
-	done    bool
+	path   string // as the user named it, for messages
+	target string // the file written: path with symlinks followed
+	how    how
+	f      *os.File
+	done   bool
 }
 
 // Hooks the tests replace to take the paths a root user never takes.
 var (
-	createBeside = newBeside
-	renameOver   = (*renameio.PendingFile).CloseAtomicallyReplace
+	createBeside = createTemp
+	rename       = os.Rename
 )
-
-// newBeside starts a temporary file beside target: with target's mode
-// exactly when it exists, else 0666 less the umask, as a file the tool
-// creates outright gets.
-func newBeside(target string) (*renameio.PendingFile, error) {
-	return renameio.NewPendingFile(target,
-		renameio.WithTempDir(filepath.Dir(target)),
-		renameio.WithPermissions(0o666),
-		renameio.WithExistingPermissions())
-}
 
 // Create starts writing path.
 func Create(path string) (*File, error) {
@@ -78,11 +60,11 @@ func Create(path string) (*File, error) {
 	fi, err := os.Stat(out.target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		pf, err := createBeside(out.target)
+		f, err := createBeside(filepath.Dir(out.target), filepath.Base(out.target), 0o666)
 		if err != nil {
 			return nil, err
 		}
-		out.pending, out.f = pf, pf.File
+		out.f = f
 		return out, nil
 	case err != nil:
 		return nil, err
@@ -96,16 +78,22 @@ func Create(path string) (*File, error) {
 		out.how, out.f = through, f
 		return out, nil
 	}
-	pf, err := createBeside(out.target)
+	f, err := createBeside(filepath.Dir(out.target), filepath.Base(out.target), fi.Mode().Perm())
 	if err != nil {
 		return out.startInPlace(true)
 	}
-	// The owner as it was: one that cannot be kept means writing in place.
-	if err := keepOwner(pf.File, fi); err != nil {
-		pf.Cleanup()
+	// The mode exactly as it was (the umask took bits off at create), and
+	// the owner: one that cannot be kept means writing in place.
+	err = f.Chmod(fi.Mode().Perm())
+	if err == nil {
+		err = keepOwner(f, fi)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
 		return out.startInPlace(true)
 	}
-	out.pending, out.f = pf, pf.File
+	out.f = f
 	return out, nil
 }
 
@@ -121,7 +109,7 @@ func (out *File) startInPlace(exists bool) (*File, error) {
 		}
 		t.Close()
 	}
-	f, err := os.CreateTemp("", "verify-out-*")
+	f, err := createTemp(os.TempDir(), "verify-out", 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -154,13 +142,18 @@ func (out *File) Commit() error {
 		defer out.f.Close()
 		return copyInto(out.target, out.f)
 	}
-	defer out.pending.Cleanup()
-	err := renameOver(out.pending)
-	if le := (*os.LinkError)(nil); errors.As(err, &le) {
-		// A directory that lets files be made but not renamed over
-		// (sticky, or a bind-mounted file): copy it in instead.
-		err = copyFileInto(out.target, out.pending.Name())
+	err := out.f.Sync()
+	if cerr := out.f.Close(); err == nil {
+		err = cerr
 	}
+	if err == nil {
+		if err = rename(out.f.Name(), out.target); err != nil {
+			// A directory that lets files be made but not renamed over
+			// (sticky, or a bind-mounted file): copy it in instead.
+			err = copyFileInto(out.target, out.f.Name())
+		}
+	}
+	os.Remove(out.f.Name())
 	return err
 }
 
@@ -171,13 +164,8 @@ func (out *File) Abort() {
 		return
 	}
 	out.done = true
-	switch out.how {
-	case replace:
-		out.pending.Cleanup()
-	case through:
-		out.f.Close()
-	default:
-		out.f.Close()
+	out.f.Close()
+	if out.how != through {
 		os.Remove(out.f.Name())
 	}
 }
