@@ -224,7 +224,7 @@ func TestEnginesSharded(t *testing.T) {
 
 // judgmentColumns are the columns of shard_records the judgment SQL
 // reads.
-const judgmentColumns = "ord, chain_key, link_key, scope_key, nonce_key, claim"
+const judgmentColumns = "ord, chain_key, link_key, scope_key, nonce_key, nonce_order, claim"
 
 // duckDBJudgments runs the judgment SQL on DuckDB after the statements
 // of verify parts --engine duckdb.
@@ -291,7 +291,7 @@ func postgresRecords(t *testing.T, records []string, historyKeys ...string) *sql
 	}
 	defer pg.Close(ctx)
 	for _, stmt := range append([]string{
-		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text, claim boolean)",
+		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text, nonce_order text, claim boolean)",
 		"CREATE TABLE history_keys (kind text, k bytea, scope bytea)",
 	}, PostgresHexFunctions...) {
 		if _, err := pg.Exec(ctx, stmt); err != nil {
@@ -310,12 +310,12 @@ func postgresRecords(t *testing.T, records []string, historyKeys ...string) *sql
 	var data [][]any
 	for rows.Next() {
 		var ord int64
-		var keys [4]*string
+		var keys [5]*string
 		var claim bool
-		if err := rows.Scan(&ord, &keys[0], &keys[1], &keys[2], &keys[3], &claim); err != nil {
+		if err := rows.Scan(&ord, &keys[0], &keys[1], &keys[2], &keys[3], &keys[4], &claim); err != nil {
 			t.Fatal(err)
 		}
-		data = append(data, []any{ord, keys[0], keys[1], keys[2], keys[3], claim})
+		data = append(data, []any{ord, keys[0], keys[1], keys[2], keys[3], keys[4], claim})
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
