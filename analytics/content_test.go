@@ -18,6 +18,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/analytics/dberr"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/textdiff"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/stream"
@@ -83,7 +84,7 @@ func TestGrownFile(t *testing.T) {
 	whole := openTestDB(t)
 	loadOne(t, whole, c, fileInput(log), LoadOptions{})
 	if got, want := verdicts(t, db), verdicts(t, whole); got != want {
-		t.Errorf("loaded as it grew, the file is judged otherwise than loaded whole:\n%s", diffLines(want, got))
+		t.Errorf("loaded as it grew, the file is judged otherwise than loaded whole:\n%s", textdiff.Lines(want, got))
 	}
 	if n := queryInt(t, db, "SELECT count(*) FROM receipts"); n != int64(len(lines)) {
 		t.Errorf("%d receipts rows, want %d", n, len(lines))
@@ -100,7 +101,7 @@ func TestGrownFile(t *testing.T) {
 		}
 	}
 	if after := dump(t, db); after != before {
-		t.Errorf("loading known content changed the database:\n%s", diffLines(before, after))
+		t.Errorf("loading known content changed the database:\n%s", textdiff.Lines(before, after))
 	}
 }
 
@@ -134,7 +135,7 @@ func TestChangedFile(t *testing.T) {
 		t.Errorf("error %q does not name the line", f.Err)
 	}
 	if after := dump(t, db); after != before {
-		t.Errorf("a refused file changed the database:\n%s", diffLines(before, after))
+		t.Errorf("a refused file changed the database:\n%s", textdiff.Lines(before, after))
 	}
 
 	// Another file that begins with the same receipts is not a growth of
@@ -307,7 +308,7 @@ func TestTrustProvenance(t *testing.T) {
 	// Only the trust table, which gains the new material, may differ.
 	stored := func(d string) string { return d[:strings.Index(d, "== trust\n")] }
 	if after := dump(t, db); stored(after) != stored(before) {
-		t.Errorf("a warned load changed the stored rows:\n%s", diffLines(before, after))
+		t.Errorf("a warned load changed the stored rows:\n%s", textdiff.Lines(before, after))
 	}
 
 	// The load stored the key file's bytes: the database alone has them.
@@ -325,7 +326,7 @@ func TestTrustProvenance(t *testing.T) {
 	fresh := openTestDB(t)
 	load(fresh, c.v, with, false)
 	if got, want := verdicts(t, db), verdicts(t, fresh); got != want {
-		t.Errorf("re-verified receipts differ from a fresh load's:\n%s", diffLines(want, got))
+		t.Errorf("re-verified receipts differ from a fresh load's:\n%s", textdiff.Lines(want, got))
 	}
 	if n := queryInt(t, db, "SELECT count(*) FROM receipts WHERE trust_sha256 = ?", with.ID()); n != 200 {
 		t.Errorf("%d receipts point to the new material, want 200", n)
@@ -361,7 +362,7 @@ func TestTrustProvenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, want := verdicts(t, grownDB), verdicts(t, wholeLog); got != want {
-		t.Errorf("grown and re-verified, the file is judged otherwise than loaded whole:\n%s", diffLines(want, got))
+		t.Errorf("grown and re-verified, the file is judged otherwise than loaded whole:\n%s", textdiff.Lines(want, got))
 	}
 
 	// The report names the material: a manifest field, a summary line.
@@ -414,7 +415,7 @@ func TestSnapshotsOfOneLog(t *testing.T) {
 		loadOne(t, apart, c, in, opts)
 	}
 	if got, want := dump(t, together), dump(t, apart); got != want {
-		t.Errorf("loaded together, the snapshots differ from loaded apart:\n%s", diffLines(want, got))
+		t.Errorf("loaded together, the snapshots differ from loaded apart:\n%s", textdiff.Lines(want, got))
 	}
 	if n := queryInt(t, together, "SELECT count(*) FROM receipts"); n != int64(len(lines)) {
 		t.Errorf("%d receipts, want %d", n, len(lines))
@@ -445,7 +446,7 @@ func TestPartialLastLine(t *testing.T) {
 		t.Fatalf("again: %+v, want already loaded, the last line still left", f)
 	}
 	if after := dump(t, db); after != before {
-		t.Errorf("loading it again changed the database:\n%s", diffLines(before, after))
+		t.Errorf("loading it again changed the database:\n%s", textdiff.Lines(before, after))
 	}
 	writeLines(t, log, lines)
 	if f := loadOne(t, db, c, fileInput(log), LoadOptions{}); f.Incomplete || f.FirstLine != 51 || f.Accepted != 30 {
@@ -454,7 +455,7 @@ func TestPartialLastLine(t *testing.T) {
 	whole := openTestDB(t)
 	loadOne(t, whole, c, fileInput(log), LoadOptions{})
 	if got, want := verdicts(t, db), verdicts(t, whole); got != want {
-		t.Errorf("loaded while written, the file is judged otherwise than loaded whole:\n%s", diffLines(want, got))
+		t.Errorf("loaded while written, the file is judged otherwise than loaded whole:\n%s", textdiff.Lines(want, got))
 	}
 
 	// A file holding nothing but a line being written stores nothing.
@@ -589,6 +590,6 @@ func TestPartialLastLineInChunks(t *testing.T) {
 		dumps = append(dumps, dump(t, db))
 	}
 	if dumps[0] != dumps[1] {
-		t.Errorf("loaded in chunks, the database differs from one chunk:\n%s", diffLines(dumps[0], dumps[1]))
+		t.Errorf("loaded in chunks, the database differs from one chunk:\n%s", textdiff.Lines(dumps[0], dumps[1]))
 	}
 }

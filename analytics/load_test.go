@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/textdiff"
 	"github.com/receiptverify/verify/verify/stream"
 )
 
@@ -116,7 +117,7 @@ func TestLoadTwice(t *testing.T) {
 		}
 	}
 	if after := dump(t, db); after != before {
-		t.Errorf("second load changed the database:\n%s", diffLines(before, after))
+		t.Errorf("second load changed the database:\n%s", textdiff.Lines(before, after))
 	}
 }
 
@@ -192,7 +193,7 @@ func TestLoadCancelled(t *testing.T) {
 				t.Errorf("Load: %v, want context.Canceled", err)
 			}
 			if after := dump(t, db); after != before {
-				t.Errorf("the database changed:\n%s", diffLines(before, after))
+				t.Errorf("the database changed:\n%s", textdiff.Lines(before, after))
 			}
 			if left, _ := os.ReadDir(spools); len(left) > 0 {
 				t.Errorf("%d spool files left", len(left))
@@ -520,28 +521,4 @@ func TestLoadTimeZoneChild(t *testing.T) {
 		fmt.Fprintf(&b, "%d %s %s\n", line, strings.Replace(deref(s), "<nil>", "NULL", 1), ds)
 	}
 	fmt.Printf("DAYS\n%sEND\n", b.String())
-}
-
-// diffLines shows the lines of b not in a and of a not in b.
-func diffLines(a, b string) string {
-	in := func(s string) map[string]bool {
-		m := map[string]bool{}
-		for _, l := range strings.Split(s, "\n") {
-			m[l] = true
-		}
-		return m
-	}
-	ma, mb := in(a), in(b)
-	var out strings.Builder
-	for _, l := range strings.Split(a, "\n") {
-		if !mb[l] {
-			fmt.Fprintf(&out, "- %.200s\n", l)
-		}
-	}
-	for _, l := range strings.Split(b, "\n") {
-		if !ma[l] {
-			fmt.Fprintf(&out, "+ %.200s\n", l)
-		}
-	}
-	return out.String()
 }

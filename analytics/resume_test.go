@@ -11,6 +11,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/analytics/table"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/textdiff"
 )
 
 // splitByDay writes the corpus's lines to one file per UTC day of
@@ -155,7 +156,7 @@ func TestLoadsAgree(t *testing.T) {
 	want := dump(t, oneShot)
 	for name, db := range map[string]*DB{"day by day": daily, "interrupted and resumed": resumed} {
 		if got := dump(t, db); got != want {
-			t.Errorf("%s: the tables differ from one load's:\n%s", name, diffLines(want, got))
+			t.Errorf("%s: the tables differ from one load's:\n%s", name, textdiff.Lines(want, got))
 		}
 	}
 	wantFiles := reportFiles(t, oneShot, t.TempDir())
@@ -173,7 +174,7 @@ func TestLoadsAgree(t *testing.T) {
 		slices.Sort(differ)
 		if len(differ) > 0 {
 			t.Errorf("%s: %d report file(s) differ from one load's: %v\n%s", name, len(differ), differ,
-				diffLines(string(wantFiles[differ[0]]), string(got[differ[0]])))
+				textdiff.Lines(string(wantFiles[differ[0]]), string(got[differ[0]])))
 		}
 	}
 }
@@ -214,12 +215,12 @@ func TestLoadsAgreeOutOfOrder(t *testing.T) {
 	}
 	t.Logf("%d receipts whose predecessor was loaded after them", late)
 	if got, want := dump(t, daily), dump(t, oneShot); got != want {
-		t.Errorf("day by day, newest first, the tables differ from one load's:\n%s", diffLines(want, got))
+		t.Errorf("day by day, newest first, the tables differ from one load's:\n%s", textdiff.Lines(want, got))
 	}
 	want, got := reportFiles(t, oneShot, t.TempDir()), reportFiles(t, daily, t.TempDir())
 	for f, b := range want {
 		if !bytes.Equal(got[f], b) {
-			t.Errorf("report file %s differs:\n%s", f, diffLines(string(b), string(got[f])))
+			t.Errorf("report file %s differs:\n%s", f, textdiff.Lines(string(b), string(got[f])))
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/textdiff"
 )
 
 // TestOrderProperty: a planted three-day archive (nonce replays, forks,
@@ -110,7 +111,7 @@ func TestOrderProperty(t *testing.T) {
 			case wantRows == "":
 				wantRows, wantFrom = rows, what
 			case rows != wantRows:
-				t.Errorf("%s: the tables differ from %s's:\n%s", what, wantFrom, lineDiff(wantRows, rows))
+				t.Errorf("%s: the tables differ from %s's:\n%s", what, wantFrom, textdiff.Lines(wantRows, rows))
 			}
 			reports := map[string][]byte{}
 			for _, day := range []string{"2026-11-01", "2026-11-02", "2026-11-03"} {
@@ -138,7 +139,7 @@ func TestOrderProperty(t *testing.T) {
 			}
 			for f, b := range wantReports {
 				if !bytes.Equal(reports[f], b) {
-					t.Errorf("%s: report %s differs from %s's:\n%s", what, f, reportsFrom, lineDiff(string(b), string(reports[f])))
+					t.Errorf("%s: report %s differs from %s's:\n%s", what, f, reportsFrom, textdiff.Lines(string(b), string(reports[f])))
 				}
 			}
 		}
@@ -223,30 +224,6 @@ func stripRun(b []byte) []byte {
 		out = append(out, l)
 	}
 	return []byte(strings.Join(out, "\n"))
-}
-
-// lineDiff lists the lines of a not in b (-) and of b not in a (+).
-func lineDiff(a, b string) string {
-	in := func(s string) map[string]bool {
-		m := map[string]bool{}
-		for _, l := range strings.Split(s, "\n") {
-			m[l] = true
-		}
-		return m
-	}
-	ma, mb := in(a), in(b)
-	var out strings.Builder
-	for _, l := range strings.Split(a, "\n") {
-		if !mb[l] {
-			fmt.Fprintf(&out, "- %.300s\n", l)
-		}
-	}
-	for _, l := range strings.Split(b, "\n") {
-		if !ma[l] {
-			fmt.Fprintf(&out, "+ %.300s\n", l)
-		}
-	}
-	return out.String()
 }
 
 // TestRotatedDemoRevised: the demo archive rotated once (lines 1-100 in
