@@ -15,6 +15,9 @@ import (
 // (canon.AsqavCodePoint(); 500.0 stays 500.0), which the reference verifier
 // (verifiers/go) reproduces. Neither normalizes Unicode: the spec asks
 // producers for NFC text, and the verifier checks the bytes as given.
+// agentmint-python, the library AERF names as its reference producer,
+// writes floats holding integers as integers (canon.AgentMint); its
+// receipts are checked in that form when the first fails.
 //
 // Chain: previous_receipt_hash is the hex SHA-256 of the predecessor's
 // signable bytes, so its signature is excluded. A genesis receipt omits the
@@ -127,8 +130,25 @@ func (c *check) aerfIssuerSignature(signed *canon.Value, msg []byte) {
 		return
 	}
 	c.verifySignature(key, string(sigalg.Ed25519), msg, sig)
+	if c.legacyFallback(aerfProducerForms, key, c.doc, signed, msg, sig) {
+		return
+	}
 	c.hintNormalization(key, canon.AsqavCodePoint(), signed, sig)
 }
+
+// aerfAgentMintNote names the form a receipt was checked in when its
+// bytes in AERF's own producer's form did not verify and agentmint's did.
+const aerfAgentMintNote = "signed bytes in agentmint-python's form (dialect agentmint: a float holding an integer written as that integer, 500.0 as 500), not aerf_primitives' (500.0)"
+
+// aerfProducerForms are the other producers' forms of the same bytes,
+// tried when the aerf_primitives form fails: agentmint-python, AERF's
+// reference producer library, which chains over the same bytes it signs
+// (Receipt.canonical_hash).
+var aerfProducerForms = []legacyForm{{
+	note:      aerfAgentMintNote,
+	bytes:     func(_, signed *canon.Value) ([]byte, error) { return canon.AgentMint().Append(nil, signed) },
+	chainHash: func(*canon.Value) bool { return true },
+}}
 
 // aerfCoSignatures checks the parent counter-signature and the PDP binding.
 func (c *check) aerfCoSignatures(msg []byte) {

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 
@@ -244,7 +243,7 @@ func checkAgentReceipt(c *check) {
 		return
 	}
 	c.verifySignature(key, string(sigalg.Ed25519), msg, sig)
-	if c.agentReceiptsLegacyFallback(key, doc, &signed, msg, sig) {
+	if c.legacyFallback(agentReceiptsLegacyForms, key, doc, &signed, msg, sig) {
 		return
 	}
 	c.hintNormalization(key, dialect, &signed, sig)
@@ -265,17 +264,6 @@ const agentReceiptsGoNote = "signed bytes in the agent-receipts Go SDK v0.1.0-v0
 // bytes verified only with its null members kept.
 const agentReceiptsNullsNote = "signed bytes in the agent-receipts TypeScript SDK form: RFC 8785 with the receipt's null members kept, as its signReceipt signs them (the spec, ADR-0009, drops optional nulls)"
 
-// agentReceiptsLegacyForm is a form an older SDK release signed a receipt
-// in, tried only when the current bytes fail; bytes gives the signed bytes
-// from the receipt (doc) and the value the current form signs (signed),
-// and chainHash reports whether that release also hashed those bytes for
-// the chain link.
-type agentReceiptsLegacyForm struct {
-	note      string
-	bytes     func(doc, signed *canon.Value) ([]byte, error)
-	chainHash func(doc *canon.Value) bool
-}
-
 // agentReceiptsLegacyForms are the older SDK releases' forms, in the order
 // tried:
 //   - the Go SDK v0.1.0-v0.4.0 (before ADR-0009), whose HashReceipt took
@@ -285,7 +273,7 @@ type agentReceiptsLegacyForm struct {
 //     until v0.3.0, whose receipts say version 0.1.0, its hashReceipt
 //     hashed them so too, and from v0.4.0 it drops the optional nulls
 //     before hashing, as the spec does.
-var agentReceiptsLegacyForms = []agentReceiptsLegacyForm{
+var agentReceiptsLegacyForms = []legacyForm{
 	{
 		note:      agentReceiptsGoNote,
 		bytes:     func(_, signed *canon.Value) ([]byte, error) { return canon.AgentReceiptsGo().Append(nil, signed) },
@@ -299,37 +287,6 @@ var agentReceiptsLegacyForms = []agentReceiptsLegacyForm{
 		},
 		chainHash: func(doc *canon.Value) bool { return str(doc, "version") == "0.1.0" },
 	},
-}
-
-// agentReceiptsLegacyFallback checks a signature that failed over the RFC
-// 8785 bytes against the bytes older SDK releases signed, when they
-// differ. It reports whether one verified: the signature then passes,
-// with a note naming the form, and, where that release hashed the same
-// bytes for the chain, the receipt's chain hash is taken over them, so
-// that its successors' links resolve.
-func (c *check) agentReceiptsLegacyFallback(key *keys.Key, doc, signed *canon.Value, msg, sig []byte) bool {
-	ax := c.res.Axes.Of(AxisSignature)
-	if ax.Status != StatusFail || ax.Reason != ReasonBadSignature || key.Public == nil {
-		return false
-	}
-	for _, form := range agentReceiptsLegacyForms {
-		legacy, err := form.bytes(doc, signed)
-		if err != nil || bytes.Equal(legacy, msg) || key.Verify(legacy, sig) != nil {
-			continue
-		}
-		c.signed(legacy)
-		// set keeps a FAIL; this one was the RFC 8785 bytes', now superseded.
-		c.res.Axes.Set(AxisSignature, Axis{Status: StatusPass, Note: string(key.Alg)})
-		c.noteSignature(form.note)
-		if form.chainHash(doc) {
-			c.res.Fingerprints.ChainHash = sha256Hex(legacy)
-		}
-		if c.res.Fields.KeySelfAsserted {
-			c.noteSignature("key self-asserted by did:key (proves possession, not identity)")
-		}
-		return true
-	}
-	return false
 }
 
 // didKeyOfIssuer resolves a did:key verification method that is not the
