@@ -18,6 +18,7 @@ func TestCoverageNote(t *testing.T) {
 		{"acta/deny-receipt", "acta-keys.json", "", ""},
 		{"webaes-action-receipt/valid", "keys.json", "", ""},
 		{"circe/producer-sample", "keys.json", "", ""},
+		{"sb-runtime/genesis", "keys.json", "", ""},
 		{"asqav-native/ed25519-previous-hash-null", "jwks.json", "", ""},
 		{"asqav-hash/ed25519-valid", "jwks.json", "", "key_id"},
 		{"asqav-vc/hash-ed25519-valid", "jwks.json", "", ""},

@@ -21,7 +21,7 @@
 // DSSE attestations, ACTA (envelopes, and the v1 and v2 artifacts protect-mcp
 // wrote before them), AERF, agentreceipts, authproof, pipelock evidence
 // v2 and ActionReceipt v1, Overturn recording entries, UndoLog
-// effect-log rows, webaes action receipts, circe receipts, JWS receipts
+// effect-log rows, webaes action receipts, circe receipts, sb-runtime receipts, JWS receipts
 // (compact, flattened and general; TrustProof JWT chains), XAIP receipts and
 // Vaara receipts. Each format's file says its exact signing input and
 // chain rule. Signatures are always checked over bytes recomputed from the

@@ -45,7 +45,8 @@ type format struct {
 //     pipelock-evidence-v2 (record_type), pipelock-action-v1
 //     (action_record), webaes-action-receipt (an "ed25519:" signature
 //     string beside receipt_id and input_hash), circe (an object
-//     signed_block beside an embedded public_key), xaip (agentDid
+//     signed_block beside an embedded public_key), sb-runtime (a
+//     payload of type scopeblind.receipt.v1 beside a pubkey), xaip (agentDid
 //     beside taskHash, toolName and a string signature),
 //     vaara-receipt-v1 (decisionDerived and issuerAsserted objects),
 //     acta-artifact (a v of 1 or 2 and a top-level Ed25519 signature in
@@ -70,6 +71,7 @@ var formats = []format{
 	pipelockActionFormat,
 	webaesFormat,
 	circeFormat,
+	sbRuntimeFormat,
 	xaipFormat,
 	vaaraFormat,
 	actaArtifactFormat,

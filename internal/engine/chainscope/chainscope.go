@@ -21,6 +21,8 @@ func What(format string) string {
 		return "signer_key"
 	case "obsigna-checkpoint":
 		return "the chain_id it names"
+	case "sb-runtime":
+		return "pubkey"
 	case "c2sp-checkpoint":
 		return "the chain its origin names"
 	}
