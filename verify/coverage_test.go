@@ -27,6 +27,7 @@ func TestCoverageNote(t *testing.T) {
 		{"xaip/co-signed", "keys.json", "", ""},
 		{"vaara-receipt-v1/anchored", "jwks.json", "", ""},
 		{"jws/flattened-es256", "jwks.json", "", ""},
+		{"pipelock-action-v1/single", "keys.json", "", "version"},
 	} {
 		names := []string{tc.named}
 		if tc.added == "" {

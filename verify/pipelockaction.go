@@ -38,8 +38,10 @@ import (
 // pipelockSeqLink(chain_prev_hash, chain_seq-1), so a receipt whose hash
 // link holds but whose chain_seq does not follow names no receipt of the
 // input (chain_absent). A chain is scoped by signer_key: VerifyChain holds
-// every receipt of a chain to the first one's key.
-var pipelockActionFormat = format{name: "pipelock-action-v1", detect: isPipelockAction, check: checkPipelockAction, chain: &chainRule{
+// every receipt of a chain to the first one's key. The signature covers
+// action_record alone; signer_key is bound by the check (the key must
+// verify it), the envelope's version by nothing.
+var pipelockActionFormat = format{name: "pipelock-action-v1", detect: isPipelockAction, check: checkPipelockAction, signs: []string{"action_record", "signature", "signer_key"}, chain: &chainRule{
 	hash: pipelockActionChainHash,
 	link: linkRule{path: []string{"action_record", "chain_prev_hash"}},
 	scope: func(name string, doc *canon.Value) string {
