@@ -258,3 +258,63 @@ func TestBlankLinesBounded(t *testing.T) {
 		t.Errorf("load: the refused file is recorded (exit %d)\n%s", code, out)
 	}
 }
+
+// TestLoadOntoTruncatedDatabase: a load onto a database cut short (in its
+// header, in the middle, or by its last blocks) fails with exit 74 naming
+// the database, and leaves the damaged file byte for byte as it was, so
+// that whoever recovers it finds what the disk held.
+func TestLoadOntoTruncatedDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := receiptgen.Generate(receiptgen.Config{Seed: 11, N: 400, Days: 2, Algs: receiptgen.Ed25519Only()}, receiptgen.DirSink(dir)); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "receipts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	first, more := filepath.Join(dir, "first.jsonl"), filepath.Join(dir, "more.jsonl")
+	if err := os.WriteFile(first, []byte(strings.Join(lines[:300], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(more, []byte(strings.Join(lines[300:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func(db, file string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		args := []string{"verify", "load", "-q", "--db", db, "--keys", filepath.Join(dir, "keys", "jwks.json"), "--at=2026-12-01T00:00:00Z", file}
+		code := run(args, io.LimitReader(nil, 0), &stdout, &stderr)
+		return code, stderr.String()
+	}
+	whole := filepath.Join(t.TempDir(), "whole.duckdb")
+	if code, stderr := load(whole, first); code != exitOK {
+		t.Fatalf("first load: exit %d\n%s", code, stderr)
+	}
+	good, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const block = 262144 // DuckDB's block; the file is 3 headers of 4 KiB, then blocks
+	size := len(good)
+	for _, cut := range []int{4096, 12289, size / 2, size - block, size - 1} {
+		t.Run(fmt.Sprint(cut), func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "audit.duckdb")
+			damaged := good[:cut]
+			if err := os.WriteFile(db, damaged, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stderr := load(db, more)
+			if code != exitIOErr || !strings.Contains(stderr, db) {
+				t.Errorf("exit %d, want %d naming %s\nstderr:\n%s", code, exitIOErr, db, stderr)
+			}
+			after, err := os.ReadFile(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(after, damaged) {
+				t.Errorf("the damaged database changed: %d bytes before, %d after", len(damaged), len(after))
+			}
+		})
+	}
+}
