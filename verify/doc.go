@@ -22,8 +22,9 @@
 // wrote before them), AERF, agentreceipts, authproof, pipelock evidence
 // v2 and ActionReceipt v1, Overturn recording entries, UndoLog
 // effect-log rows, webaes action receipts, circe receipts, sb-runtime receipts, JWS receipts
-// (compact, flattened and general; TrustProof JWT chains), XAIP receipts and
-// Vaara receipts. Each format's file says its exact signing input and
+// (compact, flattened and general; TrustProof JWT chains), XAIP receipts,
+// Vaara receipts and SCITT transparent statements (COSE_Sign1 with RFC 9942
+// receipts, scitt.go). Each format's file says its exact signing input and
 // chain rule. Signatures are always checked over bytes recomputed from the
 // document as received, in the producer's own canonical dialect (package
 // canon); for a pipelock ActionReceipt that is the document as Go's

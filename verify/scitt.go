@@ -72,7 +72,7 @@ var coseAlgs = map[cose.Algorithm]sigalg.Alg{
 	cose.AlgorithmES384: sigalg.ES384,
 	cose.AlgorithmES512: sigalg.ES512,
 	cose.AlgorithmPS256: sigalg.PS256,
-	-48:                 sigalg.MLDSA44, // RFC 9964 (ML-DSA in COSE)
+	-48:                 sigalg.MLDSA44, // draft-ietf-cose-dilithium
 	-49:                 sigalg.MLDSA65,
 	-50:                 sigalg.MLDSA87,
 }
