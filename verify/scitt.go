@@ -68,6 +68,8 @@ func isSCITT(doc *canon.Value) bool {
 // coseAlgs maps COSE algorithm identifiers to this tool's algorithms.
 var coseAlgs = map[cose.Algorithm]sigalg.Alg{
 	cose.AlgorithmEdDSA: sigalg.Ed25519,
+	-19:                 sigalg.Ed25519, // RFC 9864 fully-specified Ed25519 (draft-noa's)
+	-9:                  sigalg.ES256,   // RFC 9864 ESP256
 	cose.AlgorithmES256: sigalg.ES256,
 	cose.AlgorithmES384: sigalg.ES384,
 	cose.AlgorithmES512: sigalg.ES512,
