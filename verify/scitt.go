@@ -42,7 +42,93 @@ import (
 // when one cannot be checked: its service's key is in no key file
 // (unknown_key), or its data structure or algorithm is not one this tool
 // checks.
-var scittFormat = format{name: "scitt-statement", detect: isSCITT, check: checkSCITT, signs: []string{"transparent_statement", "detached_payload"}}
+//
+// A payload that is a NOA receipt (noa.receipt/0.1, the agent-receipt
+// profile of draft-noa-scitt-ai-agent-receipt: RFC 8785 JSON, its
+// receiptToCose wrapping) chains: its chain.hash must be "sha256:" and the
+// SHA-256 of the RFC 8785 form of the receipt less chain.hash and
+// sig.value (the payload_digest axis), and chain.prevHash names the
+// predecessor's, null on the first receipt; a chain is one scope.tenant
+// and scope.chain. The receipt's own sig is not checked: the COSE
+// signature covers the whole payload.
+var scittFormat = format{name: "scitt-statement", detect: isSCITT, check: checkSCITT, signs: []string{"transparent_statement", "detached_payload"}, chain: &chainRule{
+	hash:  scittChainHash,
+	link:  linkRule{path: []string{"chain", "prevHash"}, absent: linkMissing, null: linkGenesis, prefix: "sha256:"},
+	scope: scittChainScope,
+}}
+
+// noaSpec is the spec member of a NOA receipt.
+const noaSpec = "noa.receipt/0.1"
+
+// noaPayload returns the statement's payload, attached or detached, as a
+// NOA receipt; nil when it is none.
+func noaPayload(doc *canon.Value) *canon.Value {
+	raw, err := scittDecode(str(doc, "transparent_statement"))
+	if err != nil {
+		return nil
+	}
+	var m cose.Sign1Message
+	if m.UnmarshalCBOR(raw) != nil {
+		return nil
+	}
+	payload := m.Payload
+	if payload == nil {
+		if payload, err = scittDecode(str(doc, "detached_payload")); err != nil {
+			return nil
+		}
+	}
+	return noaReceipt(payload)
+}
+
+func noaReceipt(payload []byte) *canon.Value {
+	if len(payload) == 0 || payload[0] != '{' {
+		return nil
+	}
+	r, err := canon.Parse(payload, receiptParse)
+	if err != nil || r.Kind != canon.Object || str(&r, "spec") != noaSpec {
+		return nil
+	}
+	return &r
+}
+
+// noaChainHash is the hex SHA-256 of the RFC 8785 form of r without
+// chain.hash and sig.value.
+func noaChainHash(r *canon.Value) (string, error) {
+	out := canon.Value{Kind: canon.Object}
+	for _, m := range r.Members {
+		switch {
+		case m.Name == "chain" && m.Value.Kind == canon.Object:
+			m.Value = withoutMembers(&m.Value, "hash")
+		case m.Name == "sig" && m.Value.Kind == canon.Object:
+			m.Value = withoutMembers(&m.Value, "value")
+		case m.Name == "chain" || m.Name == "sig":
+			return "", errors.New(m.Name + " must be an object")
+		}
+		out.Members = append(out.Members, m)
+	}
+	b, err := canon.RFC8785().Append(nil, &out)
+	if err != nil {
+		return "", err
+	}
+	return sha256Hex(b), nil
+}
+
+func scittChainHash(doc *canon.Value) (string, error) {
+	r := noaPayload(doc)
+	if r == nil {
+		return "", errors.New("the payload is no NOA receipt")
+	}
+	return noaChainHash(r)
+}
+
+func scittChainScope(name string, doc *canon.Value) string {
+	r := noaPayload(doc)
+	if r == nil {
+		return scopeKey(name)
+	}
+	sc := r.Get("scope")
+	return scopeKey(name, str(sc, "tenant"), str(sc, "chain"))
+}
 
 // COSE labels of RFC 9052, RFC 9942 and RFC 9943.
 const (
@@ -186,9 +272,45 @@ func checkSCITT(c *check) {
 	}
 	c.scittFields(&m)
 	c.res.Fields.Signature = hex.EncodeToString(m.Signature)
-	c.notRun(AxisPayloadDigest, "a COSE_Sign1 carries no payload digest")
+	payload := m.Payload
+	if payload == nil {
+		payload = detached
+	}
+	noa := noaReceipt(payload)
+	if noa != nil {
+		c.noaChain(noa)
+	} else {
+		c.notRun(AxisPayloadDigest, "a COSE_Sign1 carries no payload digest")
+	}
 	c.scittSignature(&m, detached)
+	if noa != nil {
+		c.noteSignature("a NOA receipt; its own sig is not checked: the COSE signature covers it")
+	}
 	c.scittReceipts(&m, leafEntry)
+}
+
+// noaChain checks a NOA receipt payload's chain.hash and reads its link.
+func (c *check) noaChain(r *canon.Value) {
+	f := &c.res.Fields
+	f.ActionID = str(r, "id")
+	f.IssuedAt = str(r, "ts")
+	f.AgentID = str(r.Get("agent"), "id")
+	f.ToolName = str(r.Get("action"), "canonical")
+	f.Decision = str(r.Get("governance"), "verdict")
+	got, err := noaChainHash(r)
+	if err != nil {
+		c.fail(AxisStructure, ReasonBadField, "payload: "+err.Error())
+		return
+	}
+	switch want := str(r.Get("chain"), "hash"); want {
+	case "sha256:" + got:
+		c.pass(AxisPayloadDigest, "payload chain.hash")
+	default:
+		c.fail(AxisPayloadDigest, ReasonDigestMismatch, "the payload hashes to sha256:"+got+", its chain.hash says "+quoteShort(want))
+	}
+	c.linkRoot = r
+	c.readLink()
+	c.res.Fingerprints.ChainHash = got
 }
 
 // scittFields fills the fields a signed statement's CWT claims (protected
