@@ -49,8 +49,10 @@ import (
 // SHA-256 of the RFC 8785 form of the receipt less chain.hash and
 // sig.value (the payload_digest axis), and chain.prevHash names the
 // predecessor's, null on the first receipt; a chain is one scope.tenant
-// and scope.chain. The receipt's own sig is not checked: the COSE
-// signature covers the whole payload.
+// and scope.chain; prevHash is null exactly on chain.seq 0. That seq
+// follows the predecessor's is not checked (noa's verifyChain does): the
+// link is. The receipt's own sig is not checked: the COSE signature
+// covers the whole payload.
 var scittFormat = format{name: "scitt-statement", detect: isSCITT, check: checkSCITT, signs: []string{"transparent_statement", "detached_payload"}, chain: &chainRule{
 	hash:  scittChainHash,
 	link:  linkRule{path: []string{"chain", "prevHash"}, absent: linkMissing, null: linkGenesis, prefix: "sha256:"},
@@ -307,6 +309,15 @@ func (c *check) noaChain(r *canon.Value) {
 		c.pass(AxisPayloadDigest, "payload chain.hash")
 	default:
 		c.fail(AxisPayloadDigest, ReasonDigestMismatch, "the payload hashes to sha256:"+got+", its chain.hash says "+quoteShort(want))
+	}
+	ch := r.Get("chain")
+	seq := ch.Get("seq")
+	if seq == nil || seq.Kind != canon.Number {
+		c.fail(AxisStructure, ReasonBadField, "payload chain.seq must be a number")
+		return
+	}
+	if p := ch.Get("prevHash"); (p != nil && p.Kind == canon.Null) != (seq.Text == "0") {
+		c.fail(AxisChain, ReasonChainMismatch, "chain.prevHash null goes with chain.seq 0 and only with it; chain.seq is "+seq.Text)
 	}
 	c.linkRoot = r
 	c.readLink()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/veraison/go-cose"
 
 	"github.com/receiptverify/verify/internal/limits"
+	"github.com/receiptverify/verify/verify/canon"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/tlog"
 )
@@ -174,6 +176,21 @@ func TestSCITTEdges(t *testing.T) {
 		many[i] = good
 	}
 
+	// A NOA receipt payload claiming to start a chain (prevHash null) at
+	// seq 3: its chain.hash right, its position not.
+	noa := func(seq string) []byte {
+		body := `{"spec":"noa.receipt/0.1","id":"r","ts":"2026-11-30T12:00:00.000Z","scope":{"tenant":"t","chain":"c"},"chain":{"seq":` + seq + `,"prevHash":null,"hash":"H"},"sig":{"alg":"ed25519","kid":"k","value":"v"}}`
+		r, err := canon.Parse([]byte(body), receiptParse)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := noaChainHash(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []byte(strings.Replace(body, `"H"`, `"sha256:`+h+`"`, 1))
+	}
+
 	for _, tc := range []struct {
 		name    string
 		line    []byte
@@ -182,6 +199,8 @@ func TestSCITTEdges(t *testing.T) {
 		anchors Status
 	}{
 		{"valid", scittLine(withReceipts(t, statement, good), nil), Pass, nil, StatusPass},
+		{"noa genesis", scittLine(scittSign(t, issuer, prot(), nil, noa("0"), nil, false), nil), Pass, nil, StatusNotRun},
+		{"noa genesis claimed at seq 3", scittLine(scittSign(t, issuer, prot(), nil, noa("3"), nil, false), nil), Fail, []Reason{"chain_mismatch"}, StatusNotRun},
 		{"cwt claims", scittLine(withReceipts(t, withClaims, scittReceiptFor(t, ts, withClaims, nil, nil, false)), nil), Pass, nil, StatusPass},
 		{"detached", scittLine(withReceipts(t, detached, scittReceiptFor(t, ts, detached, nil, nil, false)), payload), Pass, nil, StatusPass},
 		{"detached payload missing", scittLine(detached, nil), Fail, []Reason{"missing_field"}, ""},
