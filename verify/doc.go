@@ -48,7 +48,8 @@
 // predecessor's chain hash and both are of one chain: one format and one
 // chain scope, which each format takes from its producers (ACTA: the
 // issuer; AERF: plan_id; agentreceipts: chain_id; Asqav: issuer, org, agent
-// and session; pipelock: the format alone). [WithPredecessor] and package
+// and session; pipelock: the format alone; a SCITT statement whose payload
+// is a NOA receipt: its tenant and chain). [WithPredecessor] and package
 // stream apply that one rule; [ChainScope] gives a stored receipt's scope.
 //
 // # Streams
