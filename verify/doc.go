@@ -22,8 +22,9 @@
 // wrote before them), AERF, agentreceipts, authproof, pipelock evidence
 // v2 and ActionReceipt v1, Overturn recording entries, UndoLog
 // effect-log rows, webaes action receipts, circe receipts, sb-runtime receipts, JWS receipts
-// (compact, flattened and general; TrustProof JWT chains), XAIP receipts and
-// Vaara receipts. Each format's file says its exact signing input and
+// (compact, flattened and general; TrustProof JWT chains), XAIP receipts,
+// Vaara receipts and SCITT transparent statements (COSE_Sign1 with RFC 9942
+// receipts, scitt.go). Each format's file says its exact signing input and
 // chain rule. Signatures are always checked over bytes recomputed from the
 // document as received, in the producer's own canonical dialect (package
 // canon); for a pipelock ActionReceipt that is the document as Go's
@@ -47,7 +48,8 @@
 // predecessor's chain hash and both are of one chain: one format and one
 // chain scope, which each format takes from its producers (ACTA: the
 // issuer; AERF: plan_id; agentreceipts: chain_id; Asqav: issuer, org, agent
-// and session; pipelock: the format alone). [WithPredecessor] and package
+// and session; pipelock: the format alone; a SCITT statement whose payload
+// is a NOA receipt: its tenant and chain). [WithPredecessor] and package
 // stream apply that one rule; [ChainScope] gives a stored receipt's scope.
 //
 // # Streams

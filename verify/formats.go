@@ -54,7 +54,9 @@ type format struct {
 //   - w3c-data-integrity: a proof of type DataIntegrityProof, on any
 //     document but an AgentReceipt;
 //   - asqav-vc: a proof of type AsqavReceiptSignature2026 and a
-//     credentialSubject, the Asqav SDK's VC door.
+//     credentialSubject, the Asqav SDK's VC door;
+//   - scitt-statement: a transparent_statement string, a SCITT
+//     transparent statement's COSE_Sign1 in base64url.
 var formats = []format{
 	dsseFormat,
 	trustProofFormat,
@@ -79,6 +81,7 @@ var formats = []format{
 	asqavVCFormat,
 	checkpointFormat,
 	obsignaCheckpointFormat,
+	scittFormat,
 }
 
 func detect(doc *canon.Value) *format {

@@ -98,6 +98,15 @@ const (
 	// year 9999 would make a file that no TOML reader, report included,
 	// reads back.
 	MaxBaselineValidDays = 3650
+
+	// MaxSCITTReceipts bounds the receipts (unprotected header 394) of one
+	// SCITT transparent statement; a statement with more fails its anchors
+	// axis (bad_field).
+	MaxSCITTReceipts = 16
+
+	// MaxSCITTProofs bounds the inclusion proofs of one SCITT receipt
+	// (header 396, key -1); a receipt with more fails (bad_inclusion_proof).
+	MaxSCITTProofs = 16
 )
 
 // MaxGzipContent is the most a gzip file of compressed bytes may expand

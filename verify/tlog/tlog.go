@@ -158,3 +158,21 @@ func joinSizes(s []uint64) string {
 	}
 	return string(b)
 }
+
+// RootFromInclusion returns the root that the audit path leads to from
+// leaf at index of a tree of size leaves: what a COSE receipt (RFC 9942),
+// whose payload is detached, signs.
+func RootFromInclusion(leaf []byte, index, size uint64, path [][]byte) ([]byte, error) {
+	if len(leaf) != HashSize {
+		return nil, errors.New("the leaf must be a 32-byte hash")
+	}
+	if len(path) > MaxPath {
+		return nil, fmt.Errorf("audit path of %d hashes, more than the %d a tree can need", len(path), MaxPath)
+	}
+	for i, h := range path {
+		if len(h) != HashSize {
+			return nil, fmt.Errorf("audit path hash %d is %d bytes, not %d", i, len(h), HashSize)
+		}
+	}
+	return proof.RootFromInclusionProof(rfc6962.DefaultHasher, index, size, leaf, path)
+}

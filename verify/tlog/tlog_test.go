@@ -1,6 +1,7 @@
 package tlog_test
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -81,6 +82,29 @@ func TestInclusionVectors(t *testing.T) {
 			for what, err := range changed {
 				if err == nil {
 					t.Errorf("changed %s verifies", what)
+				}
+			}
+
+			// What a COSE receipt signs: the root recomputed from the leaf
+			// and the path, another for a changed leaf, index or path hash.
+			if got, err := tlog.RootFromInclusion(leaf, index, p.Size, path); err != nil || !bytes.Equal(got, root) {
+				t.Fatalf("RootFromInclusion = %x, %v; want %x", got, err, root)
+			}
+			recomputed := map[string][][]byte{"leaf": {flip(leaf)}, "index": {leaf}}
+			for what, in := range recomputed {
+				i := index
+				if what == "index" {
+					i = index + 1
+				}
+				if got, err := tlog.RootFromInclusion(in[0], i, p.Size, path); err == nil && bytes.Equal(got, root) {
+					t.Errorf("changed %s leads to the same root", what)
+				}
+			}
+			for i := range path {
+				bad := append([][]byte(nil), path...)
+				bad[i] = flip(bad[i])
+				if got, err := tlog.RootFromInclusion(leaf, index, p.Size, bad); err == nil && bytes.Equal(got, root) {
+					t.Errorf("changed path[%d] leads to the same root", i)
 				}
 			}
 

@@ -23,6 +23,8 @@ func What(format string) string {
 		return "the chain_id it names"
 	case "sb-runtime":
 		return "pubkey"
+	case "scitt-statement":
+		return "NOA payload's scope.tenant and scope.chain"
 	case "c2sp-checkpoint":
 		return "the chain its origin names"
 	}
