@@ -107,7 +107,7 @@ FROM judgments j GROUP BY ALL`)
 	err = conn.QueryRowContext(ctx, `SELECT j.ord, j.kind, COALESCE(j.outcome, 'NULL') FROM judgments j
 LEFT JOIN shard_records r ON r.ord = j.ord
 LEFT JOIN shard_records f ON f.ord = j.first_ord
-WHERE r.ord IS NULL OR j.first_ord IS NULL OR j.first_ord < 0 OR (j.first_ord > j.ord AND j.kind <> 'nonce') OR j.outcome IS NULL OR NOT (`+judgmentOutcomes+`)
+WHERE r.ord IS NULL OR j.first_ord IS NULL OR j.first_ord < 0 OR f.receipt_order > r.receipt_order OR j.outcome IS NULL OR NOT (`+judgmentOutcomes+`)
 	OR (f.ord IS NULL AND (j.first_ord >> 40) IN (`+strings.Join(local, ", ")+`))
 	OR (j.kind = 'chain' AND (r.link_key IS NULL OR (f.ord IS NOT NULL AND f.link_key IS DISTINCT FROM r.link_key)))
 	OR (j.kind = 'nonce' AND (r.nonce_key IS NULL OR (f.ord IS NOT NULL AND f.nonce_key IS DISTINCT FROM r.nonce_key)))

@@ -224,7 +224,7 @@ func TestEnginesSharded(t *testing.T) {
 
 // judgmentColumns are the columns of shard_records the judgment SQL
 // reads.
-const judgmentColumns = "ord, chain_key, link_key, scope_key, nonce_key, nonce_order, claim"
+const judgmentColumns = "ord, chain_key, link_key, scope_key, nonce_key, receipt_order, claim"
 
 // duckDBJudgments runs the judgment SQL on DuckDB after the statements
 // of verify parts --engine duckdb.
@@ -291,7 +291,7 @@ func postgresRecords(t *testing.T, records []string, historyKeys ...string) *sql
 	}
 	defer pg.Close(ctx)
 	for _, stmt := range append([]string{
-		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text, nonce_order text, claim boolean)",
+		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text, receipt_order text, claim boolean)",
 		"CREATE TABLE history_keys (kind text, k bytea, scope bytea)",
 	}, PostgresHexFunctions...) {
 		if _, err := pg.Exec(ctx, stmt); err != nil {
