@@ -41,7 +41,7 @@ uses AS (
     FROM receipts r JOIN mine m ON m.nonce_key = r.nonce_key
 )
 SELECT u.file_sha256, u.source, u.line, u.day, u.verdict, u.reasons, o.file_sha256, o.source, o.line,
-       u.no_raw, u.byte_offset, u.byte_length, u.line_sha256
+       u.no_raw, u.byte_offset, u.byte_length, u.line_sha256, o.file_sha256, o.source, o.line
 FROM uses u JOIN uses o ON o.nonce_key = u.nonce_key AND o.rank = 1
 WHERE u.rank > 1 AND u.file_sha256 NOT IN (%[1]s)
   AND NOT list_contains(u.reasons, 'nonce_replay')
@@ -49,17 +49,22 @@ WHERE u.rank > 1 AND u.file_sha256 NOT IN (%[1]s)
 ORDER BY u.day, u.file_sha256, u.line`
 
 // reviseForks finds the stored receipts that the load's files make forks:
-// of the receipts that count (no claim) naming a predecessor one the load
-// added names, the first namer is the first in receiptOrder, as the
-// stream decides. A receipt stored before that is not the first namer,
+// of the receipts that count (no claim) naming a predecessor that one the
+// load added names, or that the load added (stored namers that were
+// absent or whose chain started before what was loaded with them meet
+// there), the first namer is the first in receiptOrder, as the stream
+// decides. A receipt stored before that is not the first namer,
 // nor the first namer delivered again (its chain hash), whose predecessor
 // is stored in its own chain (else it is absent, outside or a break, as
 // in one load) and whose link was judged no fault is a fork now: FAIL
 // chain_fork. It runs after the files' relink, which judges the stored
 // receipts that named their predecessor as absent.
 const reviseForks = `WITH mine AS (
-    SELECT DISTINCT lower(previous_hash) AS k FROM receipts
+    SELECT lower(previous_hash) AS k FROM receipts
     WHERE file_sha256 IN (%s) AND previous_hash IS NOT NULL AND claim IS NOT TRUE
+    UNION
+    SELECT chain_hash AS k FROM receipts
+    WHERE file_sha256 IN (%[1]s) AND chain_hash IS NOT NULL AND chain_hash <> ''
 ),
 namers AS (
     SELECT r.file_sha256, r.source, r.line, r.day, r.verdict, r.reasons, r.chain_hash, r.chain_scope, m.k,
@@ -68,10 +73,21 @@ namers AS (
            ROW_NUMBER() OVER (PARTITION BY m.k ORDER BY ` + receiptOrder + `) AS rank
     FROM receipts r JOIN mine m ON lower(r.previous_hash) = m.k
     WHERE r.claim IS NOT TRUE
+),
+-- The predecessor as a file of the load holds it: what caused the
+-- revision when the first namer was stored before.
+brought AS (
+    SELECT chain_hash AS k, file_sha256, source, line,
+           ROW_NUMBER() OVER (PARTITION BY chain_hash ORDER BY file_sha256, line) AS n
+    FROM receipts WHERE file_sha256 IN (%[1]s) AND chain_hash IS NOT NULL
 )
 SELECT u.file_sha256, u.source, u.line, u.day, u.verdict, u.reasons, o.file_sha256, o.source, o.line,
-       u.no_raw, u.byte_offset, u.byte_length, u.line_sha256
+       u.no_raw, u.byte_offset, u.byte_length, u.line_sha256,
+       CASE WHEN o.file_sha256 IN (%[1]s) OR b.k IS NULL THEN o.file_sha256 ELSE b.file_sha256 END,
+       CASE WHEN o.file_sha256 IN (%[1]s) OR b.k IS NULL THEN o.source ELSE b.source END,
+       CASE WHEN o.file_sha256 IN (%[1]s) OR b.k IS NULL THEN o.line ELSE b.line END
 FROM namers u JOIN namers o ON o.k = u.k AND o.rank = 1
+LEFT JOIN brought b ON b.k = u.k AND b.n = 1
 WHERE u.rank > 1 AND u.file_sha256 NOT IN (%[1]s)
   AND NOT COALESCE(u.chain_hash <> '' AND u.chain_hash = o.chain_hash, FALSE)
   AND NOT list_has_any(u.reasons, ['chain_fork', 'chain_break', 'chain_absent', 'chain_mismatch'])
@@ -114,7 +130,8 @@ func (l *loader) revise() error {
 	nonces := revisionKind{query: reviseNonces, reasons: func(_ string, rs reasonList) []verify.Reason { return withNonceReplay(rs) },
 		why: "nonce_replay: its nonce was used first by "}
 	forks := revisionKind{query: reviseForks, reasons: withChainFork,
-		why: "chain_fork: its predecessor was named first by "}
+		why:        "chain_fork: its predecessor was named first by ",
+		whyBrought: "chain_fork: its predecessor, loaded now as %s, was named first by %s"}
 	for _, k := range []revisionKind{nonces, forks} {
 		if err := l.reviseKind(tx, k, in, perDay); err != nil {
 			return fail(err)
@@ -135,11 +152,14 @@ func (l *loader) revise() error {
 
 // revisionKind is one judgment a load revises stored receipts by: the
 // query finding them (its %s the load's files), their reasons after, and
-// the start of the why recorded, which the first receipt's place ends.
+// the start of the why recorded, which the first receipt's place ends;
+// whyBrought, the why when the cause is not the first but a receipt it
+// names that the load brought (the predecessor's place, then the first's).
 type revisionKind struct {
-	query   string
-	reasons func(verdict string, old reasonList) []verify.Reason
-	why     string
+	query      string
+	reasons    func(verdict string, old reasonList) []verify.Reason
+	why        string
+	whyBrought string
 }
 
 // reviseKind revises the stored receipts k.query finds in tx to FAIL,
@@ -155,16 +175,20 @@ func (l *loader) reviseKind(tx *sql.Tx, k revisionKind, in string, perDay map[st
 		day                 time.Time
 		verdict             string
 		reasons             reasonList
-		origSHA, origSource string
+		origSHA, origSource string // the first: the original, the first namer
 		origLine            int64
-		noRaw               bool
-		at                  StoredReceipt // where its line is in the archive
+		// cause is the receipt of the load that caused the revision:
+		// the first, or the predecessor a first namer stored before names.
+		causeSHA, causeSource string
+		causeLine             int64
+		noRaw                 bool
+		at                    StoredReceipt // where its line is in the archive
 	}
 	var revs []revision
 	for rows.Next() {
 		var r revision
 		if err := rows.Scan(&r.sha, &r.source, &r.line, &r.day, &r.verdict, &r.reasons, &r.origSHA, &r.origSource, &r.origLine,
-			&r.noRaw, &r.at.Offset, &r.at.Length, &r.at.LineSHA256); err != nil {
+			&r.noRaw, &r.at.Offset, &r.at.Length, &r.at.LineSHA256, &r.causeSHA, &r.causeSource, &r.causeLine); err != nil {
 			rows.Close()
 			return err
 		}
@@ -175,6 +199,11 @@ func (l *loader) reviseKind(tx *sql.Tx, k revisionKind, in string, perDay map[st
 	}
 	for _, r := range revs {
 		newReasons := reasonStrings(k.reasons(r.verdict, r.reasons))
+		first := r.origSource + ":" + strconv.FormatInt(r.origLine, 10)
+		why := k.why + first
+		if r.causeSHA != r.origSHA || r.causeLine != r.origLine {
+			why = fmt.Sprintf(k.whyBrought, r.causeSource+":"+strconv.FormatInt(r.causeLine, 10), first)
+		}
 		if _, err := tx.ExecContext(l.ctx, "UPDATE receipts SET verdict = 'FAIL', reasons = $1 WHERE file_sha256 = $2 AND line = $3",
 			newReasons, r.sha, r.line); err != nil {
 			return err
@@ -192,8 +221,7 @@ func (l *loader) reviseKind(tx *sql.Tx, k revisionKind, in string, perDay map[st
 		}
 		if _, err := tx.ExecContext(l.ctx, `INSERT INTO revisions VALUES ($1, $2, $3, $4, $5, $6, 'FAIL', $7, $8, $9, $10, $11, $12)`,
 			r.day, r.sha, r.source, r.line, r.verdict, reasonStrings(r.reasons), newReasons,
-			k.why+r.origSource+":"+strconv.FormatInt(r.origLine, 10),
-			r.origSHA, r.origLine, l.at, l.opts.Run); err != nil {
+			why, r.causeSHA, r.causeLine, l.at, l.opts.Run); err != nil {
 			return err
 		}
 		day := r.day.UTC().Format(time.DateOnly)
