@@ -43,7 +43,8 @@ const judgmentOutcomes = `(j.kind = 'chain' AND j.outcome IN ('linked', 'absent'
 // counts them: each must be of a record with a chain hash, at most one a
 // record, its first_ord a record with the same chain hash. A row of no
 // record, an unknown kind or outcome, or a first_ord that is no record
-// with the same key at or before it is refused as well. source names the
+// with the same key at or before it (by receipt_order: the first may be
+// read after the records it comes before) is refused as well. source names the
 // judgments in messages.
 func checkJudgments(ctx context.Context, conn *sql.Conn, source string, shards []*shardDir) error {
 	refuse := func(format string, a ...any) error {
