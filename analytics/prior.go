@@ -54,7 +54,10 @@ func (p *archivePrior) others() string {
 	return " AND r.file_sha256 <> " + sqltext.String(p.exclude)
 }
 
-var _ streamrun.PriorScopes = (*archivePrior)(nil)
+var (
+	_ streamrun.PriorScopes = (*archivePrior)(nil)
+	_ streamrun.PriorOrders = (*archivePrior)(nil)
+)
 
 // archivePriorBatch is the most keys one question to the archive carries
 // (streamrun.Options.PriorBatch): at about 150 bytes a key held by the
@@ -244,11 +247,12 @@ func (p *archivePrior) Nonces(ctx context.Context, digests []string) (map[string
 // named as absent a predecessor this file holds: a load that brings a
 // receipt late gives its successors, loaded before, the judgment one load
 // of both would have given (linked, or a break when the chains differ).
-// When several stored receipts named it, the first (by load time, file
-// and line, counting those whose link was not checked) links and the
-// others are forks, as in one load; a claim (a receipt whose signature
-// did not verify) is never the first, and forks the predecessor when a
-// receipt that counts names it. A stored
+// When several receipts name it, the first in receiptOrder (issue time,
+// then the line's SHA-256, as the stream orders them; counting those whose
+// link was not checked, and those of this file) links and the others are
+// forks, as in one load, whatever order they were loaded in; a claim (a
+// receipt whose signature did not verify) is never the first, and forks
+// the predecessor when a receipt that counts names it. A stored
 // receipt whose chain started before what was loaded (its link not
 // checked, no chain_absent) is judged again only when the predecessor
 // now loaded, which no other file holds, is of another chain: a break.
@@ -261,21 +265,19 @@ func (f *fileLoad) relink() error {
 	rows, err := f.tx.QueryContext(f.ctx, `
 		SELECT r.file_sha256, r.line, r.raw, r.reasons, COALESCE(r.trust_sha256, ''),
 		       p.chain_hash, COALESCE(p.chain_scope, ''), r.verdict, r.claim IS TRUE,
-		       EXISTS (SELECT 1 FROM receipts o JOIN files fo ON fo.file_sha256 = o.file_sha256
-		               WHERE lower(o.previous_hash) = p.chain_hash AND o.file_sha256 <> $1
+		       EXISTS (SELECT 1 FROM receipts o
+		               WHERE lower(o.previous_hash) = p.chain_hash
 		                 AND o.claim IS NOT TRUE
 		                 AND COALESCE(o.chain_hash, '') <> COALESCE(r.chain_hash, '')
-		                 AND (fo.loaded_at < f.loaded_at
-		                      OR fo.loaded_at = f.loaded_at AND (o.source < r.source OR o.source = r.source AND o.line < r.line)))
+		                 AND `+receiptBefore+`)
 		FROM receipts r
 		JOIN receipts p ON p.file_sha256 = $1 AND lower(r.previous_hash) = p.chain_hash
-		JOIN files f ON f.file_sha256 = r.file_sha256
 		WHERE r.file_sha256 <> $1
 		  AND (list_contains(r.reasons, 'chain_absent')
 		       OR (r.chain_scope IS NOT NULL AND p.chain_scope IS NOT NULL AND r.chain_scope <> p.chain_scope
 		           AND NOT list_contains(r.reasons, 'chain_break')
 		           AND NOT EXISTS (SELECT 1 FROM receipts o WHERE o.chain_hash = p.chain_hash AND o.file_sha256 <> $1)))
-		ORDER BY p.chain_hash, r.claim IS TRUE, f.loaded_at, r.source, r.line`, f.sum.SHA256)
+		ORDER BY p.chain_hash, r.claim IS TRUE, `+receiptOrder, f.sum.SHA256)
 	if err != nil {
 		return err
 	}
@@ -303,10 +305,11 @@ func (f *fileLoad) relink() error {
 		}
 		// The first namer that counts links; a claim is never first and
 		// forks a predecessor a receipt that counts names (they come
-		// first). A stored receipt that names it before (even one whose
-		// link was not checked, its chain starting before what was loaded
-		// with it) makes this one a fork.
-		first := !claim && !named && !earlierNamer
+		// first). A receipt that names it before in receiptOrder (even
+		// one whose link was not checked, its chain starting before what
+		// was loaded with it, or one of this file) makes this one a fork;
+		// the first delivered again is the first too.
+		first := !claim && !earlierNamer
 		named = named || !claim
 		absent := slices.Contains(reasons, verify.ReasonChainAbsent)
 		if !raw.Valid {
@@ -392,6 +395,40 @@ func (p *archivePrior) NonceFirsts(ctx context.Context, digests []string) (map[s
 			o := streamrun.MakeOrder(issued.Int64, issued.Valid, sum)
 			if cur, ok := out[d]; !ok || o.Before(cur) {
 				out[d] = o
+			}
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// NamerFirsts answers streamrun.PriorOrders: the Order of the earliest
+// stored receipt naming each chain hash prefix asked (its previous_hash,
+// as Links reads it named; a claim names nothing), from its issued_at and
+// line_sha256, as NonceFirsts.
+func (p *archivePrior) NamerFirsts(ctx context.Context, prefixes []string) (map[string]streamrun.Order, error) {
+	out := map[string]streamrun.Order{}
+	if len(prefixes) == 0 {
+		return out, nil
+	}
+	err := p.withKeys(ctx, prefixes, func(conn *sql.Conn) error {
+		rows, err := conn.QueryContext(ctx, `
+			SELECT k.key, epoch_us(r.issued_at), COALESCE(r.line_sha256, '')
+			FROM prior_keys k JOIN receipts r ON substr(r.previous_hash, 1, 32) = k.key
+			WHERE r.claim IS NOT TRUE`+p.others())
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var prefix, sum string
+			var issued sql.NullInt64
+			if err := rows.Scan(&prefix, &issued, &sum); err != nil {
+				return err
+			}
+			o := streamrun.MakeOrder(issued.Int64, issued.Valid, sum)
+			if cur, ok := out[prefix]; !ok || o.Before(cur) {
+				out[prefix] = o
 			}
 		}
 		return rows.Err()

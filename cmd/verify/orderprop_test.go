@@ -23,13 +23,23 @@ import (
 // stores the same rows in every table (paths and load times aside) and
 // writes the same reports within a layout. Which receipt of a nonce is
 // the original is decided by what the receipts carry, and a later load
-// that brings an earlier original revises what was stored.
+// that brings an earlier original revises what was stored. So is which of
+// two receipts naming one predecessor is the first namer and which the
+// fork: the later-issued namer of each planted fork is read, or loaded,
+// before the first.
 func TestOrderProperty(t *testing.T) {
 	t.Parallel()
 	corpus := t.TempDir()
 	cfg := receiptgen.Config{Seed: 35, N: 150, Rate: 0.12, Days: 3, Algs: receiptgen.Ed25519Only()}
-	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(corpus)); err != nil {
+	truth, err := receiptgen.Generate(cfg, receiptgen.DirSink(corpus))
+	if err != nil {
 		t.Fatal(err)
+	}
+	forks := map[int]string{} // the later namers of forks: action_id by 0-based line
+	for _, r := range truth.Records {
+		if r.Kind == receiptgen.KindFork {
+			forks[r.Line-1] = r.ActionID
+		}
 	}
 	b, err := os.ReadFile(filepath.Join(corpus, "receipts.jsonl"))
 	if err != nil {
@@ -38,8 +48,14 @@ func TestOrderProperty(t *testing.T) {
 	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
 	// The parts are the lines in order of issue, cut in three; each
 	// planted nonce replay is moved to the last part, so that loads split
-	// by part meet replays before their originals.
+	// by part meet replays before their originals. The later-issued namer
+	// of each planted fork goes to the head of a part read or loaded
+	// before its first namer: the newest part's head when the first namer
+	// is in an older part (the newest-first loads and the directories
+	// whose names sort newest first take it first), else the oldest
+	// part's head (a logrotate family is read oldest first).
 	var parts [3][]string
+	var heads [3][]string
 	nonce := regexp.MustCompile(`"nonce":"[^"]*"`)
 	uses := map[string]int{}
 	for _, l := range lines {
@@ -47,14 +63,32 @@ func TestOrderProperty(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	third := len(lines) / 3
+	moved := 0
 	for i, l := range lines {
 		n := nonce.FindString(l)
 		part := min(i/third, 2)
 		if n != "" && uses[n] > 1 && seen[n] {
 			part = 2
 		}
-		parts[part] = append(parts[part], l)
 		seen[n] = true
+		if forks[i] != "" {
+			// The first namer was issued just before (receiptgen's
+			// fork: between it and its successor).
+			if part < 2 || min((i-1)/third, 2) < 2 {
+				heads[2] = append(heads[2], l)
+			} else {
+				heads[0] = append(heads[0], l)
+			}
+			moved++
+			continue
+		}
+		parts[part] = append(parts[part], l)
+	}
+	for i := range parts {
+		parts[i] = append(heads[i], parts[i]...)
+	}
+	if moved == 0 {
+		t.Fatal("the archive has no planted fork: it does not test which namer is first")
 	}
 	// Deliveries again: receipts of the first part re-serialised (a
 	// space after the opening brace: the same signed bytes) in the last,
@@ -80,6 +114,7 @@ func TestOrderProperty(t *testing.T) {
 	trust := []string{"--keys", filepath.Join(corpus, "keys", "jwks.json"), "--schemas", filepath.Join(corpus, "schemas"), "--at", "2026-12-01T00:00:00Z"}
 	var wantRows, wantFrom string
 	revised := 0
+	forkRevised := false // a load made a stored first namer a fork
 	for lname, names := range layouts {
 		logs := filepath.Join(t.TempDir(), "logs")
 		for i, n := range names {
@@ -107,6 +142,9 @@ func TestOrderProperty(t *testing.T) {
 				revised += strings.Count(stdout, "revised: ")
 			}
 			rows := dumpOrderTables(t, db)
+			if queryOrderRows(t, db, "SELECT count(*) > 0 FROM revisions WHERE why LIKE 'chain_fork:%'") == "true\n" {
+				forkRevised = true
+			}
 			switch {
 			case wantRows == "":
 				wantRows, wantFrom = rows, what
@@ -149,6 +187,20 @@ func TestOrderProperty(t *testing.T) {
 	}
 	if revised == 0 {
 		t.Errorf("no load revised a stored verdict: the splits do not test revisions")
+	}
+	if !forkRevised {
+		t.Errorf("no load revised a stored first namer to a fork: the splits do not test fork revisions")
+	}
+	// The later namer of each fork is the fork, not its first namer.
+	for _, row := range strings.Split(wantRows, "\n") {
+		for _, id := range forks {
+			if strings.Contains(row, "\t"+id+"\t") && !strings.Contains(row, "chain_fork") {
+				t.Errorf("the planted fork %s is stored without chain_fork: %s", id, row)
+			}
+		}
+	}
+	if n := strings.Count(wantRows, "chain_fork"); n < len(forks) {
+		t.Errorf("%d rows with chain_fork, want at least the %d planted forks", n, len(forks))
 	}
 }
 

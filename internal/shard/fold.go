@@ -92,9 +92,6 @@ func foldShard(ctx context.Context, conn *sql.Conn, s *shardDir, source string, 
 					default:
 						return refuse("a %s row for record ord %d, which has no key of that kind", x.kind, r.ord)
 					}
-					if x.first > r.ord && x.kind != "nonce" { // a nonce's first use goes by Order
-						return refuse("the %s row of ord %d names a later record (%d) as first_ord", x.kind, r.ord, x.first)
-					}
 					first, err := recordOf(x.first)
 					if err != nil {
 						return refuse("the %s row of ord %d: %v", x.kind, r.ord, err)

@@ -43,7 +43,8 @@ const judgmentOutcomes = `(j.kind = 'chain' AND j.outcome IN ('linked', 'absent'
 // counts them: each must be of a record with a chain hash, at most one a
 // record, its first_ord a record with the same chain hash. A row of no
 // record, an unknown kind or outcome, or a first_ord that is no record
-// with the same key at or before it is refused as well. source names the
+// with the same key at or before it (by receipt_order: the first may be
+// read after the records it comes before) is refused as well. source names the
 // judgments in messages.
 func checkJudgments(ctx context.Context, conn *sql.Conn, source string, shards []*shardDir) error {
 	refuse := func(format string, a ...any) error {
@@ -107,7 +108,7 @@ FROM judgments j GROUP BY ALL`)
 	err = conn.QueryRowContext(ctx, `SELECT j.ord, j.kind, COALESCE(j.outcome, 'NULL') FROM judgments j
 LEFT JOIN shard_records r ON r.ord = j.ord
 LEFT JOIN shard_records f ON f.ord = j.first_ord
-WHERE r.ord IS NULL OR j.first_ord IS NULL OR j.first_ord < 0 OR (j.first_ord > j.ord AND j.kind <> 'nonce') OR j.outcome IS NULL OR NOT (`+judgmentOutcomes+`)
+WHERE r.ord IS NULL OR j.first_ord IS NULL OR j.first_ord < 0 OR f.receipt_order > r.receipt_order OR j.outcome IS NULL OR NOT (`+judgmentOutcomes+`)
 	OR (f.ord IS NULL AND (j.first_ord >> 40) IN (`+strings.Join(local, ", ")+`))
 	OR (j.kind = 'chain' AND (r.link_key IS NULL OR (f.ord IS NOT NULL AND f.link_key IS DISTINCT FROM r.link_key)))
 	OR (j.kind = 'nonce' AND (r.nonce_key IS NULL OR (f.ord IS NOT NULL AND f.nonce_key IS DISTINCT FROM r.nonce_key)))

@@ -51,9 +51,10 @@
 // result in a binary form that only the same build of verify reads, which
 // the manifest names and Finalize checks), and byte_offset, byte_length
 // and line_sha256 (32 bytes): where the line is in its input and its
-// SHA-256, NULL for a file that could not be read; nonce_order (hex, with
-// a nonce: streamrun.Keys.Order), by which the first use of a nonce is
-// chosen; claim, true for a receipt whose signature did not verify
+// SHA-256, NULL for a file that could not be read; receipt_order (hex, with
+// a chain hash, a link or a nonce: streamrun.Keys.Order), by which the
+// first use of a nonce, the first namer of a predecessor and the first of
+// the receipts sharing a chain hash are chosen; claim, true for a receipt whose signature did not verify
 // (streamrun.Keys.Claim), which counts as a predecessor present and as
 // nothing else.
 package shard

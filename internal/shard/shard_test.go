@@ -273,6 +273,30 @@ func plantedFork(t *testing.T, dir string, before int) int {
 	return 0
 }
 
+// plantedForks is the indexes in the lines of the planted forks' later
+// namers.
+func plantedForks(t *testing.T, dir string) []int {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "truth.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var r receiptgen.Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Kind == receiptgen.KindFork && r.Line > 0 {
+			out = append(out, r.Line-1)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no planted fork")
+	}
+	return out
+}
+
 func generated(t *testing.T, cfg receiptgen.Config) (dir string, v *verify.Verifier, lines []string) {
 	t.Helper()
 	dir = t.TempDir()

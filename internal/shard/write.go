@@ -39,7 +39,7 @@ const recordsTable = `CREATE TABLE records (
 	ord BIGINT NOT NULL, source VARCHAR NOT NULL, line BIGINT NOT NULL,
 	format VARCHAR NOT NULL, verdict VARCHAR NOT NULL, reasons VARCHAR[] NOT NULL, axes VARCHAR NOT NULL,
 	chain_key VARCHAR, link_key VARCHAR, scope_key VARCHAR, nonce_key VARCHAR,
-	state BLOB NOT NULL, byte_offset BIGINT, byte_length BIGINT, line_sha256 BLOB, nonce_order VARCHAR, claim BOOLEAN NOT NULL)`
+	state BLOB NOT NULL, byte_offset BIGINT, byte_length BIGINT, line_sha256 BLOB, receipt_order VARCHAR, claim BOOLEAN NOT NULL)`
 
 // Writer writes one map task's directory.
 type Writer struct {

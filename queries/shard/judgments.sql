@@ -14,9 +14,9 @@
 --                    the hex keys of its chain hash (chain_key), the
 --                    predecessor it names (link_key), its chain scope
 --                    (scope_key) and its issuer and nonce (nonce_key),
---                    with the receipt's order (nonce_order: issue time,
---                    then its line's SHA-256, streamrun.Order in hex),
---                    NULL where it has none, and claim: true for a
+--                    with the receipt's order (receipt_order: issue time,
+--                    then its line's SHA-256, streamrun.Order in hex;
+--                    set with any of those keys), NULL where it has none, and claim: true for a
 --                    receipt whose signature did not verify, which has
 --                    no nonce_key;
 --   history_keys     the compact history of runs finalized before (their
@@ -38,15 +38,20 @@
 -- -> VARCHAR (DuckDB, ClickHouse; PostgreSQL with decode/encode
 -- wrappers, docs/scale-out.md).
 --
+-- Order: of the receipts sharing a chain hash, naming one predecessor or
+-- using one nonce, the first is the one with the least receipt_order
+-- (issue time, then its line's SHA-256), then the least ord: what the
+-- receipts carry decides, whatever the order of the files.
+--
 -- Rule: a receipt naming a predecessor links to it when some receipt has
--- that chain hash (the earliest of the input, else the earliest of the
+-- that chain hash (the first of the input, else one of the
 -- history) and both share a chain scope; otherwise it is a break (another
 -- chain), or, when no receipt has it, absent if an earlier receipt of its
 -- chain scope is in the input or a receipt of it in the history (a gap),
 -- and outside if none is (a chain that starts before the input). Of the receipts naming one predecessor,
 -- the first links and every later one is a fork; all are forks
 -- (fork_prior) when a receipt of the history names it already. The first
--- receipt to use an issuer's nonce (by nonce_order, then ord) is unique, or prior_replay when the
+-- receipt to use an issuer's nonce is unique, or prior_replay when the
 -- history used it; every later one is a replay.
 --
 -- Claims: a receipt whose signature did not verify (claim) counts only
@@ -59,7 +64,7 @@
 -- after it; its first_ord is itself. Finalize reports the position it
 -- claims.
 --
--- Deliveries: a receipt whose chain hash an earlier receipt of the input
+-- Deliveries: a receipt whose chain hash a first receipt of the input
 -- has is that receipt delivered again (the same signed bytes): a
 -- delivery judgment (duplicate, first_ord the earlier one; prior_duplicate
 -- when the history has it), a nonce that is no replay (duplicate,
@@ -70,11 +75,16 @@
 -- first_ord (the first receipt of the input to name the predecessor, use
 -- the nonce or have the chain hash).
 -- Order: ord, kind.
-WITH owners AS (
-    SELECT r.chain_key AS k, MIN(r.ord) AS owner_ord
+WITH owner_ranks AS (
+    SELECT r.chain_key AS k, r.ord AS ord,
+           ROW_NUMBER() OVER (PARTITION BY r.chain_key ORDER BY r.receipt_order, r.ord) AS rank
     FROM shard_records r
     WHERE r.chain_key IS NOT NULL
-    GROUP BY r.chain_key
+),
+owners AS (
+    SELECT o.k AS k, o.ord AS owner_ord
+    FROM owner_ranks o
+    WHERE o.rank = 1
 ),
 owner_scopes AS (
     SELECT o.k AS k, r.scope_key AS scope_key
@@ -132,17 +142,20 @@ scope_firsts AS (
     WHERE (r.chain_key IS NOT NULL OR r.link_key IS NOT NULL) AND NOT r.claim
     GROUP BY r.scope_key
 ),
-first_namers AS (
-    SELECT r.link_key AS k, MIN(r.ord) AS first_ord
+namer_ranks AS (
+    SELECT r.link_key AS k, r.ord AS ord,
+           ROW_NUMBER() OVER (PARTITION BY r.link_key ORDER BY r.receipt_order, r.ord) AS rank
     FROM shard_records r
     WHERE r.link_key IS NOT NULL AND NOT r.claim
-    GROUP BY r.link_key
 ),
--- The first use of a nonce is the receipt with the least nonce_order
--- (issue time, then its line's SHA-256), whatever the order of the files.
+first_namers AS (
+    SELECT n.k AS k, n.ord AS first_ord
+    FROM namer_ranks n
+    WHERE n.rank = 1
+),
 nonce_ranks AS (
     SELECT r.nonce_key AS k, r.ord AS ord,
-           ROW_NUMBER() OVER (PARTITION BY r.nonce_key ORDER BY r.nonce_order, r.ord) AS rank
+           ROW_NUMBER() OVER (PARTITION BY r.nonce_key ORDER BY r.receipt_order, r.ord) AS rank
     FROM shard_records r
     WHERE r.nonce_key IS NOT NULL
 ),

@@ -28,4 +28,11 @@
 // chain it is a chain that starts before the input, its link not checked
 // (SKIPPED, which does not make a receipt INCOMPLETE), counted in
 // Summary.ChainsOutside.
+//
+// Which receipt is first, of those using one nonce (the original, the
+// others its replays), naming one predecessor (the one that links, the
+// others its forks) or sharing a chain hash (the first delivery), is
+// decided by what the receipts carry, never by the order the files are
+// read in: the earliest issue time (a receipt without one last), then the
+// least SHA-256 of the line.
 package stream

@@ -51,10 +51,12 @@ type key128 [16]byte
 
 // An entry: space (1), key (16), role (1), order (24), seq (8, big-endian),
 // scope (16), own (16): the receipt's own chain hash, zero without one.
-// Nonce entries carry the receipt's order (IndexEntry.Order), so that the
-// first use of a nonce is the earliest receipt by what the receipts carry,
-// whatever order the files were read in; chain entries carry zeros and
-// keep read order.
+// The entries of receipts that count carry the receipt's order
+// (IndexEntry.Order), so that the first use of a nonce, the first receipt
+// to name a predecessor and the first of the receipts sharing a chain hash
+// are the earliest by what the receipts carry, whatever order the files
+// were read in; the entries of given predecessors and of claims carry
+// zeros.
 const entryLen = 1 + 16 + 1 + OrderLen + 8 + 16 + 16
 
 const (
@@ -192,7 +194,11 @@ func (x *index) add(seq uint64, e IndexEntry) error {
 		if given {
 			role = roleGivenOwner
 		}
-		if err := x.addEntry(spaceChain, own, role, Order{}, seq, scope, own); err != nil {
+		var order Order // given predecessors come first whatever their order
+		if !given {
+			order = e.Order()
+		}
+		if err := x.addEntry(spaceChain, own, role, order, seq, scope, own); err != nil {
 			return err
 		}
 	}
@@ -212,7 +218,7 @@ func (x *index) add(seq uint64, e IndexEntry) error {
 		}
 	}
 	if e.HasLink {
-		if err := x.addEntry(spaceChain, trunc(&e.Link), roleNamer, Order{}, seq, scope, own); err != nil {
+		if err := x.addEntry(spaceChain, trunc(&e.Link), roleNamer, e.Order(), seq, scope, own); err != nil {
 			return err
 		}
 	}
@@ -230,18 +236,19 @@ type linkGroup struct {
 	inputOwner bool   // a receipt of the input has this chain hash
 	firstOwner uint64 // the first of them, when inputOwner
 	archived   bool   // an archived receipt has it (Prior)
-	priorNamed bool   // an archived receipt names it (Prior)
+	priorNamed bool   // an archived receipt names it before the input's first namer (Prior)
 	// archivedOwn holds the namers' own chain hashes that the archive
 	// has, when priorNamed: those namers are archived receipts delivered
 	// again.
 	archivedOwn map[key128]bool
-	namers      []namer // in input order
+	namers      []namer // by Order, then input order
 	claims      []namer // claims naming it, in input order
 }
 
 type namer struct {
 	seq        uint64
 	scope, own key128
+	order      Order
 }
 
 // resolve merges the entries into judgments. prior, if set, is asked about
@@ -327,10 +334,10 @@ func (x *index) resolve(ctx context.Context, prior Prior) error {
 			}
 			switch role {
 			case roleNamer:
-				g.namers = append(g.namers, namer{seq, scope, own})
+				g.namers = append(g.namers, namer{seq, scope, own, order})
 				continue
 			case roleClaimNamer:
-				g.claims = append(g.claims, namer{seq, scope, own})
+				g.claims = append(g.claims, namer{seq, scope, own, order})
 				continue
 			case roleOwner:
 				if g.inputOwner {
@@ -477,7 +484,11 @@ func archivedHashes(ctx context.Context, p Prior, hashes []key128) (map[key128]b
 // askPrior completes link groups from an earlier archive: predecessors the
 // input names but does not hold, hashes an archived receipt already names
 // (a fork across loads, unless the namer is that receipt delivered again),
-// and receipts of the input the archive holds already.
+// and receipts of the input the archive holds already. An archive that
+// knows its receipts' order (PriorOrders) leaves a hash it names to the
+// input when the input's first namer stands before every archived one:
+// that namer is then the first, and the archive revises the archived
+// namers (streamrun does not).
 func (x *index) askPrior(ctx context.Context, p Prior, groups []*linkGroup) error {
 	prefixes := make([]string, len(groups))
 	for i, g := range groups {
@@ -509,6 +520,9 @@ func (x *index) askPrior(ctx context.Context, p Prior, groups []*linkGroup) erro
 			}
 		}
 	}
+	if err := x.askPriorNamers(ctx, p, groups, prefixes); err != nil {
+		return err
+	}
 	archived, err := archivedHashes(ctx, p, owns)
 	if err != nil {
 		return err
@@ -519,6 +533,35 @@ func (x *index) askPrior(ctx context.Context, p Prior, groups []*linkGroup) erro
 		}
 	}
 	return x.askPriorScopes(ctx, p, groups)
+}
+
+// askPriorNamers clears priorNamed on the groups whose first namer in the
+// input stands, in Order, before every receipt of the archive naming the
+// same hash, when the archive knows its receipts' order (PriorOrders).
+func (x *index) askPriorNamers(ctx context.Context, p Prior, groups []*linkGroup, prefixes []string) error {
+	po, ok := p.(PriorOrders)
+	if !ok {
+		return nil
+	}
+	var asked []string
+	for i, g := range groups {
+		if g.priorNamed && len(g.namers) > 0 {
+			asked = append(asked, prefixes[i])
+		}
+	}
+	if len(asked) == 0 {
+		return nil
+	}
+	firsts, err := po.NamerFirsts(ctx, asked)
+	if err != nil {
+		return fmt.Errorf("resolving links against the archive: %w", err)
+	}
+	for i, g := range groups {
+		if f, ok := firsts[prefixes[i]]; ok && g.priorNamed && len(g.namers) > 0 && g.namers[0].order.Before(f) {
+			g.priorNamed = false // the archived namers are the forks
+		}
+	}
+	return nil
 }
 
 // askPriorScopes asks an archive that knows chain scopes which of those

@@ -21,7 +21,8 @@ type IndexEntry struct {
 	Scope     string   // the format and its chain scope (verify.ChainScope): receipts of one chain share it
 	NonceKey  string   // issuer and nonce; empty without a nonce
 	// Issued is the receipt's issue time in Unix microseconds, when
-	// HasIssued: what orders it among archived receipts of its chain.
+	// HasIssued: what orders it among archived receipts of its chain, and
+	// (Order) among the receipts sharing its nonce, link or chain hash.
 	Issued    int64
 	HasIssued bool
 	// Tiebreak orders receipts issued at the same instant: the first 16
@@ -36,11 +37,13 @@ type IndexEntry struct {
 	Claim bool
 }
 
-// Order is where a receipt stands among those sharing a nonce: by issue
-// time (a receipt without one last), then by the SHA-256 of its line.
-// The first in this order is the original and the others its replays or
-// deliveries again, whatever order the files were read or loaded in. As
-// bytes it compares as an archive's (issued_at NULLS LAST, line_sha256).
+// Order is where a receipt stands among those sharing a nonce, naming one
+// predecessor or having one chain hash: by issue time (a receipt without
+// one last), then by the SHA-256 of its line. The first in this order is
+// the original, the first namer or the receipt first delivered, and the
+// others its replays, forks or deliveries again, whatever order the files
+// were read or loaded in. As bytes it compares as an archive's
+// (issued_at NULLS LAST, line_sha256).
 type Order [OrderLen]byte
 
 // OrderLen is the size of an Order: the issue time (8 bytes) and the

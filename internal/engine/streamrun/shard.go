@@ -30,9 +30,11 @@ import (
 // not verify (IndexEntry.Claim): it has no Nonce, and its Chain counts as
 // a predecessor present, its Link is judged, and it begins no chain.
 //
-// Order is the receipt's Order in hex (48 characters) when it has a
-// nonce: the first use of a nonce is the receipt with the least Order
-// (then the least ordinal), as Run decides it.
+// Order is the receipt's Order in hex (48 characters) when it has a chain
+// hash, a link or a nonce: the first use of a nonce, the first receipt
+// that counts to name a predecessor and the first of the receipts sharing
+// a chain hash is the one with the least Order (then the least ordinal),
+// as Run decides it.
 type Keys struct {
 	Chain, Link, Scope, Nonce, Order string
 	Claim                            bool
@@ -52,15 +54,15 @@ func keysOf(e IndexEntry) Keys {
 	if e.HasLink {
 		k.Link = hex.EncodeToString(e.Link[:16])
 	}
+	if e.HasHash || e.HasLink || e.NonceKey != "" && !e.Claim {
+		o := e.Order()
+		k.Order = hex.EncodeToString(o[:])
+	}
 	if e.Claim {
 		k.Claim = true // no nonce: a claim uses none
 		return k
 	}
 	k.Nonce = NonceDigest(e.NonceKey)
-	if k.Nonce != "" {
-		o := e.Order()
-		k.Order = hex.EncodeToString(o[:])
-	}
 	return k
 }
 

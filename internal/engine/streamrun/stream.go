@@ -126,13 +126,20 @@ type PriorScopes interface {
 // PriorOrders is a Prior that also knows where its receipts stand in the
 // receipts' Order. With it, the first use of a nonce in the input that
 // stands before every archived use is the original (nonce unique), and
-// the archived uses are the replays: the archive revises their verdicts
-// after the run, so that loads in any order agree with one load of all.
+// the archived uses are the replays; the first receipt of the input to
+// name a predecessor that stands before every archived namer is the first
+// namer (linked), and the archived namers are the forks: the archive
+// revises their verdicts after the run, so that loads in any order agree
+// with one load of all.
 type PriorOrders interface {
 	Prior
 	// NonceFirsts is given nonce digests (as Nonces) the archive used and
 	// returns, for each, the Order of its earliest archived use.
 	NonceFirsts(ctx context.Context, digests []string) (map[string]Order, error)
+	// NamerFirsts is given chain hash prefixes (as Links) that archived
+	// receipts name and returns, for each, the Order of the earliest
+	// archived receipt naming it (a claim names nothing).
+	NamerFirsts(ctx context.Context, prefixes []string) (map[string]Order, error)
 }
 
 // ScopeQuery asks PriorScopes about one chain scope.
@@ -324,8 +331,8 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			res, _ := rn.v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: true, OmitSignatureHash: rn.opts.OmitSignatureHash})
 			res.Source, res.Line = r.source, r.line
 			r.entry = Index(res)
-			if r.entry.NonceKey != "" {
-				r.entry.SetTiebreak(r.raw) // only nonces are ordered by it
+			if r.entry.OK {
+				r.entry.SetTiebreak(r.raw) // nonces, namers and chain hashes are ordered by it
 			}
 			r.spooled = rn.sp.encode(r, res)
 		},

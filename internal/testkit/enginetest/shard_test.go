@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -37,16 +38,33 @@ func TestEnginesSharded(t *testing.T) {
 	lines, trust := generatedArchive(t, dir, 20261203)
 	// Four line-aligned parts; the last also repeats receipts of the
 	// first (a replay and a fork across shards), and blank and unreadable
-	// lines shift the record numbers the notes name.
+	// lines shift the record numbers the notes name. The later namers of
+	// the planted forks head the first part, read before their first
+	// namers: the receipts' order, not the shards', decides which links.
+	forks := forkLines(t, dir)
+	var head []string
+	for _, i := range forks {
+		head = append(head, lines[i])
+	}
 	var parts []string
 	q := len(lines) / 4
 	for i := range 4 {
-		var body string
+		var kept []string
+		end := min((i+1)*q, len(lines))
+		if i == 3 {
+			end = len(lines)
+		}
+		for j := i * q; j < end; j++ {
+			if !slices.Contains(forks, j) {
+				kept = append(kept, lines[j])
+			}
+		}
+		body := strings.Join(kept, "")
 		switch i {
+		case 0:
+			body = strings.Join(head, "") + body
 		case 3:
-			body = strings.Join(lines[3*q:], "") + strings.Join(lines[5:8], "")
-		default:
-			body = strings.Join(lines[i*q:(i+1)*q], "")
+			body += strings.Join(lines[5:8], "")
 		}
 		if i == 1 {
 			body = "\n" + body + "not json\n   \n" + `{"unknown":"shape"}` + "\n"
@@ -224,7 +242,7 @@ func TestEnginesSharded(t *testing.T) {
 
 // judgmentColumns are the columns of shard_records the judgment SQL
 // reads.
-const judgmentColumns = "ord, chain_key, link_key, scope_key, nonce_key, nonce_order, claim"
+const judgmentColumns = "ord, chain_key, link_key, scope_key, nonce_key, receipt_order, claim"
 
 // duckDBJudgments runs the judgment SQL on DuckDB after the statements
 // of verify parts --engine duckdb.
@@ -291,7 +309,7 @@ func postgresRecords(t *testing.T, records []string, historyKeys ...string) *sql
 	}
 	defer pg.Close(ctx)
 	for _, stmt := range append([]string{
-		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text, nonce_order text, claim boolean)",
+		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text, receipt_order text, claim boolean)",
 		"CREATE TABLE history_keys (kind text, k bytea, scope bytea)",
 	}, PostgresHexFunctions...) {
 		if _, err := pg.Exec(ctx, stmt); err != nil {
@@ -513,6 +531,30 @@ func generatedArchive(t *testing.T, dir string, seed uint64) (lines, trust []str
 	lines = strings.SplitAfter(string(raw), "\n")
 	trust = []string{"--keys", filepath.Join(dir, "keys", "jwks.json"), "--schemas", filepath.Join(dir, "schemas"), "--at", start.AddDate(0, 0, 30).Format(time.RFC3339)}
 	return lines[:len(lines)-1], trust // after the last newline
+}
+
+// forkLines is the indexes in the lines of generatedArchive's planted
+// forks' later namers (truth.jsonl in dir).
+func forkLines(t *testing.T, dir string) []int {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "truth.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var r receiptgen.Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Kind == receiptgen.KindFork && r.Line > 0 {
+			out = append(out, r.Line-1)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no planted fork")
+	}
+	return out
 }
 
 // slashedList is files as a DuckDB list of paths.
