@@ -1,0 +1,215 @@
+package enginetest
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/analytics/exportdir"
+	"github.com/receiptverify/verify/queries"
+)
+
+// TestEnginesIceberg: the receipts of a sharded run's folds, committed
+// as an Apache Iceberg table (verify parts --folds --iceberg DIR), are
+// read by ClickHouse's Iceberg reader (chDB's icebergLocal), which this
+// project's code has no part in: every row equals the audit database's
+// receipts table (the rows the export and the folds' files hold), and
+// the finding queries over it give the audit's rows, for every day and
+// for all days. The table is written for an s3:// location and read
+// from its directory; committed again, it is left as it is; a second
+// run appends a snapshot; every directory and file of it is readable by
+// another user.
+func TestEnginesIceberg(t *testing.T) {
+	enginesOff(t)
+	bin := buildVerify(t)
+	dir := t.TempDir()
+	lines, trust := generatedArchive(t, dir, 20261206)
+	var parts []string
+	q := len(lines) / 3
+	for i := range 3 {
+		p := filepath.Join(dir, fmt.Sprintf("part-%d.jsonl", i))
+		if err := os.WriteFile(p, []byte(strings.Join(lines[i*q:min((i+1)*q, len(lines))], "")+strings.Join(lines[i:i+3], "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+
+	// The audit of the same files: its receipts, and the finding queries.
+	db := filepath.Join(dir, "audit.duckdb")
+	if r := runVerify(t, bin, append(append([]string{"audit", "--db", db, "--out", filepath.Join(dir, "report")}, trust...), parts...)...); r.code != 0 && r.code != 1 {
+		t.Fatalf("verify audit: exit %d\n%s", r.code, r.stderr)
+	}
+	adb, err := analytics.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols, err := queryRows(adb.SQL(), "SELECT column_name FROM (DESCRIBE receipts) WHERE column_name <> 'raw'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cols.rows {
+		names = append(names, c[0])
+	}
+	whole := run{literal: true, query: queries.Query{Name: "receipts", File: "receipts",
+		Text: "SELECT " + strings.Join(names, ", ") + " FROM receipts WHERE " + paramLine + " IS NULL ORDER BY file_sha256, line"}}
+	runs := []run{whole}
+	want := map[string]result{}
+	days, err := queryRows(adb.SQL(), "SELECT DISTINCT CAST(day AS VARCHAR) FROM receipts ORDER BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(days.rows) < 2 {
+		t.Fatalf("the archive spans %d days: a table partitioned by day wants more", len(days.rows))
+	}
+	for _, name := range lakeQueries {
+		runs = append(runs, run{query: mustQuery(t, name)})
+		for _, day := range days.rows {
+			runs = append(runs, run{query: mustQuery(t, name), day: day[0]})
+		}
+	}
+	for _, r := range runs {
+		want[r.String()] = (&fixture{db: adb}).want(t, r)
+	}
+	adb.Close()
+	if n := len(want[whole.String()].rows); n < len(lines) {
+		t.Fatalf("the audit holds %d receipts of %d lines", n, len(lines))
+	}
+
+	plan, folds := lakeFolds(t, bin, trust, parts, 3, "iceberg-3")
+	table := filepath.Join(t.TempDir(), "lake", "receipts")
+	commit := func(plan string, folds []string) verifyRun {
+		t.Helper()
+		r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--folds", "--iceberg", table, "--iceberg-location", "s3://lake-bucket/verify/receipts"}, folds...)...)
+		if r.code != 0 || len(r.stdout) != 0 {
+			t.Fatalf("verify parts --iceberg: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+		}
+		return r
+	}
+	if r := commit(plan, folds); !strings.Contains(string(r.stderr), "committed") {
+		t.Fatalf("verify parts --iceberg says %q", r.stderr)
+	}
+	hint := filepath.Join(table, "metadata", "version-hint.text")
+	v1, err := os.ReadFile(hint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := commit(plan, folds); !strings.Contains(string(r.stderr), "already") {
+		t.Fatalf("committed again: %q", r.stderr)
+	}
+	if v, _ := os.ReadFile(hint); string(v) != string(v1) {
+		t.Fatalf("committed again: the table's version went from %s to %s", v1, v)
+	}
+	meta, err := os.ReadFile(filepath.Join(table, "metadata", "v"+string(v1)+".metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(meta), `"location": "s3://lake-bucket/verify/receipts"`) || !strings.Contains(string(meta), `"s3://lake-bucket/verify/receipts/metadata/snap-`) {
+		t.Errorf("the metadata does not name the table's files under its s3:// location:\n%s", meta)
+	}
+	// One directory of data files per day. chDB reads the table in the
+	// directory it runs in (its user_files_path), by a relative path.
+	dayDirs, _ := filepath.Glob(filepath.Join(table, "data", "day=*"))
+	if len(dayDirs) != len(days.rows) {
+		t.Errorf("%d day directories in %s/data, %d days", len(dayDirs), table, len(days.rows))
+	}
+	readable(t, table)
+
+	// expected_tools and trust, which the finding queries read beside the
+	// receipts, from the folds' files; receipts from the Iceberg table.
+	r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--folds", "--engine", "clickhouse"}, folds...)...)
+	if r.code != 0 {
+		t.Fatalf("verify parts --folds: exit %d\n%s", r.code, r.stderr)
+	}
+	views := []string{"CREATE VIEW " + exportdir.Receipts + " AS SELECT * FROM icebergLocal(" + chString(filepath.Base(table)) + ")"}
+	for l := range strings.Lines(string(r.stdout)) {
+		if !strings.HasPrefix(l, "CREATE VIEW "+exportdir.Receipts+" ") {
+			views = append(views, strings.TrimSuffix(strings.TrimSpace(l), ";"))
+		}
+	}
+	// ClickHouse has no NULL array: a list column's NULL reads as [].
+	w := want[whole.String()]
+	for i, c := range w.columns {
+		if c != "reasons" && c != "tool_servers" {
+			continue
+		}
+		for _, row := range w.rows {
+			if row[i] == null {
+				row[i] = canonList(nil)
+			}
+		}
+	}
+	got, errs := runClickHouseIn(t, filepath.Dir(table), views, runs)
+	for _, r := range runs {
+		if e, ok := errs[r.String()]; ok {
+			t.Errorf("%s: %s", r, e)
+			continue
+		}
+		if d := compare(want[r.String()], got[r.String()]); d != "" {
+			t.Errorf("%s over the Iceberg table differs from the audit's:\n%s", r, d)
+		}
+	}
+
+	// A second run appends a snapshot: the table holds both runs' rows,
+	// and its first snapshot still the first run's.
+	plan1, folds1 := lakeFolds(t, bin, trust, parts, 1, "iceberg-1")
+	commit(plan1, folds1)
+	if v, _ := os.ReadFile(hint); string(v) == string(v1) {
+		t.Fatalf("a second run committed: the version is still %s", v)
+	}
+	snap := regexp.MustCompile(`"current-snapshot-id": ([0-9]+)`).FindSubmatch(meta)
+	if snap == nil {
+		t.Fatalf("no current snapshot in the first commit's metadata:\n%s", meta)
+	}
+	n := len(want[whole.String()].rows)
+	count := func(id, settings string) run {
+		return run{literal: true, query: queries.Query{Name: id, File: id, Text: "SELECT count() AS n FROM " + exportdir.Receipts + " WHERE " + paramLine + " IS NULL" + settings}}
+	}
+	counts := []run{count("all", ""), count("first", " SETTINGS iceberg_snapshot_id = "+string(snap[1]))}
+	got, errs = runClickHouseIn(t, filepath.Dir(table), views, counts)
+	for i, w := range []int{2 * n, n} {
+		r := counts[i]
+		if e, ok := errs[r.String()]; ok {
+			t.Errorf("%s: %s", r, e)
+		} else if g := got[r.String()]; len(g.rows) != 1 || g.rows[0][0] != fmt.Sprint(w) {
+			t.Errorf("%s: %v rows, want %d", r, g.rows, w)
+		}
+	}
+	readable(t, table)
+}
+
+// readable fails t unless every directory under dir is 0755 and every
+// file 0644: an engine running as another user reads them all.
+func readable(t *testing.T, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := fs.FileMode(0o644)
+		if d.IsDir() {
+			want = 0o755
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// chString is s as a ClickHouse string literal.
+func chString(s string) string {
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(filepath.ToSlash(s), `\`, `\\`), "'", `\'`) + "'"
+}
