@@ -48,6 +48,9 @@ func CommitIceberg(ctx context.Context, plan *RunPlan, folds *Folds, dir, locati
 	if meta, _, err := iceberg.Read(dir); err != nil {
 		return out, &Error{Reason: ReasonManifest, Path: dir, Msg: err.Error()}
 	} else if meta != nil {
+		if location != "" && strings.TrimSuffix(location, "/") != meta.Location {
+			return out, &Error{Reason: ReasonManifest, Path: filepath.Join(dir, "metadata"), Msg: fmt.Sprintf("the table's location is %s, not %s", meta.Location, location)}
+		}
 		for _, s := range meta.Snapshots {
 			if s.ID == out.SnapshotID {
 				return out, nil
