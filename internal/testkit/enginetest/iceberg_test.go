@@ -155,6 +155,21 @@ func TestEnginesIceberg(t *testing.T) {
 		}
 	}
 
+	// Made without --iceberg-location, the table names its files by
+	// their file: URLs, and reads the same.
+	local := filepath.Join(filepath.Dir(table), "local")
+	if r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--folds", "--iceberg", local}, folds...)...); r.code != 0 {
+		t.Fatalf("verify parts --iceberg: exit %d\n%s", r.code, r.stderr)
+	}
+	views[0] = "CREATE VIEW " + exportdir.Receipts + " AS SELECT * FROM icebergLocal(" + chString(filepath.Base(local)) + ")"
+	got, errs = runClickHouseIn(t, filepath.Dir(local), views, []run{whole})
+	if e, ok := errs[whole.String()]; ok {
+		t.Errorf("%s: %s", whole, e)
+	} else if d := compare(want[whole.String()], got[whole.String()]); d != "" {
+		t.Errorf("the table at its file: location differs from the audit's:\n%s", d)
+	}
+	views[0] = "CREATE VIEW " + exportdir.Receipts + " AS SELECT * FROM icebergLocal(" + chString(filepath.Base(table)) + ")"
+
 	// A second run appends a snapshot: the table holds both runs' rows,
 	// and its first snapshot still the first run's.
 	plan1, folds1 := lakeFolds(t, bin, trust, parts, 1, "iceberg-1")
