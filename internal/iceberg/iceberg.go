@@ -246,7 +246,13 @@ func appendOnce(dir string, c Commit, src int) error {
 	if err := publish(next, append(text, '\n')); err != nil {
 		return err // fs.ErrExist: another commit took the version
 	}
-	return writeFile(filepath.Join(mdir, "version-hint.text"), []byte(strconv.Itoa(version+1)))
+	// The hint names the newest version on disk, which a commit that
+	// took the next one meanwhile may have written already.
+	_, newest, err := Read(dir)
+	if err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(mdir, "version-hint.text"), []byte(strconv.Itoa(max(newest, version+1))))
 }
 
 // Metadata is a table's metadata file (format version 2), as far as

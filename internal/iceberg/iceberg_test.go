@@ -117,6 +117,9 @@ func TestAppendConcurrent(t *testing.T) {
 	if len(m.Snapshots) != len(errs) || len(list) != len(errs) {
 		t.Errorf("%d snapshots, %d manifests, want %d", len(m.Snapshots), len(list), len(errs))
 	}
+	if hint, _ := os.ReadFile(filepath.Join(dir, "metadata", "version-hint.text")); string(hint) != fmt.Sprint(len(errs)) {
+		t.Errorf("version-hint.text %q, want the newest version, %d", hint, len(errs))
+	}
 }
 
 func TestAppendRefused(t *testing.T) {
