@@ -371,6 +371,43 @@ func TestFoldReceipts(t *testing.T) {
 			})
 		}
 	})
+	t.Run("base", func(t *testing.T) {
+		t.Chdir(r.work)
+		for _, base := range []string{".", "s3://bucket/run/"} {
+			code, got, stderr := runVerify(t, append([]string{"parts", "--plan", r.plan, "--folds", "--base", base}, dirs...)...)
+			if code != exitOK {
+				t.Fatalf("parts --folds --base %s: exit %d\n%s", base, code, stderr)
+			}
+			prefix := strings.TrimSuffix(strings.TrimPrefix(base, "."), "/")
+			if prefix != "" {
+				prefix += "/"
+			}
+			work, _ := filepath.EvalSymlinks(r.work)
+			want := strings.ReplaceAll(strings.ReplaceAll(list, "\t"+r.work+string(filepath.Separator), "\t"+prefix), "\t"+work+string(filepath.Separator), "\t"+prefix)
+			if got != filepath.ToSlash(want) || strings.Contains(got, r.work) {
+				t.Errorf("parts --folds --base %s:\n%s\nwant\n%s", base, got, want)
+			}
+		}
+		// The map directories' parts too.
+		code, got, stderr := runVerify(t, append([]string{"parts", "--plan", r.plan, "--base", "s3://bucket/run"}, r.shards...)...)
+		if code != exitOK || strings.Count(got, "shard_records\ts3://bucket/run/") != strings.Count(got, "\n") || got == "" {
+			t.Errorf("parts --base s3://bucket/run: exit %d\n%s%s", code, got, stderr)
+		}
+		for _, c := range []struct {
+			name    string
+			args    []string
+			pattern string
+		}{
+			{"no URL", []string{"--base", "run/"}, `--base "run/": want \. or a URL`},
+			{"a URL for ClickHouse", []string{"--base", "s3://bucket/run", "--engine", "clickhouse"}, `--base URL goes with --engine list or duckdb`},
+		} {
+			code, stdout, stderr := runVerify(t, append(append([]string{"parts", "--plan", r.plan, "--folds"}, c.args...), dirs...)...)
+			refused(t, code, stdout, stderr, exitUsage, c.pattern)
+		}
+		t.Chdir(dirs[0])
+		code, stdout, stderr := runVerify(t, append([]string{"parts", "--plan", r.plan, "--folds", "--base", "."}, dirs...)...)
+		refused(t, code, stdout, stderr, exitUsage, `--base: .* is outside the current directory`)
+	})
 	t.Run("a shard folded without --receipts", func(t *testing.T) {
 		code, stdout, stderr := runVerify(t, "parts", "--plan", r.plan, "--folds", dirs[0], plain[1])
 		refused(t, code, stdout, stderr, exitNoInput, `shards \[1\] were folded without --receipts`)

@@ -17,6 +17,10 @@ import (
 // chdbRunner is the Node script that runs statements on chDB.
 const chdbRunner = "testdata/chdb/run.mjs"
 
+// chdbScript is chdbRunner's absolute path, for a test that changes its
+// working directory.
+var chdbScript, _ = filepath.Abs(chdbRunner)
+
 // ClickHouseSettings are the session settings the queries need on
 // ClickHouse; docs/engines.md says why each is needed.
 var ClickHouseSettings = []string{
@@ -84,7 +88,7 @@ func runClickHouseIn(t *testing.T, dir string, views []string, runs []run) (map[
 	if err != nil {
 		absent(t, "ClickHouse: node is not installed")
 	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(chdbRunner), "node_modules", "chdb")); err != nil {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(chdbScript), "node_modules", "chdb")); err != nil {
 		absent(t, "ClickHouse: chDB is not installed in %s (npm install)", filepath.Dir(chdbRunner))
 	}
 	req := struct {
@@ -102,11 +106,7 @@ func runClickHouseIn(t *testing.T, dir string, views []string, runs []run) (map[
 		}
 		req.Queries = append(req.Queries, q)
 	}
-	script, err := filepath.Abs(chdbRunner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, stderr := runNodeIn(t, dir, node, script, req)
+	out, stderr := runNodeIn(t, dir, node, chdbScript, req)
 	got, errs := map[string]result{}, map[string]string{}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.UseNumber()

@@ -82,7 +82,11 @@ func TestEnginesIceberg(t *testing.T) {
 	}
 
 	plan, folds := lakeFolds(t, bin, trust, parts, 3, "iceberg-3")
-	table := filepath.Join(t.TempDir(), "lake", "receipts")
+	// The run's directory holds the folds and the tables: chDB runs in
+	// it (its user_files_path, where icebergLocal reads), and reads every
+	// file by a path relative to it (verify parts --base .).
+	work := filepath.Dir(filepath.Dir(folds[0]))
+	table := filepath.Join(work, "lake", "receipts")
 	commit := func(plan string, folds []string) verifyRun {
 		t.Helper()
 		r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--folds", "--iceberg", table, "--iceberg-location", "s3://lake-bucket/verify/receipts"}, folds...)...)
@@ -112,8 +116,7 @@ func TestEnginesIceberg(t *testing.T) {
 	if !strings.Contains(string(meta), `"location": "s3://lake-bucket/verify/receipts"`) || !strings.Contains(string(meta), `"s3://lake-bucket/verify/receipts/metadata/snap-`) {
 		t.Errorf("the metadata does not name the table's files under its s3:// location:\n%s", meta)
 	}
-	// One directory of data files per day. chDB reads the table in the
-	// directory it runs in (its user_files_path), by a relative path.
+	// One directory of data files per day.
 	dayDirs, _ := filepath.Glob(filepath.Join(table, "data", "day=*"))
 	if len(dayDirs) != len(days.rows) {
 		t.Errorf("%d day directories in %s/data, %d days", len(dayDirs), table, len(days.rows))
@@ -122,11 +125,15 @@ func TestEnginesIceberg(t *testing.T) {
 
 	// expected_tools and trust, which the finding queries read beside the
 	// receipts, from the folds' files; receipts from the Iceberg table.
-	r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--folds", "--engine", "clickhouse"}, folds...)...)
+	t.Chdir(work)
+	r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--folds", "--engine", "clickhouse", "--base", "."}, folds...)...)
 	if r.code != 0 {
 		t.Fatalf("verify parts --folds: exit %d\n%s", r.code, r.stderr)
 	}
-	views := []string{"CREATE VIEW " + exportdir.Receipts + " AS SELECT * FROM icebergLocal(" + chString(filepath.Base(table)) + ")"}
+	if strings.Contains(string(r.stdout), work) {
+		t.Fatalf("verify parts --base . names absolute paths:\n%s", r.stdout)
+	}
+	views := []string{"CREATE VIEW " + exportdir.Receipts + " AS SELECT * FROM icebergLocal('lake/receipts')"}
 	for l := range strings.Lines(string(r.stdout)) {
 		if !strings.HasPrefix(l, "CREATE VIEW "+exportdir.Receipts+" ") {
 			views = append(views, strings.TrimSuffix(strings.TrimSpace(l), ";"))
@@ -144,7 +151,7 @@ func TestEnginesIceberg(t *testing.T) {
 			}
 		}
 	}
-	got, errs := runClickHouseIn(t, filepath.Dir(table), views, runs)
+	got, errs := runClickHouseIn(t, work, views, runs)
 	for _, r := range runs {
 		if e, ok := errs[r.String()]; ok {
 			t.Errorf("%s: %s", r, e)
@@ -157,18 +164,18 @@ func TestEnginesIceberg(t *testing.T) {
 
 	// Made without --iceberg-location, the table names its files by
 	// their file: URLs, and reads the same.
-	local := filepath.Join(filepath.Dir(table), "local")
+	local := filepath.Join(work, "lake", "local")
 	if r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--folds", "--iceberg", local}, folds...)...); r.code != 0 {
 		t.Fatalf("verify parts --iceberg: exit %d\n%s", r.code, r.stderr)
 	}
-	views[0] = "CREATE VIEW " + exportdir.Receipts + " AS SELECT * FROM icebergLocal(" + chString(filepath.Base(local)) + ")"
-	got, errs = runClickHouseIn(t, filepath.Dir(local), views, []run{whole})
+	views[0] = "CREATE VIEW " + exportdir.Receipts + " AS SELECT * FROM icebergLocal('lake/local')"
+	got, errs = runClickHouseIn(t, work, views, []run{whole})
 	if e, ok := errs[whole.String()]; ok {
 		t.Errorf("%s: %s", whole, e)
 	} else if d := compare(want[whole.String()], got[whole.String()]); d != "" {
 		t.Errorf("the table at its file: location differs from the audit's:\n%s", d)
 	}
-	views[0] = "CREATE VIEW " + exportdir.Receipts + " AS SELECT * FROM icebergLocal(" + chString(filepath.Base(table)) + ")"
+	views[0] = "CREATE VIEW " + exportdir.Receipts + " AS SELECT * FROM icebergLocal('lake/receipts')"
 
 	// A second run appends a snapshot: the table holds both runs' rows,
 	// and its first snapshot still the first run's.
@@ -186,7 +193,7 @@ func TestEnginesIceberg(t *testing.T) {
 		return run{literal: true, query: queries.Query{Name: id, File: id, Text: "SELECT count() AS n FROM " + exportdir.Receipts + " WHERE " + paramLine + " IS NULL" + settings}}
 	}
 	counts := []run{count("all", ""), count("first", " SETTINGS iceberg_snapshot_id = "+string(snap[1]))}
-	got, errs = runClickHouseIn(t, filepath.Dir(table), views, counts)
+	got, errs = runClickHouseIn(t, work, views, counts)
 	for i, w := range []int{2 * n, n} {
 		r := counts[i]
 		if e, ok := errs[r.String()]; ok {
@@ -222,9 +229,4 @@ func readable(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// chString is s as a ClickHouse string literal.
-func chString(s string) string {
-	return "'" + strings.ReplaceAll(strings.ReplaceAll(filepath.ToSlash(s), `\`, `\\`), "'", `\'`) + "'"
 }
