@@ -147,7 +147,7 @@ func appendOnce(dir string, c Commit, src int) error {
 		}
 	}
 	mdir := filepath.Join(dir, "metadata")
-	if err := os.MkdirAll(mdir, 0o755); err != nil {
+	if err := MkdirReadable(mdir); err != nil {
 		return err
 	}
 	seq := meta.LastSequenceNumber + 1
@@ -506,6 +506,24 @@ func writeAvro(p, schema string, meta map[string][]byte, rows []any) (int64, err
 		return 0, err
 	}
 	return int64(buf.Len()), writeFile(p, buf.Bytes())
+}
+
+// MkdirReadable makes the directory p and those it lacks above it,
+// each 0755 whatever the umask: readable by an engine running as
+// another user. Directories that exist are left as they are.
+func MkdirReadable(p string) error {
+	if _, err := os.Stat(p); err == nil {
+		return nil
+	}
+	if parent := filepath.Dir(p); parent != p {
+		if err := MkdirReadable(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return os.Chmod(p, 0o755)
 }
 
 // writeFile writes data to p whole (a temporary file renamed), 0644.

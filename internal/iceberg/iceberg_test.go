@@ -3,6 +3,7 @@ package iceberg
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,6 +120,31 @@ func TestAppendConcurrent(t *testing.T) {
 	}
 	if hint, _ := os.ReadFile(filepath.Join(dir, "metadata", "version-hint.text")); string(hint) != fmt.Sprint(len(errs)) {
 		t.Errorf("version-hint.text %q, want the newest version, %d", hint, len(errs))
+	}
+}
+
+// TestReadable: every directory and file of a table is readable by
+// another user, whatever the umask.
+func TestReadable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lake", "receipts")
+	if err := Append(dir, testCommit(3, "2026-12-01")); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(filepath.Dir(dir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if want := map[bool]fs.FileMode{true: 0o755, false: 0o644}[d.IsDir()]; fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -159,7 +159,7 @@ var icebergTypes = map[string]string{
 // temporary file renamed, 0644), and returns its counts.
 func writeIcebergFile(ctx context.Context, db *sql.DB, src, dst string, day time.Time, ids string) (iceberg.DataFile, error) {
 	f := iceberg.DataFile{Day: day}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := iceberg.MkdirReadable(filepath.Dir(dst)); err != nil {
 		return f, err
 	}
 	tmp := filepath.Join(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp")
