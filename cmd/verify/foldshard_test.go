@@ -356,6 +356,7 @@ func TestFoldReceipts(t *testing.T) {
 			pattern string
 		}{
 			{"without --folds", []string{"parts", "--plan", r.plan, "--iceberg", table}, exitUsage, `--iceberg goes with --folds`},
+			{"with --engine", []string{"parts", "--plan", r.plan, "--folds", "--iceberg", table, "--engine", "duckdb"}, exitUsage, `--engine and --base do not go with --iceberg`},
 			{"a location without --iceberg", []string{"parts", "--plan", r.plan, "--folds", "--iceberg-location", "s3://b/t"}, exitUsage, `--iceberg-location goes with --iceberg DIR`},
 			{"a location that is no URL", []string{"parts", "--plan", r.plan, "--folds", "--iceberg", table, "--iceberg-location", "lake/receipts"}, exitUsage, `want a URL`},
 			{"another location", []string{"parts", "--plan", r.plan, "--folds", "--iceberg", table, "--iceberg-location", "s3://b/t"}, exitDataErr, `the table's location is file://.*, not s3://b/t`},

@@ -83,6 +83,9 @@ func partsAction(ctx *cli.Context) error {
 	if (ctx.IsSet("iceberg") || ctx.IsSet("iceberg-location")) && !ctx.Bool("folds") {
 		return usagef(ctx, "--iceberg goes with --folds: the table holds the folds' receipts")
 	}
+	if ctx.IsSet("iceberg") && (ctx.IsSet("engine") || ctx.IsSet("base")) {
+		return usagef(ctx, "--engine and --base do not go with --iceberg: the table is committed, no statement written")
+	}
 	if ctx.IsSet("iceberg-location") && !ctx.IsSet("iceberg") {
 		return usagef(ctx, "--iceberg-location goes with --iceberg DIR")
 	}
