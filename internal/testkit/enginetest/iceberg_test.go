@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"database/sql"
 	"fmt"
 	"io/fs"
 	"os"
@@ -203,6 +204,21 @@ func TestEnginesIceberg(t *testing.T) {
 		}
 	}
 	readable(t, table)
+
+	// Offline, DuckDB reads the data files themselves (its iceberg
+	// extension is not linked in): every run's rows, with their day.
+	duck, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer duck.Close()
+	res, err := queryRows(duck, "SELECT count(*), count(DISTINCT day) FROM read_parquet('lake/receipts/data/*/*.parquet', hive_partitioning = false)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := res.rows; len(g) != 1 || g[0][0] != fmt.Sprint(2*n) || g[0][1] != fmt.Sprint(len(days.rows)) {
+		t.Errorf("DuckDB over the data files: %v, want %d rows of %d days", g, 2*n, len(days.rows))
+	}
 }
 
 // readable fails t unless every directory under dir is 0755 and every
