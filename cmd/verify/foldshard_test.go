@@ -328,6 +328,87 @@ func TestFoldReceipts(t *testing.T) {
 		}
 	}
 
+	t.Run("iceberg", func(t *testing.T) {
+		table := filepath.Join(r.work, "iceberg", "receipts")
+		commit := func(extra ...string) (int, string, string) {
+			return runVerify(t, append(append([]string{"parts", "--plan", r.plan, "--folds", "--iceberg", table}, extra...), dirs...)...)
+		}
+		if code, stdout, stderr := commit(); code != exitOK || stdout != "" || !strings.Contains(stderr, "committed to the Iceberg table") {
+			t.Fatalf("parts --iceberg: exit %d, stdout %q\n%s", code, stdout, stderr)
+		}
+		if code, stdout, stderr := commit(); code != exitOK || stdout != "" || !strings.Contains(stderr, "already (snapshot") {
+			t.Fatalf("parts --iceberg again: exit %d, stdout %q\n%s", code, stdout, stderr)
+		}
+		metas, _ := filepath.Glob(filepath.Join(table, "metadata", "v*.metadata.json"))
+		data, _ := filepath.Glob(filepath.Join(table, "data", "day=*", "*.parquet"))
+		if len(metas) != 1 || len(data) < len(dirs) {
+			t.Errorf("the table holds %d metadata files and %d data files", len(metas), len(data))
+		}
+		for _, p := range append(metas, data...) {
+			if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+				t.Errorf("%s: %v, not 0644", p, err)
+			}
+		}
+		for _, c := range []struct {
+			name    string
+			args    []string
+			code    int
+			pattern string
+		}{
+			{"without --folds", []string{"parts", "--plan", r.plan, "--iceberg", table}, exitUsage, `--iceberg goes with --folds`},
+			{"with --engine", []string{"parts", "--plan", r.plan, "--folds", "--iceberg", table, "--engine", "duckdb"}, exitUsage, `--engine and --base do not go with --iceberg`},
+			{"a location without --iceberg", []string{"parts", "--plan", r.plan, "--folds", "--iceberg-location", "s3://b/t"}, exitUsage, `--iceberg-location goes with --iceberg DIR`},
+			{"a location that is no URL", []string{"parts", "--plan", r.plan, "--folds", "--iceberg", table, "--iceberg-location", "lake/receipts"}, exitUsage, `want a URL`},
+			{"another location", []string{"parts", "--plan", r.plan, "--folds", "--iceberg", table, "--iceberg-location", "s3://b/t"}, exitDataErr, `the table's location is file://.*, not s3://b/t`},
+			{"a shard folded without --receipts", []string{"parts", "--plan", r.plan, "--folds", "--iceberg", table, dirs[0], plain[1]}, exitNoInput, `shards \[1\] were folded without --receipts`},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				args := c.args
+				if !slices.Contains(args, dirs[0]) {
+					args = append(args, dirs...)
+				}
+				code, stdout, stderr := runVerify(t, args...)
+				refused(t, code, stdout, stderr, c.code, c.pattern)
+			})
+		}
+	})
+	t.Run("base", func(t *testing.T) {
+		t.Chdir(r.work)
+		for _, base := range []string{".", "s3://bucket/run/"} {
+			code, got, stderr := runVerify(t, append([]string{"parts", "--plan", r.plan, "--folds", "--base", base}, dirs...)...)
+			if code != exitOK {
+				t.Fatalf("parts --folds --base %s: exit %d\n%s", base, code, stderr)
+			}
+			prefix := strings.TrimSuffix(strings.TrimPrefix(base, "."), "/")
+			if prefix != "" {
+				prefix += "/"
+			}
+			work, _ := filepath.EvalSymlinks(r.work)
+			want := strings.ReplaceAll(strings.ReplaceAll(list, "\t"+r.work+string(filepath.Separator), "\t"+prefix), "\t"+work+string(filepath.Separator), "\t"+prefix)
+			if got != filepath.ToSlash(want) || strings.Contains(got, r.work) {
+				t.Errorf("parts --folds --base %s:\n%s\nwant\n%s", base, got, want)
+			}
+		}
+		// The map directories' parts too.
+		code, got, stderr := runVerify(t, append([]string{"parts", "--plan", r.plan, "--base", "s3://bucket/run"}, r.shards...)...)
+		if code != exitOK || strings.Count(got, "shard_records\ts3://bucket/run/") != strings.Count(got, "\n") || got == "" {
+			t.Errorf("parts --base s3://bucket/run: exit %d\n%s%s", code, got, stderr)
+		}
+		for _, c := range []struct {
+			name    string
+			args    []string
+			pattern string
+		}{
+			{"no URL", []string{"--base", "run/"}, `--base "run/": want \. or a URL`},
+			{"a URL for ClickHouse", []string{"--base", "s3://bucket/run", "--engine", "clickhouse"}, `--base URL goes with --engine list or duckdb`},
+		} {
+			code, stdout, stderr := runVerify(t, append(append([]string{"parts", "--plan", r.plan, "--folds"}, c.args...), dirs...)...)
+			refused(t, code, stdout, stderr, exitUsage, c.pattern)
+		}
+		t.Chdir(dirs[0])
+		code, stdout, stderr := runVerify(t, append([]string{"parts", "--plan", r.plan, "--folds", "--base", "."}, dirs...)...)
+		refused(t, code, stdout, stderr, exitUsage, `--base: .* is outside the current directory`)
+	})
 	t.Run("a shard folded without --receipts", func(t *testing.T) {
 		code, stdout, stderr := runVerify(t, "parts", "--plan", r.plan, "--folds", dirs[0], plain[1])
 		refused(t, code, stdout, stderr, exitNoInput, `shards \[1\] were folded without --receipts`)

@@ -2,8 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/receiptverify/verify/internal/shard"
 	"github.com/urfave/cli/v2"
@@ -27,14 +33,24 @@ func newPartsCommand() *cli.Command {
 			"With --folds, the DIRs are the folded shards of verify finalize --shard N --emit DIR --receipts,\n" +
 			"checked as verify summarize checks them, and the statements make the tables the finding queries\n" +
 			"read (receipts, expected_tools, trust) over exactly their files: docs/scale-out.md.\n\n" +
+			"With --folds --iceberg DIR, the receipts are committed instead to the Apache Iceberg table in\n" +
+			"DIR, partitioned by day (made if DIR holds none; a run committed already adds nothing), for\n" +
+			"any engine that reads Iceberg; --iceberg-location gives the URL the table will be read at\n" +
+			"(s3://..., gs://...) when DIR is to be copied there. Nothing is written to stdout.\n\n" +
+			"Paths are absolute. --base . writes them relative to the current directory, for an engine\n" +
+			"that runs in it; --base URL joins those relative paths to the URL the current directory is\n" +
+			"copied to (s3://bucket/run, gs://...), for --engine list or duckdb.\n\n" +
 			"Exit codes: 0 written, 64 usage, 65 a directory or part does not match the plan or its\n" +
-			"manifest, 66 the plan, a shard or a part cannot be read, 74 stdout failed.",
+			"manifest, 66 the plan, a shard or a part cannot be read, 74 stdout or the table failed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "plan", Usage: "the run plan `FILE` the map steps read (verify plan); required"},
 			&cli.StringFlag{Name: "engine", Value: "list", Usage: "`ENGINE`: list, " + strings.Join(shard.Engines(), ", ")},
 			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its records' keys read as history_keys"},
 			&cli.StringFlag{Name: "history-keys", Usage: "the compact history `DIR` (queries/shard/history_append.sql): its runs' files read as history_keys"},
 			&cli.StringFlag{Name: "history-rocks", Usage: "the compact history kept in a RocksDB store `DIR` (--engine clickhouse; queries/shard/history_rocks_put.sql): probed key by key as history_keys"},
+			&cli.StringFlag{Name: "base", Usage: "write paths relative to the current directory: `.` as they are, or joined to a URL (s3://bucket/run) the directory is copied to"},
+			&cli.StringFlag{Name: "iceberg", Usage: "with --folds: commit the receipts to the Iceberg table in `DIR` (partitioned by day) instead of writing views"},
+			&cli.StringFlag{Name: "iceberg-location", Usage: "with --iceberg: the table's `URL` in its metadata, where DIR is to be copied (s3://bucket/path); by default DIR's file: URL"},
 			&cli.BoolFlag{Name: "folds", Usage: "the DIRs are folded shards (verify finalize --shard N --emit DIR --receipts): the views or list of the report's tables, receipts, expected_tools and trust"},
 		},
 		Action: partsAction,
@@ -64,6 +80,29 @@ func partsAction(ctx *cli.Context) error {
 			return usagef(ctx, "--history-rocks does not go with --history, --history-keys or --folds: the store holds the whole history")
 		}
 	}
+	if (ctx.IsSet("iceberg") || ctx.IsSet("iceberg-location")) && !ctx.Bool("folds") {
+		return usagef(ctx, "--iceberg goes with --folds: the table holds the folds' receipts")
+	}
+	if ctx.IsSet("iceberg") && (ctx.IsSet("engine") || ctx.IsSet("base")) {
+		return usagef(ctx, "--engine and --base do not go with --iceberg: the table is committed, no statement written")
+	}
+	if ctx.IsSet("iceberg-location") && !ctx.IsSet("iceberg") {
+		return usagef(ctx, "--iceberg-location goes with --iceberg DIR")
+	}
+	if loc := ctx.String("iceberg-location"); loc != "" {
+		if u, err := url.Parse(loc); err != nil || u.Scheme == "" || u.Path == "" && u.Host == "" {
+			return usagef(ctx, "--iceberg-location %q: want a URL, such as s3://bucket/lake/receipts or file:///lake/receipts", loc)
+		}
+	}
+	base := ctx.String("base")
+	if base != "" && base != "." {
+		if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Path == "" && u.Host == "" {
+			return usagef(ctx, "--base %q: want . or a URL, such as s3://bucket/run", base)
+		}
+		if engine == "clickhouse" {
+			return usagef(ctx, "--base URL goes with --engine list or duckdb: ClickHouse's file() reads local paths (give --base . and run it in this directory)")
+		}
+	}
 	sigCtx := runContext(ctx)
 	plan, err := shard.ReadPlan(ctx.String("plan"))
 	if err != nil {
@@ -79,6 +118,14 @@ func partsAction(ctx *cli.Context) error {
 		}
 		if folds.Tables == nil {
 			return &shard.Error{Reason: shard.ReasonMissing, Path: plan.Path, Msg: fmt.Sprintf("shards %v were folded without --receipts: no receipts table to read", folds.Unfolded)}
+		}
+		if dir := ctx.String("iceberg"); dir != "" {
+			return commitIceberg(ctx, sigCtx, plan, folds, dir)
+		}
+		for t, files := range folds.Tables {
+			if folds.Tables[t], err = rebase(ctx, base, files); err != nil {
+				return err
+			}
 		}
 		if engine == "list" {
 			stmts = shard.TableList(folds.Tables)
@@ -103,23 +150,73 @@ func partsAction(ctx *cli.Context) error {
 			return finalizeError(sigCtx.Err(), err)
 		}
 	}
+	parts, history := run.Parts(), run.HistoryParts()
+	for _, l := range []*[]string{&parts, &history.Records, &history.Keys} {
+		if *l, err = rebase(ctx, base, *l); err != nil {
+			return err
+		}
+	}
 	if engine == "list" {
-		for _, p := range run.Parts() {
+		for _, p := range parts {
 			stmts = append(stmts, "shard_records\t"+p)
 		}
-		for _, p := range run.HistoryParts().Records {
+		for _, p := range history.Records {
 			stmts = append(stmts, "history_records\t"+p)
 		}
-		for _, p := range run.HistoryParts().Keys {
+		for _, p := range history.Keys {
 			stmts = append(stmts, "history_keys\t"+p)
 		}
 	} else {
-		stmts, _ = shard.Views(engine, run.Parts(), run.HistoryParts())
+		stmts, _ = shard.Views(engine, parts, history)
 		for i := range stmts {
 			stmts[i] += ";"
 		}
 	}
 	return writeLines(ctx, stmts)
+}
+
+// rebase is paths, absolute, as --base writes them: relative to the
+// current directory, as they are for ".", joined to the URL otherwise;
+// unchanged for "". A path outside the current directory is a usage
+// error: it has no place under the base.
+func rebase(ctx *cli.Context, base string, paths []string) ([]string, error) {
+	if base == "" {
+		return paths, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, &ioError{err}
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		rel, err := filepath.Rel(wd, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, usagef(ctx, "--base: %s is outside the current directory %s: run verify parts from a directory that holds the run", p, wd)
+		}
+		out[i] = filepath.ToSlash(rel)
+		if base != "." {
+			out[i] = strings.TrimSuffix(base, "/") + "/" + out[i]
+		}
+	}
+	return out, nil
+}
+
+// commitIceberg commits the folds' receipts to the Iceberg table in dir
+// and says what it did on stderr.
+func commitIceberg(ctx *cli.Context, sigCtx context.Context, plan *shard.RunPlan, folds *shard.Folds, dir string) error {
+	c, err := shard.CommitIceberg(sigCtx, plan, folds, dir, ctx.String("iceberg-location"), time.Now())
+	var se *shard.Error
+	switch {
+	case errors.As(err, &se):
+		return err
+	case err != nil:
+		return &ioError{err}
+	case !c.Committed:
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: parts: run %s is in the Iceberg table %s already (snapshot %d): nothing added\n", plan.ID, dir, c.SnapshotID)
+	default:
+		fmt.Fprintf(ctx.App.ErrWriter, "verify: parts: run %s committed to the Iceberg table %s: snapshot %d, %d files, %d receipts\n", plan.ID, dir, c.SnapshotID, c.Files, c.Receipts)
+	}
+	return nil
 }
 
 // writeLines writes each of lines on a line of stdout.

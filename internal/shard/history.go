@@ -68,7 +68,9 @@ func HistoryKeyFiles(dir, run string) (files []string, skipped bool, err error) 
 // AppendHistory writes the rows queries/shard/history_append.sql gives
 // run into the compact history in dir, on DuckDB: into the hidden
 // directory .ID.attempt-XXXX (one of its own: an interrupted attempt's is
-// never read), published as dir/ID, ID the run's plan id. A run appended
+// never read), published as dir/ID, ID the run's plan id, 0755 with its
+// files 0644 (as the umask leaves them): readable by an engine running
+// as another user. A run appended
 // already (dir/ID exists) is left as it is: appended reports false. dir
 // is made if missing (the first run's append); a reader of the history
 // refuses a missing one.
@@ -93,6 +95,11 @@ func AppendHistory(ctx context.Context, run *Run, dir string) (appended bool, er
 		return false, err
 	}
 	defer os.RemoveAll(attempt)
+	// MkdirTemp makes it 0700: published so, an engine running as
+	// another user could not read the run's keys.
+	if err := os.Chmod(attempt, 0o755); err != nil {
+		return false, err
+	}
 	// Keys are left out when dir holds them, not when another history
 	// the run was judged with does: dir must hold them for the next runs.
 	conn, done, err := judgmentsConn(ctx, run.Parts(), History{Keys: keys})

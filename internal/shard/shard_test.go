@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -197,6 +198,21 @@ func TestHistory(t *testing.T) {
 	}
 	if !appendRun(one, hist) || appendRun(one, hist) {
 		t.Error("appending a run: not appended the first time, or again the second")
+	}
+	// Readable by an engine running as another user: the run's
+	// directory 0755, its files readable by all.
+	runs, _ := filepath.Glob(filepath.Join(one, "*"))
+	for _, p := range runs {
+		filepath.WalkDir(p, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, _ := d.Info()
+			if d.IsDir() && fi.Mode().Perm() != 0o755 || !d.IsDir() && fi.Mode().Perm()&0o444 != 0o444 {
+				t.Errorf("%s: mode %v: not readable by another user", p, fi.Mode().Perm())
+			}
+			return nil
+		})
 	}
 	if compact := finalizeWith(one); compact != got {
 		t.Errorf("finalize with the compact history differs from the earlier records as history:\n got %.2000s\nwant %.2000s", compact, got)

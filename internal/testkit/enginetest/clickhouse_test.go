@@ -17,6 +17,10 @@ import (
 // chdbRunner is the Node script that runs statements on chDB.
 const chdbRunner = "testdata/chdb/run.mjs"
 
+// chdbScript is chdbRunner's absolute path, for a test that changes its
+// working directory.
+var chdbScript, _ = filepath.Abs(chdbRunner)
+
 // ClickHouseSettings are the session settings the queries need on
 // ClickHouse; docs/engines.md says why each is needed.
 var ClickHouseSettings = []string{
@@ -72,11 +76,19 @@ func runClickHouse(t *testing.T, dir string, runs []run) (map[string]result, map
 // which make the tables the queries read.
 func runClickHouseViews(t *testing.T, views []string, runs []run) (map[string]result, map[string]string) {
 	t.Helper()
+	return runClickHouseIn(t, "", views, runs)
+}
+
+// runClickHouseIn is runClickHouseViews with chDB running in the
+// directory dir ("": the package's), the one it reads Iceberg tables in
+// (its user_files_path).
+func runClickHouseIn(t *testing.T, dir string, views []string, runs []run) (map[string]result, map[string]string) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		absent(t, "ClickHouse: node is not installed")
 	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(chdbRunner), "node_modules", "chdb")); err != nil {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(chdbScript), "node_modules", "chdb")); err != nil {
 		absent(t, "ClickHouse: chDB is not installed in %s (npm install)", filepath.Dir(chdbRunner))
 	}
 	req := struct {
@@ -94,7 +106,7 @@ func runClickHouseViews(t *testing.T, views []string, runs []run) (map[string]re
 		}
 		req.Queries = append(req.Queries, q)
 	}
-	out, stderr := runNode(t, node, chdbRunner, req)
+	out, stderr := runNodeIn(t, dir, node, chdbScript, req)
 	got, errs := map[string]result{}, map[string]string{}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.UseNumber()
@@ -183,11 +195,18 @@ func unwrap(typ, wrapper string) string {
 // with its stderr.
 func runNode(t *testing.T, node, script string, req any) (stdout, stderr []byte) {
 	t.Helper()
+	return runNodeIn(t, "", node, script, req)
+}
+
+// runNodeIn is runNode in the working directory dir ("": the package's).
+func runNodeIn(t *testing.T, dir, node, script string, req any) (stdout, stderr []byte) {
+	t.Helper()
 	in, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(node, script)
+	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(in)
 	var errBuf bytes.Buffer
 	cmd.Stderr = &errBuf

@@ -219,9 +219,29 @@ func mustQuery(t *testing.T, name string) queries.Query {
 // engine.
 func lakeRun(t *testing.T, bin, dir string, trust, parts []string, shards int) func(engine string) []string {
 	t.Helper()
+	plan, folds := lakeFolds(t, bin, trust, parts, shards, fmt.Sprintf("lake-%d", shards))
+	return func(engine string) []string {
+		t.Helper()
+		r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--folds", "--engine", engine}, folds...)...)
+		if r.code != 0 {
+			t.Fatalf("verify parts --folds --engine %s: exit %d\n%s", engine, r.code, r.stderr)
+		}
+		var out []string
+		for l := range strings.Lines(string(r.stdout)) {
+			out = append(out, strings.TrimSuffix(strings.TrimSpace(l), ";"))
+		}
+		return out
+	}
+}
+
+// lakeFolds runs the sharded run id of parts in the given number of
+// shards up to the folds with --receipts, and returns its plan and
+// folded directories.
+func lakeFolds(t *testing.T, bin string, trust, parts []string, shards int, id string) (plan string, folds []string) {
+	t.Helper()
 	work := t.TempDir()
-	plan := filepath.Join(work, "plan.json")
-	if r := runVerify(t, bin, append(append([]string{"plan", "--id", fmt.Sprintf("lake-%d", shards), "--shards", fmt.Sprint(shards), "-o", plan}, trust...), parts...)...); r.code != 0 {
+	plan = filepath.Join(work, "plan.json")
+	if r := runVerify(t, bin, append(append([]string{"plan", "--id", id, "--shards", fmt.Sprint(shards), "-o", plan}, trust...), parts...)...); r.code != 0 {
 		t.Fatalf("verify plan: exit %d\n%s", r.code, r.stderr)
 	}
 	parallel := func(step string, args func(i int, out string) []string) []string {
@@ -258,19 +278,8 @@ func lakeRun(t *testing.T, bin, dir string, trust, parts []string, shards int) f
 	}
 	judgments := filepath.Join(work, "judgments.parquet")
 	duckDBJudgmentsFile(t, stmts, judgments)
-	folds := parallel("folds", func(i int, out string) []string {
+	folds = parallel("folds", func(i int, out string) []string {
 		return append([]string{"finalize", "--plan", plan, "--format", "jsonl", "--judgments", judgments, "--receipts", "--shard", fmt.Sprint(i), "--emit", out}, maps...)
 	})
-	return func(engine string) []string {
-		t.Helper()
-		r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--folds", "--engine", engine}, folds...)...)
-		if r.code != 0 {
-			t.Fatalf("verify parts --folds --engine %s: exit %d\n%s", engine, r.code, r.stderr)
-		}
-		var out []string
-		for l := range strings.Lines(string(r.stdout)) {
-			out = append(out, strings.TrimSuffix(strings.TrimSpace(l), ";"))
-		}
-		return out
-	}
+	return plan, folds
 }
