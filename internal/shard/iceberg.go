@@ -14,7 +14,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/analytics/exportdir"
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
-	"github.com/receiptverify/verify/internal/iceberg"
+	"github.com/receiptverify/verify/internal/shard/iceberg"
 )
 
 // IcebergCommit is what CommitIceberg added to a table.
