@@ -79,6 +79,7 @@ var formats = []format{
 	asqavVCFormat,
 	checkpointFormat,
 	obsignaCheckpointFormat,
+	pipelockRecorderCheckpointFormat,
 }
 
 func detect(doc *canon.Value) *format {
