@@ -60,6 +60,7 @@ var columnOnly = map[string]string{
 	"lifecycle_count":   "fields.lifecycle.receipt_count, a close's count",
 	"heartbeat_seconds": "fields.lifecycle.heartbeat_seconds, a session_open's interval",
 	"lifecycle_head":    "fields.lifecycle.head, the chain hash a checkpoint names",
+	"lifecycle_scope":   "the chain scope a lifecycle record names: its own, a recorder checkpoint's key's",
 }
 
 func TestResultFieldsAgree(t *testing.T) {

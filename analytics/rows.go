@@ -187,7 +187,16 @@ func appendReceiptRowAt(b []byte, res *verify.Result, line int64, raw keptLine, 
 	}
 	if lc := f.Lifecycle; lc != nil {
 		b = appendLifecycle(b, lc)
+		switch {
+		case res.Format == verify.PipelockRecorderCheckpoint && f.IssuerID != "":
+			// A recorder checkpoint names its head by entry hash, in the
+			// chain of the key that signed it; it is in no chain itself.
+			b = appendField(b, "lifecycle_scope", streamrun.ScopeDigest(verify.PipelockChainScope(f.IssuerID)))
+		case res.Fingerprints.ChainHash != "":
+			b = appendField(b, "lifecycle_scope", streamrun.ScopeDigest(res.ScopeKey()))
+		}
 	}
+	b = appendField(b, "recorder_entry", res.Fingerprints.RecorderEntry)
 	if flags.duplicate {
 		b = append(b, `,"duplicate":true`...)
 	}
@@ -220,7 +229,7 @@ const receiptColumns = `{line: 'BIGINT', byte_offset: 'BIGINT', byte_length: 'BI
 	call_signature: 'VARCHAR', signature_sha256: 'VARCHAR', previous_hash: 'VARCHAR', chain_hash: 'VARCHAR',
 	chain_scope: 'VARCHAR', decision: 'VARCHAR', issued_us: 'BIGINT', nonce_key: 'VARCHAR', raw: 'VARCHAR',
 	duplicate: 'BOOLEAN', chain_outside: 'BOOLEAN', lifecycle: 'VARCHAR', lifecycle_seq: 'BIGINT',
-	lifecycle_count: 'BIGINT', heartbeat_seconds: 'BIGINT', lifecycle_head: 'VARCHAR', claim: 'BOOLEAN'}`
+	lifecycle_count: 'BIGINT', heartbeat_seconds: 'BIGINT', lifecycle_head: 'VARCHAR', lifecycle_scope: 'VARCHAR', recorder_entry: 'VARCHAR', claim: 'BOOLEAN'}`
 
 // receiptInsert turns spool rows into receipts rows, columns named so that
 // a database whose later columns were added by ALTER TABLE takes them
@@ -235,12 +244,14 @@ const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, byte_off
 	format, verdict, reasons, action_id, agent_id,
 	issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint, tool_match,
 	tool_servers, nonce, call_signature, signature_sha256, previous_hash, chain_hash, chain_scope, decision,
-	issued_at, day, raw, nonce_key, trust_sha256, lifecycle, lifecycle_seq, lifecycle_count, heartbeat_seconds, lifecycle_head, claim)
+	issued_at, day, raw, nonce_key, trust_sha256, lifecycle, lifecycle_seq, lifecycle_count, heartbeat_seconds, lifecycle_head,
+	lifecycle_scope, recorder_entry, claim)
 	SELECT $1, $2, line, byte_offset, byte_length, line_sha256, format, verdict, reasons, action_id, agent_id,
 	issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint, tool_match,
 	tool_servers, nonce, call_signature, signature_sha256, previous_hash, chain_hash, chain_scope, decision,
 	make_timestamp(issued_us), COALESCE(CAST(make_timestamp(issued_us) AS DATE), CAST($3 AS DATE)), raw,
-	nonce_key, $4, lifecycle, lifecycle_seq, lifecycle_count, heartbeat_seconds, lifecycle_head, COALESCE(claim, FALSE) FROM `
+	nonce_key, $4, lifecycle, lifecycle_seq, lifecycle_count, heartbeat_seconds, lifecycle_head,
+	lifecycle_scope, recorder_entry, COALESCE(claim, FALSE) FROM `
 
 // A line stored already from another file is a re-delivery: a log
 // re-sent inside another file (an incoming directory that delivers a

@@ -80,7 +80,9 @@ CREATE TABLE IF NOT EXISTS receipts (
     lifecycle_seq    BIGINT,            -- a close's final sequence number; the head sequence number a checkpoint names
     lifecycle_count  BIGINT,            -- the receipts a close counts
     heartbeat_seconds BIGINT,           -- the heartbeat interval a session_open declares
-    lifecycle_head   VARCHAR,           -- the chain_hash of the head a checkpoint names
+    lifecycle_head   VARCHAR,           -- the chain_hash of the head a checkpoint names; a recorder checkpoint's, the recorder_entry
+    lifecycle_scope  VARCHAR,           -- the chain_scope the record names: its own; a pipelock recorder checkpoint's, its key's chain
+    recorder_entry   VARCHAR,           -- the hash of the pipelock flight recorder entry the receipt was read from
     -- A receipt whose signature did not verify (verify.Result.Evidence): a
     -- later load counts it as a predecessor present and as nothing else
     -- (prior.go).

@@ -3,12 +3,19 @@
 -- last one held, of a session removed whole, or of a chain rewritten by
 -- the key's holder; the signed lifecycle records producers write
 -- (pipelock's session_open, heartbeat, session_close) and checkpoints that
--- name a chain's head (rows of lifecycle 'checkpoint') do. One verdict per
--- chain (chain_scope), in `status`:
+-- name a chain's head (rows of lifecycle 'checkpoint') do. A pipelock
+-- flight recorder checkpoint signs only the recorder entry hash of its
+-- head: its row names the chain (lifecycle_scope) and that entry
+-- (lifecycle_head), and the receipt held whose recorder_entry it is gives
+-- the head's sequence number and chain_hash; no receipt held there is a
+-- head beyond the receipts held. One verdict per chain (chain_scope), in
+-- `status`:
 --   truncated    a verified checkpoint names a head beyond the receipts
 --                held, a head hash no receipt held has (rewritten), or a
---                position whose predecessors are missing; or a verified
---                session_close counts more receipts than are held
+--                position whose predecessors are missing; two verified
+--                checkpoints name different heads at one position
+--                (rewritten between them); or a verified session_close
+--                counts more receipts than are held
 --   complete     a verified close or checkpoint covers the last receipt
 --                held, and every receipt from the first held up to it is
 --   open         lifecycle records, no close, and the last receipt within
@@ -41,7 +48,7 @@ WITH params AS (SELECT CAST(? AS DATE) AS day),
 at_load AS (SELECT MAX(loaded_at) AS at_ts FROM files),
 r AS (
     SELECT chain_scope, format, step, chain_hash, verdict, lifecycle, lifecycle_seq, lifecycle_count,
-           heartbeat_seconds, lifecycle_head, issued_at, day, file_sha256, line
+           heartbeat_seconds, lifecycle_head, issued_at, day, file_sha256, line, recorder_entry
     FROM receipts
     WHERE chain_scope IS NOT NULL AND step IS NOT NULL AND COALESCE(claim, FALSE) = FALSE
 ),
@@ -67,10 +74,31 @@ life AS (
     WHERE lifecycle IS NOT NULL AND verdict = 'PASS'
     GROUP BY chain_scope
 ),
+rcp AS (
+    SELECT file_sha256, line, lifecycle_scope AS chain_scope, lifecycle_head AS entry, day
+    FROM receipts
+    WHERE lifecycle = 'checkpoint' AND chain_scope IS NULL AND lifecycle_scope IS NOT NULL AND verdict = 'PASS'
+      AND COALESCE(claim, FALSE) = FALSE
+),
 cp AS (
     SELECT file_sha256, line, chain_scope, lifecycle_seq AS seq, lifecycle_head AS head, day
     FROM r
     WHERE lifecycle = 'checkpoint' AND verdict = 'PASS'
+    UNION ALL
+    SELECT k.file_sha256, k.line, k.chain_scope, MIN(x.step), MIN(x.chain_hash), k.day
+    FROM rcp k
+    LEFT JOIN chain_rows x ON x.chain_scope = k.chain_scope AND x.recorder_entry = k.entry
+    GROUP BY k.file_sha256, k.line, k.chain_scope, k.day
+),
+-- Two verified checkpoints of a chain naming different heads at the same
+-- position: the chain was rewritten between them (each load's checkpoints
+-- are stored with its commit, so a later night's is held to an earlier's).
+cp_conflict AS (
+    SELECT a.chain_scope AS chain_scope, COUNT(*) AS conflicts
+    FROM cp a
+    JOIN cp b ON a.chain_scope = b.chain_scope AND a.seq = b.seq
+    WHERE a.head <> b.head
+    GROUP BY a.chain_scope
 ),
 cp_present AS (
     SELECT cp.file_sha256 AS file_sha256, cp.line AS line, SUM(CASE WHEN s.step <= cp.seq THEN 1 ELSE 0 END) AS present
@@ -113,7 +141,7 @@ judged AS (
                 THEN j.claimed_seq ELSE h.head_seq END AS claimed_seq,
            h.last_at AS last_at,
            CASE
-               WHEN j.contradicted > 0 THEN 'truncated'
+               WHEN j.contradicted > 0 OR cc.conflicts > 0 THEN 'truncated'
                WHEN cl.close_count > h.held THEN 'truncated'
                WHEN cl.chain_scope IS NOT NULL AND h.held = h.head_seq - h.first_seq + 1 THEN 'complete'
                WHEN j.covers_head > 0 AND h.held = h.head_seq - h.first_seq + 1 THEN 'complete'
@@ -123,7 +151,7 @@ judged AS (
                ELSE 'unknown'
            END AS status,
            CASE
-               WHEN j.contradicted > 0 THEN 'checkpoint'
+               WHEN j.contradicted > 0 OR cc.conflicts > 0 THEN 'checkpoint'
                WHEN cl.chain_scope IS NOT NULL THEN 'session_close'
                WHEN j.covers_head > 0 THEN 'checkpoint'
                WHEN l.chain_scope IS NOT NULL THEN 'lifecycle'
@@ -132,6 +160,7 @@ judged AS (
     FROM chains c
     LEFT JOIN held h ON h.chain_scope = c.chain_scope
     LEFT JOIN cp_judged j ON j.chain_scope = c.chain_scope
+    LEFT JOIN cp_conflict cc ON cc.chain_scope = c.chain_scope
     LEFT JOIN closes cl ON cl.chain_scope = c.chain_scope
     LEFT JOIN life l ON l.chain_scope = c.chain_scope
     CROSS JOIN at_load a

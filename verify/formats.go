@@ -82,6 +82,7 @@ var formats = []format{
 	checkpointFormat,
 	obsignaCheckpointFormat,
 	scittFormat,
+	pipelockRecorderCheckpointFormat,
 }
 
 func detect(doc *canon.Value) *format {

@@ -115,6 +115,9 @@ func checkPipelockAction(c *check) {
 	f.Decision = str(rec, "verdict")
 	f.Signature = str(doc, "signature")
 	f.Lifecycle = pipelockLifecycle(rec)
+	if doc != c.doc {
+		c.res.Fingerprints.RecorderEntry = pipelockRecorderEntryHash(c.doc)
+	}
 	if seq := rec.Get("chain_seq"); seq != nil && seq.Kind == canon.Number {
 		if n, err := strconv.ParseInt(seq.Text, 10, 64); err == nil {
 			f.Step = &n

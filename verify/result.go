@@ -206,6 +206,10 @@ type Fingerprints struct {
 	Overturn        string         `json:"overturn,omitempty"`
 	CallSignature   string         `json:"call_signature,omitempty"`
 	UndoLogProfile  string         `json:"undolog_profile,omitempty"`
+	// RecorderEntry is the hash of the pipelock flight recorder entry the
+	// receipt (or recorder checkpoint) was read from, as the recorder
+	// computes it: what a recorder checkpoint names as its head.
+	RecorderEntry string `json:"recorder_entry,omitempty"`
 }
 
 // PayloadDigest is {hash, size} of the canonical context.
@@ -284,8 +288,8 @@ func (f *Fields) texts() [17]*string {
 }
 
 // texts are the string fields of fp, as Fields.texts.
-func (fp *Fingerprints) texts() [6]*string {
-	return [6]*string{&fp.ActionRef, &fp.ToolFingerprint, &fp.ChainHash, &fp.Overturn, &fp.CallSignature, &fp.UndoLogProfile}
+func (fp *Fingerprints) texts() [7]*string {
+	return [7]*string{&fp.ActionRef, &fp.ToolFingerprint, &fp.ChainHash, &fp.Overturn, &fp.CallSignature, &fp.UndoLogProfile, &fp.RecorderEntry}
 }
 
 // Result is the verification of one receipt. Its JSON form is the output

@@ -116,6 +116,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 	b = jsonStr(b, "overturn", fp.Overturn)
 	b = jsonStr(b, "call_signature", fp.CallSignature)
 	b = jsonStr(b, "undolog_profile", fp.UndoLogProfile)
+	b = jsonStr(b, "recorder_entry", fp.RecorderEntry)
 	b = closeObject(b, mark)
 	return append(b, '}')
 }

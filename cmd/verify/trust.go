@@ -170,7 +170,7 @@ func trustFlags(predecessor bool, schemas string) []cli.Flag {
 		&cli.StringSliceFlag{Name: "schemas", Usage: schemas},
 		&cli.BoolFlag{Name: "strict-schemas", Usage: "a drifted or unknown tool fails the receipt"},
 		&cli.StringFlag{Name: "at", Usage: "judge expiry and clock skew at `TIME` (RFC 3339)", DefaultText: "now"},
-		&cli.StringSliceFlag{Name: "checkpoints", Usage: "chain-head checkpoints `FILE`: C2SP signed notes as JSON Lines, verified with the key files and read as inputs (repeatable; docs/verification.md)"},
+		&cli.StringSliceFlag{Name: "checkpoints", Usage: "chain-head checkpoints `FILE`, JSON Lines: C2SP signed notes, obsigna anchor log lines, pipelock recorder checkpoints; verified with the key files and read as inputs (repeatable; docs/verification.md)"},
 	)
 }
 

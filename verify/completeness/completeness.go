@@ -66,6 +66,9 @@ type Receipt struct {
 	// SegmentStart is the sequence number the receipt's key segment
 	// starts at (a key transition restarts the count).
 	SegmentStart uint64
+	// Entry is the hash of the pipelock flight recorder entry the receipt
+	// was read from ("" for none): what a recorder checkpoint names.
+	Entry string
 }
 
 // Chain is one chain's receipts as the archive holds them, in any order.
@@ -84,6 +87,11 @@ type Checkpoint struct {
 	Hash  string // "" when the checkpoint names no hash
 	Time  time.Time
 	From  string // where it came from, for the verdict's detail
+	// Entry, when set, names the head by the hash of the pipelock flight
+	// recorder entry that holds it, which is all a recorder checkpoint
+	// signs: Seq and Hash are then those of the receipt held in that
+	// entry, and a head no receipt held is in is truncation.
+	Entry string
 }
 
 // Verdict is the judgment of one chain.
@@ -104,7 +112,10 @@ func Judge(c Chain, checkpoints []Checkpoint, at time.Time) Verdict {
 	v := Verdict{Chain: c.ID, Producer: c.Producer, Status: Unknown}
 	if len(c.Receipts) == 0 {
 		for _, cp := range checkpoints {
-			if cp.Chain == c.ID {
+			switch {
+			case cp.Chain == c.ID && cp.Entry != "":
+				v = v.with(Truncated, cp.From, "a recorder checkpoint names entry "+short(cp.Entry)+" as its head; the archive holds none of the chain")
+			case cp.Chain == c.ID:
 				v.Claimed = max(v.Claimed, cp.Seq)
 				v = v.with(Truncated, cp.From, "a checkpoint names sequence "+u(v.Claimed)+"; the archive holds none of the chain")
 			}
@@ -137,6 +148,25 @@ func Judge(c Chain, checkpoints []Checkpoint, at time.Time) Verdict {
 			}
 		}
 		return true
+	}
+
+	// A recorder checkpoint names its head by entry hash alone.
+	byEntry := map[string]Receipt{}
+	for _, r := range rs {
+		if r.Entry != "" {
+			byEntry[r.Entry] = r
+		}
+	}
+	checkpoints = slices.Clone(checkpoints)
+	for i, cp := range checkpoints {
+		if cp.Chain != c.ID || cp.Entry == "" {
+			continue
+		}
+		r, ok := byEntry[cp.Entry]
+		if !ok {
+			return v.with(Truncated, cp.From, "a recorder checkpoint names entry "+short(cp.Entry)+" as its head; the archive holds no receipt of it: deleted or rewritten")
+		}
+		checkpoints[i].Seq, checkpoints[i].Hash = r.Seq, r.Hash
 	}
 
 	// Evidence that names more than is held is a finding, whatever else.
@@ -202,3 +232,10 @@ func (v Verdict) with(s Status, evidence, detail string) Verdict {
 }
 
 func u(n uint64) string { return strconv.FormatUint(n, 10) }
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12] + "…"
+	}
+	return h
+}

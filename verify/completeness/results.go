@@ -35,6 +35,15 @@ func FromResults(results []*verify.Result) ([]Chain, []Checkpoint) {
 		return &chains[n]
 	}
 	for _, r := range results {
+		if r != nil && r.Verdict == verify.Pass && r.Format == verify.PipelockRecorderCheckpoint && r.Fields.Lifecycle != nil {
+			// A recorder checkpoint: its head is the entry whose hash it
+			// signs, in the chain of the key that signed it.
+			at, _ := time.Parse(time.RFC3339Nano, r.Fields.IssuedAt)
+			scope := verify.PipelockChainScope(r.Fields.IssuerID)
+			cps = append(cps, Checkpoint{Chain: scope, Entry: r.Fields.Lifecycle.Head, Time: at, From: r.Format})
+			chainOf(scope, "")
+			continue
+		}
 		if r == nil || r.Verdict != verify.Pass || r.Fields.Step == nil || *r.Fields.Step < 0 {
 			continue
 		}
@@ -46,7 +55,7 @@ func FromResults(results []*verify.Result) ([]Chain, []Checkpoint) {
 			chainOf(r.ScopeKey(), "")
 			continue
 		}
-		rec := Receipt{Seq: seq, Hash: r.Fingerprints.ChainHash, Time: at}
+		rec := Receipt{Seq: seq, Hash: r.Fingerprints.ChainHash, Time: at, Entry: r.Fingerprints.RecorderEntry}
 		if lc != nil {
 			rec.Kind = lc.Kind
 			rec.Interval = time.Duration(lc.HeartbeatSeconds) * time.Second
