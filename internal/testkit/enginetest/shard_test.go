@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
+	"github.com/receiptverify/verify/internal/shard"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 	"github.com/receiptverify/verify/queries"
 )
@@ -195,6 +196,44 @@ func TestEnginesSharded(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "judgments")
 		clickHouseJudgments(t, views("clickhouse"), out, true)
 		same(t, folded(t, "jsonl", func(n int) string { return filepath.Join(out, fmt.Sprintf("shard-%d.parquet", n)) }))
+	})
+	t.Run("clickhouse/2000-parts", func(t *testing.T) {
+		if os.Getenv("VERIFY_ENGINES") == "off" {
+			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+		}
+		// The run's records cut into 2,000 files, as a run of 2,000
+		// parts would be: the views of verify parts over them (one
+		// file() each) need their own settings on ClickHouse, which
+		// the views set (the plan's optimizer steps, the statement's
+		// size), and the judgments are still the run's.
+		var records []string
+		for _, l := range views("list") {
+			if f, ok := strings.CutPrefix(l, "shard_records\t"); ok {
+				records = append(records, f)
+			}
+		}
+		split := filepath.Join(t.TempDir(), "split")
+		duck, err := sql.Open("duckdb", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = duck.Exec("COPY (SELECT *, row_number() OVER (ORDER BY ord) % 2000 AS bucket FROM read_parquet(" + slashedList(records) + ")) TO " +
+			sqltext.String(filepath.ToSlash(split)) + " (FORMAT parquet, PARTITION_BY (bucket))")
+		duck.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := filepath.Glob(filepath.Join(split, "bucket=*", "*.parquet"))
+		if err != nil || len(files) < 2000 {
+			t.Fatalf("%d files, want at least 2,000: %v", len(files), err)
+		}
+		stmts, err := shard.Views("clickhouse", files, shard.History{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		judgments := filepath.Join(t.TempDir(), "judgments.parquet")
+		clickHouseJudgments(t, stmts, judgments, false)
+		same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plan, "--format", "json", "--judgments", judgments}, reversed...)...))
 	})
 	t.Run("postgres", func(t *testing.T) {
 		if os.Getenv("VERIFY_ENGINES") == "off" {
