@@ -2,7 +2,6 @@ package enginetest
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -15,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
 	"github.com/receiptverify/verify/internal/shard"
@@ -240,15 +238,15 @@ func TestEnginesSharded(t *testing.T) {
 			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 		}
 		// Standard SQL: PostgreSQL's rows are DuckDB's, which the
-		// subtest above ties to verify receipts.
+		// subtest above ties to verify receipts. The tables are made
+		// and loaded by the script of verify parts --engine postgres,
+		// run by psql as it is.
 		want := duckDBJudgments(t, views("duckdb"))
-		var records []string
-		for _, l := range views("list") {
-			if f, ok := strings.CutPrefix(l, "shard_records\t"); ok {
-				records = append(records, f)
-			}
+		script := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--engine", "postgres"}, reversed...)...)
+		if script.code != 0 {
+			t.Fatalf("verify parts --engine postgres: exit %d\n%s", script.code, script.stderr)
 		}
-		got, err := queryRows(postgresRecords(t, records), queries.Judgments())
+		got, err := queryRows(postgresScript(t, script.stdout), queries.Judgments())
 		if err != nil {
 			t.Fatalf("PostgreSQL: %v", err)
 		}
@@ -308,86 +306,29 @@ func duckDBJudgmentsFile(t *testing.T, views []string, out string) {
 	}
 }
 
-// PostgresHexFunctions are the two functions queries/shard/*.sql call
-// that PostgreSQL names otherwise: unhex (decode) and hex (encode, in
-// upper case as DuckDB and ClickHouse give it).
-var PostgresHexFunctions = []string{
-	"CREATE FUNCTION unhex(text) RETURNS bytea AS 'SELECT decode($1, ''hex'')' LANGUAGE sql IMMUTABLE STRICT",
-	"CREATE FUNCTION hex(bytea) RETURNS text AS 'SELECT upper(encode($1, ''hex''))' LANGUAGE sql IMMUTABLE STRICT",
-}
-
-// postgresRecords starts PostgreSQL and loads the records of the parts
-// verify parts listed (the columns the judgment SQL reads), read with
-// DuckDB, and as history_keys the rows of the compact history's files
-// historyKeys (none: an empty history).
-func postgresRecords(t *testing.T, records []string, historyKeys ...string) *sql.DB {
+// postgresScript starts PostgreSQL and runs script there with psql, as
+// a user would run the script of verify parts --engine postgres (the
+// tables the judgment SQL reads, made and loaded), twice: a second run
+// makes the tables again, never adds to them.
+func postgresScript(t *testing.T, script []byte) *sql.DB {
 	t.Helper()
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		if psql = filepath.Join(pgBin(), "psql"); pgBin() == "" {
+			absent(t, "PostgreSQL: psql is not installed")
+		}
+	}
 	cfg := startPostgres(t)
-	ctx := context.Background()
-	pg, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
+	file := filepath.Join(t.TempDir(), "views.sql")
+	if err := os.WriteFile(file, script, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer pg.Close(ctx)
-	for _, stmt := range append([]string{
-		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text, nonce_order text, claim boolean)",
-		"CREATE TABLE history_keys (kind text, k bytea, scope bytea)",
-	}, PostgresHexFunctions...) {
-		if _, err := pg.Exec(ctx, stmt); err != nil {
-			t.Fatal(err)
+	for range 2 {
+		cmd := exec.Command(psql, "-X", "-q", "-h", cfg.Host, "-U", cfg.User, "-d", cfg.Database, "-f", file)
+		cmd.Env = append(os.Environ(), "PGTZ=UTC")
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("psql -f views.sql: %v\n%s", err, out)
 		}
-	}
-	duck, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer duck.Close()
-	rows, err := duck.Query("SELECT " + judgmentColumns + " FROM read_parquet(" + slashedList(records) + ")")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var data [][]any
-	for rows.Next() {
-		var ord int64
-		var keys [5]*string
-		var claim bool
-		if err := rows.Scan(&ord, &keys[0], &keys[1], &keys[2], &keys[3], &keys[4], &claim); err != nil {
-			t.Fatal(err)
-		}
-		data = append(data, []any{ord, keys[0], keys[1], keys[2], keys[3], keys[4], claim})
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	rows.Close()
-	cols := strings.Split(strings.ReplaceAll(judgmentColumns, " ", ""), ",")
-	if n, err := pg.CopyFrom(ctx, pgx.Identifier{"shard_records"}, cols, pgx.CopyFromRows(data)); err != nil || n != int64(len(data)) {
-		t.Fatalf("copy: %d of %d rows: %v", n, len(data), err)
-	}
-	if len(historyKeys) > 0 {
-		rows, err := duck.Query("SELECT CAST(kind AS VARCHAR), CAST(k AS BLOB), CAST(scope AS BLOB) FROM read_parquet(" + slashedList(historyKeys) + ")")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var keys [][]any
-		for rows.Next() {
-			var kind string
-			var k, scope []byte
-			if err := rows.Scan(&kind, &k, &scope); err != nil {
-				t.Fatal(err)
-			}
-			keys = append(keys, []any{kind, k, scope})
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
-		if n, err := pg.CopyFrom(ctx, pgx.Identifier{"history_keys"}, []string{"kind", "k", "scope"}, pgx.CopyFromRows(keys)); err != nil || n != int64(len(keys)) {
-			t.Fatalf("copy: %d of %d history keys: %v", n, len(keys), err)
-		}
-	}
-	if _, err := pg.Exec(ctx, "ANALYZE"); err != nil {
-		t.Fatal(err)
 	}
 	db := stdlib.OpenDB(*cfg)
 	t.Cleanup(func() { db.Close() })
