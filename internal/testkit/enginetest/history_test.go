@@ -159,7 +159,7 @@ func TestEnginesHistory(t *testing.T) {
 		judge := func(t *testing.T, extra ...string) {
 			t.Helper()
 			judgments := filepath.Join(t.TempDir(), "judgments.parquet")
-			clickHouseJudgments(t, views("clickhouse", 2, extra...), judgments, false)
+			clickHouseJudgments(t, views("clickhouse", 2, extra...), judgments, 0)
 			same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plans[2], "--format", "json", "--judgments", judgments}, shards[2]...)...))
 		}
 		t.Run("compact", func(t *testing.T) { judge(t, "--history-keys", chHist) })
