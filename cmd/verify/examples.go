@@ -69,6 +69,11 @@ var examples = map[string][]string{
 	"parts": {
 		"verify parts --plan plan.json --engine clickhouse maps/* > views.sql",
 	},
+	"judge": {
+		"verify judge --plan plan.json --history-keys history --emit judgments maps/*",
+		"verify finalize --plan plan.json --judgments judgments/shard-0.parquet --shard 0 --emit folds/shard-0 maps/*",
+		"verify judge --plan plan.json --append-history history maps/*",
+	},
 	"canon": {
 		"verify canon receipt.json | sha256sum",
 	},

@@ -26,7 +26,9 @@ func newPartsCommand() *cli.Command {
 			"clickhouse gives CREATE VIEW shard_records ... and history_keys (the rows of the compact\n" +
 			"history's files, --history-keys, and of the keys of the --history directories' parts, that the\n" +
 			"run's keys hit, read once into a table; or an empty table; or, on ClickHouse, the rows of the\n" +
-			"RocksDB store --history-rocks that the run's keys hit, looked up key by key), one statement a line; --engine list gives one line per file, TABLE<tab>PATH\n" +
+			"RocksDB store --history-rocks that the run's keys hit, looked up key by key), one statement a line;\n" +
+			"--engine postgres gives a psql script that makes the two tables and the functions unhex and hex\n" +
+			"and loads the tables' rows, inline (COPY ... FROM STDIN); --engine list gives one line per file, TABLE<tab>PATH\n" +
 			"(shard_records, history_keys, or history_records for a --history part), for any other\n" +
 			"loader. Never a glob: a file beside the parts (an earlier attempt's, another run's) or an\n" +
 			"unpublished history directory is not read, nor the run's own keys in the history.\n\n" +
@@ -44,7 +46,7 @@ func newPartsCommand() *cli.Command {
 			"manifest, 66 the plan, a shard or a part cannot be read, 74 stdout or the table failed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "plan", Usage: "the run plan `FILE` the map steps read (verify plan); required"},
-			&cli.StringFlag{Name: "engine", Value: "list", Usage: "`ENGINE`: list, " + strings.Join(shard.Engines(), ", ")},
+			&cli.StringFlag{Name: "engine", Value: "list", Usage: "`ENGINE`: list, " + strings.Join(shard.Engines(), ", ") + ", postgres (a psql script: the tables made and loaded)"},
 			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its records' keys read as history_keys"},
 			&cli.StringFlag{Name: "history-keys", Usage: "the compact history `DIR` (queries/shard/history_append.sql): its runs' files read as history_keys"},
 			&cli.StringFlag{Name: "history-rocks", Usage: "the compact history kept in a RocksDB store `DIR` (--engine clickhouse; queries/shard/history_rocks_put.sql): probed key by key as history_keys"},
@@ -66,7 +68,10 @@ func partsAction(ctx *cli.Context) error {
 	}
 	engine := ctx.String("engine")
 	var stmts []string
-	if engine != "list" {
+	if engine == "postgres" && ctx.Bool("folds") {
+		return usagef(ctx, "--engine postgres goes without --folds: load the report's tables from the files --engine list names")
+	}
+	if engine != "list" && engine != "postgres" {
 		var err error
 		if _, err = shard.Views(engine, nil, shard.History{}); err != nil {
 			return usagef(ctx, "--engine: %v", err)
@@ -149,6 +154,12 @@ func partsAction(ctx *cli.Context) error {
 		if err := run.WithHistoryRocks(dir); err != nil {
 			return finalizeError(sigCtx.Err(), err)
 		}
+	}
+	if engine == "postgres" {
+		if err := shard.WritePostgres(sigCtx, run, ctx.App.Writer); err != nil {
+			return &ioError{err}
+		}
+		return nil
 	}
 	parts, history := run.Parts(), run.HistoryParts()
 	for _, l := range []*[]string{&parts, &history.Records, &history.Keys} {

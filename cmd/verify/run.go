@@ -65,6 +65,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			newPlanCommand(),
 			newFinalizeCommand(),
 			newPartsCommand(),
+			newJudgeCommand(),
 			newSummarizeCommand(),
 			newLoadCommand(),
 			newQueryCommand(),

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -76,10 +77,44 @@ func duckDBViews(parts []string, history History) []string {
 		"CREATE TEMP TABLE history_keys AS "+historyHits)
 }
 
+// ClickHouseSettings are the session settings the judgments need on
+// ClickHouse, which the views of Views("clickhouse", ...) begin with:
+// an outer join's missing side is NULL (without it an absent owner
+// reads as an empty string and an absent link as a break), and a plan over thousands
+// of parts, each a file() of its own joined by UNION ALL, is not
+// stopped by the optimizer's limit on its steps (10,000 by default:
+// "Too many optimizations applied to query plan" at about 100 parts).
+var ClickHouseSettings = []string{
+	"SET join_use_nulls = 1",
+	"SET query_plan_max_optimizations_to_apply = 1000000",
+}
+
+// clickHouseQuerySize is ClickHouse's default max_query_size, the
+// longest statement it parses (256 KiB).
+const clickHouseQuerySize = 256 << 10
+
 // clickHouseViews: one file() per part, joined by UNION ALL (ClickHouse's
-// file() takes one path or a glob, never a list).
+// file() takes one path or a glob, never a list), after the session's
+// settings: ClickHouseSettings, and max_query_size raised to twice the
+// longest statement's bytes when that passes the default (about 2,000
+// parts).
 func clickHouseViews(parts []string, history History) []string {
-	out := []string{"CREATE VIEW shard_records AS " + clickHouseUnion("*", parts)}
+	stmts := clickHouseTables(parts, history)
+	out := append([]string{}, ClickHouseSettings...)
+	longest := 0
+	for _, s := range stmts {
+		longest = max(longest, len(s))
+	}
+	if longest > clickHouseQuerySize {
+		out = append(out, fmt.Sprintf("SET max_query_size = %d", 2*longest))
+	}
+	return append(out, stmts...)
+}
+
+// clickHouseTables are the statements of clickHouseViews without the
+// settings.
+func clickHouseTables(parts []string, history History) []string {
+	out := []string{"CREATE TABLE shard_records ENGINE = Memory AS SELECT " + RecordColumns + " FROM (" + clickHouseFiles(RecordColumns, parts) + ")"}
 	if history.Rocks != "" {
 		return append(out, RocksTable(history.Rocks), "CREATE TABLE history_keys ENGINE = Memory AS "+rocksHits)
 	}
@@ -90,7 +125,7 @@ func clickHouseViews(parts []string, history History) []string {
 		}
 	}
 	if len(history.Keys) > 0 {
-		sel = append(sel, clickHouseUnion("kind, k, scope", history.Keys))
+		sel = append(sel, clickHouseFiles("kind, k, scope", history.Keys))
 	}
 	if len(sel) == 0 {
 		return append(out, "CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String)) ENGINE = Memory")
@@ -165,6 +200,49 @@ func duckDBFiles(files []string) string {
 	}
 	return sqltext.List(slashed)
 }
+
+// clickHouseFiles reads cols from exactly files with as few file()
+// calls as it can: one for the files under each directory two levels
+// up (a run's maps/, of shard-N/records-NNNNN.parquet), naming them in
+// a {a,b,...} list of ClickHouse's globs, which matches exactly the
+// names listed; a file whose name holds a glob's special character is
+// read by a file() of its own. The calls are joined by UNION ALL. A
+// file() per part would cost ClickHouse a plan step and a schema
+// inference per part, each time a query reads the view: minutes at
+// 2,000 parts.
+func clickHouseFiles(cols string, files []string) string {
+	var dirs []string
+	byDir := map[string][]string{}
+	var sel []string
+	for _, f := range files {
+		f = filepath.ToSlash(f)
+		dir := path.Dir(path.Dir(f))
+		rel := strings.TrimPrefix(f, strings.TrimSuffix(dir, "/")+"/")
+		if dir == "." || dir == "/" || strings.ContainsAny(f, "{},*?[]\\") || strings.Contains(rel, "..") {
+			sel = append(sel, "SELECT "+cols+" FROM file("+clickHouseString(f)+", Parquet)")
+			continue
+		}
+		if byDir[dir] == nil {
+			dirs = append(dirs, dir)
+		}
+		byDir[dir] = append(byDir[dir], rel)
+	}
+	for _, dir := range dirs {
+		names := byDir[dir]
+		glob := strings.TrimSuffix(dir, "/") + "/" + names[0]
+		if len(names) > 1 {
+			glob = strings.TrimSuffix(dir, "/") + "/{" + strings.Join(names, ",") + "}"
+		}
+		sel = append(sel, "SELECT "+cols+" FROM file("+clickHouseString(glob)+", Parquet)")
+	}
+	return strings.Join(sel, " UNION ALL ")
+}
+
+// RecordColumns are the columns of the map records that
+// queries/shard/judgments.sql and history_append.sql read: on
+// ClickHouse, shard_records is a table of these, read once from the
+// parts.
+const RecordColumns = "ord, chain_key, link_key, scope_key, nonce_key, receipt_order, claim"
 
 // clickHouseUnion reads cols from each of files, one file() each joined
 // by UNION ALL: ClickHouse's file() takes one path or a glob, never a

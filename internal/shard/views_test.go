@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,9 @@ func TestViews(t *testing.T) {
 			"CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB)",
 		}, `SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope FROM read_parquet(['/h/r/keys.parquet'])`},
 		{"clickhouse", []string{
-			`CREATE VIEW shard_records AS SELECT * FROM file('/m/shard-0/records-00000.parquet', Parquet) UNION ALL SELECT * FROM file('/m/it\'s\\odd/records-00000.parquet', Parquet)`,
+			"SET join_use_nulls = 1",
+			"SET query_plan_max_optimizations_to_apply = 1000000",
+			"CREATE TABLE shard_records ENGINE = Memory AS SELECT " + RecordColumns + " FROM (SELECT " + RecordColumns + " FROM file('/m/it\\'s\\\\odd/records-00000.parquet', Parquet) UNION ALL SELECT " + RecordColumns + " FROM file('/m/shard-0/records-00000.parquet', Parquet))",
 			"CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String)) ENGINE = Memory",
 		}, `SELECT kind, k, scope FROM file('/h/r/keys.parquet', Parquet)`},
 	} {
@@ -37,7 +40,8 @@ func TestViews(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(hist) != 3 || !strings.Contains(hist[2], " history_keys ") || !strings.Contains(hist[2], "FROM history_all h") {
+		hist = hist[len(hist)-3:] // after ClickHouse's settings
+		if !strings.Contains(hist[2], " history_keys ") || !strings.Contains(hist[2], "FROM history_all h") {
 			t.Fatalf("%s: history: %q", c.engine, hist)
 		}
 		if !strings.HasPrefix(hist[1], "CREATE VIEW history_all AS SELECT 'o' AS kind, unhex(chain_key) AS k, unhex(scope_key) AS scope FROM ") ||
@@ -45,6 +49,27 @@ func TestViews(t *testing.T) {
 			!strings.HasSuffix(hist[1], " UNION ALL "+c.keys) {
 			t.Errorf("%s: history: %s", c.engine, hist[1])
 		}
+	}
+	// Past 256 KiB, a statement needs a larger max_query_size on
+	// ClickHouse: the views raise it.
+	// The parts of one directory are read by one file(), naming them
+	// in a {a,b} list; another directory's by another.
+	got, err := Views("clickhouse", []string{"/m/shard-0/records-00000.parquet", "/m/shard-1/records-00000.parquet", "/n/shard-2/records-00000.parquet"}, History{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "FROM (SELECT " + RecordColumns + " FROM file('/m/{shard-0/records-00000.parquet,shard-1/records-00000.parquet}', Parquet) UNION ALL SELECT " + RecordColumns + " FROM file('/n/shard-2/records-00000.parquet', Parquet))"; !strings.HasSuffix(got[2], want) {
+		t.Errorf("parts of two directories: %s\nwant it to end %s", got[2], want)
+	}
+	many := make([]string, 3000)
+	for i := range many {
+		many[i] = fmt.Sprintf("/lake/runs/2026-12-%d/maps/shard-0/records-00000.parquet", i)
+	}
+	if got, err = Views("clickhouse", many, History{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("SET max_query_size = %d", 2*len(got[3])); len(got[3]) <= 256<<10 || got[2] != want {
+		t.Errorf("3,000 directories: a statement of %d bytes after %.80q, want %q", len(got[3]), got[2], want)
 	}
 	if _, err := Views("oracle", parts, History{}); err == nil {
 		t.Error("an unknown engine: no error")

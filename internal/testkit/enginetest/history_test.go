@@ -114,24 +114,20 @@ func TestEnginesHistory(t *testing.T) {
 		if os.Getenv("VERIFY_ENGINES") == "off" {
 			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 		}
-		// The compact history loaded whole (no probe first): PostgreSQL's
-		// rows are DuckDB's, which the subtest above ties to the map
-		// directories as history.
-		list := views("list", 2, "--history-keys", duckHist)
-		var records, keys []string
-		for _, l := range list {
-			if f, ok := strings.CutPrefix(l, "shard_records\t"); ok {
-				records = append(records, f)
-			}
-			if f, ok := strings.CutPrefix(l, "history_keys\t"); ok {
-				keys = append(keys, f)
-			}
-		}
-		if len(keys) != 2 {
-			t.Fatalf("verify parts lists %d history files, want 2", len(keys))
-		}
+		// The script of verify parts --engine postgres, run by psql:
+		// the run's records and the compact history's rows its keys
+		// hit. PostgreSQL's rows are DuckDB's, which the subtest above
+		// ties to the map directories as history.
 		want := duckDBJudgments(t, views("duckdb", 2, "--history-keys", duckHist))
-		got, err := queryRows(postgresRecords(t, records, keys...), queries.Judgments())
+		script := runVerify(t, bin, append([]string{"parts", "--plan", plans[2], "--engine", "postgres", "--history-keys", duckHist}, shards[2]...)...)
+		if script.code != 0 {
+			t.Fatalf("verify parts --engine postgres: exit %d\n%s", script.code, script.stderr)
+		}
+		if bytes.Contains(script.stdout, []byte("COPY history_keys (kind, k, scope) FROM STDIN (FORMAT csv);\n\\.\n")) {
+			i := bytes.Index(script.stdout, []byte("COPY history_keys"))
+			t.Fatalf("verify parts --engine postgres: no history row loaded:\n%s", script.stdout[max(0, i-300):])
+		}
+		got, err := queryRows(postgresScript(t, script.stdout), queries.Judgments())
 		if err != nil {
 			t.Fatalf("PostgreSQL: %v", err)
 		}
@@ -163,7 +159,7 @@ func TestEnginesHistory(t *testing.T) {
 		judge := func(t *testing.T, extra ...string) {
 			t.Helper()
 			judgments := filepath.Join(t.TempDir(), "judgments.parquet")
-			clickHouseJudgments(t, views("clickhouse", 2, extra...), judgments, false)
+			clickHouseJudgments(t, views("clickhouse", 2, extra...), judgments, 0)
 			same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plans[2], "--format", "json", "--judgments", judgments}, shards[2]...)...))
 		}
 		t.Run("compact", func(t *testing.T) { judge(t, "--history-keys", chHist) })

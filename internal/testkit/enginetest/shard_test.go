@@ -2,7 +2,6 @@ package enginetest
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -16,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
+	"github.com/receiptverify/verify/internal/shard"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 	"github.com/receiptverify/verify/queries"
 )
@@ -201,7 +200,7 @@ func TestEnginesSharded(t *testing.T) {
 			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 		}
 		judgments := filepath.Join(dir, "judgments.parquet")
-		clickHouseJudgments(t, views("clickhouse"), judgments, false)
+		clickHouseJudgments(t, views("clickhouse"), judgments, 0)
 		same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plan, "--format", "json", "--judgments", judgments}, reversed...)...))
 	})
 	t.Run("clickhouse/per-shard", func(t *testing.T) {
@@ -211,23 +210,66 @@ func TestEnginesSharded(t *testing.T) {
 		// The judgments written one file per shard: each fold reads its
 		// own.
 		out := filepath.Join(t.TempDir(), "judgments")
-		clickHouseJudgments(t, views("clickhouse"), out, true)
+		clickHouseJudgments(t, views("clickhouse"), out, len(shards)+1)
+		// A shard without rows (here one past the run's) still gets its
+		// file: a fold never finds its judgments missing.
+		if _, err := os.Stat(filepath.Join(out, fmt.Sprintf("shard-%d.parquet", len(shards)))); err != nil {
+			t.Errorf("no file for a shard without judgments: %v", err)
+		}
 		same(t, folded(t, "jsonl", func(n int) string { return filepath.Join(out, fmt.Sprintf("shard-%d.parquet", n)) }))
 	})
-	t.Run("postgres", func(t *testing.T) {
+	t.Run("clickhouse/2000-parts", func(t *testing.T) {
 		if os.Getenv("VERIFY_ENGINES") == "off" {
 			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 		}
-		// Standard SQL: PostgreSQL's rows are DuckDB's, which the
-		// subtest above ties to verify receipts.
-		want := duckDBJudgments(t, views("duckdb"))
+		// The run's records cut into 2,000 files, as a run of 2,000
+		// parts would be: the views of verify parts over them (one
+		// file() each) need their own settings on ClickHouse, which
+		// the views set (the plan's optimizer steps, the statement's
+		// size), and the judgments are still the run's.
 		var records []string
 		for _, l := range views("list") {
 			if f, ok := strings.CutPrefix(l, "shard_records\t"); ok {
 				records = append(records, f)
 			}
 		}
-		got, err := queryRows(postgresRecords(t, records), queries.Judgments())
+		split := filepath.Join(t.TempDir(), "split")
+		duck, err := sql.Open("duckdb", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = duck.Exec("COPY (SELECT *, row_number() OVER (ORDER BY ord) % 2000 AS bucket FROM read_parquet(" + slashedList(records) + ")) TO " +
+			sqltext.String(filepath.ToSlash(split)) + " (FORMAT parquet, PARTITION_BY (bucket))")
+		duck.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := filepath.Glob(filepath.Join(split, "bucket=*", "*.parquet"))
+		if err != nil || len(files) < 2000 {
+			t.Fatalf("%d files, want at least 2,000: %v", len(files), err)
+		}
+		stmts, err := shard.Views("clickhouse", files, shard.History{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		judgments := filepath.Join(t.TempDir(), "judgments.parquet")
+		clickHouseJudgments(t, stmts, judgments, 0)
+		same(t, runVerify(t, bin, append([]string{"finalize", "--plan", plan, "--format", "json", "--judgments", judgments}, reversed...)...))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		if os.Getenv("VERIFY_ENGINES") == "off" {
+			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+		}
+		// Standard SQL: PostgreSQL's rows are DuckDB's, which the
+		// subtest above ties to verify receipts. The tables are made
+		// and loaded by the script of verify parts --engine postgres,
+		// run by psql as it is.
+		want := duckDBJudgments(t, views("duckdb"))
+		script := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--engine", "postgres"}, reversed...)...)
+		if script.code != 0 {
+			t.Fatalf("verify parts --engine postgres: exit %d\n%s", script.code, script.stderr)
+		}
+		got, err := queryRows(postgresScript(t, script.stdout), queries.Judgments())
 		if err != nil {
 			t.Fatalf("PostgreSQL: %v", err)
 		}
@@ -287,86 +329,29 @@ func duckDBJudgmentsFile(t *testing.T, views []string, out string) {
 	}
 }
 
-// PostgresHexFunctions are the two functions queries/shard/*.sql call
-// that PostgreSQL names otherwise: unhex (decode) and hex (encode, in
-// upper case as DuckDB and ClickHouse give it).
-var PostgresHexFunctions = []string{
-	"CREATE FUNCTION unhex(text) RETURNS bytea AS 'SELECT decode($1, ''hex'')' LANGUAGE sql IMMUTABLE STRICT",
-	"CREATE FUNCTION hex(bytea) RETURNS text AS 'SELECT upper(encode($1, ''hex''))' LANGUAGE sql IMMUTABLE STRICT",
-}
-
-// postgresRecords starts PostgreSQL and loads the records of the parts
-// verify parts listed (the columns the judgment SQL reads), read with
-// DuckDB, and as history_keys the rows of the compact history's files
-// historyKeys (none: an empty history).
-func postgresRecords(t *testing.T, records []string, historyKeys ...string) *sql.DB {
+// postgresScript starts PostgreSQL and runs script there with psql, as
+// a user would run the script of verify parts --engine postgres (the
+// tables the judgment SQL reads, made and loaded), twice: a second run
+// makes the tables again, never adds to them.
+func postgresScript(t *testing.T, script []byte) *sql.DB {
 	t.Helper()
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		if psql = filepath.Join(pgBin(), "psql"); pgBin() == "" {
+			absent(t, "PostgreSQL: psql is not installed")
+		}
+	}
 	cfg := startPostgres(t)
-	ctx := context.Background()
-	pg, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
+	file := filepath.Join(t.TempDir(), "views.sql")
+	if err := os.WriteFile(file, script, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer pg.Close(ctx)
-	for _, stmt := range append([]string{
-		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text, receipt_order text, claim boolean)",
-		"CREATE TABLE history_keys (kind text, k bytea, scope bytea)",
-	}, PostgresHexFunctions...) {
-		if _, err := pg.Exec(ctx, stmt); err != nil {
-			t.Fatal(err)
+	for range 2 {
+		cmd := exec.Command(psql, "-X", "-q", "-h", cfg.Host, "-U", cfg.User, "-d", cfg.Database, "-f", file)
+		cmd.Env = append(os.Environ(), "PGTZ=UTC")
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("psql -f views.sql: %v\n%s", err, out)
 		}
-	}
-	duck, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer duck.Close()
-	rows, err := duck.Query("SELECT " + judgmentColumns + " FROM read_parquet(" + slashedList(records) + ")")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var data [][]any
-	for rows.Next() {
-		var ord int64
-		var keys [5]*string
-		var claim bool
-		if err := rows.Scan(&ord, &keys[0], &keys[1], &keys[2], &keys[3], &keys[4], &claim); err != nil {
-			t.Fatal(err)
-		}
-		data = append(data, []any{ord, keys[0], keys[1], keys[2], keys[3], keys[4], claim})
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	rows.Close()
-	cols := strings.Split(strings.ReplaceAll(judgmentColumns, " ", ""), ",")
-	if n, err := pg.CopyFrom(ctx, pgx.Identifier{"shard_records"}, cols, pgx.CopyFromRows(data)); err != nil || n != int64(len(data)) {
-		t.Fatalf("copy: %d of %d rows: %v", n, len(data), err)
-	}
-	if len(historyKeys) > 0 {
-		rows, err := duck.Query("SELECT CAST(kind AS VARCHAR), CAST(k AS BLOB), CAST(scope AS BLOB) FROM read_parquet(" + slashedList(historyKeys) + ")")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var keys [][]any
-		for rows.Next() {
-			var kind string
-			var k, scope []byte
-			if err := rows.Scan(&kind, &k, &scope); err != nil {
-				t.Fatal(err)
-			}
-			keys = append(keys, []any{kind, k, scope})
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
-		if n, err := pg.CopyFrom(ctx, pgx.Identifier{"history_keys"}, []string{"kind", "k", "scope"}, pgx.CopyFromRows(keys)); err != nil || n != int64(len(keys)) {
-			t.Fatalf("copy: %d of %d history keys: %v", n, len(keys), err)
-		}
-	}
-	if _, err := pg.Exec(ctx, "ANALYZE"); err != nil {
-		t.Fatal(err)
 	}
 	db := stdlib.OpenDB(*cfg)
 	t.Cleanup(func() { db.Close() })
@@ -375,9 +360,11 @@ func postgresRecords(t *testing.T, records []string, historyKeys ...string) *sql
 
 // clickHouseJudgments runs queries/shard/judgments.sql on chDB after the
 // statements of verify parts --engine clickhouse and writes its rows as
-// Parquet to out, or with perShard to one file per shard in the
-// directory out, shard-N.parquet.
-func clickHouseJudgments(t *testing.T, views []string, out string, perShard bool) {
+// Parquet to out, or with shards > 0 to one file per shard in the
+// directory out, shard-N.parquet, each written by an INSERT of its own
+// from the rows computed once (docs/scale-out.md), so that a shard
+// without rows still has its file.
+func clickHouseJudgments(t *testing.T, views []string, out string, shards int) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -387,20 +374,24 @@ func clickHouseJudgments(t *testing.T, views []string, out string, perShard bool
 		absent(t, "ClickHouse: chDB is not installed in %s (npm install)", filepath.Dir(chdbRunner))
 	}
 	q := func(s string) string { return "'" + strings.ReplaceAll(filepath.ToSlash(s), "'", "\\'") + "'" }
-	insert := "INSERT INTO FUNCTION file(" + q(out) + ", Parquet) SELECT * FROM (" + queries.Judgments() + ")"
+	insert := []string{"INSERT INTO FUNCTION file(" + q(out) + ", Parquet) SELECT * FROM (" + queries.Judgments() + ")"}
 	read := out
-	if perShard {
+	if shards > 0 {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		insert = "INSERT INTO FUNCTION file(" + q(filepath.Join(out, "shard-{_partition_id}.parquet")) + ", Parquet) PARTITION BY intDiv(ord, 1099511627776) SELECT * FROM (" + queries.Judgments() + ")"
+		insert = []string{"CREATE TABLE judgments ENGINE = Memory AS SELECT * FROM (" + queries.Judgments() + ")"}
+		for n := range shards {
+			insert = append(insert, fmt.Sprintf("INSERT INTO FUNCTION file(%s, Parquet) SELECT * FROM judgments WHERE intDiv(ord, 1099511627776) = %d",
+				q(filepath.Join(out, fmt.Sprintf("shard-%d.parquet", n))), n))
+		}
 		read = filepath.Join(out, "shard-*.parquet")
 	}
 	req := struct {
 		Setup   []string  `json:"setup"`
 		Queries []chQuery `json:"queries"`
 	}{
-		Setup:   append(append(append([]string{}, ClickHouseSettings...), views...), insert),
+		Setup:   append(append(append([]string{}, ClickHouseSettings...), views...), insert...),
 		Queries: []chQuery{{ID: "rows", SQL: "SELECT count() FROM file(" + q(read) + ", Parquet)"}},
 	}
 	stdout, _ := runNode(t, node, chdbRunner, req)

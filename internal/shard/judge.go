@@ -1,0 +1,117 @@
+package shard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
+)
+
+// ErrWrite wraps the failure to write a judgments directory's files.
+var ErrWrite = errors.New("the judgments cannot be written")
+
+// judgmentFile names a shard's file in a judgments directory.
+var judgmentFile = regexp.MustCompile(`^shard-[0-9]+\.parquet$`)
+
+// JudgmentsFile is the file of shard n in a judgments directory that
+// WriteJudgments wrote: what the fold of shard n reads (verify finalize
+// --judgments DIR/shard-N.parquet --shard N).
+func JudgmentsFile(dir string, n int64) string {
+	return filepath.Join(dir, fmt.Sprintf("shard-%d.parquet", n))
+}
+
+// WriteJudgments runs queries/shard/judgments.sql over run on DuckDB,
+// with the run's history, checks its rows as finalize does, and
+// publishes them in dir, one file a shard of the plan
+// (JudgmentsFile): every shard has its file, one without rows when
+// nothing of the shard is judged (no link and no nonce), so that each
+// fold names its own file and a missing file is always a failure. The
+// files are written into a hidden directory beside dir and published by
+// renaming it to dir. A dir that holds a judgments directory's files and
+// nothing else (an earlier attempt of this step, or of another run) is
+// replaced: the judgments are rerun whole, never appended. A dir that
+// holds anything else is refused (ReasonPublished).
+func WriteJudgments(ctx context.Context, run *Run, dir string) error {
+	switch entries, err := os.ReadDir(dir); {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return err
+	default:
+		for _, e := range entries {
+			if !e.Type().IsRegular() || !judgmentFile.MatchString(e.Name()) {
+				return &Error{Reason: ReasonPublished, Path: dir, Msg: fmt.Sprintf("holds %s: not a judgments directory (only shard-N.parquet files), left as it is", e.Name())}
+			}
+		}
+	}
+	conn, done, err := judgmentsConn(ctx, run.Parts(), run.HistoryParts())
+	if err != nil {
+		return err
+	}
+	defer done()
+	source, err := loadJudgments(ctx, conn, "", -1)
+	if err != nil {
+		return err
+	}
+	if err := checkJudgments(ctx, conn, source, run.shards); err != nil {
+		return err
+	}
+	parent, base := filepath.Split(filepath.Clean(dir))
+	if parent == "" {
+		parent = "."
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	attempt, err := os.MkdirTemp(parent, "."+base+".attempt-")
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	defer os.RemoveAll(attempt)
+	if err := os.Chmod(attempt, 0o755); err != nil { // readable by an engine of another user, as a published map directory
+		return fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	for _, s := range run.shards {
+		lo := s.m.Shard << SeqBits
+		out := JudgmentsFile(attempt, s.m.Shard)
+		stmt := fmt.Sprintf("COPY (SELECT * FROM judgments WHERE ord BETWEEN %d AND %d ORDER BY ord, kind) TO %s (FORMAT parquet)",
+			lo, lo+1<<SeqBits-1, sqltext.String(filepath.ToSlash(out)))
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("%w: shard %d: %w", ErrWrite, s.m.Shard, err)
+		}
+		if err := syncFile(out); err != nil {
+			return fmt.Errorf("%w: %w", ErrWrite, err)
+		}
+	}
+	syncFile(attempt) // the attempt's entries reach the disk where the system allows it
+	// An earlier output is moved aside, then removed once this one is
+	// in its place: a reader sees the one or the other, whole.
+	old := ""
+	if _, err := os.Stat(dir); err == nil {
+		old = attempt + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return fmt.Errorf("%w: %w", ErrWrite, err)
+		}
+		defer os.RemoveAll(old)
+	}
+	if err := os.Rename(attempt, dir); err != nil {
+		if old != "" {
+			os.Rename(old, dir)
+		}
+		return fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	return nil
+}
+
+// syncFile flushes the file or directory at path to the disk.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	defer f.Close()
+	return f.Sync()
+}
