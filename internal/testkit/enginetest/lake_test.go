@@ -133,9 +133,18 @@ func TestEnginesLakeReport(t *testing.T) {
 		t.Fatalf("replays: %d rows for %d repeated action ids", n, altered)
 	}
 
-	for _, shards := range []int{1, 3} {
-		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
-			views := lakeRun(t, bin, dir, trust, parts, shards)
+	reports := auditReports(t, bin, dir, db, days)
+	for _, c := range []struct {
+		shards int
+		judge  string
+	}{{1, "duckdb"}, {3, "duckdb"}, {3, "clickhouse"}} {
+		t.Run(fmt.Sprintf("shards=%d/judged=%s", c.shards, c.judge), func(t *testing.T) {
+			if c.judge == "clickhouse" && os.Getenv("VERIFY_ENGINES") == "off" {
+				t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+			}
+			lk := lakeRun(t, bin, trust, parts, c.shards, c.judge)
+			views := lk.views
+			t.Run("report", func(t *testing.T) { reports.check(t, bin, lk) })
 			check := func(t *testing.T, got map[string]result, errs map[string]string) {
 				t.Helper()
 				for _, r := range runs {
@@ -191,6 +200,9 @@ func TestEnginesLakeReport(t *testing.T) {
 				check(t, got, errs)
 			})
 			t.Run("postgres", func(t *testing.T) {
+				if c.judge != "duckdb" {
+					t.Skip("the tables are those of the run judged on DuckDB")
+				}
 				if os.Getenv("VERIFY_ENGINES") == "off" {
 					t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 				}
@@ -212,12 +224,18 @@ func mustQuery(t *testing.T, name string) queries.Query {
 	return q
 }
 
+// lake is a sharded run whose folds wrote the report's tables.
+type lake struct {
+	plan  string                       // the plan file
+	folds string                       // the directory of the folded shards
+	views func(engine string) []string // the statements of verify parts --folds
+}
+
 // lakeRun runs the sharded run of parts in the given number of shards,
-// through the binary: the plan, the map steps, the judgments (DuckDB,
-// over verify parts' views), the folds with --receipts, each its own
-// process, and returns the statements of verify parts --folds for an
-// engine.
-func lakeRun(t *testing.T, bin, dir string, trust, parts []string, shards int) func(engine string) []string {
+// through the binary: the plan, the map steps, the judgments (over
+// verify parts' views, on DuckDB or, judge "clickhouse", chDB), the folds
+// with --receipts, each its own process.
+func lakeRun(t *testing.T, bin string, trust, parts []string, shards int, judge string) lake {
 	t.Helper()
 	work := t.TempDir()
 	plan := filepath.Join(work, "plan.json")
@@ -248,7 +266,7 @@ func lakeRun(t *testing.T, bin, dir string, trust, parts []string, shards int) f
 	maps := parallel("maps", func(i int, out string) []string {
 		return []string{"receipts", "--plan", plan, "--shard", fmt.Sprint(i), "--emit", out}
 	})
-	r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--engine", "duckdb"}, maps...)...)
+	r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--engine", judge}, maps...)...)
 	if r.code != 0 {
 		t.Fatalf("verify parts: exit %d\n%s", r.code, r.stderr)
 	}
@@ -257,11 +275,15 @@ func lakeRun(t *testing.T, bin, dir string, trust, parts []string, shards int) f
 		stmts = append(stmts, strings.TrimSuffix(strings.TrimSpace(l), ";"))
 	}
 	judgments := filepath.Join(work, "judgments.parquet")
-	duckDBJudgmentsFile(t, stmts, judgments)
+	if judge == "clickhouse" {
+		clickHouseJudgments(t, stmts, judgments, false)
+	} else {
+		duckDBJudgmentsFile(t, stmts, judgments)
+	}
 	folds := parallel("folds", func(i int, out string) []string {
 		return append([]string{"finalize", "--plan", plan, "--format", "jsonl", "--judgments", judgments, "--receipts", "--shard", fmt.Sprint(i), "--emit", out}, maps...)
 	})
-	return func(engine string) []string {
+	return lake{plan: plan, folds: filepath.Join(work, "folds"), views: func(engine string) []string {
 		t.Helper()
 		r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--folds", "--engine", engine}, folds...)...)
 		if r.code != 0 {
@@ -272,5 +294,5 @@ func lakeRun(t *testing.T, bin, dir string, trust, parts []string, shards int) f
 			out = append(out, strings.TrimSuffix(strings.TrimSpace(l), ";"))
 		}
 		return out
-	}
+	}}
 }
