@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -494,6 +495,29 @@ func TestFoldReceipts(t *testing.T) {
 		dir := filepath.Join(r.work, "refused-receipts", "shard-1")
 		code, stdout, stderr := runVerify(t, "finalize", "--plan", r.plan, "--shard", "1", "--emit", dir, "-f", "jsonl", "--judgments", good, "--receipts", changed, r.shards[1])
 		refused(t, code, stdout, stderr, exitDataErr, `records-00000\.parquet: SHA-256 \w+, the manifest says \w+`)
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("a refused fold published %s", dir)
+		}
+	})
+	t.Run("an input changed since its map step", func(t *testing.T) {
+		// The fold reads again the lines of the receipts not PASS: a
+		// line that is not the one verified is refused, and so is an
+		// input that cannot be read.
+		src := r.sources[1]
+		orig, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.WriteFile(src, orig, 0o644)
+		if err := os.WriteFile(src, bytes.ReplaceAll(orig, []byte(`"a`), []byte(`"b`)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(r.work, "refused-raw", "shard-1")
+		code, stdout, stderr := r.fold(t, 1, dir, "-f", "jsonl", "--receipts", "--judgments", good)
+		refused(t, code, stdout, stderr, exitDataErr, `the line at byte \d+ \(\d+ bytes\) is not the one verified: the input changed since its map step`)
+		os.Remove(src)
+		code, stdout, stderr = r.fold(t, 1, dir, "-f", "jsonl", "--receipts", "--judgments", good)
+		refused(t, code, stdout, stderr, exitNoInput, `the input cannot be read again for the lines of its receipts not PASS`)
 		if _, err := os.Stat(dir); err == nil {
 			t.Errorf("a refused fold published %s", dir)
 		}

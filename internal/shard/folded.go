@@ -105,6 +105,7 @@ type FoldWriter struct {
 	// source whose content an earlier input of the run holds has none.
 	files  []*analytics.LakeFile
 	fileOf map[string]*analytics.LakeFile
+	lines  archiveLines // the inputs, read again for the lines of receipts not PASS
 }
 
 // receiptsDB is the name of the database a fold with --receipts fills in
@@ -162,7 +163,10 @@ func (w *FoldWriter) WithReceipts(ctx context.Context, run *Run, opts analytics.
 
 // AddReceipt adds a final result to the report's tables (with
 // WithReceipts): a receipts row, or a rejects row for an unreadable
-// line, counted in its source's files row. The records of a source the
+// line, counted in its source's files row. The line of a receipt that
+// does not PASS, and of an unreadable one, is read again from its input
+// (raw), as a load keeps it; a line that is not the one the map step
+// verified is refused. The records of a source the
 // map step could not read to its end are left out, as a load records
 // nothing of such a file; so are the lines an earlier input of the run
 // holds byte for byte, which a load stores once, counting them as
@@ -191,7 +195,14 @@ func (w *FoldWriter) AddReceipt(res *verify.Result, line *streamrun.LineRef) err
 	default:
 		f.Accepted++
 	}
-	return w.table.Add(w.tableCtx, res, sum, line, nil)
+	var raw []byte
+	if line != nil && res.Verdict != verify.Pass {
+		var err error
+		if raw, err = w.lines.line(res.Source, line); err != nil {
+			return err
+		}
+	}
+	return w.table.Add(w.tableCtx, res, sum, line, raw)
 }
 
 // writeTables writes the receipts table and its companions into the
@@ -199,6 +210,7 @@ func (w *FoldWriter) AddReceipt(res *verify.Result, line *streamrun.LineRef) err
 func (w *FoldWriter) writeTables() error {
 	t := w.table
 	w.table = nil
+	w.lines.close()
 	w.m.Receipts = t.Rows()
 	var err error
 	for _, f := range w.files {
@@ -341,6 +353,7 @@ func (w *FoldWriter) failed(err error) error {
 
 // Abort removes the attempt: nothing is published.
 func (w *FoldWriter) Abort() {
+	w.lines.close()
 	if w.table != nil {
 		w.table.Close()
 		w.table = nil

@@ -128,6 +128,21 @@ func TestEnginesLakeReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The lines the fold keeps as an audit does: of the receipts not
+	// PASS, and of the rejects (every column).
+	const flaggedRaw = "SELECT file_sha256, line, raw FROM receipts WHERE verdict <> 'PASS' ORDER BY file_sha256, line"
+	const allRejects = "SELECT file_sha256, source, line, error, raw FROM rejects ORDER BY file_sha256, line"
+	wantRaw, err := queryRows(adb.SQL(), flaggedRaw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRejects, err := queryRows(adb.SQL(), allRejects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wantRaw.rows) == 0 || len(wantRejects.rows) == 0 {
+		t.Fatalf("the audit has %d receipts not PASS and %d rejects: the archive plants none", len(wantRaw.rows), len(wantRejects.rows))
+	}
 	adb.Close()
 	if n := len(want[run{query: mustQuery(t, "replays")}.String()].rows); n < altered {
 		t.Fatalf("replays: %d rows for %d repeated action ids", n, altered)
@@ -190,6 +205,18 @@ func TestEnginesLakeReport(t *testing.T) {
 				}
 				if d := compare(wantReceipts, all); d != "" {
 					t.Errorf("the receipts table differs from the audit's:\n%s", d)
+				}
+				for _, c := range []struct {
+					what, query string
+					want        result
+				}{{"the lines of the receipts not PASS", flaggedRaw, wantRaw}, {"the rejects table", allRejects, wantRejects}} {
+					got, err := queryRows(duck, c.query)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := compare(c.want, got); d != "" {
+						t.Errorf("%s differ from the audit's:\n%s", c.what, d)
+					}
 				}
 			})
 			t.Run("clickhouse", func(t *testing.T) {
