@@ -29,10 +29,11 @@ import (
 //
 // What a ReceiptTable does not know is NULL: the line itself (raw) when
 // the caller does not give it, and where it is in its file (byte_offset,
-// byte_length, line_sha256) when the caller does not say. Its receipts are every result added: the caller
-// leaves out what a load would not store (a line delivered again from
-// another file, files.redelivered; the lines of a file it could not read
-// to its end).
+// byte_length, line_sha256) when the caller does not say. Its receipts
+// are every result added: the caller leaves out what a load would not
+// store (a line delivered again from another file, files.redelivered; the
+// lines of a file it could not read to its end), and adds each file's
+// files row (AddFile).
 type ReceiptTable struct {
 	db    *DB
 	path  string
@@ -122,8 +123,7 @@ func (t *ReceiptTable) Add(ctx context.Context, res *verify.Result, fileSHA256 s
 	}
 	return t.sp.add(func(b []byte) []byte {
 		if raw != nil {
-			b = appendReceiptRowAt(b, res, int64(res.Line), lineOf(raw), offset, true, deliveryFlags{})
-			return b
+			return appendReceiptRowAt(b, res, int64(res.Line), lineOf(raw), offset, true, deliveryFlags{})
 		}
 		return appendReceiptRowAt(b, res, int64(res.Line), kept, offset, false, deliveryFlags{})
 	})
@@ -233,12 +233,13 @@ var LakeTables = []string{exportdir.Receipts, exportdir.Files, exportdir.Rejects
 
 // OpenLake opens a private in-memory database in which each of
 // LakeTables is a view over a sharded run's Parquet files: sources gives,
-// for each, a DuckDB SELECT over its files (the receipts' with their
-// day; "" for a table without files, left empty). The views have the audit database's columns, in its order and of
-// its types, and the database's other tables are there, empty (nothing
-// was loaded twice, no report recorded): the report and the queries run
-// over it as over an audit database, by the same code. It is read-only:
-// a report is not recorded in it.
+// for each, a DuckDB SELECT over its files (the receipts' with their day;
+// "" for a table without files, left empty). The views have the audit
+// database's columns, in its order and of its types, and the database's
+// other tables are there, empty (nothing was loaded twice, no report
+// recorded): the report and the queries run over it as over an audit
+// database, by the same code. It is read-only: a report is not recorded
+// in it.
 func OpenLake(ctx context.Context, sources map[string]string) (*DB, error) {
 	db, err := Open("")
 	if err != nil {

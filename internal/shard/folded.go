@@ -35,6 +35,8 @@ import (
 // tables in the layout of verify export (analytics.ReceiptTable):
 //
 //	receipts/day=YYYY-MM-DD/part-N.parquet   the shard's receipts, final verdicts
+//	files/part-0.parquet                     a files row per input of the shard
+//	rejects/part-0.parquet                   the shard's unreadable lines
 //	expected_tools/part-0.parquet            the plan's expected tool schemas
 //	trust/part-0.parquet                     the plan's trust material
 //
@@ -75,17 +77,15 @@ type foldManifest struct {
 
 // TableFile is one Parquet file of a folded shard's report tables.
 type TableFile struct {
-	Table  string `json:"table"` // receipts, expected_tools or trust
+	Table  string `json:"table"` // one of lakeTables
 	Name   string `json:"name"`  // its path in the directory, slash-separated
 	SHA256 string `json:"sha256"`
 	Bytes  int64  `json:"bytes"`
 }
 
 // lakeTables are the tables a fold writes with --receipts, in the order
-// views name them: what the finding queries collisions, drift, replays
-// and failures read (receipts, expected_tools) and the trust material
-// the verdicts came from.
-var lakeTables = []string{exportdir.Receipts, exportdir.Files, exportdir.Rejects, exportdir.ExpectedTools, exportdir.Trust}
+// views name them: what the daily report and the queries read.
+var lakeTables = analytics.LakeTables
 
 // FoldWriter writes one shard's folded output.
 type FoldWriter struct {
@@ -449,8 +449,8 @@ type Folds struct {
 	// Summary is the run's: the shards' summaries added up.
 	Summary streamrun.Summary
 	// Tables are the report's tables' files, absolute, by table, when
-	// every shard was folded with --receipts: each shard's receipts, in
-	// shard order, and the first shard's expected_tools and trust (every
+	// every shard was folded with --receipts: each shard's receipts, files and
+	// rejects, in shard order, and the first shard's expected_tools and trust (every
 	// shard writes the same rows: the plan's). Unfolded lists the shards
 	// folded without them.
 	Tables   map[string][]string
