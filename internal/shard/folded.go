@@ -449,10 +449,10 @@ type Folds struct {
 	// Summary is the run's: the shards' summaries added up.
 	Summary streamrun.Summary
 	// Tables are the report's tables' files, absolute, by table, when
-	// every shard was folded with --receipts: each shard's receipts, files and
-	// rejects, in shard order, and the first shard's expected_tools and trust (every
-	// shard writes the same rows: the plan's). Unfolded lists the shards
-	// folded without them.
+	// every shard was folded with --receipts: each shard's receipts,
+	// files and rejects, in shard order, and the first shard's
+	// expected_tools and trust (every shard writes the same rows: the
+	// plan's). Unfolded lists the shards folded without them.
 	Tables   map[string][]string
 	Unfolded []int64
 }
