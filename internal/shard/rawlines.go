@@ -59,7 +59,13 @@ func (a *archiveLines) open(src string) error {
 	if err != nil {
 		return err
 	}
-	content, _, err := gunzip.Content(f, src, gunzip.Size(f))
+	size := gunzip.Size(f)
+	content, _, err := gunzip.Content(f, src, size)
+	if err == nil {
+		// Then as the stream reads a source: gzip bytes decompressed
+		// whatever the name (streamrun's openSource).
+		content, _, err = gunzip.Content(content, "", -1)
+	}
 	if err != nil {
 		f.Close()
 		return err

@@ -320,7 +320,10 @@ func ReadContent(ctx context.Context, src streamrun.Source) (analytics.FileConte
 	if f, ok := rc.(*os.File); ok {
 		size = gunzip.Size(f)
 	}
-	content, _, err := gunzip.Content(rc, src.Name, size)
+	// src may open its content decompressed already (the command's
+	// sources do): read as the stream reads a source, which decompresses
+	// gzip bytes whatever the name (streamrun's openSource).
+	content, _, err := gunzip.Content(rc, "", size)
 	if err != nil {
 		return analytics.FileContent{}, err
 	}

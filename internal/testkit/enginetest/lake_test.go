@@ -1,6 +1,8 @@
 package enginetest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"database/sql"
 	"fmt"
 	"os"
@@ -33,8 +35,9 @@ func TestEnginesLakeReport(t *testing.T) {
 	dir := t.TempDir()
 	lines, trust := generatedArchive(t, dir, 20261204)
 	// Three files. The second also holds receipts of the first with their
-	// decision changed after signing (repeated action ids, failed) and a
-	// line that is not JSON; the third repeats lines of its own (the
+	// decision changed after signing (repeated action ids, failed), a
+	// blank line and a line that is not JSON, gzip-compressed (the fold
+	// reads the lines of its failures and rejects through gzip); the third repeats lines of its own (the
 	// same receipt delivered twice in one file, stored twice) and lines of
 	// the first and second (delivered again, byte for byte: stored once).
 	altered := 0
@@ -55,10 +58,21 @@ func TestEnginesLakeReport(t *testing.T) {
 					}
 				}
 			}
-			body += "not json\n"
+			body += "\nnot json\n"
 		}
 		p := filepath.Join(dir, fmt.Sprintf("part-%d.jsonl", i))
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		data := []byte(body)
+		if i == 1 {
+			p += ".gz"
+			var z bytes.Buffer
+			zw := gzip.NewWriter(&z)
+			zw.Write(data)
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			data = z.Bytes()
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		parts = append(parts, p)
