@@ -779,3 +779,26 @@ func (l *loader) storedStarts() (*starts, error) {
 	l.starts = st
 	return st, nil
 }
+
+// FileContent is what a load records of a file's content in its files
+// row, from one read of it: its SHA-256 (file_sha256), length
+// (content_bytes), lines as the stream numbers them (lines, blank ones
+// included), whether its last line lacks a newline (unterminated) and the
+// SHA-256 of its first line (head_sha256).
+type FileContent struct {
+	SHA256       string `json:"sha256"`
+	Bytes        int64  `json:"bytes"`
+	Lines        int64  `json:"lines"`
+	Unterminated bool   `json:"unterminated"`
+	Head         string `json:"head_sha256"`
+}
+
+// ReadFileContent reads r, a file's content (decompressed), to its end
+// as a load identifies a file.
+func ReadFileContent(ctx context.Context, r io.Reader) (FileContent, error) {
+	id, err := readContent(ctx, r, func(string) ([]int64, error) { return nil, nil })
+	if err != nil {
+		return FileContent{}, err
+	}
+	return FileContent{SHA256: id.sha256, Bytes: id.bytes, Lines: id.lines(), Unterminated: id.unterminated, Head: id.head}, nil
+}

@@ -24,11 +24,13 @@ var examples = map[string][]string{
 	"report": {
 		"verify report --db verify-audit.duckdb --day 2026-11-30 --out report/2026-11-30",
 		"verify report --db verify-audit.duckdb --day 2026-11-30 --out r --baseline baseline.toml --format ocsf",
+		"verify report --lake folds --plan plan.json --day 2026-11-30 --out report/2026-11-30",
 	},
 	"query": {
 		"verify query --db verify-audit.duckdb drift -f csv > drift.csv",
 		"verify query --db verify-audit.duckdb drift -f ocsf --baseline baseline.toml --min-severity medium",
 		"verify query --db verify-audit.duckdb days",
+		"verify query --lake folds failures -f jsonl --min-severity high",
 	},
 	"attestation": {
 		"verify audit --attest signer.pem --keys jwks.json --at 2026-12-01T00:00:00Z archive/",

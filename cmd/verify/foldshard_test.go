@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -318,12 +319,13 @@ func TestFoldReceipts(t *testing.T) {
 		}
 		count[table]++
 	}
-	if count["receipts"] < len(r.shards) || count["expected_tools"] != 1 || count["trust"] != 1 || len(count) != 3 {
+	if count["receipts"] < len(r.shards) || count["files"] != len(r.shards) || count["rejects"] != len(r.shards) ||
+		count["expected_tools"] != 1 || count["trust"] != 1 || len(count) != 5 {
 		t.Errorf("parts --folds: %v files by table\n%s", count, list)
 	}
 	for _, engine := range []string{"duckdb", "clickhouse"} {
 		code, views, stderr := runVerify(t, append([]string{"parts", "--plan", r.plan, "--folds", "--engine", engine}, dirs...)...)
-		if code != exitOK || strings.Count(views, "CREATE VIEW ") != 3 {
+		if code != exitOK || strings.Count(views, "CREATE VIEW ") != 5 {
 			t.Errorf("parts --folds --engine %s: exit %d\n%s%s", engine, code, views, stderr)
 		}
 	}
@@ -412,6 +414,69 @@ func TestFoldReceipts(t *testing.T) {
 	t.Run("a shard folded without --receipts", func(t *testing.T) {
 		code, stdout, stderr := runVerify(t, "parts", "--plan", r.plan, "--folds", dirs[0], plain[1])
 		refused(t, code, stdout, stderr, exitNoInput, `shards \[1\] were folded without --receipts`)
+		code, stdout, stderr = runVerify(t, "query", "--lake", filepath.Join(r.work, "plain"), "days")
+		refused(t, code, stdout, stderr, exitNoInput, `were folded without --receipts`)
+	})
+	t.Run("--lake", func(t *testing.T) {
+		lake := filepath.Join(r.work, "folds")
+		// The files table: every input of the plan, once.
+		code, stdout, stderr := runVerify(t, "query", "--lake", lake, "--plan", r.plan, "files", "-f", "csv")
+		if code != exitOK || strings.Count(stdout, "\n") != len(r.sources)+1 {
+			t.Fatalf("query --lake files: exit %d, %d inputs\n%s%s", code, len(r.sources), stdout, stderr)
+		}
+		for _, src := range r.sources {
+			if !strings.Contains(stdout, src+",") {
+				t.Errorf("query --lake files: no row of %s\n%s", src, stdout)
+			}
+		}
+		code, stdout, stderr = runVerify(t, "query", "--lake", lake, "days", "-f", "jsonl")
+		if code != exitOK || stdout == "" {
+			t.Fatalf("query --lake days: exit %d\n%s%s", code, stdout, stderr)
+		}
+		var day struct {
+			Day string `json:"day"`
+		}
+		if err := json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &day); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(r.work, "lake-report")
+		code, stdout, stderr = runVerify(t, "report", "--lake", lake, "--day", day.Day, "--out", out)
+		if (code != exitOK && code != exitRejected) || !strings.Contains(stdout, day.Day+": report: ") {
+			t.Fatalf("report --lake: exit %d\n%s%s", code, stdout, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(out, "manifest.json")); err != nil {
+			t.Error(err)
+		}
+		code, _, stderr = runVerify(t, "query", "--lake", lake, "--db", filepath.Join(r.work, "no.duckdb"), "days")
+		if code != exitOK || !strings.Contains(stderr, "is not read") {
+			t.Errorf("query --lake with --db: exit %d\n%s", code, stderr)
+		}
+
+		missing := filepath.Join(r.work, "lake-missing")
+		copyDir(t, dirs[0], filepath.Join(missing, "shard-0"))
+		code, stdout, stderr = runVerify(t, "report", "--lake", missing, "--day", day.Day, "--out", filepath.Join(r.work, "r2"))
+		refused(t, code, stdout, stderr, exitNoInput, `folded shard 1 of \d+ is missing`)
+
+		stray := filepath.Join(r.work, "lake-stray")
+		for i, d := range dirs {
+			copyDir(t, d, filepath.Join(stray, fmt.Sprintf("shard-%d", i)))
+		}
+		copyDir(t, filepath.Join(r.work, "plain", "shard-0"), filepath.Join(stray, ".shard-0.attempt-x")) // hidden: not read
+		if code, _, stderr := runVerify(t, "query", "--lake", stray, "days"); code != exitOK {
+			t.Fatalf("query --lake with a hidden attempt: exit %d\n%s", code, stderr)
+		}
+		if err := os.Mkdir(filepath.Join(stray, "other"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr = runVerify(t, "query", "--lake", stray, "days")
+		refused(t, code, stdout, stderr, exitNoInput, `other: not a folded shard's directory`)
+
+		code, stdout, stderr = runVerify(t, "query", "--lake", filepath.Join(r.work, "nothing"), "days")
+		refused(t, code, stdout, stderr, exitNoInput, `the lake cannot be read`)
+		code, stdout, stderr = runVerify(t, "query", "--plan", r.plan, "--db", filepath.Join(r.work, "no.duckdb"), "days")
+		refused(t, code, stdout, stderr, exitUsage, `--plan goes with --lake`)
+		code, stdout, stderr = runVerify(t, "report", "--day", day.Day, "--out", out)
+		refused(t, code, stdout, stderr, exitUsage, `--db is required`)
 	})
 	t.Run("a table file changed", func(t *testing.T) {
 		var m struct {
@@ -431,6 +496,14 @@ func TestFoldReceipts(t *testing.T) {
 		}
 		f.Write([]byte{0})
 		f.Close()
+		lake := filepath.Join(r.work, "lake-changed")
+		copyDir(t, dirs[0], filepath.Join(lake, "shard-0"))
+		copyDir(t, filepath.Join(r.work, "changed"), filepath.Join(lake, "shard-1"))
+		for i := 2; i < len(dirs); i++ {
+			copyDir(t, dirs[i], filepath.Join(lake, fmt.Sprintf("shard-%d", i)))
+		}
+		code, stdout, stderr := runVerify(t, "query", "--lake", lake, "days")
+		refused(t, code, stdout, stderr, exitDataErr, `bytes, fold.json says \d+: not the file the fold wrote`)
 		for _, cmd := range []string{"parts", "summarize"} {
 			args := []string{cmd, "--plan", r.plan}
 			if cmd == "parts" {
@@ -503,6 +576,29 @@ func TestFoldReceipts(t *testing.T) {
 		dir := filepath.Join(r.work, "refused-receipts", "shard-1")
 		code, stdout, stderr := runVerify(t, "finalize", "--plan", r.plan, "--shard", "1", "--emit", dir, "-f", "jsonl", "--judgments", good, "--receipts", changed, r.shards[1])
 		refused(t, code, stdout, stderr, exitDataErr, `records-00000\.parquet: SHA-256 \w+, the manifest says \w+`)
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("a refused fold published %s", dir)
+		}
+	})
+	t.Run("an input changed since its map step", func(t *testing.T) {
+		// The fold reads again the lines of the receipts not PASS: a
+		// line that is not the one verified is refused, and so is an
+		// input that cannot be read.
+		src := r.sources[1]
+		orig, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.WriteFile(src, orig, 0o644)
+		if err := os.WriteFile(src, bytes.ReplaceAll(orig, []byte(`"a`), []byte(`"b`)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(r.work, "refused-raw", "shard-1")
+		code, stdout, stderr := r.fold(t, 1, dir, "-f", "jsonl", "--receipts", "--judgments", good)
+		refused(t, code, stdout, stderr, exitDataErr, `the line at byte \d+ \(\d+ bytes\) is not the one verified: the input changed since its map step`)
+		os.Remove(src)
+		code, stdout, stderr = r.fold(t, 1, dir, "-f", "jsonl", "--receipts", "--judgments", good)
+		refused(t, code, stdout, stderr, exitNoInput, `the input cannot be read again for the lines of its receipts not PASS`)
 		if _, err := os.Stat(dir); err == nil {
 			t.Errorf("a refused fold published %s", dir)
 		}

@@ -31,8 +31,12 @@ func newQueryCommand() *cli.Command {
 			"suppressed and suppressed_by columns (OCSF status Suppressed), expiry judged at --at.\n" +
 			"--min-severity (or --severity) SEVERITY keeps the finding rows at SEVERITY or above.\n" +
 			"The other queries ignore both.\n\n" +
-			"Exit codes: 0 the query ran (with or without rows), 64 usage or unknown NAME,\n" +
-			"66 the database or baseline file does not exist, 74 the database could not be read.",
+			"--lake DIR runs the query over a sharded run's tables instead of --db: the folded shards under\n" +
+			"DIR (verify finalize --shard N --emit DIR/shard-N --receipts), checked against --plan FILE if\n" +
+			"given; the rows are those of an audit database of the same archive (docs/scale-out.md).\n\n" +
+			"Exit codes: 0 the query ran (with or without rows), 64 usage or unknown NAME, 65 (--lake) a\n" +
+			"folded shard not its run's or its manifest's, 66 the database, a folded shard or baseline file\n" +
+			"does not exist, 74 the database could not be read.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (made by verify load or verify audit)"},
 			&cli.StringFlag{Name: "day", Usage: "UTC `DAY` (YYYY-MM-DD)", DefaultText: "every day"},
@@ -41,7 +45,7 @@ func newQueryCommand() *cli.Command {
 			&cli.StringFlag{Name: "at", Usage: "judge the baseline's expiry dates at `TIME` (RFC 3339)", DefaultText: "now"},
 			gapWindowFlag(), thinFractionFlag(),
 			&cli.StringFlag{Name: "min-severity", Aliases: []string{"severity"}, Usage: "keep only finding rows at `SEVERITY` or above (high, medium, low, info)", DefaultText: "every row"},
-		}, dbLimitFlags()...),
+		}, slices.Concat(lakeFlags(), dbLimitFlags())...),
 		Action: queryAction,
 	}
 }
@@ -54,9 +58,6 @@ func queryAction(ctx *cli.Context) error {
 	name := args[0]
 	if _, err := queries.Lookup(name); err != nil {
 		return usagef(ctx, "%v", err)
-	}
-	if ctx.String("db") == "" {
-		return usagef(ctx, "--db is required")
 	}
 	format, err := formatOf(ctx, "table", "csv", "jsonl", "ocsf", "ecs", "sarif")
 	if err != nil {
@@ -79,7 +80,7 @@ func queryAction(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	db, err := openExistingDB(ctx, ctx.String("db"))
+	db, err := openSource(ctx)
 	if err != nil {
 		return err
 	}

@@ -27,20 +27,25 @@ func newReportCommand() *cli.Command {
 			"of the same data gives the same bytes. stdout gets one line per finding type. The report\n" +
 			"is recorded in the database (report_runs), so that a later load adding receipts to the day\n" +
 			"names it as a late delivery; a database another process holds is left as it is, said on stderr.\n\n" +
+			"--lake DIR reads a sharded run's tables instead: the folded shards under DIR (verify finalize\n" +
+			"--shard N --emit DIR/shard-N --receipts), checked as verify summarize checks them (against\n" +
+			"--plan FILE if given), opened in an in-memory database; the report is the one an audit database\n" +
+			"of the same archive gives, byte for byte, and is not recorded anywhere (docs/scale-out.md).\n\n" +
 			"Every finding row has a severity (high, medium, low, info; README, \"Severity\"). A\n" +
 			"--baseline file accepts tool-schema findings until an expiry date: they are still listed,\n" +
 			"as suppressed, and never fail the day; an expired entry is a warning.\n\n" +
 			"Exit codes: 0 no finding row at --fail-on or above (0 with --no-fail), 1 some, 3 the day\n" +
 			"has no receipt at all and no finding (a delivery that did not arrive; also with --no-fail),\n" +
-			"64 usage or a bad baseline file, 66 the database or baseline file does not exist, 74 the\n" +
-			"database could not be read or DIR written.",
+			"64 usage or a bad baseline file, 65 (--lake) a folded shard not its run's or its manifest's,\n" +
+			"66 the database, a folded shard or baseline file does not exist, 74 the database could not\n" +
+			"be read or DIR written.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE`"},
 			&cli.StringFlag{Name: "day", Usage: "UTC `DAY` to report (YYYY-MM-DD)"},
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (created if missing)"},
 			&cli.StringFlag{Name: "at", Usage: "judge the baseline's expiry dates at `TIME` (RFC 3339)", DefaultText: "now"},
 			attestFlag(),
-		}, slices.Concat(findingFlags(), dbLimitFlags())...),
+		}, slices.Concat(lakeFlags(), findingFlags(), dbLimitFlags())...),
 		Action: reportAction,
 	}
 }
@@ -49,7 +54,7 @@ func reportAction(ctx *cli.Context) error {
 	if ctx.NArg() != 0 {
 		return usagef(ctx, "unexpected argument %q", ctx.Args().First())
 	}
-	if err := requireFlags(ctx, "db", "day", "out"); err != nil {
+	if err := requireFlags(ctx, "day", "out"); err != nil {
 		return err
 	}
 	day := ctx.String("day")
@@ -69,7 +74,7 @@ func reportAction(ctx *cli.Context) error {
 		return err
 	}
 	opts.Day, opts.Dir = day, ctx.String("out")
-	db, err := openExistingDB(ctx, ctx.String("db"))
+	db, err := openSource(ctx)
 	if err != nil {
 		return err
 	}
@@ -79,7 +84,9 @@ func reportAction(ctx *cli.Context) error {
 	if err != nil {
 		return outputErr(err)
 	}
-	recordReportRun(ctx, opts)
+	if ctx.String("lake") == "" {
+		recordReportRun(ctx, opts)
+	}
 	var expired expiredNotes
 	expired.add(sum)
 	expired.write(ctx)

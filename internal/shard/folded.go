@@ -35,6 +35,8 @@ import (
 // tables in the layout of verify export (analytics.ReceiptTable):
 //
 //	receipts/day=YYYY-MM-DD/part-N.parquet   the shard's receipts, final verdicts
+//	files/part-0.parquet                     a files row per input of the shard
+//	rejects/part-0.parquet                   the shard's unreadable lines
 //	expected_tools/part-0.parquet            the plan's expected tool schemas
 //	trust/part-0.parquet                     the plan's trust material
 //
@@ -75,17 +77,15 @@ type foldManifest struct {
 
 // TableFile is one Parquet file of a folded shard's report tables.
 type TableFile struct {
-	Table  string `json:"table"` // receipts, expected_tools or trust
+	Table  string `json:"table"` // one of lakeTables
 	Name   string `json:"name"`  // its path in the directory, slash-separated
 	SHA256 string `json:"sha256"`
 	Bytes  int64  `json:"bytes"`
 }
 
 // lakeTables are the tables a fold writes with --receipts, in the order
-// views name them: what the finding queries collisions, drift, replays
-// and failures read (receipts, expected_tools) and the trust material
-// the verdicts came from.
-var lakeTables = []string{exportdir.Receipts, exportdir.ExpectedTools, exportdir.Trust}
+// views name them: what the daily report and the queries read.
+var lakeTables = analytics.LakeTables
 
 // FoldWriter writes one shard's folded output.
 type FoldWriter struct {
@@ -101,6 +101,11 @@ type FoldWriter struct {
 	tableCtx context.Context
 	contents map[string]string
 	again    map[lineAt]bool // the lines delivered again: not receipts rows
+	// files are the files rows of the shard's sources, in run order; a
+	// source whose content an earlier input of the run holds has none.
+	files  []*analytics.LakeFile
+	fileOf map[string]*analytics.LakeFile
+	lines  archiveLines // the inputs, read again for the lines of receipts not PASS
 }
 
 // receiptsDB is the name of the database a fold with --receipts fills in
@@ -114,12 +119,34 @@ const receiptsDB = ".receipts.duckdb"
 // shard's sources (the map step's manifest), opts the trust material and
 // expected schemas.
 func (w *FoldWriter) WithReceipts(ctx context.Context, run *Run, opts analytics.ReceiptTableOptions) error {
-	w.contents = map[string]string{}
+	w.contents, w.fileOf = map[string]string{}, map[string]*analytics.LakeFile{}
+	seen := map[string]bool{} // the contents of the inputs before this shard's
 	for _, s := range run.shards {
-		if s.m.Shard == w.m.Shard {
+		if s.m.Shard < w.m.Shard {
 			for _, c := range s.m.Contents {
-				w.contents[c.Source] = c.SHA256
+				seen[c.SHA256] = true
 			}
+		}
+	}
+	for _, s := range run.shards {
+		if s.m.Shard != w.m.Shard {
+			continue
+		}
+		size := map[string]int64{}
+		for _, in := range s.m.Inputs {
+			size[in.Path] = in.Size
+		}
+		for _, c := range s.m.Contents {
+			w.contents[c.Source] = c.SHA256
+			if seen[c.SHA256] {
+				// Loaded already from an earlier input: a load adds no
+				// files row, and its lines are all delivered again.
+				continue
+			}
+			seen[c.SHA256] = true
+			f := &analytics.LakeFile{Path: c.Source, Size: size[c.Source], Content: c.FileContent}
+			w.files = append(w.files, f)
+			w.fileOf[c.Source] = f
 		}
 	}
 	again, err := redelivered(ctx, run, w.m.Shard)
@@ -134,20 +161,48 @@ func (w *FoldWriter) WithReceipts(ctx context.Context, run *Run, opts analytics.
 	return nil
 }
 
-// AddReceipt adds a final result to the receipts table (with
-// WithReceipts). The receipts of a source the map step could not read to
-// its end are left out, as a load records nothing of such a file; so are
-// the lines an earlier input of the run holds byte for byte, which a load
-// stores once (redelivered).
+// AddReceipt adds a final result to the report's tables (with
+// WithReceipts): a receipts row, or a rejects row for an unreadable
+// line, counted in its source's files row. The line of a receipt that
+// does not PASS, and of an unreadable one, is read again from its input
+// (raw), as a load keeps it; a line that is not the one the map step
+// verified is refused. The records of a source the
+// map step could not read to its end are left out, as a load records
+// nothing of such a file; so are the lines an earlier input of the run
+// holds byte for byte, which a load stores once, counting them as
+// redelivered.
 func (w *FoldWriter) AddReceipt(res *verify.Result, line *streamrun.LineRef) error {
 	if w.table == nil {
 		return nil
 	}
 	sum, ok := w.contents[res.Source]
-	if !ok || w.again[lineAt{res.Source, int64(res.Line)}] {
+	if !ok || res.Line == 0 {
 		return nil
 	}
-	return w.table.Add(w.tableCtx, res, sum, line)
+	f := w.fileOf[res.Source]
+	if f == nil {
+		return nil // an input the run read before: stored once
+	}
+	switch {
+	case res.Verdict == verify.Unreadable:
+		f.Rejected++
+	case w.again[lineAt{res.Source, int64(res.Line)}]:
+		f.Redelivered++
+		if d := w.table.DayOf(res); !slices.Contains(f.RedeliveredDays, d) {
+			f.RedeliveredDays = append(f.RedeliveredDays, d)
+		}
+		return nil
+	default:
+		f.Accepted++
+	}
+	var raw []byte
+	if line != nil && res.Verdict != verify.Pass {
+		var err error
+		if raw, err = w.lines.line(res.Source, line); err != nil {
+			return err
+		}
+	}
+	return w.table.Add(w.tableCtx, res, sum, line, raw)
 }
 
 // writeTables writes the receipts table and its companions into the
@@ -155,8 +210,17 @@ func (w *FoldWriter) AddReceipt(res *verify.Result, line *streamrun.LineRef) err
 func (w *FoldWriter) writeTables() error {
 	t := w.table
 	w.table = nil
+	w.lines.close()
 	w.m.Receipts = t.Rows()
-	_, err := t.Export(w.tableCtx, w.attempt, analytics.ExportOptions{})
+	var err error
+	for _, f := range w.files {
+		if err = t.AddFile(w.tableCtx, *f); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		_, err = t.Export(w.tableCtx, w.attempt, analytics.ExportOptions{})
+	}
 	if cerr := t.Close(); err == nil {
 		err = cerr
 	}
@@ -289,6 +353,7 @@ func (w *FoldWriter) failed(err error) error {
 
 // Abort removes the attempt: nothing is published.
 func (w *FoldWriter) Abort() {
+	w.lines.close()
 	if w.table != nil {
 		w.table.Close()
 		w.table = nil
@@ -384,10 +449,10 @@ type Folds struct {
 	// Summary is the run's: the shards' summaries added up.
 	Summary streamrun.Summary
 	// Tables are the report's tables' files, absolute, by table, when
-	// every shard was folded with --receipts: each shard's receipts, in
-	// shard order, and the first shard's expected_tools and trust (every
-	// shard writes the same rows: the plan's). Unfolded lists the shards
-	// folded without them.
+	// every shard was folded with --receipts: each shard's receipts,
+	// files and rejects, in shard order, and the first shard's
+	// expected_tools and trust (every shard writes the same rows: the
+	// plan's). Unfolded lists the shards folded without them.
 	Tables   map[string][]string
 	Unfolded []int64
 }
@@ -455,7 +520,7 @@ func ReadFolds(plan *RunPlan, dirs []string) (*Folds, error) {
 			if err := checkFile(path, f.SHA256, f.Bytes); err != nil {
 				return nil, err
 			}
-			if f.Table != exportdir.Receipts && n != 0 {
+			if (f.Table == exportdir.ExpectedTools || f.Table == exportdir.Trust) && n != 0 {
 				continue
 			}
 			abs, err := filepath.Abs(path)
@@ -548,4 +613,35 @@ SELECT DISTINCT o.source, o.line FROM own o JOIN firsts f ON f.line_sha256 = o.l
 		out[k] = true
 	}
 	return out, rows.Err()
+}
+
+// ReadLake reads the folded shards of a run that dir holds, its
+// directories with a fold.json (hidden ones, a fold's attempts, left
+// out), and checks them as ReadFolds does: against plan, or, when plan
+// is nil, against the run the first of them names (every one of that
+// run, one per shard of its count). A directory under dir that is not a
+// folded shard is refused, as a glob would read it.
+func ReadLake(dir string, plan *RunPlan) (*Folds, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &Error{Reason: ReasonMissing, Path: dir, Msg: "the lake cannot be read: " + errText(err)}
+	}
+	var dirs []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") || !e.IsDir() {
+			continue
+		}
+		dirs = append(dirs, filepath.Join(dir, e.Name()))
+	}
+	if len(dirs) == 0 {
+		return nil, &Error{Reason: ReasonMissing, Path: dir, Msg: "no folded shard: give the directory the folds were emitted into (verify finalize --shard N --emit DIR/shard-N --receipts)"}
+	}
+	if plan == nil {
+		m, err := readFoldManifest(dirs[0])
+		if err != nil {
+			return nil, err
+		}
+		plan = &RunPlan{Plan: &Plan{ID: m.Run, Shards: m.Shards}, Path: dir, SHA256: m.PlanSHA256}
+	}
+	return ReadFolds(plan, dirs)
 }

@@ -63,6 +63,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/receiptverify/verify/analytics"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -117,11 +118,11 @@ type manifest struct {
 	Contents []Content `json:"contents"`
 }
 
-// Content is the SHA-256 of an input's content, as a load records it
-// (files.file_sha256).
+// Content is an input's content as a load records it in its files row:
+// its SHA-256 (file_sha256), length, lines and first line.
 type Content struct {
 	Source string `json:"source"`
-	SHA256 string `json:"sha256"`
+	analytics.FileContent
 }
 
 // Part is one Parquet file of a map directory.

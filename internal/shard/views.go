@@ -262,50 +262,77 @@ func clickHouseString(s string) string {
 }
 
 // TableViews are the statements that make, on engine, the report's
-// tables (receipts, expected_tools, trust) over exactly the files of
-// folded shards (Folds.Tables): what the finding queries of queries/
-// read. receipts is read with its day from the files' day=YYYY-MM-DD
-// directories: on DuckDB a column of the view, each day's files read
-// apart; on ClickHouse the use_hive_partitioning setting, which the
-// session must set.
+// tables (receipts, files, rejects, expected_tools, trust) over exactly
+// the files of folded shards (Folds.Tables): what the report and the
+// queries of queries/ read. receipts is read with its day from the
+// files' day=YYYY-MM-DD directories: on DuckDB a column of the view,
+// each day's files read apart; on ClickHouse the use_hive_partitioning
+// setting, which the session must set.
 func TableViews(engine string, tables map[string][]string) ([]string, error) {
 	var out []string
+	switch engine {
+	case "duckdb":
+		sel, err := TableSelects(tables)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range lakeTables {
+			if sel[t] == "" {
+				return nil, fmt.Errorf("no %s file", t)
+			}
+			out = append(out, "CREATE VIEW "+t+" AS "+sel[t])
+		}
+	case "clickhouse":
+		for _, t := range lakeTables {
+			files := tables[t]
+			if len(files) == 0 {
+				return nil, fmt.Errorf("no %s file", t)
+			}
+			out = append(out, "CREATE VIEW "+t+" AS "+clickHouseUnion("*", files))
+		}
+	default:
+		return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines(), ", "))
+	}
+	return out, nil
+}
+
+// TableSelects are, by table, the DuckDB SELECT over exactly the files
+// of folded shards (Folds.Tables): receipts with its day from each
+// file's day=YYYY-MM-DD directory, not hive_partitioning, which would
+// also read a key=value directory above it as a column. A run without
+// receipts has no receipts file: its SELECT is "".
+func TableSelects(tables map[string][]string) (map[string]string, error) {
+	out := map[string]string{}
 	for _, t := range lakeTables {
 		files := tables[t]
+		if len(files) == 0 && t == exportdir.Receipts {
+			out[t] = ""
+			continue
+		}
 		if len(files) == 0 {
 			return nil, fmt.Errorf("no %s file", t)
 		}
-		switch engine {
-		case "duckdb":
-			if t != exportdir.Receipts {
-				out = append(out, "CREATE VIEW "+t+" AS SELECT * FROM read_parquet("+duckDBFiles(files)+", hive_partitioning = false)")
-				continue
-			}
-			// The day of each day's files, from its directory's name
-			// alone: hive_partitioning would also read a key=value
-			// directory above it as a column.
-			var days []string
-			byDay := map[string][]string{}
-			for _, f := range files {
-				d, ok := strings.CutPrefix(filepath.Base(filepath.Dir(f)), "day=")
-				if _, err := time.Parse(time.DateOnly, d); !ok || err != nil {
-					return nil, fmt.Errorf("%s: not in a day=YYYY-MM-DD directory", f)
-				}
-				if byDay[d] == nil {
-					days = append(days, d)
-				}
-				byDay[d] = append(byDay[d], f)
-			}
-			sel := make([]string, len(days))
-			for i, d := range days {
-				sel[i] = "SELECT *, DATE '" + d + "' AS day FROM read_parquet(" + duckDBFiles(byDay[d]) + ", hive_partitioning = false)"
-			}
-			out = append(out, "CREATE VIEW "+t+" AS "+strings.Join(sel, " UNION ALL "))
-		case "clickhouse":
-			out = append(out, "CREATE VIEW "+t+" AS "+clickHouseUnion("*", files))
-		default:
-			return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines(), ", "))
+		if t != exportdir.Receipts {
+			out[t] = "SELECT * FROM read_parquet(" + duckDBFiles(files) + ", hive_partitioning = false)"
+			continue
 		}
+		var days []string
+		byDay := map[string][]string{}
+		for _, f := range files {
+			d, ok := strings.CutPrefix(filepath.Base(filepath.Dir(f)), "day=")
+			if _, err := time.Parse(time.DateOnly, d); !ok || err != nil {
+				return nil, fmt.Errorf("%s: not in a day=YYYY-MM-DD directory", f)
+			}
+			if byDay[d] == nil {
+				days = append(days, d)
+			}
+			byDay[d] = append(byDay[d], f)
+		}
+		sel := make([]string, len(days))
+		for i, d := range days {
+			sel[i] = "SELECT *, DATE '" + d + "' AS day FROM read_parquet(" + duckDBFiles(byDay[d]) + ", hive_partitioning = false)"
+		}
+		out[t] = strings.Join(sel, " UNION ALL ")
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/receiptverify/verify/analytics"
 	"io"
 	"io/fs"
 	"os"
@@ -288,8 +289,9 @@ func readerSHA256(r io.Reader) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Contents records the SHA-256 of each source's content, read again
-// after the records (ContentSHA256): the receipts table's file_sha256. A
+// Contents records each source's content as a load identifies it, read
+// again after the records (ReadContent): the receipts table's
+// file_sha256, and the files row's length, lines and first line. A
 // source that cannot be read to its end has none; a fold leaves its
 // receipts out of that table, as a load records nothing of such a file.
 func (w *Writer) Contents(ctx context.Context, srcs []streamrun.Source) error {
@@ -297,32 +299,35 @@ func (w *Writer) Contents(ctx context.Context, srcs []streamrun.Source) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		sum, err := ContentSHA256(src)
+		c, err := ReadContent(ctx, src)
 		if err != nil {
 			continue
 		}
-		w.content = append(w.content, Content{Source: src.Name, SHA256: sum})
+		w.content = append(w.content, Content{Source: src.Name, FileContent: c})
 	}
 	return nil
 }
 
-// ContentSHA256 is the hex SHA-256 of src's content, decompressed when its
-// bytes are gzip, as a load identifies a file.
-func ContentSHA256(src streamrun.Source) (string, error) {
+// ReadContent reads src's content, decompressed when its bytes are gzip,
+// as a load identifies a file.
+func ReadContent(ctx context.Context, src streamrun.Source) (analytics.FileContent, error) {
 	rc, err := src.Open()
 	if err != nil {
-		return "", err
+		return analytics.FileContent{}, err
 	}
 	defer rc.Close()
 	size := int64(-1)
 	if f, ok := rc.(*os.File); ok {
 		size = gunzip.Size(f)
 	}
-	content, _, err := gunzip.Content(rc, src.Name, size)
+	// src may open its content decompressed already (the command's
+	// sources do): read as the stream reads a source, which decompresses
+	// gzip bytes whatever the name (streamrun's openSource).
+	content, _, err := gunzip.Content(rc, "", size)
 	if err != nil {
-		return "", err
+		return analytics.FileContent{}, err
 	}
-	return readerSHA256(content)
+	return analytics.ReadFileContent(ctx, content)
 }
 
 // Close writes the last part and the manifest, which names every part

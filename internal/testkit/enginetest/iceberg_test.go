@@ -88,7 +88,7 @@ func TestEnginesIceberg(t *testing.T) {
 		t.Fatalf("the audit holds %d receipts of %d lines", n, len(lines))
 	}
 
-	plan, folds := lakeFolds(t, bin, trust, parts, 3, "iceberg-3")
+	plan, folds := lakeFolds(t, bin, trust, parts, 3, "iceberg-3", "duckdb")
 	// The run's directory holds the folds and the tables: chDB runs in
 	// it (its user_files_path, where icebergLocal reads), and reads every
 	// file by a path relative to it (verify parts --base .).
@@ -188,7 +188,7 @@ func TestEnginesIceberg(t *testing.T) {
 
 	// A second run appends a snapshot: the table holds both runs' rows,
 	// and its first snapshot still the first run's.
-	plan1, folds1 := lakeFolds(t, bin, trust, parts, 1, "iceberg-1")
+	plan1, folds1 := lakeFolds(t, bin, trust, parts, 1, "iceberg-1", "duckdb")
 	commit(plan1, folds1)
 	if v, _ := os.ReadFile(hint); string(v) == string(v1) {
 		t.Fatalf("a second run committed: the version is still %s", v)

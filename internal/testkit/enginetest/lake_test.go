@@ -1,6 +1,8 @@
 package enginetest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"database/sql"
 	"fmt"
 	"os"
@@ -33,8 +35,9 @@ func TestEnginesLakeReport(t *testing.T) {
 	dir := t.TempDir()
 	lines, trust := generatedArchive(t, dir, 20261204)
 	// Three files. The second also holds receipts of the first with their
-	// decision changed after signing (repeated action ids, failed) and a
-	// line that is not JSON; the third repeats lines of its own (the
+	// decision changed after signing (repeated action ids, failed), a
+	// blank line and a line that is not JSON, gzip-compressed (the fold
+	// reads the lines of its failures and rejects through gzip); the third repeats lines of its own (the
 	// same receipt delivered twice in one file, stored twice) and lines of
 	// the first and second (delivered again, byte for byte: stored once).
 	altered := 0
@@ -55,10 +58,21 @@ func TestEnginesLakeReport(t *testing.T) {
 					}
 				}
 			}
-			body += "not json\n"
+			body += "\nnot json\n"
 		}
 		p := filepath.Join(dir, fmt.Sprintf("part-%d.jsonl", i))
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		data := []byte(body)
+		if i == 1 {
+			p += ".gz"
+			var z bytes.Buffer
+			zw := gzip.NewWriter(&z)
+			zw.Write(data)
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			data = z.Bytes()
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		parts = append(parts, p)
@@ -128,14 +142,38 @@ func TestEnginesLakeReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The lines the fold keeps as an audit does: of the receipts not
+	// PASS, and of the rejects (every column).
+	const flaggedRaw = "SELECT file_sha256, line, raw FROM receipts WHERE verdict <> 'PASS' ORDER BY file_sha256, line"
+	const allRejects = "SELECT file_sha256, source, line, error, raw FROM rejects ORDER BY file_sha256, line"
+	wantRaw, err := queryRows(adb.SQL(), flaggedRaw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRejects, err := queryRows(adb.SQL(), allRejects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wantRaw.rows) == 0 || len(wantRejects.rows) == 0 {
+		t.Fatalf("the audit has %d receipts not PASS and %d rejects: the archive plants none", len(wantRaw.rows), len(wantRejects.rows))
+	}
 	adb.Close()
 	if n := len(want[run{query: mustQuery(t, "replays")}.String()].rows); n < altered {
 		t.Fatalf("replays: %d rows for %d repeated action ids", n, altered)
 	}
 
-	for _, shards := range []int{1, 3} {
-		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
-			views := lakeRun(t, bin, dir, trust, parts, shards)
+	reports := auditReports(t, bin, dir, db, days)
+	for _, c := range []struct {
+		shards int
+		judge  string
+	}{{1, "duckdb"}, {3, "duckdb"}, {3, "clickhouse"}} {
+		t.Run(fmt.Sprintf("shards=%d/judged=%s", c.shards, c.judge), func(t *testing.T) {
+			if c.judge == "clickhouse" && os.Getenv("VERIFY_ENGINES") == "off" {
+				t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+			}
+			lk := lakeRun(t, bin, trust, parts, c.shards, c.judge)
+			views := lk.views
+			t.Run("report", func(t *testing.T) { reports.check(t, bin, lk) })
 			check := func(t *testing.T, got map[string]result, errs map[string]string) {
 				t.Helper()
 				for _, r := range runs {
@@ -182,6 +220,18 @@ func TestEnginesLakeReport(t *testing.T) {
 				if d := compare(wantReceipts, all); d != "" {
 					t.Errorf("the receipts table differs from the audit's:\n%s", d)
 				}
+				for _, c := range []struct {
+					what, query string
+					want        result
+				}{{"the lines of the receipts not PASS", flaggedRaw, wantRaw}, {"the rejects table", allRejects, wantRejects}} {
+					got, err := queryRows(duck, c.query)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := compare(c.want, got); d != "" {
+						t.Errorf("%s differ from the audit's:\n%s", c.what, d)
+					}
+				}
 			})
 			t.Run("clickhouse", func(t *testing.T) {
 				if os.Getenv("VERIFY_ENGINES") == "off" {
@@ -191,6 +241,9 @@ func TestEnginesLakeReport(t *testing.T) {
 				check(t, got, errs)
 			})
 			t.Run("postgres", func(t *testing.T) {
+				if c.judge != "duckdb" {
+					t.Skip("the tables are those of the run judged on DuckDB")
+				}
 				if os.Getenv("VERIFY_ENGINES") == "off" {
 					t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 				}
@@ -212,15 +265,21 @@ func mustQuery(t *testing.T, name string) queries.Query {
 	return q
 }
 
+// lake is a sharded run whose folds wrote the report's tables.
+type lake struct {
+	plan  string                       // the plan file
+	folds string                       // the directory of the folded shards
+	views func(engine string) []string // the statements of verify parts --folds
+}
+
 // lakeRun runs the sharded run of parts in the given number of shards,
-// through the binary: the plan, the map steps, the judgments (DuckDB,
-// over verify parts' views), the folds with --receipts, each its own
-// process, and returns the statements of verify parts --folds for an
-// engine.
-func lakeRun(t *testing.T, bin, dir string, trust, parts []string, shards int) func(engine string) []string {
+// through the binary: the plan, the map steps, the judgments (over
+// verify parts' views, on DuckDB or, judge "clickhouse", chDB), the folds
+// with --receipts, each its own process.
+func lakeRun(t *testing.T, bin string, trust, parts []string, shards int, judge string) lake {
 	t.Helper()
-	plan, folds := lakeFolds(t, bin, trust, parts, shards, fmt.Sprintf("lake-%d", shards))
-	return func(engine string) []string {
+	plan, folds := lakeFolds(t, bin, trust, parts, shards, fmt.Sprintf("lake-%d", shards), judge)
+	return lake{plan: plan, folds: filepath.Dir(folds[0]), views: func(engine string) []string {
 		t.Helper()
 		r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--folds", "--engine", engine}, folds...)...)
 		if r.code != 0 {
@@ -231,13 +290,13 @@ func lakeRun(t *testing.T, bin, dir string, trust, parts []string, shards int) f
 			out = append(out, strings.TrimSuffix(strings.TrimSpace(l), ";"))
 		}
 		return out
-	}
+	}}
 }
 
 // lakeFolds runs the sharded run id of parts in the given number of
-// shards up to the folds with --receipts, and returns its plan and
-// folded directories.
-func lakeFolds(t *testing.T, bin string, trust, parts []string, shards int, id string) (plan string, folds []string) {
+// shards up to the folds with --receipts, its judgments on DuckDB or,
+// judge "clickhouse", chDB, and returns its plan and folded directories.
+func lakeFolds(t *testing.T, bin string, trust, parts []string, shards int, id, judge string) (plan string, folds []string) {
 	t.Helper()
 	work := t.TempDir()
 	plan = filepath.Join(work, "plan.json")
@@ -268,7 +327,7 @@ func lakeFolds(t *testing.T, bin string, trust, parts []string, shards int, id s
 	maps := parallel("maps", func(i int, out string) []string {
 		return []string{"receipts", "--plan", plan, "--shard", fmt.Sprint(i), "--emit", out}
 	})
-	r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--engine", "duckdb"}, maps...)...)
+	r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--engine", judge}, maps...)...)
 	if r.code != 0 {
 		t.Fatalf("verify parts: exit %d\n%s", r.code, r.stderr)
 	}
@@ -277,7 +336,11 @@ func lakeFolds(t *testing.T, bin string, trust, parts []string, shards int, id s
 		stmts = append(stmts, strings.TrimSuffix(strings.TrimSpace(l), ";"))
 	}
 	judgments := filepath.Join(work, "judgments.parquet")
-	duckDBJudgmentsFile(t, stmts, judgments)
+	if judge == "clickhouse" {
+		clickHouseJudgments(t, stmts, judgments, 0)
+	} else {
+		duckDBJudgmentsFile(t, stmts, judgments)
+	}
 	folds = parallel("folds", func(i int, out string) []string {
 		return append([]string{"finalize", "--plan", plan, "--format", "jsonl", "--judgments", judgments, "--receipts", "--shard", fmt.Sprint(i), "--emit", out}, maps...)
 	})
