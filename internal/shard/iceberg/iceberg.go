@@ -49,7 +49,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hamba/avro/v2/ocf"
+	"github.com/iskorotkov/avro/v2/ocf"
 )
 
 // Field is a column of the table's schema: its field id, name and type,

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamba/avro/v2/ocf"
+	"github.com/iskorotkov/avro/v2/ocf"
 )
 
 var testSchema = []Field{

@@ -282,10 +282,6 @@ func TestEnginesSharded(t *testing.T) {
 	})
 }
 
-// judgmentColumns are the columns of shard_records the judgment SQL
-// reads.
-const judgmentColumns = "ord, chain_key, link_key, scope_key, nonce_key, receipt_order, claim"
-
 // duckDBJudgments runs the judgment SQL on DuckDB after the statements
 // of verify parts --engine duckdb.
 func duckDBJudgments(t *testing.T, views []string) result {
