@@ -229,7 +229,9 @@ func (t *ReceiptTable) Close() error {
 
 // LakeTables are the tables a sharded run's folds write (ReceiptTable),
 // which OpenLake reads in place of an audit database's.
-var LakeTables = []string{exportdir.Receipts, exportdir.Files, exportdir.Rejects, exportdir.ExpectedTools, exportdir.Trust}
+func LakeTables() []string {
+	return []string{exportdir.Receipts, exportdir.Files, exportdir.Rejects, exportdir.ExpectedTools, exportdir.Trust}
+}
 
 // OpenLake opens a private in-memory database in which each of
 // LakeTables is a view over a sharded run's Parquet files: sources gives,
@@ -249,7 +251,7 @@ func OpenLake(ctx context.Context, sources map[string]string) (*DB, error) {
 		db.Close()
 		return nil, &dberr.IOError{Op: op, Path: "the lake", Err: err}
 	}
-	for _, t := range LakeTables {
+	for _, t := range LakeTables() {
 		src, ok := sources[t]
 		if !ok {
 			return fail("open", errors.New("no files of the "+t+" table"))

@@ -85,7 +85,7 @@ type TableFile struct {
 
 // lakeTables are the tables a fold writes with --receipts, in the order
 // views name them: what the daily report and the queries read.
-var lakeTables = analytics.LakeTables
+var lakeTables = analytics.LakeTables()
 
 // FoldWriter writes one shard's folded output.
 type FoldWriter struct {

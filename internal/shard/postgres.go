@@ -9,10 +9,10 @@ import (
 	"io"
 )
 
-// PostgresHexFunctions are the two functions queries/shard/*.sql call
+// postgresHexFunctions are the two functions queries/shard/*.sql call
 // that PostgreSQL names otherwise: unhex (decode) and hex (encode, in
 // upper case as DuckDB and ClickHouse give it).
-var PostgresHexFunctions = []string{
+var postgresHexFunctions = []string{
 	"CREATE OR REPLACE FUNCTION unhex(text) RETURNS bytea AS 'SELECT decode($1, ''hex'')' LANGUAGE sql IMMUTABLE STRICT",
 	"CREATE OR REPLACE FUNCTION hex(bytea) RETURNS text AS 'SELECT upper(encode($1, ''hex''))' LANGUAGE sql IMMUTABLE STRICT",
 }
@@ -41,7 +41,7 @@ func WritePostgres(ctx context.Context, run *Run, w io.Writer) error {
 		"DROP TABLE IF EXISTS history_keys",
 		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text, receipt_order text, claim boolean)",
 		"CREATE TABLE history_keys (kind text, k bytea, scope bytea)",
-	}, PostgresHexFunctions...) {
+	}, postgresHexFunctions...) {
 		fmt.Fprintln(out, s+";")
 	}
 	// bytea's text input is \x and the hex digits; an empty field is

@@ -77,14 +77,14 @@ func duckDBViews(parts []string, history History) []string {
 		"CREATE TEMP TABLE history_keys AS "+historyHits)
 }
 
-// ClickHouseSettings are the session settings the judgments need on
+// clickHouseSettings are the session settings the judgments need on
 // ClickHouse, which the views of Views("clickhouse", ...) begin with:
 // an outer join's missing side is NULL (without it an absent owner
 // reads as an empty string and an absent link as a break), and a plan over thousands
 // of parts, each a file() of its own joined by UNION ALL, is not
 // stopped by the optimizer's limit on its steps (10,000 by default:
 // "Too many optimizations applied to query plan" at about 100 parts).
-var ClickHouseSettings = []string{
+var clickHouseSettings = []string{
 	"SET join_use_nulls = 1",
 	"SET query_plan_max_optimizations_to_apply = 1000000",
 }
@@ -95,12 +95,12 @@ const clickHouseQuerySize = 256 << 10
 
 // clickHouseViews: one file() per part, joined by UNION ALL (ClickHouse's
 // file() takes one path or a glob, never a list), after the session's
-// settings: ClickHouseSettings, and max_query_size raised to twice the
+// settings: clickHouseSettings, and max_query_size raised to twice the
 // longest statement's bytes when that passes the default (about 2,000
 // parts).
 func clickHouseViews(parts []string, history History) []string {
 	stmts := clickHouseTables(parts, history)
-	out := append([]string{}, ClickHouseSettings...)
+	out := append([]string{}, clickHouseSettings...)
 	longest := 0
 	for _, s := range stmts {
 		longest = max(longest, len(s))
