@@ -293,19 +293,9 @@ func plantedFork(t *testing.T, dir string, before int) int {
 // namers.
 func plantedForks(t *testing.T, dir string) []int {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, "truth.jsonl"))
+	out, err := receiptgen.LoadLinesOf(dir, receiptgen.KindFork)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var out []int
-	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		var r receiptgen.Record
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatal(err)
-		}
-		if r.Kind == receiptgen.KindFork && r.Line > 0 {
-			out = append(out, r.Line-1)
-		}
 	}
 	if len(out) == 0 {
 		t.Fatal("no planted fork")

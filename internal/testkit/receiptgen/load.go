@@ -1,9 +1,12 @@
 package receiptgen
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/receiptverify/verify/verify"
@@ -71,4 +74,25 @@ func LoadVerifier(dir string, at time.Time) (*verify.Verifier, *toolschema.Set, 
 		return nil, nil, err
 	}
 	return v, set, nil
+}
+
+// LoadLinesOf reads the truth.jsonl an archive in dir was written with
+// and returns the 0-based indexes of the lines planted as kind, in line
+// order: the tests that move planted receipts about find them by it.
+func LoadLinesOf(dir string, kind Kind) ([]int, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, FileTruth))
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for i, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var r Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", FileTruth, i+1, err)
+		}
+		if r.Kind == kind && r.Line > 0 {
+			out = append(out, r.Line-1)
+		}
+	}
+	return out, nil
 }
