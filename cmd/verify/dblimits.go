@@ -44,6 +44,12 @@ func openDB(ctx *cli.Context, path string) (*analytics.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	return withLimits(db, l)
+}
+
+// withLimits sets l on a database just opened, closing it if DuckDB
+// refuses them.
+func withLimits(db *analytics.DB, l analytics.Limits) (*analytics.DB, error) {
 	if err := db.SetLimits(l); err != nil {
 		db.Close()
 		return nil, err

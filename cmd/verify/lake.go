@@ -66,9 +66,5 @@ func openLake(ctx *cli.Context, dir string) (*analytics.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := db.SetLimits(l); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
+	return withLimits(db, l)
 }
