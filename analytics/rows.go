@@ -86,8 +86,7 @@ func lineOf(raw []byte) keptLine {
 // it did not PASS (a rejects row or a receipt stored with its line). A
 // receipt that PASSes here and fails a chain or nonce judgment has its
 // line read again by offset (fillFlagged).
-func keepLine(dst, raw []byte, res *verify.Result) []byte {
-	sum := sha256.Sum256(raw)
+func keepLine(dst, raw []byte, sum [sha256.Size]byte, res *verify.Result) []byte {
 	dst = append(dst, sum[:]...)
 	dst = binary.AppendUvarint(dst, uint64(len(raw)))
 	if res.Verdict != verify.Pass {

@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"crypto/sha256"
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/verify"
 )
@@ -51,8 +52,8 @@ func (s *sink) sources() []streamrun.Source {
 }
 
 // Keep keeps what a line's row needs (keepLine).
-func (s *sink) Keep(dst, raw []byte, res *verify.Result) []byte {
-	return keepLine(dst, raw, res)
+func (s *sink) Keep(dst, raw []byte, sum [sha256.Size]byte, res *verify.Result) []byte {
+	return keepLine(dst, raw, sum, res)
 }
 
 // Render encodes a record's receipts row on a verifying goroutine.

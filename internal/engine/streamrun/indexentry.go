@@ -82,10 +82,9 @@ func MakeOrder(issued int64, hasIssued bool, lineSHA256 string) Order {
 	return e.Order()
 }
 
-// SetTiebreak sets e.Tiebreak from the receipt's line bytes.
-func (e *IndexEntry) SetTiebreak(raw []byte) {
-	sum := sha256.Sum256(raw)
-	copy(e.Tiebreak[:], sum[:])
+// SetTiebreak sets e.Tiebreak from the SHA-256 of the receipt's line.
+func (e *IndexEntry) SetTiebreak(lineSum [sha256.Size]byte) {
+	copy(e.Tiebreak[:], lineSum[:])
 }
 
 // Index returns the receipt's entry for a stream's chain and nonce index,

@@ -144,7 +144,7 @@ func Map(ctx context.Context, v Verifier, srcs []Source, opts Options, emit func
 			}
 			e := Index(r.result)
 			if ref != nil {
-				copy(e.Tiebreak[:], ref.SHA256[:])
+				e.SetTiebreak(ref.SHA256)
 			}
 			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(e), State: r.spooled}
 			if ref != nil {

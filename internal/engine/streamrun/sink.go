@@ -2,6 +2,7 @@ package streamrun
 
 import (
 	"context"
+	"crypto/sha256"
 
 	"github.com/receiptverify/verify/verify"
 )
@@ -14,7 +15,8 @@ type Sink interface {
 	// Keep is called on each line verified, on the verifying goroutines of
 	// the first pass, unless Options.KeepRaw reads the input again; what
 	// it appends to dst comes back in Record.Kept (RunTo's Sink.Keep).
-	Keep(dst, raw []byte, res *verify.Result) []byte
+	// sum is the SHA-256 of raw, taken once for the run.
+	Keep(dst, raw []byte, sum [sha256.Size]byte, res *verify.Result) []byte
 	// Render encodes a verified record on the verifying goroutines; what
 	// it appends to dst comes back in Record.Rendered
 	// (RunTo's Sink.Render).

@@ -2,6 +2,7 @@ package streamrun
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -43,7 +44,7 @@ type spool struct {
 	// keep is RunTo's Sink.Keep: a line's frame then carries its offset and
 	// what keep appended (a 4-byte length and the bytes) before its
 	// result.
-	keep func(dst, raw []byte, res *verify.Result) []byte
+	keep func(dst, raw []byte, sum [sha256.Size]byte, res *verify.Result) []byte
 }
 
 // Errors of a run that cannot finish (Run wraps them with the place).
@@ -99,7 +100,7 @@ func (s *spool) encode(r *record, res *verify.Result) []byte {
 		if s.keep != nil {
 			b = binary.AppendUvarint(b, uint64(r.offset))
 			at := len(b)
-			b = s.keep(append(b, 0, 0, 0, 0), r.raw, res)
+			b = s.keep(append(b, 0, 0, 0, 0), r.raw, r.lineSum, res)
 			binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 		}
 		b = appendResult(res, b)

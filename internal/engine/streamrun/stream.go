@@ -9,6 +9,7 @@ package streamrun
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"io"
 	"runtime"
@@ -81,7 +82,7 @@ type Options struct {
 
 	// renderRecord and keep are RunTo's Sink.Render and Sink.Keep.
 	renderRecord func(dst []byte, rec *Record) []byte
-	keep         func(dst, raw []byte, res *verify.Result) []byte
+	keep         func(dst, raw []byte, sum [sha256.Size]byte, res *verify.Result) []byte
 
 	limits   indexLimits // zero: the defaults
 	maxLines int         // tests: replaces limits.MaxLinesPerFile
@@ -331,8 +332,11 @@ func (rn *runner) verifyPass(ctx context.Context) error {
 			res, _ := rn.v.VerifyWith(r.raw, verify.VerifyOptions{DropSignature: true, OmitSignatureHash: rn.opts.OmitSignatureHash})
 			res.Source, res.Line = r.source, r.line
 			r.entry = Index(res)
+			if r.entry.OK || rn.sp.keep != nil {
+				r.lineSum = sha256.Sum256(r.raw)
+			}
 			if r.entry.OK {
-				r.entry.SetTiebreak(r.raw) // nonces, namers and chain hashes are ordered by it
+				r.entry.SetTiebreak(r.lineSum) // nonces, namers and chain hashes are ordered by it
 			}
 			r.spooled = rn.sp.encode(r, res)
 		},
@@ -564,6 +568,9 @@ type record struct {
 	raw    []byte
 	err    error
 	entry  IndexEntry
+	// lineSum is the SHA-256 of raw, taken once in the first pass for
+	// the Order's tiebreak and Sink.Keep.
+	lineSum [sha256.Size]byte
 	// spooled is the record's verified result between the passes; frame,
 	// in the second pass, the framePool buffer it lies in.
 	spooled   []byte
