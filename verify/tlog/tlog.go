@@ -35,16 +35,11 @@ func NodeHash(l, r []byte) []byte { return rfc6962.DefaultHasher.HashChildren(l,
 // whose root is root, by the audit path. The error says which part
 // disagrees; it is nil only when the path leads to root.
 func VerifyInclusion(leaf []byte, index, size uint64, path [][]byte, root []byte) error {
-	if len(leaf) != HashSize || len(root) != HashSize {
-		return errors.New("leaf and root must be 32-byte hashes")
+	if len(root) != HashSize {
+		return errors.New("the root must be a 32-byte hash")
 	}
-	if len(path) > MaxPath {
-		return fmt.Errorf("audit path of %d hashes, more than the %d a tree can need", len(path), MaxPath)
-	}
-	for i, h := range path {
-		if len(h) != HashSize {
-			return fmt.Errorf("audit path hash %d is %d bytes, not %d", i, len(h), HashSize)
-		}
+	if err := checkPath(leaf, path); err != nil {
+		return err
 	}
 	err := proof.VerifyInclusion(rfc6962.DefaultHasher, index, size, leaf, path, root)
 	var mismatch proof.RootMismatchError
@@ -163,16 +158,26 @@ func joinSizes(s []uint64) string {
 // leaf at index of a tree of size leaves: what a COSE receipt (RFC 9942),
 // whose payload is detached, signs.
 func RootFromInclusion(leaf []byte, index, size uint64, path [][]byte) ([]byte, error) {
+	if err := checkPath(leaf, path); err != nil {
+		return nil, err
+	}
+	return proof.RootFromInclusionProof(rfc6962.DefaultHasher, index, size, leaf, path)
+}
+
+// checkPath refuses a leaf or an audit path of the wrong shape before
+// the merkle module walks it: a hash of another size, or a path longer
+// than any tree needs.
+func checkPath(leaf []byte, path [][]byte) error {
 	if len(leaf) != HashSize {
-		return nil, errors.New("the leaf must be a 32-byte hash")
+		return errors.New("the leaf must be a 32-byte hash")
 	}
 	if len(path) > MaxPath {
-		return nil, fmt.Errorf("audit path of %d hashes, more than the %d a tree can need", len(path), MaxPath)
+		return fmt.Errorf("audit path of %d hashes, more than the %d a tree can need", len(path), MaxPath)
 	}
 	for i, h := range path {
 		if len(h) != HashSize {
-			return nil, fmt.Errorf("audit path hash %d is %d bytes, not %d", i, len(h), HashSize)
+			return fmt.Errorf("audit path hash %d is %d bytes, not %d", i, len(h), HashSize)
 		}
 	}
-	return proof.RootFromInclusionProof(rfc6962.DefaultHasher, index, size, leaf, path)
+	return nil
 }
