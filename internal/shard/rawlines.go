@@ -2,13 +2,13 @@ package shard
 
 import (
 	"bufio"
-	"crypto/sha256"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/helpers/gunzip"
+	"github.com/receiptverify/verify/internal/helpers/lines"
 	"github.com/receiptverify/verify/internal/limits"
 )
 
@@ -20,8 +20,7 @@ import (
 type archiveLines struct {
 	src string
 	f   *os.File
-	r   *bufio.Reader
-	pos int64
+	at  *lines.At
 }
 
 // line is the line of src at ref; nil, with no error, for a line longer
@@ -30,7 +29,7 @@ func (a *archiveLines) line(src string, ref *streamrun.LineRef) ([]byte, error) 
 	if ref.Length > limits.MaxLineBytes {
 		return nil, nil
 	}
-	if a.src != src || ref.Offset < a.pos {
+	if a.at == nil || a.src != src || a.at.Behind(ref.Offset) {
 		if err := a.open(src); err != nil {
 			return nil, &Error{Reason: ReasonMissing, Path: src, Msg: "the input cannot be read again for the lines of its receipts not PASS: " + errText(err)}
 		}
@@ -38,16 +37,12 @@ func (a *archiveLines) line(src string, ref *streamrun.LineRef) ([]byte, error) 
 	changed := func(what string) error {
 		return &Error{Reason: ReasonInputs, Path: src, Msg: fmt.Sprintf("the line at byte %d (%d bytes) %s: the input changed since its map step", ref.Offset, ref.Length, what)}
 	}
-	if _, err := io.CopyN(io.Discard, a.r, ref.Offset-a.pos); err != nil {
-		return nil, changed("is past its end")
-	}
-	b := make([]byte, ref.Length)
-	if _, err := io.ReadFull(a.r, b); err != nil {
-		return nil, changed("is past its end")
-	}
-	a.pos = ref.Offset + ref.Length
-	if sha256.Sum256(b) != ref.SHA256 {
+	b, err := a.at.Read(ref.Offset, ref.Length, ref.SHA256)
+	switch {
+	case errors.Is(err, lines.ErrChanged):
 		return nil, changed("is not the one verified")
+	case err != nil:
+		return nil, changed("is past its end")
 	}
 	return b, nil
 }
@@ -70,7 +65,7 @@ func (a *archiveLines) open(src string) error {
 		f.Close()
 		return err
 	}
-	a.src, a.f, a.r, a.pos = src, f, bufio.NewReaderSize(content, 1<<16), 0
+	a.src, a.f, a.at = src, f, lines.NewAt(bufio.NewReaderSize(content, 1<<16))
 	return nil
 }
 
