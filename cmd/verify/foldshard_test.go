@@ -447,6 +447,30 @@ func TestFoldReceipts(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, "manifest.json")); err != nil {
 			t.Error(err)
 		}
+		// show: a failing receipt's line (stored in the lake) and a
+		// passing one's (read again from its input), as in the input.
+		code, stdout, stderr = runVerify(t, "query", "--lake", lake, "failures", "-f", "jsonl")
+		var failed struct {
+			Source string `json:"source"`
+			Line   int    `json:"line"`
+		}
+		if code != exitOK || json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &failed) != nil || failed.Source == "" {
+			t.Fatalf("query --lake failures: exit %d\n%s%s", code, stdout, stderr)
+		}
+		input, err := os.ReadFile(failed.Source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputLines := strings.Split(string(input), "\n")
+		for _, line := range []int{failed.Line, 1} {
+			at := fmt.Sprintf("%s:%d", failed.Source, line)
+			code, stdout, stderr = runVerify(t, "show", "--lake", lake, at)
+			if code != exitOK || stdout != inputLines[line-1]+"\n" {
+				t.Errorf("show --lake %s: exit %d\n%s%s\nwant the input's line %d", at, code, stdout, stderr, line)
+			}
+		}
+		code, stdout, stderr = runVerify(t, "show", "--lake", lake, "--plan", r.plan, failed.Source+":9999")
+		refused(t, code, stdout, stderr, exitRejected, `no receipt at that FILE:LINE`)
 		code, _, stderr = runVerify(t, "query", "--lake", lake, "--db", filepath.Join(r.work, "no.duckdb"), "days")
 		if code != exitOK || !strings.Contains(stderr, "is not read") {
 			t.Errorf("query --lake with --db: exit %d\n%s", code, stderr)

@@ -15,23 +15,24 @@ import (
 func newShowCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "show",
-		Usage:     "print a loaded receipt's exact bytes, from the audit database or its archive file",
+		Usage:     "print a loaded receipt's exact bytes, from the audit database (or a sharded run's tables) or its archive file",
 		ArgsUsage: "FILE:LINE | ACTION_ID",
 		Description: "Prints the receipt loaded from FILE (the path as loaded) at LINE, or every receipt\n" +
 			"with ACTION_ID, exactly as read at load, each followed by a newline. The database holds\n" +
 			"the line of the receipts a report flags (verify load --store-raw); the others are read\n" +
 			"from their archive file at the byte offset recorded at load, and their SHA-256 checked\n" +
 			"against the one recorded. For a gzip file the offset is in its decompressed bytes, so\n" +
-			"the file is decompressed up to the line. stderr says where each came from.\n\n" +
+			"the file is decompressed up to the line. stderr says where each came from. --lake DIR\n" +
+			"reads a sharded run's tables in place of --db (verify report --lake).\n\n" +
 			"Exit codes: 0 printed, 1 no such receipt in the database, 64 usage, 65 the archive file\n" +
 			"has changed since it was loaded (the bytes at the line's place are not the receipt\n" +
 			"loaded), 66 the archive file or the database cannot be read (moved or deleted: give\n" +
 			"--root for an archive moved as a whole), 74 the database or stdout failed.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE` (made by verify load or verify audit)"},
 			&cli.StringFlag{Name: "root", Usage: "read archive files loaded under a relative path from `DIR`", DefaultText: "the current directory"},
 			&cli.BoolFlag{Name: "archive", Usage: "read the bytes from the archive file even when the database holds them"},
-		},
+		}, lakeFlags()...),
 		Action: showAction,
 	}
 }
@@ -40,10 +41,7 @@ func showAction(ctx *cli.Context) error {
 	if ctx.NArg() != 1 {
 		return usagef(ctx, "want one FILE:LINE or ACTION_ID")
 	}
-	if ctx.String("db") == "" {
-		return usagef(ctx, "--db is required")
-	}
-	db, err := openExistingDB(ctx, ctx.String("db"))
+	db, err := openSource(ctx)
 	if err != nil {
 		return err
 	}
