@@ -49,10 +49,10 @@ func judgeAction(ctx *cli.Context) error {
 		return usagef(ctx, "want at least one DIR")
 	case !ctx.IsSet("plan"):
 		return usagef(ctx, "want --plan FILE: the run plan the map steps read")
-	case (out == "") == (appendTo == ""):
-		return usagef(ctx, "want one of --emit DIR (the judgments) and --append-history DIR (the history's append)")
 	case ctx.IsSet("fold") && (out == "" || ctx.String("fold") == "" || ctx.String("fold") == out):
 		return usagef(ctx, "--fold DIR goes with --emit, in a directory of its own")
+	case (out == "") == (appendTo == ""):
+		return usagef(ctx, "want one of --emit DIR (the judgments) and --append-history DIR (the history's append)")
 	case appendTo != "" && (ctx.IsSet("history") || ctx.IsSet("history-keys")):
 		return usagef(ctx, "--history and --history-keys do not go with --append-history: the append reads the history it appends to")
 	}
