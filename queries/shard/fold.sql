@@ -48,39 +48,52 @@ nonce_judgments AS (
     FROM judgments j
     WHERE j.kind = 'nonce'
 ),
-judged AS (
+-- Each record's chain and nonce outcome: none for an unreadable
+-- record, no nonce for a claim, as Go's fold gives them none.
+outcomes AS (
     SELECT r.ord AS ord, r.source AS source, r.line AS line,
         r.base_verdict AS base_verdict, r.base_reasons AS base_reasons,
         r.fail_pre AS fail_pre, r.fail_mid AS fail_mid, r.fail_post AS fail_post,
         r.skip_pre AS skip_pre, r.skip_mid AS skip_mid, r.skip_post AS skip_post,
-        CASE WHEN c.outcome IS NULL AND (n.outcome IS NULL OR r.claim) THEN 0 ELSE 1 END AS changed,
-        CASE
-            WHEN c.outcome IS NULL OR (r.chain_status = 'FAIL' AND c.outcome IN ('linked', 'outside')) THEN r.chain_status
-            WHEN c.outcome = 'linked' THEN 'PASS'
-            WHEN c.outcome = 'outside' THEN 'SKIPPED'
-            ELSE 'FAIL'
-        END AS chain_status,
-        CASE
-            WHEN c.outcome IS NULL OR (r.chain_status = 'FAIL' AND c.outcome IN ('linked', 'outside')) THEN r.chain_reason
-            WHEN c.outcome = 'linked' THEN ''
-            WHEN c.outcome = 'outside' THEN 'chain_unresolved'
-            WHEN c.outcome = 'absent' THEN 'chain_absent'
-            WHEN c.outcome = 'break' THEN 'chain_break'
-            ELSE 'chain_fork'
-        END AS chain_reason,
-        CASE
-            WHEN n.outcome IS NULL OR r.claim OR (r.nonce_status = 'FAIL' AND n.outcome NOT IN ('replay', 'prior_replay')) THEN r.nonce_status
-            WHEN n.outcome IN ('replay', 'prior_replay') THEN 'FAIL'
-            ELSE 'PASS'
-        END AS nonce_status,
-        CASE
-            WHEN n.outcome IS NULL OR r.claim OR (r.nonce_status = 'FAIL' AND n.outcome NOT IN ('replay', 'prior_replay')) THEN r.nonce_reason
-            WHEN n.outcome IN ('replay', 'prior_replay') THEN 'nonce_replay'
-            ELSE ''
-        END AS nonce_reason
+        r.chain_status AS chain_status, r.chain_reason AS chain_reason,
+        r.nonce_status AS nonce_status, r.nonce_reason AS nonce_reason,
+        CASE WHEN r.base_verdict = 'UNREADABLE' THEN NULL ELSE c.outcome END AS chain_outcome,
+        CASE WHEN r.base_verdict = 'UNREADABLE' OR r.claim THEN NULL ELSE n.outcome END AS nonce_outcome
     FROM fold_records r
     LEFT JOIN chain_judgments c ON c.ord = r.ord
     LEFT JOIN nonce_judgments n ON n.ord = r.ord
+),
+judged AS (
+    SELECT o.ord AS ord, o.source AS source, o.line AS line,
+        o.base_verdict AS base_verdict, o.base_reasons AS base_reasons,
+        o.fail_pre AS fail_pre, o.fail_mid AS fail_mid, o.fail_post AS fail_post,
+        o.skip_pre AS skip_pre, o.skip_mid AS skip_mid, o.skip_post AS skip_post,
+        CASE WHEN o.chain_outcome IS NULL AND o.nonce_outcome IS NULL THEN 0 ELSE 1 END AS changed,
+        CASE
+            WHEN o.chain_outcome IS NULL OR (o.chain_status = 'FAIL' AND o.chain_outcome IN ('linked', 'outside')) THEN o.chain_status
+            WHEN o.chain_outcome = 'linked' THEN 'PASS'
+            WHEN o.chain_outcome = 'outside' THEN 'SKIPPED'
+            ELSE 'FAIL'
+        END AS chain_status,
+        CASE
+            WHEN o.chain_outcome IS NULL OR (o.chain_status = 'FAIL' AND o.chain_outcome IN ('linked', 'outside')) THEN o.chain_reason
+            WHEN o.chain_outcome = 'linked' THEN ''
+            WHEN o.chain_outcome = 'outside' THEN 'chain_unresolved'
+            WHEN o.chain_outcome = 'absent' THEN 'chain_absent'
+            WHEN o.chain_outcome = 'break' THEN 'chain_break'
+            ELSE 'chain_fork'
+        END AS chain_reason,
+        CASE
+            WHEN o.nonce_outcome IS NULL OR (o.nonce_status = 'FAIL' AND o.nonce_outcome NOT IN ('replay', 'prior_replay')) THEN o.nonce_status
+            WHEN o.nonce_outcome IN ('replay', 'prior_replay') THEN 'FAIL'
+            ELSE 'PASS'
+        END AS nonce_status,
+        CASE
+            WHEN o.nonce_outcome IS NULL OR (o.nonce_status = 'FAIL' AND o.nonce_outcome NOT IN ('replay', 'prior_replay')) THEN o.nonce_reason
+            WHEN o.nonce_outcome IN ('replay', 'prior_replay') THEN 'nonce_replay'
+            ELSE ''
+        END AS nonce_reason
+    FROM outcomes o
 ),
 counted AS (
     SELECT a.ord AS ord, a.source AS source, a.line AS line, a.changed AS changed,
