@@ -48,6 +48,13 @@ func Judgments() string { return judgments }
 //go:embed shard/judgments.sql
 var judgments string
 
+// Fold is shard/fold.sql, the judgments of a sharded verification
+// folded into each record's verdict: the fold of verify finalize in SQL.
+func Fold() string { return fold }
+
+//go:embed shard/fold.sql
+var fold string
+
 // HistoryAppend is shard/history_append.sql, the rows a finalized
 // sharded run adds to the compact history Judgments reads.
 func HistoryAppend() string { return historyAppend }

@@ -67,6 +67,21 @@ func TestJudgments(t *testing.T) {
 	checkStatement(t, code)
 }
 
+// TestFold: the fold SQL of a sharded run keeps to the same portable
+// SQL, without a parameter (internal/testkit/enginetest runs it on DuckDB
+// and ClickHouse).
+func TestFold(t *testing.T) {
+	t.Parallel()
+	if !strings.HasPrefix(Fold(), "-- fold: ") || !strings.Contains(Fold(), "\n-- Parameter: none.") {
+		t.Errorf("does not open with its header comment, saying it takes no parameter")
+	}
+	code := strings.TrimSpace(stripComments(Fold()))
+	if strings.ContainsAny(code, ";?") {
+		t.Errorf("holds a ';' or a ? placeholder")
+	}
+	checkStatement(t, code)
+}
+
 // TestHistoryRocksPut: the put into the RocksDB history is one
 // ClickHouse statement with its header, writing history_rocks.
 func TestHistoryRocksPut(t *testing.T) {

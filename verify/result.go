@@ -341,6 +341,14 @@ func (r *Result) set(name AxisName, st Status, reason Reason, note string) {
 	r.Axes.Set(name, Axis{Status: st, Reason: reason, Note: note})
 }
 
+// Counts reports whether the outcome of the axis name counts toward the
+// verdict: every axis but the advisory ones (action_ref, expiry) and,
+// unless the verification was strict about schemas, the tool
+// fingerprint.
+func (r *Result) Counts(name AxisName) bool {
+	return !advisory(name) && (name != AxisToolFingerprint || r.strictTool)
+}
+
 // fold computes the verdict and the reason list from the axes: FAIL if any
 // axis but the advisory ones failed, else INCOMPLETE if any axis but chain
 // and the advisory ones was skipped, else PASS.
@@ -351,7 +359,7 @@ func (r *Result) fold() {
 	r.Reasons = r.Reasons[:0]
 	failed, skipped := false, false
 	for name, ax := range r.Axes.All() {
-		if advisory(name) || (name == AxisToolFingerprint && !r.strictTool) {
+		if !r.Counts(name) {
 			continue
 		}
 		switch ax.Status {

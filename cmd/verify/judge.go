@@ -20,6 +20,9 @@ func newJudgeCommand() *cli.Command {
 			"the plan, a file without rows for a shard with nothing to judge: the fold of shard N reads\n" +
 			"--judgments OUT/shard-N.parquet. OUT is written whole beside itself and renamed into place; an\n" +
 			"OUT of such files only is replaced (rerun whole), one holding anything else is refused.\n\n" +
+			"With --fold VERDICTS as well, queries/shard/fold.sql then folds those judgments into every\n" +
+			"record's verdict, reasons and chain and nonce axes, published in VERDICTS the same way, one\n" +
+			"shard-N.parquet a shard: the fold of verify finalize run by the engine (its notes excepted).\n\n" +
 			"With --append-history DIR, queries/shard/history_append.sql: the run's keys appended to the\n" +
 			"compact history as DIR/RUN-ID, once the run's verdicts are out (verify summarize exited 0, 1\n" +
 			"or 2); a run appended already is left as it is.\n\n" +
@@ -29,6 +32,7 @@ func newJudgeCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "plan", Usage: "the run plan `FILE` the map steps read (verify plan); required"},
 			&cli.StringFlag{Name: "emit", Usage: "publish the judgments in `DIR`, one shard-N.parquet a shard"},
+			&cli.StringFlag{Name: "fold", Usage: "with --emit, publish the verdicts of queries/shard/fold.sql in `DIR`, one shard-N.parquet a shard"},
 			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its receipts count as loaded before"},
 			&cli.StringFlag{Name: "history-keys", Usage: "the compact history `DIR`: its runs' receipts count as loaded before"},
 			&cli.StringFlag{Name: "append-history", Usage: "append the run's keys to the compact history `DIR` (as DIR/RUN-ID) instead of judging"},
@@ -45,6 +49,8 @@ func judgeAction(ctx *cli.Context) error {
 		return usagef(ctx, "want at least one DIR")
 	case !ctx.IsSet("plan"):
 		return usagef(ctx, "want --plan FILE: the run plan the map steps read")
+	case ctx.IsSet("fold") && (out == "" || ctx.String("fold") == "" || ctx.String("fold") == out):
+		return usagef(ctx, "--fold DIR goes with --emit, in a directory of its own")
 	case (out == "") == (appendTo == ""):
 		return usagef(ctx, "want one of --emit DIR (the judgments) and --append-history DIR (the history's append)")
 	case appendTo != "" && (ctx.IsSet("history") || ctx.IsSet("history-keys")):
@@ -73,10 +79,14 @@ func judgeAction(ctx *cli.Context) error {
 	if err := withHistoryKeys(ctx, run); err != nil {
 		return finalizeError(sigCtx.Err(), err)
 	}
-	if err := shard.WriteJudgments(sigCtx, run, out); err != nil {
+	verdicts := ctx.String("fold")
+	if err := shard.WriteJudgments(sigCtx, run, out, verdicts); err != nil {
 		return judgeError(sigCtx.Err(), out, err)
 	}
 	fmt.Fprintf(stderr, "verify: judge: the judgments of run %s written in %s, one file a shard\n", plan.ID, out)
+	if verdicts != "" {
+		fmt.Fprintf(stderr, "verify: judge: its verdicts written in %s, one file a shard\n", verdicts)
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
+	"github.com/receiptverify/verify/queries"
 )
 
 // ErrWrite wraps the failure to write a judgments directory's files.
@@ -35,16 +37,19 @@ func JudgmentsFile(dir string, n int64) string {
 // nothing else (an earlier attempt of this step, or of another run) is
 // replaced: the judgments are rerun whole, never appended. A dir that
 // holds anything else is refused (ReasonPublished).
-func WriteJudgments(ctx context.Context, run *Run, dir string) error {
-	switch entries, err := os.ReadDir(dir); {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return err
-	default:
-		for _, e := range entries {
-			if !e.Type().IsRegular() || !judgmentFile.MatchString(e.Name()) {
-				return &Error{Reason: ReasonPublished, Path: dir, Msg: fmt.Sprintf("holds %s: not a judgments directory (only shard-N.parquet files), left as it is", e.Name())}
-			}
+//
+// With verdicts not "", queries/shard/fold.sql then folds the same
+// judgments into every record's verdict, and its rows are published in
+// verdicts the same way, one shard-N.parquet a shard (FoldRow's
+// columns), before dir.
+func WriteJudgments(ctx context.Context, run *Run, dir, verdicts string) error {
+	outs := []string{dir}
+	if verdicts != "" {
+		outs = []string{verdicts, dir}
+	}
+	for _, d := range outs {
+		if err := checkShardFiles(d, "a judgments directory"); err != nil {
+			return err
 		}
 	}
 	conn, done, err := judgmentsConn(ctx, run.Parts(), run.HistoryParts())
@@ -59,6 +64,40 @@ func WriteJudgments(ctx context.Context, run *Run, dir string) error {
 	if err := checkJudgments(ctx, conn, source, run.shards); err != nil {
 		return err
 	}
+	if verdicts != "" {
+		if _, err := conn.ExecContext(ctx, "CREATE TEMP TABLE verdicts AS "+queries.Fold()); err != nil {
+			return fmt.Errorf("queries/shard/fold.sql: %w", err)
+		}
+		if err := publishShardFiles(ctx, conn, run, verdicts, "SELECT * FROM verdicts WHERE ord BETWEEN %d AND %d ORDER BY ord"); err != nil {
+			return err
+		}
+	}
+	return publishShardFiles(ctx, conn, run, dir, "SELECT * FROM judgments WHERE ord BETWEEN %d AND %d ORDER BY ord, kind")
+}
+
+// checkShardFiles refuses a dir that holds anything but shard-N.parquet
+// files: what names such a directory in the message.
+func checkShardFiles(dir, what string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !judgmentFile.MatchString(e.Name()) {
+			return &Error{Reason: ReasonPublished, Path: dir, Msg: fmt.Sprintf("holds %s: not %s (only shard-N.parquet files), left as it is", e.Name(), what)}
+		}
+	}
+	return nil
+}
+
+// publishShardFiles writes, for every shard of run, the rows of query
+// (a format of the shard's first and last ord) as dir/shard-N.parquet,
+// into a hidden directory beside dir renamed to dir once whole; an
+// earlier dir is replaced.
+func publishShardFiles(ctx context.Context, conn *sql.Conn, run *Run, dir, query string) error {
 	parent, base := filepath.Split(filepath.Clean(dir))
 	if parent == "" {
 		parent = "."
@@ -77,8 +116,7 @@ func WriteJudgments(ctx context.Context, run *Run, dir string) error {
 	for _, s := range run.shards {
 		lo := s.m.Shard << SeqBits
 		out := JudgmentsFile(attempt, s.m.Shard)
-		stmt := fmt.Sprintf("COPY (SELECT * FROM judgments WHERE ord BETWEEN %d AND %d ORDER BY ord, kind) TO %s (FORMAT parquet)",
-			lo, lo+1<<SeqBits-1, sqltext.String(filepath.ToSlash(out)))
+		stmt := fmt.Sprintf("COPY ("+query+") TO %s (FORMAT parquet)", lo, lo+1<<SeqBits-1, sqltext.String(filepath.ToSlash(out)))
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("%w: shard %d: %w", ErrWrite, s.m.Shard, err)
 		}

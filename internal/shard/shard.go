@@ -56,7 +56,15 @@
 // first use of a nonce, the first namer of a predecessor and the first of
 // the receipts sharing a chain hash are chosen; claim, true for a receipt whose signature did not verify
 // (streamrun.Keys.Claim), which counts as a predecessor present and as
-// nothing else.
+// nothing else; and what the verdict takes from the checks of the
+// receipt alone (streamrun.FoldBase), for queries/shard/fold.sql:
+// base_verdict and base_reasons (the fold's verdict without a judgment),
+// fail_pre, fail_mid, fail_post and skip_pre, skip_mid, skip_post (the
+// counted axes' reasons before the chain axis, between chain and nonce,
+// after nonce, a comma before each), chain_status, chain_reason,
+// nonce_status and nonce_reason (the two axes before their judgments,
+// "" where unset). Layout version 4 added these; a directory of another
+// version is refused.
 package shard
 
 import (
@@ -79,7 +87,7 @@ import (
 const Manifest = "manifest.json"
 
 // manifestVersion is the version of the directory's layout.
-const manifestVersion = 3
+const manifestVersion = 4
 
 // SeqBits is how many low bits of ord hold a record's ordinal in its
 // shard; the shard's number is above them.

@@ -255,7 +255,7 @@ func historyRows(t *testing.T, dir string) int64 {
 	}
 	defer db.Close()
 	var n, distinct int64
-	if err := db.QueryRow("SELECT count(*), count(DISTINCT (kind, k)) FROM ("+duckDBViews(nil, History{Keys: files})[1][len("CREATE VIEW history_all AS "):]+")").Scan(&n, &distinct); err != nil {
+	if err := db.QueryRow("SELECT count(*), count(DISTINCT (kind, k)) FROM ("+duckDBViews(nil, History{Keys: files})[2][len("CREATE VIEW history_all AS "):]+")").Scan(&n, &distinct); err != nil {
 		t.Fatal(err)
 	}
 	if n != distinct {

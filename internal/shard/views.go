@@ -60,7 +60,8 @@ func Views(engine string, parts []string, history History) ([]string, error) {
 // written by ClickHouse (its Strings as binary) has kind as a BLOB: read
 // as VARCHAR.
 func duckDBViews(parts []string, history History) []string {
-	out := []string{"CREATE VIEW shard_records AS SELECT * FROM read_parquet(" + duckDBFiles(parts) + ")"}
+	out := []string{"CREATE VIEW shard_records AS SELECT * FROM read_parquet(" + duckDBFiles(parts) + ")",
+		"CREATE VIEW fold_records AS SELECT " + FoldColumns + " FROM read_parquet(" + duckDBFiles(parts) + ")"}
 	var sel []string
 	if len(history.Records) > 0 {
 		for _, k := range historyKinds {
@@ -114,7 +115,8 @@ func clickHouseViews(parts []string, history History) []string {
 // clickHouseTables are the statements of clickHouseViews without the
 // settings.
 func clickHouseTables(parts []string, history History) []string {
-	out := []string{"CREATE TABLE shard_records ENGINE = Memory AS SELECT " + RecordColumns + " FROM (" + clickHouseFiles(RecordColumns, parts) + ")"}
+	out := []string{"CREATE TABLE shard_records ENGINE = Memory AS SELECT " + RecordColumns + " FROM (" + clickHouseFiles(RecordColumns, parts) + ")",
+		"CREATE VIEW fold_records AS " + clickHouseFiles(FoldColumns, parts)}
 	if history.Rocks != "" {
 		return append(out, RocksTable(history.Rocks), "CREATE TABLE history_keys ENGINE = Memory AS "+rocksHits)
 	}
@@ -243,6 +245,11 @@ func clickHouseFiles(cols string, files []string) string {
 // ClickHouse, shard_records is a table of these, read once from the
 // parts.
 const RecordColumns = "ord, chain_key, link_key, scope_key, nonce_key, receipt_order, claim"
+
+// FoldColumns are the columns of the map records that
+// queries/shard/fold.sql reads, as the view fold_records: read once, by
+// the fold alone.
+const FoldColumns = "ord, source, line, claim, base_verdict, base_reasons, fail_pre, fail_mid, fail_post, skip_pre, skip_mid, skip_post, chain_status, chain_reason, nonce_status, nonce_reason"
 
 // clickHouseUnion reads cols from each of files, one file() each joined
 // by UNION ALL: ClickHouse's file() takes one path or a glob, never a

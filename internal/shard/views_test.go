@@ -20,12 +20,14 @@ func TestViews(t *testing.T) {
 	}{
 		{"duckdb", []string{
 			`CREATE VIEW shard_records AS SELECT * FROM read_parquet(['/m/shard-0/records-00000.parquet', '/m/it''s\odd/records-00000.parquet'])`,
+			`CREATE VIEW fold_records AS SELECT ` + FoldColumns + ` FROM read_parquet(['/m/shard-0/records-00000.parquet', '/m/it''s\odd/records-00000.parquet'])`,
 			"CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB)",
 		}, `SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope FROM read_parquet(['/h/r/keys.parquet'])`},
 		{"clickhouse", []string{
 			"SET join_use_nulls = 1",
 			"SET query_plan_max_optimizations_to_apply = 1000000",
 			"CREATE TABLE shard_records ENGINE = Memory AS SELECT " + RecordColumns + " FROM (SELECT " + RecordColumns + " FROM file('/m/it\\'s\\\\odd/records-00000.parquet', Parquet) UNION ALL SELECT " + RecordColumns + " FROM file('/m/shard-0/records-00000.parquet', Parquet))",
+			"CREATE VIEW fold_records AS SELECT " + FoldColumns + " FROM file('/m/it\\'s\\\\odd/records-00000.parquet', Parquet) UNION ALL SELECT " + FoldColumns + " FROM file('/m/shard-0/records-00000.parquet', Parquet)",
 			"CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String)) ENGINE = Memory",
 		}, `SELECT kind, k, scope FROM file('/h/r/keys.parquet', Parquet)`},
 	} {
@@ -68,7 +70,8 @@ func TestViews(t *testing.T) {
 	if got, err = Views("clickhouse", many, History{}); err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprintf("SET max_query_size = %d", 2*len(got[3])); len(got[3]) <= 256<<10 || got[2] != want {
+	// The longest statement is the view the fold reads, of more columns.
+	if want := fmt.Sprintf("SET max_query_size = %d", 2*len(got[4])); len(got[3]) <= 256<<10 || len(got[4]) < len(got[3]) || got[2] != want {
 		t.Errorf("3,000 directories: a statement of %d bytes after %.80q, want %q", len(got[3]), got[2], want)
 	}
 	if _, err := Views("oracle", parts, History{}); err == nil {

@@ -40,7 +40,11 @@ const recordsTable = `CREATE TABLE records (
 	ord BIGINT NOT NULL, source VARCHAR NOT NULL, line BIGINT NOT NULL,
 	format VARCHAR NOT NULL, verdict VARCHAR NOT NULL, reasons VARCHAR[] NOT NULL, axes VARCHAR NOT NULL,
 	chain_key VARCHAR, link_key VARCHAR, scope_key VARCHAR, nonce_key VARCHAR,
-	state BLOB NOT NULL, byte_offset BIGINT, byte_length BIGINT, line_sha256 BLOB, receipt_order VARCHAR, claim BOOLEAN NOT NULL)`
+	state BLOB NOT NULL, byte_offset BIGINT, byte_length BIGINT, line_sha256 BLOB, receipt_order VARCHAR, claim BOOLEAN NOT NULL,
+	base_verdict VARCHAR NOT NULL, base_reasons VARCHAR NOT NULL,
+	fail_pre VARCHAR NOT NULL, fail_mid VARCHAR NOT NULL, fail_post VARCHAR NOT NULL,
+	skip_pre VARCHAR NOT NULL, skip_mid VARCHAR NOT NULL, skip_post VARCHAR NOT NULL,
+	chain_status VARCHAR NOT NULL, chain_reason VARCHAR NOT NULL, nonce_status VARCHAR NOT NULL, nonce_reason VARCHAR NOT NULL)`
 
 // Writer writes one map task's directory.
 type Writer struct {
@@ -212,11 +216,14 @@ func (w *Writer) Add(m *streamrun.Mapped) error {
 		texts[i] = string(x)
 	}
 	var offset, length, sum driver.Value
+	fb := &m.Fold
 	if m.HasLine {
 		offset, length, sum = m.Line.Offset, m.Line.Length, m.Line.SHA256[:]
 	}
 	err = w.app.AppendRow(w.shard<<SeqBits|int64(m.Seq), r.Source, int64(r.Line), r.Format, string(r.Verdict), texts, string(axes),
-		orNull(m.Keys.Chain), orNull(m.Keys.Link), orNull(m.Keys.Scope), orNull(m.Keys.Nonce), m.State, offset, length, sum, orNull(m.Keys.Order), m.Keys.Claim)
+		orNull(m.Keys.Chain), orNull(m.Keys.Link), orNull(m.Keys.Scope), orNull(m.Keys.Nonce), m.State, offset, length, sum, orNull(m.Keys.Order), m.Keys.Claim,
+		fb.Verdict, fb.Reasons, fb.Fail[0], fb.Fail[1], fb.Fail[2], fb.Skip[0], fb.Skip[1], fb.Skip[2],
+		string(fb.Chain.Status), string(fb.Chain.Reason), string(fb.Nonce.Status), string(fb.Nonce.Reason))
 	if err != nil {
 		return err
 	}

@@ -86,6 +86,9 @@ type Mapped struct {
 	// false).
 	Line    LineRef
 	HasLine bool
+	// Fold is what the verdict takes from the checks of the receipt
+	// alone, for a fold in SQL.
+	Fold FoldBase
 }
 
 // LineRef is where a line is in its source and what it holds: its
@@ -146,7 +149,7 @@ func Map(ctx context.Context, v Verifier, srcs []Source, opts Options, emit func
 			if ref != nil {
 				e.SetTiebreak(ref.SHA256)
 			}
-			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(e), State: r.spooled}
+			m := &Mapped{Seq: r.seq, Result: r.result, Keys: keysOf(e), State: r.spooled, Fold: foldBaseOf(r.result, r.spooled)}
 			if ref != nil {
 				m.Line, m.HasLine = *ref, true
 			}

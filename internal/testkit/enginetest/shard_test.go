@@ -218,6 +218,27 @@ func TestEnginesSharded(t *testing.T) {
 		}
 		same(t, folded(t, "jsonl", func(n int) string { return filepath.Join(out, fmt.Sprintf("shard-%d.parquet", n)) }))
 	})
+	// The fold in the engine: verify judge --fold on DuckDB, and
+	// judgments.sql then fold.sql on chDB, give every record the
+	// verdict, reasons and chain and nonce axes of verify receipts, shard
+	// by shard and whole.
+	t.Run("duckdb/fold-sql", func(t *testing.T) {
+		out := t.TempDir()
+		verdicts := filepath.Join(out, "verdicts")
+		r := runVerify(t, bin, append([]string{"judge", "--plan", plan, "--emit", filepath.Join(out, "judgments"), "--fold", verdicts}, reversed...)...)
+		if r.code != 0 {
+			t.Fatalf("verify judge --fold: exit %d\n%s", r.code, r.stderr)
+		}
+		sameFold(t, want.stdout, parts, verdicts)
+	})
+	t.Run("clickhouse/fold-sql", func(t *testing.T) {
+		if os.Getenv("VERIFY_ENGINES") == "off" {
+			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+		}
+		verdicts := filepath.Join(t.TempDir(), "verdicts")
+		clickHouseFold(t, views("clickhouse"), verdicts, len(shards))
+		sameFold(t, want.stdout, parts, verdicts)
+	})
 	t.Run("clickhouse/2000-parts", func(t *testing.T) {
 		if os.Getenv("VERIFY_ENGINES") == "off" {
 			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
