@@ -47,8 +47,11 @@
 -- that chain hash (the first of the input, else one of the
 -- history) and both share a chain scope; otherwise it is a break (another
 -- chain), or, when no receipt has it, absent if an earlier receipt of its
--- chain scope is in the input or a receipt of it in the history (a gap),
--- and outside if none is (a chain that starts before the input). Of the receipts naming one predecessor,
+-- chain scope is in the input (by receipt_order, then ord: the first of
+-- a chain scope in the input is the only one that may name a predecessor
+-- from before the input, whatever the order of the files) or a receipt
+-- of it in the history (a gap), and outside if none is (a chain that
+-- starts before the input). Of the receipts naming one predecessor,
 -- the first links and every later one is a fork; all are forks
 -- (fork_prior) when a receipt of the history names it already. The first
 -- receipt to use an issuer's nonce is unique, or prior_replay when the
@@ -136,11 +139,16 @@ history_chain_scopes AS (
     FROM history_keys h
     WHERE h.kind = 'o' AND h.scope IN (SELECT unhex(d.k) FROM day_scopes d)
 ),
-scope_firsts AS (
-    SELECT r.scope_key AS k, MIN(r.ord) AS first_ord
+scope_ranks AS (
+    SELECT r.scope_key AS k, r.ord AS ord, r.receipt_order AS receipt_order,
+           ROW_NUMBER() OVER (PARTITION BY r.scope_key ORDER BY r.receipt_order, r.ord) AS rank
     FROM shard_records r
     WHERE (r.chain_key IS NOT NULL OR r.link_key IS NOT NULL) AND NOT r.claim
-    GROUP BY r.scope_key
+),
+scope_firsts AS (
+    SELECT s.k AS k, s.ord AS first_ord, s.receipt_order AS first_order
+    FROM scope_ranks s
+    WHERE s.rank = 1
 ),
 namer_ranks AS (
     SELECT r.link_key AS k, r.ord AS ord,
@@ -174,7 +182,7 @@ chain_base AS (
     SELECT n.ord AS ord, n.chain_key AS chain_key, f.first_ord AS first_ord,
         CASE
             WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN
-                CASE WHEN sf.first_ord < n.ord OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
+                CASE WHEN sf.first_ord <> n.ord OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
             WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
             WHEN hn.k IS NOT NULL AND ho.k IS NULL THEN 'fork_prior'
             WHEN n.ord <> f.first_ord THEN 'fork'
@@ -195,7 +203,7 @@ claim_base AS (
     SELECT n.ord AS ord,
         CASE
             WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN
-                CASE WHEN sf.first_ord < n.ord OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
+                CASE WHEN sf.first_order < n.receipt_order OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
             WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
             WHEN hn.k IS NOT NULL AND ho.k IS NULL THEN 'fork_prior'
             WHEN f.k IS NOT NULL THEN 'fork'
