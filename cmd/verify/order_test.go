@@ -87,3 +87,48 @@ func TestChainGapInEveryArgOrder(t *testing.T) {
 		t.Errorf("the verdicts depend on the order of the files:\n%s\n---\n%s", outs[0], outs[1])
 	}
 }
+
+// TestExplainNamersInOrder: explain lists the receipts naming a
+// predecessor first namer first (by issue time, as the verdicts take
+// them), not by file and line: the demo's fork (its line 121) put in a
+// file that sorts first, or on a line before its original (line 120),
+// is listed after the original, in the audit database and in a file.
+func TestExplainNamersInOrder(t *testing.T) {
+	t.Parallel()
+	lines := demoLines(t)
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	fork, rest := filepath.Join(logs, "a.jsonl"), filepath.Join(logs, "b.jsonl")
+	writeFile(t, fork, []byte(lines[120]))
+	writeFile(t, rest, []byte(strings.Join(slices.Concat(lines[:120], lines[121:]), "")))
+	swapped := filepath.Join(dir, "swapped.jsonl")
+	writeFile(t, swapped, []byte(strings.Join(slices.Concat(lines[:119], lines[120:121], lines[119:120], lines[121:]), "")))
+	db := filepath.Join(dir, "d.duckdb")
+	if code, _, stderr := runVerify(t, append(append([]string{"load", "--db", db}, demoArgs...), logs)...); code != exitOK && code != exitRejected {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	for _, tt := range []struct {
+		args []string
+		want []string // the successors of line 119, as source:line verdict
+	}{
+		{[]string{"--db", db, rest + ":119"}, []string{rest + ":120 PASS", fork + ":1 FAIL"}},
+		{[]string{swapped + ":119"}, []string{":121 PASS", ":120 FAIL"}},
+	} {
+		_, stdout, stderr := runVerify(t, append(append([]string{"explain", "-f", "json"}, demoArgs...), tt.args...)...)
+		var ex struct {
+			Chain struct {
+				Successors []neighbour `json:"successors"`
+			} `json:"chain"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &ex); err != nil {
+			t.Fatalf("%v: %v\nstdout: %s\nstderr: %s", tt.args, err, stdout, stderr)
+		}
+		var got []string
+		for _, n := range ex.Chain.Successors {
+			got = append(got, fmt.Sprintf("%s:%d %s", n.Source, n.Line, n.Verdict))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%v: successors %q, want %q\nstderr: %s", tt.args, got, tt.want, stderr)
+		}
+	}
+}
