@@ -79,8 +79,8 @@ func TestHistoryRocksPut(t *testing.T) {
 	if strings.ContainsAny(code, ";?") {
 		t.Errorf("holds a ';' or a ? placeholder")
 	}
-	if !strings.HasPrefix(code, "INSERT INTO history_rocks (key, scope)") {
-		t.Errorf("does not insert into history_rocks (key, scope)")
+	if !strings.HasPrefix(code, "INSERT INTO history_rocks (key, scope, receipt_order)") {
+		t.Errorf("does not insert into history_rocks (key, scope, receipt_order)")
 	}
 }
 

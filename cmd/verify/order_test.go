@@ -1,10 +1,12 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -131,4 +133,79 @@ func TestExplainNamersInOrder(t *testing.T) {
 			t.Errorf("%v: successors %q, want %q\nstderr: %s", tt.args, got, tt.want, stderr)
 		}
 	}
+}
+
+// TestShardHistoryOrder: a sharded night judged against the compact
+// history of a night finalized before gives its receipts the verdicts one
+// run over both nights gives, by the receipts' order: the demo's nonce
+// original (its line 83) and first namer (line 120) delivered a night
+// after their replay (line 126) and fork (line 121) pass, where the
+// history alone made them replay and fork. A history file appended
+// before the history kept the receipts' order is refused.
+func TestShardHistoryOrder(t *testing.T) {
+	t.Parallel()
+	lines := demoLines(t)
+	dir := t.TempDir()
+	night1, night2 := filepath.Join(dir, "night-1.jsonl"), filepath.Join(dir, "night-2.jsonl")
+	writeFile(t, night1, []byte(strings.Join(slices.Concat(lines[:82], lines[83:119], lines[120:]), "")))
+	writeFile(t, night2, []byte(lines[82]+lines[119]))
+	hist := filepath.Join(dir, "hist")
+	var maps []string
+	for _, night := range []string{"night-1", "night-2"} {
+		code, plan, stderr := runVerify(t, append(append([]string{"plan", "--id", night}, demoArgs...), filepath.Join(dir, night+".jsonl"))...)
+		if code != exitOK {
+			t.Fatalf("plan %s: exit %d\n%s", night, code, stderr)
+		}
+		planFile := filepath.Join(dir, night+".plan.json")
+		writeFile(t, planFile, []byte(plan))
+		out := filepath.Join(dir, "maps", night)
+		if code, _, stderr := runVerify(t, "receipts", "--plan", planFile, "--emit", out, "--shard", "0"); code != exitOK {
+			t.Fatalf("map %s: exit %d\n%s", night, code, stderr)
+		}
+		maps = append(maps, planFile, out)
+	}
+	if code, _, stderr := runVerify(t, "finalize", "--plan", maps[0], "--append-history", hist, maps[1]); code != exitOK && code != exitRejected {
+		t.Fatalf("finalize night-1: exit %d\n%s", code, stderr)
+	}
+	_, want, _ := runVerify(t, append(append([]string{"receipts", "-f", "jsonl"}, demoArgs...), night1, night2)...)
+	verdicts := func(out, source string) string {
+		var vs []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var r struct {
+				Source  string   `json:"source"`
+				Line    int      `json:"line"`
+				Verdict string   `json:"verdict"`
+				Reasons []string `json:"reasons"`
+			}
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatalf("%v: %s", err, l)
+			}
+			if r.Source == source {
+				vs = append(vs, fmt.Sprintf("%d %s %v", r.Line, r.Verdict, r.Reasons))
+			}
+		}
+		return strings.Join(vs, "\n")
+	}
+	for _, history := range [][]string{{"--history-keys", hist}, {"--history", maps[1]}} {
+		code, got, stderr := runVerify(t, append(append([]string{"finalize", "--plan", maps[2], "-f", "jsonl"}, history...), maps[3])...)
+		if g, w := verdicts(got, night2), verdicts(want, night2); g != w || code != exitOK {
+			t.Errorf("%v: exit %d, verdicts\n%s\nwant (one run over both nights, exit 0)\n%s\nstderr: %s", history, code, g, w, stderr)
+		}
+	}
+
+	// A history file of an earlier build: no receipt_order.
+	old := filepath.Join(hist, "night-0", "keys.parquet")
+	if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("COPY (SELECT 'n' AS kind, unhex('00112233445566778899aabbccddeeff') AS k, CAST(NULL AS BLOB) AS scope) TO '" + old + "' (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runVerify(t, "finalize", "--plan", maps[2], "--history-keys", hist, maps[3])
+	refused(t, code, stdout, stderr, exitDataErr, regexp.QuoteMeta(old)+": .*rebuild the history")
 }
