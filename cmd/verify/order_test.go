@@ -186,11 +186,18 @@ func TestShardHistoryOrder(t *testing.T) {
 		}
 		return strings.Join(vs, "\n")
 	}
-	for _, history := range [][]string{{"--history-keys", hist}, {"--history", maps[1]}} {
+	for _, history := range [][]string{{"--history-keys", hist}, {"--history", maps[1]}, {"--history-keys", hist, "--append-history", hist}} {
 		code, got, stderr := runVerify(t, append(append([]string{"finalize", "--plan", maps[2], "-f", "jsonl"}, history...), maps[3])...)
 		if g, w := verdicts(got, night2), verdicts(want, night2); g != w || code != exitOK {
 			t.Errorf("%v: exit %d, verdicts\n%s\nwant (one run over both nights, exit 0)\n%s\nstderr: %s", history, code, g, w, stderr)
 		}
+	}
+	// The first night judged again against the second night's append
+	// (its own directory left out): the replay and the fork fail, as in
+	// one run, by the order the append recorded.
+	_, got, stderr := runVerify(t, "finalize", "--plan", maps[0], "-f", "jsonl", "--history-keys", hist, maps[1])
+	if g, w := verdicts(got, night1), verdicts(want, night1); g != w || !strings.Contains(g, "nonce_replay") || !strings.Contains(g, "chain_fork") {
+		t.Errorf("the first night against the second's append: verdicts\n%s\nwant\n%s\nstderr: %s", g, w, stderr)
 	}
 
 	// A history file of an earlier build: no receipt_order.
