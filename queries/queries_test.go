@@ -67,6 +67,22 @@ func TestJudgments(t *testing.T) {
 	checkStatement(t, code)
 }
 
+// TestHistorySuperseded: the count of history keys a run's receipt
+// stands before is one portable statement with its header, like the
+// judgments it reads beside.
+func TestHistorySuperseded(t *testing.T) {
+	t.Parallel()
+	q := HistorySuperseded()
+	if !strings.HasPrefix(q, "-- history_superseded: ") || !strings.Contains(q, "\n-- Parameter: none.") {
+		t.Errorf("does not open with its header comment, saying it takes no parameter")
+	}
+	code := strings.TrimSpace(stripComments(q))
+	if strings.Contains(code, "?") {
+		t.Errorf("holds a ? placeholder")
+	}
+	checkStatement(t, code)
+}
+
 // TestHistoryRocksPut: the put into the RocksDB history is one
 // ClickHouse statement with its header, writing history_rocks.
 func TestHistoryRocksPut(t *testing.T) {

@@ -191,6 +191,11 @@ func TestShardHistoryOrder(t *testing.T) {
 		if g, w := verdicts(got, night2), verdicts(want, night2); g != w || code != exitOK {
 			t.Errorf("%v: exit %d, verdicts\n%s\nwant (one run over both nights, exit 0)\n%s\nstderr: %s", history, code, g, w, stderr)
 		}
+		// The history's replay and fork, published by the first night,
+		// are named as not revised.
+		if !strings.Contains(stderr, "verify: finalize: 2 predecessor(s) or nonce(s) of the history are named or used first by this run's receipts") {
+			t.Errorf("%v: no word of the history's receipts now a replay and a fork\nstderr: %s", history, stderr)
+		}
 	}
 	// The first night judged again against the second night's append
 	// (its own directory left out): the replay and the fork fail, as in

@@ -101,6 +101,30 @@ func checkHistoryFiles(files []string) error {
 	return rows.Err()
 }
 
+// HistorySuperseded counts the predecessors named and the nonces used
+// whose first receipt in run stands, in the receipts' order, before every
+// receipt of the run's history naming or using them
+// (queries/shard/history_superseded.sql): the judgments make run's
+// receipt the first namer or the original, and the history's its forks
+// or replays, whose verdicts their runs published already. Zero without
+// history.
+func HistorySuperseded(ctx context.Context, run *Run) (int64, error) {
+	h := run.HistoryParts()
+	if len(h.Records)+len(h.Keys) == 0 && h.Rocks == "" {
+		return 0, nil
+	}
+	conn, done, err := judgmentsConn(ctx, run.Parts(), h)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	var n int64
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM ("+queries.HistorySuperseded()+")").Scan(&n); err != nil {
+		return 0, fmt.Errorf("history: %w", err)
+	}
+	return n, nil
+}
+
 // AppendHistory writes the rows queries/shard/history_append.sql gives
 // run into the compact history in dir, on DuckDB: into the hidden
 // directory .ID.attempt-XXXX (one of its own: an interrupted attempt's is
