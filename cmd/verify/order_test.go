@@ -48,10 +48,10 @@ func TestRotatedDemoReplayOnReplay(t *testing.T) {
 
 // TestChainGapInEveryArgOrder: the demo archive split before its line 78,
 // a receipt whose predecessor is missing after earlier receipts of its
-// chain, fails that receipt chain_absent whichever file is given first:
-// the receipt of a chain that may begin before the input is its earliest
-// by issue time, not the first read. Every other verdict is the same in
-// both orders too.
+// chain, fails that receipt chain_absent whichever file is given first,
+// in one run and in a sharded run (a shard a file): the receipt of a
+// chain that may begin before the input is its earliest by issue time,
+// not the first read. Every other verdict is the same in both orders too.
 func TestChainGapInEveryArgOrder(t *testing.T) {
 	t.Parallel()
 	lines := demoLines(t)
@@ -59,35 +59,63 @@ func TestChainGapInEveryArgOrder(t *testing.T) {
 	early, late := filepath.Join(dir, "early.jsonl"), filepath.Join(dir, "late.jsonl")
 	writeFile(t, early, []byte(strings.Join(lines[:77], "")))
 	writeFile(t, late, []byte(strings.Join(lines[77:], "")))
-	var outs []string
-	for _, order := range [][]string{{early, late}, {late, early}} {
+	outs := map[string][]string{}
+	for i, order := range [][]string{{early, late}, {late, early}} {
 		_, stdout, stderr := runVerify(t, append(append([]string{"receipts", "--format", "jsonl"}, demoArgs...), order...)...)
-		gap := false
-		var verdicts []string
-		for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
-			var r struct {
-				Source  string   `json:"source"`
-				Line    int      `json:"line"`
-				Verdict string   `json:"verdict"`
-				Reasons []string `json:"reasons"`
+		sharded, shardedErr := shardedJSONL(t, filepath.Join(dir, fmt.Sprint("run", i)), order)
+		for _, run := range []struct{ name, stdout, stderr string }{{"receipts", stdout, stderr}, {"sharded", sharded, shardedErr}} {
+			gap := false
+			var verdicts []string
+			for _, l := range strings.Split(strings.TrimSpace(run.stdout), "\n") {
+				var r struct {
+					Source  string   `json:"source"`
+					Line    int      `json:"line"`
+					Verdict string   `json:"verdict"`
+					Reasons []string `json:"reasons"`
+				}
+				if err := json.Unmarshal([]byte(l), &r); err != nil {
+					t.Fatalf("%s %v: %v: %s", run.name, order, err, l)
+				}
+				if r.Source == late && r.Line == 1 {
+					gap = r.Verdict == "FAIL" && slices.Contains(r.Reasons, "chain_absent")
+				}
+				verdicts = append(verdicts, fmt.Sprintf("%s:%d %s %v", r.Source, r.Line, r.Verdict, r.Reasons))
 			}
-			if err := json.Unmarshal([]byte(l), &r); err != nil {
-				t.Fatalf("%v: %v: %s", order, err, l)
+			if !gap {
+				t.Errorf("%s %v: want %s:1 FAIL chain_absent\nstdout: %s\nstderr: %s", run.name, order, late, run.stdout, run.stderr)
 			}
-			if r.Source == late && r.Line == 1 {
-				gap = r.Verdict == "FAIL" && slices.Contains(r.Reasons, "chain_absent")
-			}
-			verdicts = append(verdicts, fmt.Sprintf("%s:%d %s %v", r.Source, r.Line, r.Verdict, r.Reasons))
+			slices.Sort(verdicts)
+			outs[run.name] = append(outs[run.name], strings.Join(verdicts, "\n"))
 		}
-		if !gap {
-			t.Errorf("%v: want %s:1 FAIL chain_absent\nstdout: %s\nstderr: %s", order, late, stdout, stderr)
+	}
+	for name, o := range outs {
+		if o[0] != o[1] {
+			t.Errorf("%s: the verdicts depend on the order of the files:\n%s\n---\n%s", name, o[0], o[1])
 		}
-		slices.Sort(verdicts)
-		outs = append(outs, strings.Join(verdicts, "\n"))
 	}
-	if outs[0] != outs[1] {
-		t.Errorf("the verdicts depend on the order of the files:\n%s\n---\n%s", outs[0], outs[1])
+}
+
+// shardedJSONL is the JSON Lines of a sharded run over files, a shard a
+// file in the order given (plan, map steps, finalize in dir), and
+// finalize's stderr.
+func shardedJSONL(t *testing.T, dir string, files []string) (string, string) {
+	t.Helper()
+	code, plan, stderr := runVerify(t, append(append([]string{"plan"}, demoArgs...), files...)...)
+	if code != exitOK {
+		t.Fatalf("plan: exit %d\n%s", code, stderr)
 	}
+	planFile := filepath.Join(dir, "plan.json")
+	writeFile(t, planFile, []byte(plan))
+	args := []string{"finalize", "--plan", planFile, "-f", "jsonl"}
+	for i := range files {
+		out := filepath.Join(dir, "maps", fmt.Sprint("shard-", i))
+		if code, _, stderr := runVerify(t, "receipts", "--plan", planFile, "--emit", out, "--shard", fmt.Sprint(i)); code != exitOK {
+			t.Fatalf("map step %d: exit %d\n%s", i, code, stderr)
+		}
+		args = append(args, out)
+	}
+	_, stdout, stderr := runVerify(t, args...)
+	return stdout, stderr
 }
 
 // TestExplainNamersInOrder: explain lists the receipts naming a
