@@ -72,10 +72,10 @@ func duckDBViews(parts []string, history History) []string {
 		}
 	}
 	if len(history.Keys) > 0 {
-		sel = append(sel, "SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope, CAST(receipt_order AS VARCHAR) AS receipt_order FROM read_parquet("+duckDBFiles(history.Keys)+")")
+		sel = append(sel, "SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope, CAST(receipt_order AS BLOB) AS receipt_order FROM read_parquet("+duckDBFiles(history.Keys)+")")
 	}
 	if len(sel) == 0 {
-		return append(out, "CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB, receipt_order VARCHAR)")
+		return append(out, "CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB, receipt_order BLOB)")
 	}
 	return append(out, "CREATE VIEW history_all AS "+strings.Join(sel, " UNION ALL "),
 		"CREATE TEMP TABLE history_keys AS "+historyHits)
@@ -190,12 +190,12 @@ const runKeys = `SELECT unhex(r.chain_key) FROM shard_records r WHERE r.chain_ke
 	`UNION ALL SELECT unhex(r.nonce_key) FROM shard_records r WHERE r.nonce_key IS NOT NULL`
 
 // orderOf is the receipt_order column of a kind made from records: the
-// records' own of a link or a nonce, else NULL.
+// unhexed order of a link's or a nonce's record, else NULL.
 func orderOf(col string) string {
 	if col == "" {
 		return "NULL"
 	}
-	return col
+	return "unhex(" + col + ")"
 }
 
 // scopeOf is the scope column of a kind made from records: the unhexed

@@ -27,8 +27,8 @@
 --             with receipt_order, the least of the run's receipts
 --             using it.
 -- k and scope are the 16 bytes of the records' hex keys (unhex);
--- receipt_order is the records' hex (issue time, then the line's
--- SHA-256), NULL for kinds 'o' and 'c': a later run's receipt that
+-- receipt_order the 24 bytes of the records' (unhex: issue time, then
+-- the line's SHA-256), NULL for kinds 'o' and 'c': a later run's receipt that
 -- stands before it is the original or the first namer, the history's
 -- its replay or fork (judgments.sql). bucket is the key's first hex
 -- digit, by which an engine may partition the files (16 buckets). A key
@@ -63,12 +63,12 @@ day_keys AS (
 -- The history's least receipt_order of each key it holds ('' for none:
 -- before every receipt).
 held AS (
-    SELECT h.kind AS kind, lower(hex(h.k)) AS k, MIN(COALESCE(h.receipt_order, '')) AS first_order
+    SELECT h.kind AS kind, lower(hex(h.k)) AS k, MIN(COALESCE(lower(hex(h.receipt_order)), '')) AS first_order
     FROM history_keys h
     WHERE h.k IN (SELECT unhex(d.k) FROM day_keys d)
     GROUP BY h.kind, lower(hex(h.k))
 )
-SELECT d.kind AS kind, unhex(d.k) AS k, unhex(d.scope) AS scope, d.receipt_order AS receipt_order, substr(d.k, 1, 1) AS bucket
+SELECT d.kind AS kind, unhex(d.k) AS k, unhex(d.scope) AS scope, unhex(d.receipt_order) AS receipt_order, substr(d.k, 1, 1) AS bucket
 FROM day_keys d
 LEFT JOIN held x ON x.kind = d.kind AND x.k = d.k
 WHERE x.k IS NULL OR d.receipt_order < x.first_order

@@ -25,7 +25,7 @@ WITH run_firsts AS (
     GROUP BY r.nonce_key
 ),
 history_firsts AS (
-    SELECT h.kind AS kind, lower(hex(h.k)) AS k, MIN(COALESCE(h.receipt_order, '')) AS first_order
+    SELECT h.kind AS kind, lower(hex(h.k)) AS k, MIN(COALESCE(lower(hex(h.receipt_order)), '')) AS first_order
     FROM history_keys h
     WHERE h.kind IN ('l', 'n') AND h.k IN (SELECT unhex(f.k) FROM run_firsts f)
     GROUP BY h.kind, lower(hex(h.k))

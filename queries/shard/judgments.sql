@@ -27,8 +27,8 @@
 --                    verify; 'l' a predecessor named; 'n' a nonce used), k (the key, 16 bytes), scope (16
 --                    bytes, owners only) and receipt_order (kinds 'l'
 --                    and 'n': the least of the receipts naming or
---                    using k, as shard_records has it; NULL counts as
---                    before every receipt). `verify parts --history-keys`
+--                    using k, the bytes of shard_records' hex; NULL
+--                    counts as before every receipt). `verify parts --history-keys`
 --                    names its files (or makes the same rows from
 --                    earlier runs' map directories, --history). It is
 --                    read only for the keys the run's records name:
@@ -137,7 +137,7 @@ history_scopes AS (
     WHERE h.kind IN ('o', 'c') AND h.k IN (SELECT unhex(d.k) FROM day_chain_keys d)
 ),
 history_named AS (
-    SELECT lower(hex(h.k)) AS k, MIN(COALESCE(h.receipt_order, '')) AS first_order
+    SELECT lower(hex(h.k)) AS k, MIN(COALESCE(lower(hex(h.receipt_order)), '')) AS first_order
     FROM history_keys h
     WHERE h.kind = 'l' AND h.k IN (SELECT unhex(d.k) FROM day_links d)
     GROUP BY lower(hex(h.k))
@@ -181,7 +181,7 @@ first_users AS (
     WHERE n.rank = 1
 ),
 history_nonces AS (
-    SELECT lower(hex(h.k)) AS k, MIN(COALESCE(h.receipt_order, '')) AS first_order
+    SELECT lower(hex(h.k)) AS k, MIN(COALESCE(lower(hex(h.receipt_order)), '')) AS first_order
     FROM history_keys h
     WHERE h.kind = 'n' AND h.k IN (SELECT unhex(d.k) FROM day_nonces d)
     GROUP BY lower(hex(h.k))
