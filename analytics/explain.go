@@ -143,14 +143,18 @@ type ChainRow struct {
 }
 
 // chainNeighbours finds the receipts whose chain hash is a given link
-// (predecessors) or that link to a given hash (successors).
-const chainNeighbours = `SELECT source, line, verdict, coalesce(action_id, ''),
-	coalesce(issuer_id, ''), coalesce(org_id, ''), coalesce(agent_id, ''), coalesce(session_id, '')
-FROM receipts WHERE %s = ? ORDER BY day, source, line`
+// (predecessors) or that link to a given hash (successors), in
+// receiptOrder: the first successor listed is the first namer, the one
+// the verdicts let link (the others are its forks), whatever day, file
+// or line each was loaded from.
+const chainNeighbours = `SELECT r.source, r.line, r.verdict, coalesce(r.action_id, ''),
+	coalesce(r.issuer_id, ''), coalesce(r.org_id, ''), coalesce(r.agent_id, ''), coalesce(r.session_id, '')
+FROM receipts r WHERE r.%s = ? ORDER BY ` + receiptOrder
 
 // ChainNeighbours returns the loaded receipts whose chain_hash is prev
 // (the predecessors of a receipt that links to prev) and those whose
-// previous_hash is hash (its successors). An empty prev or hash finds
+// previous_hash is hash (its successors), each in the receipts' order
+// (streamrun.Order: issue time, then line hash). An empty prev or hash finds
 // none.
 func (db *DB) ChainNeighbours(ctx context.Context, prev, hash string) (preds, succs []ChainRow, err error) {
 	return neighbours(ctx, db.sql, prev, hash)

@@ -69,3 +69,10 @@ func HistoryRocksPut() string { return historyRocksPut }
 
 //go:embed shard/history_rocks_put.sql
 var historyRocksPut string
+
+// HistorySuperseded is shard/history_superseded.sql, the keys of the
+// compact history whose first receipt a run's receipt stands before.
+func HistorySuperseded() string { return historySuperseded }
+
+//go:embed shard/history_superseded.sql
+var historySuperseded string

@@ -82,6 +82,22 @@ func TestFold(t *testing.T) {
 	checkStatement(t, code)
 }
 
+// TestHistorySuperseded: the count of history keys a run's receipt
+// stands before is one portable statement with its header, like the
+// judgments it reads beside.
+func TestHistorySuperseded(t *testing.T) {
+	t.Parallel()
+	q := HistorySuperseded()
+	if !strings.HasPrefix(q, "-- history_superseded: ") || !strings.Contains(q, "\n-- Parameter: none.") {
+		t.Errorf("does not open with its header comment, saying it takes no parameter")
+	}
+	code := strings.TrimSpace(stripComments(q))
+	if strings.Contains(code, "?") {
+		t.Errorf("holds a ? placeholder")
+	}
+	checkStatement(t, code)
+}
+
 // TestHistoryRocksPut: the put into the RocksDB history is one
 // ClickHouse statement with its header, writing history_rocks.
 func TestHistoryRocksPut(t *testing.T) {
@@ -94,8 +110,8 @@ func TestHistoryRocksPut(t *testing.T) {
 	if strings.ContainsAny(code, ";?") {
 		t.Errorf("holds a ';' or a ? placeholder")
 	}
-	if !strings.HasPrefix(code, "INSERT INTO history_rocks (key, scope)") {
-		t.Errorf("does not insert into history_rocks (key, scope)")
+	if !strings.HasPrefix(code, "INSERT INTO history_rocks (key, scope, receipt_order)") {
+		t.Errorf("does not insert into history_rocks (key, scope, receipt_order)")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -109,6 +110,7 @@ type chainEntry struct {
 	neighbour
 	hash, prev string
 	scope      scopeFields
+	order      streamrun.Order // where it stands among a predecessor's namers
 }
 
 func explainAction(ctx *cli.Context) error {
@@ -201,7 +203,10 @@ func explainLine(ctx *cli.Context, path string, line int) (*explanation, error) 
 	)
 	emit := func(r *streamrun.Record) error {
 		prev, _, _ := r.ChainLink()
+		ie := streamrun.Index(r.Result)
+		ie.SetTiebreak(sha256.Sum256(r.Raw))
 		entries = append(entries, chainEntry{
+			order:     ie.Order(),
 			neighbour: neighbour{Line: r.Line, Verdict: string(r.Verdict), ActionID: strings.Clone(r.Fields.ActionID)},
 			hash:      strings.Clone(r.Fingerprints.ChainHash), prev: strings.Clone(prev),
 			scope: scopeFields{Issuer: strings.Clone(r.Fields.IssuerID), Org: strings.Clone(r.Fields.OrgID),
@@ -275,7 +280,9 @@ func (ex *explanation) fill(v *verify.Verifier, m *material, raw []byte) {
 	ex.Key = k
 }
 
-// chainOf finds res's neighbours among the records of its file.
+// chainOf finds res's neighbours among the records of its file, its
+// successors in the receipts' order (streamrun.Order), as the verdicts
+// take them: the first listed is the one that links.
 func chainOf(res *verify.Result, entries []chainEntry) *chainContext {
 	prev, genesis, present := res.ChainLink()
 	hash := res.Fingerprints.ChainHash
@@ -283,6 +290,7 @@ func chainOf(res *verify.Result, entries []chainEntry) *chainContext {
 		return nil
 	}
 	c := &chainContext{Hash: hash, Previous: prev, Genesis: genesis, Predecessor: []neighbour{}, Successors: []neighbour{}}
+	var succs []chainEntry
 	for _, e := range entries {
 		if e.Line == res.Line {
 			continue
@@ -291,8 +299,12 @@ func chainOf(res *verify.Result, entries []chainEntry) *chainContext {
 			c.Predecessor = append(c.Predecessor, e.neighbour)
 		}
 		if hash != "" && e.prev == hash {
-			c.Successors = append(c.Successors, e.neighbour)
+			succs = append(succs, e)
 		}
+	}
+	slices.SortStableFunc(succs, func(a, b chainEntry) int { return bytes.Compare(a.order[:], b.order[:]) })
+	for _, e := range succs {
+		c.Successors = append(c.Successors, e.neighbour)
 	}
 	return c
 }

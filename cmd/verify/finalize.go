@@ -100,6 +100,16 @@ func finalizeAction(ctx *cli.Context) error {
 		return &ioError{err}
 	}
 	placeSummary(stdout, stderr, output, sum)
+	if !ctx.IsSet("judgments") {
+		n, err := shard.HistorySuperseded(sigCtx, run)
+		if err != nil {
+			return finalizeError(sigCtx.Err(), err)
+		}
+		if n > 0 {
+			fmt.Fprintf(stderr, "verify: finalize: %d predecessor(s) or nonce(s) of the history are named or used first by this run's receipts (by issue time, then line hash): "+
+				"the history's receipts are their forks or replays, but the verdicts their runs published are not revised; judge those days again with this one (docs/scale-out.md)\n", n)
+		}
+	}
 	if dir := ctx.String("append-history"); dir != "" {
 		appended, err := shard.AppendHistory(sigCtx, run, dir)
 		if err != nil {

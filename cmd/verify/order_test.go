@@ -1,8 +1,13 @@
 package main
 
 import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,4 +44,208 @@ func TestRotatedDemoReplayOnReplay(t *testing.T) {
 			t.Errorf("%s: want the replay %q failed and not the original %q\nstdout: %s\nstderr: %s", names, replay, original, stdout, stderr)
 		}
 	}
+}
+
+// TestChainGapInEveryArgOrder: the demo archive split before its line 78,
+// a receipt whose predecessor is missing after earlier receipts of its
+// chain, fails that receipt chain_absent whichever file is given first,
+// in one run and in a sharded run (a shard a file): the receipt of a
+// chain that may begin before the input is its earliest by issue time,
+// not the first read. Every other verdict is the same in both orders too.
+func TestChainGapInEveryArgOrder(t *testing.T) {
+	t.Parallel()
+	lines := demoLines(t)
+	dir := t.TempDir()
+	early, late := filepath.Join(dir, "early.jsonl"), filepath.Join(dir, "late.jsonl")
+	writeFile(t, early, []byte(strings.Join(lines[:77], "")))
+	writeFile(t, late, []byte(strings.Join(lines[77:], "")))
+	outs := map[string][]string{}
+	for i, order := range [][]string{{early, late}, {late, early}} {
+		_, stdout, stderr := runVerify(t, append(append([]string{"receipts", "--format", "jsonl"}, demoArgs...), order...)...)
+		sharded, shardedErr := shardedJSONL(t, filepath.Join(dir, fmt.Sprint("run", i)), order)
+		for _, run := range []struct{ name, stdout, stderr string }{{"receipts", stdout, stderr}, {"sharded", sharded, shardedErr}} {
+			gap := false
+			var verdicts []string
+			for _, l := range strings.Split(strings.TrimSpace(run.stdout), "\n") {
+				var r struct {
+					Source  string   `json:"source"`
+					Line    int      `json:"line"`
+					Verdict string   `json:"verdict"`
+					Reasons []string `json:"reasons"`
+				}
+				if err := json.Unmarshal([]byte(l), &r); err != nil {
+					t.Fatalf("%s %v: %v: %s", run.name, order, err, l)
+				}
+				if r.Source == late && r.Line == 1 {
+					gap = r.Verdict == "FAIL" && slices.Contains(r.Reasons, "chain_absent")
+				}
+				verdicts = append(verdicts, fmt.Sprintf("%s:%d %s %v", r.Source, r.Line, r.Verdict, r.Reasons))
+			}
+			if !gap {
+				t.Errorf("%s %v: want %s:1 FAIL chain_absent\nstdout: %s\nstderr: %s", run.name, order, late, run.stdout, run.stderr)
+			}
+			slices.Sort(verdicts)
+			outs[run.name] = append(outs[run.name], strings.Join(verdicts, "\n"))
+		}
+	}
+	for name, o := range outs {
+		if o[0] != o[1] {
+			t.Errorf("%s: the verdicts depend on the order of the files:\n%s\n---\n%s", name, o[0], o[1])
+		}
+	}
+}
+
+// shardedJSONL is the JSON Lines of a sharded run over files, a shard a
+// file in the order given (plan, map steps, finalize in dir), and
+// finalize's stderr.
+func shardedJSONL(t *testing.T, dir string, files []string) (string, string) {
+	t.Helper()
+	code, plan, stderr := runVerify(t, append(append([]string{"plan"}, demoArgs...), files...)...)
+	if code != exitOK {
+		t.Fatalf("plan: exit %d\n%s", code, stderr)
+	}
+	planFile := filepath.Join(dir, "plan.json")
+	writeFile(t, planFile, []byte(plan))
+	args := []string{"finalize", "--plan", planFile, "-f", "jsonl"}
+	for i := range files {
+		out := filepath.Join(dir, "maps", fmt.Sprint("shard-", i))
+		if code, _, stderr := runVerify(t, "receipts", "--plan", planFile, "--emit", out, "--shard", fmt.Sprint(i)); code != exitOK {
+			t.Fatalf("map step %d: exit %d\n%s", i, code, stderr)
+		}
+		args = append(args, out)
+	}
+	_, stdout, stderr := runVerify(t, args...)
+	return stdout, stderr
+}
+
+// TestExplainNamersInOrder: explain lists the receipts naming a
+// predecessor first namer first (by issue time, as the verdicts take
+// them), not by file and line: the demo's fork (its line 121) put in a
+// file that sorts first, or on a line before its original (line 120),
+// is listed after the original, in the audit database and in a file.
+func TestExplainNamersInOrder(t *testing.T) {
+	t.Parallel()
+	lines := demoLines(t)
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	fork, rest := filepath.Join(logs, "a.jsonl"), filepath.Join(logs, "b.jsonl")
+	writeFile(t, fork, []byte(lines[120]))
+	writeFile(t, rest, []byte(strings.Join(slices.Concat(lines[:120], lines[121:]), "")))
+	swapped := filepath.Join(dir, "swapped.jsonl")
+	writeFile(t, swapped, []byte(strings.Join(slices.Concat(lines[:119], lines[120:121], lines[119:120], lines[121:]), "")))
+	db := filepath.Join(dir, "d.duckdb")
+	if code, _, stderr := runVerify(t, append(append([]string{"load", "--db", db}, demoArgs...), logs)...); code != exitOK && code != exitRejected {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	for _, tt := range []struct {
+		args []string
+		want []string // the successors of line 119, as source:line verdict
+	}{
+		{[]string{"--db", db, rest + ":119"}, []string{rest + ":120 PASS", fork + ":1 FAIL"}},
+		{[]string{swapped + ":119"}, []string{":121 PASS", ":120 FAIL"}},
+	} {
+		_, stdout, stderr := runVerify(t, append(append([]string{"explain", "-f", "json"}, demoArgs...), tt.args...)...)
+		var ex struct {
+			Chain struct {
+				Successors []neighbour `json:"successors"`
+			} `json:"chain"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &ex); err != nil {
+			t.Fatalf("%v: %v\nstdout: %s\nstderr: %s", tt.args, err, stdout, stderr)
+		}
+		var got []string
+		for _, n := range ex.Chain.Successors {
+			got = append(got, fmt.Sprintf("%s:%d %s", n.Source, n.Line, n.Verdict))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%v: successors %q, want %q\nstderr: %s", tt.args, got, tt.want, stderr)
+		}
+	}
+}
+
+// TestShardHistoryOrder: a sharded night judged against the compact
+// history of a night finalized before gives its receipts the verdicts one
+// run over both nights gives, by the receipts' order: the demo's nonce
+// original (its line 83) and first namer (line 120) delivered a night
+// after their replay (line 126) and fork (line 121) pass, where the
+// history alone made them replay and fork. A history file appended
+// before the history kept the receipts' order is refused.
+func TestShardHistoryOrder(t *testing.T) {
+	t.Parallel()
+	lines := demoLines(t)
+	dir := t.TempDir()
+	night1, night2 := filepath.Join(dir, "night-1.jsonl"), filepath.Join(dir, "night-2.jsonl")
+	writeFile(t, night1, []byte(strings.Join(slices.Concat(lines[:82], lines[83:119], lines[120:]), "")))
+	writeFile(t, night2, []byte(lines[82]+lines[119]))
+	hist := filepath.Join(dir, "hist")
+	var maps []string
+	for _, night := range []string{"night-1", "night-2"} {
+		code, plan, stderr := runVerify(t, append(append([]string{"plan", "--id", night}, demoArgs...), filepath.Join(dir, night+".jsonl"))...)
+		if code != exitOK {
+			t.Fatalf("plan %s: exit %d\n%s", night, code, stderr)
+		}
+		planFile := filepath.Join(dir, night+".plan.json")
+		writeFile(t, planFile, []byte(plan))
+		out := filepath.Join(dir, "maps", night)
+		if code, _, stderr := runVerify(t, "receipts", "--plan", planFile, "--emit", out, "--shard", "0"); code != exitOK {
+			t.Fatalf("map %s: exit %d\n%s", night, code, stderr)
+		}
+		maps = append(maps, planFile, out)
+	}
+	if code, _, stderr := runVerify(t, "finalize", "--plan", maps[0], "--append-history", hist, maps[1]); code != exitOK && code != exitRejected {
+		t.Fatalf("finalize night-1: exit %d\n%s", code, stderr)
+	}
+	_, want, _ := runVerify(t, append(append([]string{"receipts", "-f", "jsonl"}, demoArgs...), night1, night2)...)
+	verdicts := func(out, source string) string {
+		var vs []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var r struct {
+				Source  string   `json:"source"`
+				Line    int      `json:"line"`
+				Verdict string   `json:"verdict"`
+				Reasons []string `json:"reasons"`
+			}
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatalf("%v: %s", err, l)
+			}
+			if r.Source == source {
+				vs = append(vs, fmt.Sprintf("%d %s %v", r.Line, r.Verdict, r.Reasons))
+			}
+		}
+		return strings.Join(vs, "\n")
+	}
+	for _, history := range [][]string{{"--history-keys", hist}, {"--history", maps[1]}, {"--history-keys", hist, "--append-history", hist}} {
+		code, got, stderr := runVerify(t, append(append([]string{"finalize", "--plan", maps[2], "-f", "jsonl"}, history...), maps[3])...)
+		if g, w := verdicts(got, night2), verdicts(want, night2); g != w || code != exitOK {
+			t.Errorf("%v: exit %d, verdicts\n%s\nwant (one run over both nights, exit 0)\n%s\nstderr: %s", history, code, g, w, stderr)
+		}
+		// The history's replay and fork, published by the first night,
+		// are named as not revised.
+		if !strings.Contains(stderr, "verify: finalize: 2 predecessor(s) or nonce(s) of the history are named or used first by this run's receipts") {
+			t.Errorf("%v: no word of the history's receipts now a replay and a fork\nstderr: %s", history, stderr)
+		}
+	}
+	// The first night judged again against the second night's append
+	// (its own directory left out): the replay and the fork fail, as in
+	// one run, by the order the append recorded.
+	_, got, stderr := runVerify(t, "finalize", "--plan", maps[0], "-f", "jsonl", "--history-keys", hist, maps[1])
+	if g, w := verdicts(got, night1), verdicts(want, night1); g != w || !strings.Contains(g, "nonce_replay") || !strings.Contains(g, "chain_fork") {
+		t.Errorf("the first night against the second's append: verdicts\n%s\nwant\n%s\nstderr: %s", g, w, stderr)
+	}
+
+	// A history file of an earlier build: no receipt_order.
+	old := filepath.Join(hist, "night-0", "keys.parquet")
+	if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("COPY (SELECT 'n' AS kind, unhex('00112233445566778899aabbccddeeff') AS k, CAST(NULL AS BLOB) AS scope) TO '" + old + "' (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runVerify(t, "finalize", "--plan", maps[2], "--history-keys", hist, maps[3])
+	refused(t, code, stdout, stderr, exitDataErr, regexp.QuoteMeta(old)+": .*rebuild the history")
 }

@@ -62,7 +62,67 @@ func HistoryKeyFiles(dir, run string) (files []string, skipped bool, err error) 
 		}
 	}
 	sort.Strings(files)
-	return absAll(files), skipped, nil
+	files = absAll(files)
+	if err := checkHistoryFiles(files); err != nil {
+		return nil, false, err
+	}
+	return files, skipped, nil
+}
+
+// checkHistoryFiles refuses a history file without the column
+// receipt_order: one appended before the history kept the receipts'
+// order, against which a later run could not tell whether its receipt
+// or the history's is the original. Only the files' footers are read.
+func checkHistoryFiles(files []string) error {
+	if len(files) == 0 {
+		return nil
+	}
+	db, err := openDuckDB()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	list := duckDBFiles(files)
+	rows, err := db.Query("SELECT DISTINCT file_name FROM parquet_schema(" + list + ") EXCEPT " +
+		"SELECT file_name FROM parquet_schema(" + list + ") WHERE name = 'receipt_order' ORDER BY file_name")
+	if err != nil {
+		return &Error{Reason: ReasonManifest, Path: files[0], Msg: "the history cannot be read: " + err.Error()}
+	}
+	defer rows.Close()
+	if rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		return &Error{Reason: ReasonManifest, Path: name, Msg: "a history file without the receipts' order (receipt_order), " +
+			"appended by an earlier build: rebuild the history, appending each earlier run in order into a new directory " +
+			"(verify finalize --plan plan-DAY.json --append-history NEW maps-DAY/*; docs/scale-out.md)"}
+	}
+	return rows.Err()
+}
+
+// HistorySuperseded counts the predecessors named and the nonces used
+// whose first receipt in run stands, in the receipts' order, before every
+// receipt of the run's history naming or using them
+// (queries/shard/history_superseded.sql): the judgments make run's
+// receipt the first namer or the original, and the history's its forks
+// or replays, whose verdicts their runs published already. Zero without
+// history.
+func HistorySuperseded(ctx context.Context, run *Run) (int64, error) {
+	h := run.HistoryParts()
+	if len(h.Records)+len(h.Keys) == 0 && h.Rocks == "" {
+		return 0, nil
+	}
+	conn, done, err := judgmentsConn(ctx, run.Parts(), h)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	var n int64
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM ("+queries.HistorySuperseded()+")").Scan(&n); err != nil {
+		return 0, fmt.Errorf("history: %w", err)
+	}
+	return n, nil
 }
 
 // AppendHistory writes the rows queries/shard/history_append.sql gives
@@ -108,7 +168,7 @@ func AppendHistory(ctx context.Context, run *Run, dir string) (appended bool, er
 	}
 	defer done()
 	out := filepath.Join(attempt, "keys.parquet")
-	if _, err := conn.ExecContext(ctx, "COPY (SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")) TO "+sqltext.String(filepath.ToSlash(out))+" (FORMAT parquet, ROW_GROUP_SIZE 65536)"); err != nil {
+	if _, err := conn.ExecContext(ctx, "COPY (SELECT "+HistoryColumns+" FROM ("+queries.HistoryAppend()+")) TO "+sqltext.String(filepath.ToSlash(out))+" (FORMAT parquet, ROW_GROUP_SIZE 65536)"); err != nil {
 		return false, fmt.Errorf("history: %w", err)
 	}
 	if d, err := os.Open(attempt); err == nil {

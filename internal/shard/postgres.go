@@ -40,7 +40,7 @@ func WritePostgres(ctx context.Context, run *Run, w io.Writer) error {
 		"DROP TABLE IF EXISTS shard_records",
 		"DROP TABLE IF EXISTS history_keys",
 		"CREATE TABLE shard_records (ord bigint, chain_key text, link_key text, scope_key text, nonce_key text, receipt_order text, claim boolean)",
-		"CREATE TABLE history_keys (kind text, k bytea, scope bytea)",
+		"CREATE TABLE history_keys (kind text, k bytea, scope bytea, receipt_order bytea)",
 	}, postgresHexFunctions...) {
 		fmt.Fprintln(out, s+";")
 	}
@@ -48,7 +48,7 @@ func WritePostgres(ctx context.Context, run *Run, w io.Writer) error {
 	// NULL in CSV, and no key is empty.
 	tables := []struct{ table, cols, query string }{
 		{"shard_records", RecordColumns, "SELECT ord, chain_key, link_key, scope_key, nonce_key, receipt_order, CASE WHEN claim THEN 't' WHEN NOT claim THEN 'f' END FROM shard_records ORDER BY ord"},
-		{"history_keys", "kind, k, scope", `SELECT kind, '\x' || lower(hex(k)), CASE WHEN scope IS NOT NULL THEN '\x' || lower(hex(scope)) END FROM history_keys`},
+		{"history_keys", HistoryColumns, `SELECT kind, '\x' || lower(hex(k)), CASE WHEN scope IS NOT NULL THEN '\x' || lower(hex(scope)) END, CASE WHEN receipt_order IS NOT NULL THEN '\x' || lower(hex(receipt_order)) END FROM history_keys`},
 	}
 	for _, t := range tables {
 		fmt.Fprintf(out, "COPY %s (%s) FROM STDIN (FORMAT csv);\n", t.table, t.cols)

@@ -26,14 +26,18 @@ type History struct {
 }
 
 // historyKinds are the kinds of history_keys made from records: each
-// key column of the records with the kind the append gives it, and the
-// scope of an owner.
-var historyKinds = []struct{ kind, key, scope, where string }{
-	{"o", "chain_key", "scope_key", " AND NOT claim"},
-	{"c", "chain_key", "scope_key", " AND claim"},
-	{"l", "link_key", "", " AND NOT claim"},
-	{"n", "nonce_key", "", ""},
+// key column of the records with the kind the append gives it, the scope
+// of an owner, and the receipt's order of a link or a nonce.
+var historyKinds = []struct{ kind, key, scope, order, where string }{
+	{"o", "chain_key", "scope_key", "", " AND NOT claim"},
+	{"c", "chain_key", "scope_key", "", " AND claim"},
+	{"l", "link_key", "", "receipt_order", " AND NOT claim"},
+	{"n", "nonce_key", "", "receipt_order", ""},
 }
+
+// HistoryColumns are the columns of history_keys, and of the compact
+// history's files, in order.
+const HistoryColumns = "kind, k, scope, receipt_order"
 
 // Views are the statements that make, on engine, the two tables
 // queries/shard/judgments.sql and history_append.sql read over exactly
@@ -65,14 +69,14 @@ func duckDBViews(parts []string, history History) []string {
 	var sel []string
 	if len(history.Records) > 0 {
 		for _, k := range historyKinds {
-			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM read_parquet("+duckDBFiles(history.Records)+") WHERE "+k.key+" IS NOT NULL"+k.where)
+			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope, "+orderOf(k.order)+" AS receipt_order FROM read_parquet("+duckDBFiles(history.Records)+") WHERE "+k.key+" IS NOT NULL"+k.where)
 		}
 	}
 	if len(history.Keys) > 0 {
-		sel = append(sel, "SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope FROM read_parquet("+duckDBFiles(history.Keys)+")")
+		sel = append(sel, "SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope, CAST(receipt_order AS BLOB) AS receipt_order FROM read_parquet("+duckDBFiles(history.Keys)+")")
 	}
 	if len(sel) == 0 {
-		return append(out, "CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB)")
+		return append(out, "CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB, receipt_order BLOB)")
 	}
 	return append(out, "CREATE VIEW history_all AS "+strings.Join(sel, " UNION ALL "),
 		"CREATE TEMP TABLE history_keys AS "+historyHits)
@@ -123,14 +127,14 @@ func clickHouseTables(parts []string, history History) []string {
 	var sel []string
 	for _, f := range history.Records {
 		for _, k := range historyKinds {
-			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope FROM file("+clickHouseString(filepath.ToSlash(f))+", Parquet) WHERE "+k.key+" IS NOT NULL"+k.where)
+			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope, "+orderOf(k.order)+" AS receipt_order FROM file("+clickHouseString(filepath.ToSlash(f))+", Parquet) WHERE "+k.key+" IS NOT NULL"+k.where)
 		}
 	}
 	if len(history.Keys) > 0 {
-		sel = append(sel, clickHouseFiles("kind, k, scope", history.Keys))
+		sel = append(sel, clickHouseFiles(HistoryColumns, history.Keys))
 	}
 	if len(sel) == 0 {
-		return append(out, "CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String)) ENGINE = Memory")
+		return append(out, "CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String), receipt_order Nullable(String)) ENGINE = Memory")
 	}
 	return append(out, "CREATE VIEW history_all AS "+strings.Join(sel, " UNION ALL "),
 		"CREATE TABLE history_keys ENGINE = Memory AS "+historyHits)
@@ -144,7 +148,8 @@ func clickHouseTables(parts []string, history History) []string {
 // history_keys, so they read a table the size of the run's keys, which
 // an engine that inlines each use of a view (ClickHouse) would otherwise
 // scan once per use.
-const historyHits = `SELECT DISTINCT h.kind AS kind, CASE WHEN h.k IN (` + runKeys + `) THEN h.k END AS k, h.scope AS scope ` +
+const historyHits = `SELECT DISTINCT h.kind AS kind, CASE WHEN h.k IN (` + runKeys + `) THEN h.k END AS k, h.scope AS scope, ` +
+	`CASE WHEN h.k IN (` + runKeys + `) THEN h.receipt_order END AS receipt_order ` +
 	`FROM history_all h ` +
 	`WHERE h.k IN (` + runKeys + `) OR (h.kind = 'o' AND h.scope IN (SELECT unhex(r.scope_key) FROM shard_records r WHERE r.scope_key IS NOT NULL))`
 
@@ -152,12 +157,13 @@ const historyHits = `SELECT DISTINCT h.kind AS kind, CASE WHEN h.k IN (` + runKe
 // ClickHouse as the table history_rocks, which
 // queries/shard/history_rocks_put.sql writes: one row a key, key the
 // kind ('o', 'c', 'l', 'n' as in history_keys, 's' a chain scope some owner
-// has) followed by the key's 16 bytes, scope an owner's chain scope. It
+// has) followed by the key's 16 bytes, scope an owner's chain scope,
+// receipt_order the least of a link's or a nonce's receipts. It
 // opens the store for writing (RocksDB lets one process at a time hold
 // it), so that one session can judge the run and, once it is
 // finalized, put its keys.
 func RocksTable(dir string) string {
-	return "CREATE TABLE history_rocks (key String, scope Nullable(String)) ENGINE = EmbeddedRocksDB(0, " +
+	return "CREATE TABLE history_rocks (key String, scope Nullable(String), receipt_order Nullable(String)) ENGINE = EmbeddedRocksDB(0, " +
 		clickHouseString(filepath.ToSlash(dir)) + ", 0) PRIMARY KEY key"
 }
 
@@ -169,7 +175,7 @@ func RocksTable(dir string) string {
 // scopes that an owner of the history has. judgments.sql and
 // history_append.sql read nothing else of history_keys, so their rows
 // are those of the same history read from its files.
-const rocksHits = `SELECT DISTINCT substring(h.key, 1, 1) AS kind, substring(h.key, 2) AS k, h.scope AS scope ` +
+const rocksHits = `SELECT DISTINCT substring(h.key, 1, 1) AS kind, substring(h.key, 2) AS k, h.scope AS scope, h.receipt_order AS receipt_order ` +
 	`FROM history_rocks h WHERE h.key IN (` +
 	`SELECT concat('o', unhex(r.chain_key)) FROM shard_records r WHERE r.chain_key IS NOT NULL ` +
 	`UNION ALL SELECT concat('o', unhex(r.link_key)) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
@@ -177,13 +183,22 @@ const rocksHits = `SELECT DISTINCT substring(h.key, 1, 1) AS kind, substring(h.k
 	`UNION ALL SELECT concat('c', unhex(r.link_key)) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
 	`UNION ALL SELECT concat('l', unhex(r.link_key)) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
 	`UNION ALL SELECT concat('n', unhex(r.nonce_key)) FROM shard_records r WHERE r.nonce_key IS NOT NULL) ` +
-	`UNION ALL SELECT DISTINCT 'o' AS kind, NULL AS k, substring(h.key, 2) AS scope ` +
+	`UNION ALL SELECT DISTINCT 'o' AS kind, NULL AS k, substring(h.key, 2) AS scope, NULL AS receipt_order ` +
 	`FROM history_rocks h WHERE h.key IN (SELECT concat('s', unhex(r.scope_key)) FROM shard_records r WHERE r.scope_key IS NOT NULL)`
 
 // runKeys are the run's chain hashes, links and nonces, as bytes.
 const runKeys = `SELECT unhex(r.chain_key) FROM shard_records r WHERE r.chain_key IS NOT NULL ` +
 	`UNION ALL SELECT unhex(r.link_key) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
 	`UNION ALL SELECT unhex(r.nonce_key) FROM shard_records r WHERE r.nonce_key IS NOT NULL`
+
+// orderOf is the receipt_order column of a kind made from records: the
+// unhexed order of a link's or a nonce's record, else NULL.
+func orderOf(col string) string {
+	if col == "" {
+		return "NULL"
+	}
+	return "unhex(" + col + ")"
+}
 
 // scopeOf is the scope column of a kind made from records: the unhexed
 // scope of an owner, else NULL.

@@ -21,15 +21,15 @@ func TestViews(t *testing.T) {
 		{"duckdb", []string{
 			`CREATE VIEW shard_records AS SELECT * FROM read_parquet(['/m/shard-0/records-00000.parquet', '/m/it''s\odd/records-00000.parquet'])`,
 			`CREATE VIEW fold_records AS SELECT ` + FoldColumns + ` FROM read_parquet(['/m/shard-0/records-00000.parquet', '/m/it''s\odd/records-00000.parquet'])`,
-			"CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB)",
-		}, `SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope FROM read_parquet(['/h/r/keys.parquet'])`},
+			"CREATE TEMP TABLE history_keys (kind VARCHAR, k BLOB, scope BLOB, receipt_order BLOB)",
+		}, `SELECT CAST(kind AS VARCHAR) AS kind, CAST(k AS BLOB) AS k, CAST(scope AS BLOB) AS scope, CAST(receipt_order AS BLOB) AS receipt_order FROM read_parquet(['/h/r/keys.parquet'])`},
 		{"clickhouse", []string{
 			"SET join_use_nulls = 1",
 			"SET query_plan_max_optimizations_to_apply = 1000000",
 			"CREATE TABLE shard_records ENGINE = Memory AS SELECT " + RecordColumns + " FROM (SELECT " + RecordColumns + " FROM file('/m/it\\'s\\\\odd/records-00000.parquet', Parquet) UNION ALL SELECT " + RecordColumns + " FROM file('/m/shard-0/records-00000.parquet', Parquet))",
 			"CREATE VIEW fold_records AS SELECT " + FoldColumns + " FROM file('/m/it\\'s\\\\odd/records-00000.parquet', Parquet) UNION ALL SELECT " + FoldColumns + " FROM file('/m/shard-0/records-00000.parquet', Parquet)",
-			"CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String)) ENGINE = Memory",
-		}, `SELECT kind, k, scope FROM file('/h/r/keys.parquet', Parquet)`},
+			"CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String), receipt_order Nullable(String)) ENGINE = Memory",
+		}, `SELECT kind, k, scope, receipt_order FROM file('/h/r/keys.parquet', Parquet)`},
 	} {
 		got, err := Views(c.engine, parts, History{})
 		if err != nil {
@@ -46,8 +46,8 @@ func TestViews(t *testing.T) {
 		if !strings.Contains(hist[2], " history_keys ") || !strings.Contains(hist[2], "FROM history_all h") {
 			t.Fatalf("%s: history: %q", c.engine, hist)
 		}
-		if !strings.HasPrefix(hist[1], "CREATE VIEW history_all AS SELECT 'o' AS kind, unhex(chain_key) AS k, unhex(scope_key) AS scope FROM ") ||
-			!strings.Contains(hist[1], "SELECT 'n' AS kind, unhex(nonce_key) AS k, NULL AS scope FROM ") ||
+		if !strings.HasPrefix(hist[1], "CREATE VIEW history_all AS SELECT 'o' AS kind, unhex(chain_key) AS k, unhex(scope_key) AS scope, NULL AS receipt_order FROM ") ||
+			!strings.Contains(hist[1], "SELECT 'n' AS kind, unhex(nonce_key) AS k, NULL AS scope, unhex(receipt_order) AS receipt_order FROM ") ||
 			!strings.HasSuffix(hist[1], " UNION ALL "+c.keys) {
 			t.Errorf("%s: history: %s", c.engine, hist[1])
 		}

@@ -21,13 +21,22 @@
 --   kind 'c'  a chain hash only receipts whose signature did not verify
 --             have: a predecessor present, and no more (judgments.sql);
 --   kind 'l'  a predecessor some receipt whose signature verified names
---             (fork_prior);
---   kind 'n'  a nonce some receipt uses (prior_replay, prior_duplicate).
--- k and scope are the 16 bytes of the records' hex keys (unhex); bucket
--- is the key's first hex digit, by which an engine may partition the
--- files (16 buckets). Keys the history holds already are left out, so a
--- run appended twice adds nothing the second time, and a duplicated
--- file changes no judgment (the judgments read the history as sets).
+--             (fork_prior), with receipt_order, the least of the run's
+--             receipts naming it;
+--   kind 'n'  a nonce some receipt uses (prior_replay, prior_duplicate),
+--             with receipt_order, the least of the run's receipts
+--             using it.
+-- k and scope are the 16 bytes of the records' hex keys (unhex);
+-- receipt_order the 24 bytes of the records' (unhex: issue time, then
+-- the line's SHA-256), NULL for kinds 'o' and 'c': a later run's receipt that
+-- stands before it is the original or the first namer, the history's
+-- its replay or fork (judgments.sql). bucket is the key's first hex
+-- digit, by which an engine may partition the files (16 buckets). A key
+-- the history holds already is left out unless the run's receipt_order
+-- stands before the history's least for it (the judgments read the
+-- least), so a run appended twice adds nothing the second time, and a
+-- duplicated file changes no judgment (the judgments read the history
+-- as sets).
 -- Order: kind, k: each file's row groups are sorted by key.
 WITH owners AS (
     SELECT r.chain_key AS k, MIN(r.ord) AS owner_ord, MIN(CASE WHEN r.claim THEN 1 ELSE 0 END) AS claims_only
@@ -36,25 +45,31 @@ WITH owners AS (
     GROUP BY r.chain_key
 ),
 day_keys AS (
-    SELECT CASE WHEN o.claims_only = 1 THEN 'c' ELSE 'o' END AS kind, o.k AS k, r.scope_key AS scope
+    SELECT CASE WHEN o.claims_only = 1 THEN 'c' ELSE 'o' END AS kind, o.k AS k, r.scope_key AS scope,
+           NULL AS receipt_order
     FROM owners o
     JOIN shard_records r ON r.chain_key = o.k AND r.ord = o.owner_ord
     UNION ALL
-    SELECT DISTINCT 'l' AS kind, r.link_key AS k, NULL AS scope
+    SELECT 'l' AS kind, r.link_key AS k, NULL AS scope, MIN(r.receipt_order) AS receipt_order
     FROM shard_records r
     WHERE r.link_key IS NOT NULL AND NOT r.claim
+    GROUP BY r.link_key
     UNION ALL
-    SELECT DISTINCT 'n' AS kind, r.nonce_key AS k, NULL AS scope
+    SELECT 'n' AS kind, r.nonce_key AS k, NULL AS scope, MIN(r.receipt_order) AS receipt_order
     FROM shard_records r
     WHERE r.nonce_key IS NOT NULL
+    GROUP BY r.nonce_key
 ),
+-- The history's least receipt_order of each key it holds ('' for none:
+-- before every receipt).
 held AS (
-    SELECT DISTINCT h.kind AS kind, lower(hex(h.k)) AS k
+    SELECT h.kind AS kind, lower(hex(h.k)) AS k, MIN(COALESCE(lower(hex(h.receipt_order)), '')) AS first_order
     FROM history_keys h
     WHERE h.k IN (SELECT unhex(d.k) FROM day_keys d)
+    GROUP BY h.kind, lower(hex(h.k))
 )
-SELECT d.kind AS kind, unhex(d.k) AS k, unhex(d.scope) AS scope, substr(d.k, 1, 1) AS bucket
+SELECT d.kind AS kind, unhex(d.k) AS k, unhex(d.scope) AS scope, unhex(d.receipt_order) AS receipt_order, substr(d.k, 1, 1) AS bucket
 FROM day_keys d
 LEFT JOIN held x ON x.kind = d.kind AND x.k = d.k
-WHERE x.k IS NULL
+WHERE x.k IS NULL OR d.receipt_order < x.first_order
 ORDER BY kind, k

@@ -8,20 +8,25 @@
 -- session whose history_rocks is the store, opened for writing.
 --
 -- Parameter: none. Tables: history_run, the rows to put (kind, k,
--- scope: a run's history_append.sql rows, or the files of the runs a
--- store is rebuilt from), and history_rocks (verify parts: key String,
--- scope Nullable(String), PRIMARY KEY key).
+-- scope, receipt_order: a run's history_append.sql rows, or the files
+-- of the runs a store is rebuilt from, all at once), and history_rocks
+-- (verify parts: key String, scope Nullable(String), receipt_order
+-- Nullable(String), PRIMARY KEY key). A store put before the history
+-- kept receipt_order is rebuilt from the Parquet history.
 --
--- Rows: each row under the key kind || k with its scope, and each
--- owner's chain scope under 's' || scope (whether the history holds a
--- receipt of that chain scope). A put overwrites a key with the same
--- value (a chain hash is one receipt's, so one scope's), so putting a
--- run twice changes nothing; a run put into the store counts as earlier
--- for every run judged against it, its own included.
-INSERT INTO history_rocks (key, scope)
-SELECT concat(h.kind, h.k) AS key, h.scope AS scope
+-- Rows: each key under kind || k with its scope and its least
+-- receipt_order, and each owner's chain scope under 's' || scope
+-- (whether the history holds a receipt of that chain scope). A run's
+-- append rows hold a key the history held already only when the run's
+-- receipt_order stands before the history's, so a put overwrites a key
+-- with the same value or an earlier order, and putting a run twice
+-- changes nothing; a run put into the store counts as history for every
+-- run judged against it, its own included.
+INSERT INTO history_rocks (key, scope, receipt_order)
+SELECT concat(h.kind, h.k) AS key, min(h.scope) AS scope, min(h.receipt_order) AS receipt_order
 FROM history_run h
+GROUP BY h.kind, h.k
 UNION ALL
-SELECT DISTINCT concat('s', h.scope) AS key, NULL AS scope
+SELECT DISTINCT concat('s', h.scope) AS key, NULL AS scope, NULL AS receipt_order
 FROM history_run h
 WHERE h.kind = 'o' AND h.scope IS NOT NULL

@@ -19,13 +19,16 @@
 --                    set with any of those keys), NULL where it has none, and claim: true for a
 --                    receipt whose signature did not verify, which has
 --                    no nonce_key;
---   history_keys     the compact history of runs finalized before (their
---                    receipts count as earlier), or an empty table: the
+--   history_keys     the compact history of runs finalized before, or
+--                    an empty table: the
 --                    rows queries/shard/history_append.sql appended
 --                    after each of them, kind ('o' a chain owner, with
 --                    its chain scope; 'c' one whose signature did not
---                    verify; 'l' a predecessor named; 'n' a nonce used), k (the key, 16 bytes) and scope (16
---                    bytes, owners only). `verify parts --history-keys`
+--                    verify; 'l' a predecessor named; 'n' a nonce used), k (the key, 16 bytes), scope (16
+--                    bytes, owners only) and receipt_order (kinds 'l'
+--                    and 'n': the least of the receipts naming or
+--                    using k, the bytes of shard_records' hex; NULL
+--                    counts as before every receipt). `verify parts --history-keys`
 --                    names its files (or makes the same rows from
 --                    earlier runs' map directories, --history). It is
 --                    read only for the keys the run's records name:
@@ -47,12 +50,19 @@
 -- that chain hash (the first of the input, else one of the
 -- history) and both share a chain scope; otherwise it is a break (another
 -- chain), or, when no receipt has it, absent if an earlier receipt of its
--- chain scope is in the input or a receipt of it in the history (a gap),
--- and outside if none is (a chain that starts before the input). Of the receipts naming one predecessor,
+-- chain scope is in the input (by receipt_order, then ord: the first of
+-- a chain scope in the input is the only one that may name a predecessor
+-- from before the input, whatever the order of the files) or a receipt
+-- of it in the history (a gap), and outside if none is (a chain that
+-- starts before the input). Of the receipts naming one predecessor,
 -- the first links and every later one is a fork; all are forks
--- (fork_prior) when a receipt of the history names it already. The first
--- receipt to use an issuer's nonce is unique, or prior_replay when the
--- history used it; every later one is a replay.
+-- (fork_prior) when a receipt of the history naming it stands at or
+-- before the run's first (by receipt_order). The first receipt to use
+-- an issuer's nonce is unique, or prior_replay when a receipt of the
+-- history using it stands at or before it; every later one is a replay.
+-- A receipt of the history that stands after the run's first is its
+-- replay or fork, as one run over both would judge it; its run's
+-- verdicts were published already and are not revised here.
 --
 -- Claims: a receipt whose signature did not verify (claim) counts only
 -- as a predecessor present, since its chain hash is what a genuine
@@ -127,56 +137,63 @@ history_scopes AS (
     WHERE h.kind IN ('o', 'c') AND h.k IN (SELECT unhex(d.k) FROM day_chain_keys d)
 ),
 history_named AS (
-    SELECT DISTINCT lower(hex(h.k)) AS k
+    SELECT lower(hex(h.k)) AS k, MIN(COALESCE(lower(hex(h.receipt_order)), '')) AS first_order
     FROM history_keys h
     WHERE h.kind = 'l' AND h.k IN (SELECT unhex(d.k) FROM day_links d)
+    GROUP BY lower(hex(h.k))
 ),
 history_chain_scopes AS (
     SELECT DISTINCT lower(hex(h.scope)) AS k
     FROM history_keys h
     WHERE h.kind = 'o' AND h.scope IN (SELECT unhex(d.k) FROM day_scopes d)
 ),
-scope_firsts AS (
-    SELECT r.scope_key AS k, MIN(r.ord) AS first_ord
+scope_ranks AS (
+    SELECT r.scope_key AS k, r.ord AS ord, r.receipt_order AS receipt_order,
+           ROW_NUMBER() OVER (PARTITION BY r.scope_key ORDER BY r.receipt_order, r.ord) AS rank
     FROM shard_records r
     WHERE (r.chain_key IS NOT NULL OR r.link_key IS NOT NULL) AND NOT r.claim
-    GROUP BY r.scope_key
+),
+scope_firsts AS (
+    SELECT s.k AS k, s.ord AS first_ord, s.receipt_order AS first_order
+    FROM scope_ranks s
+    WHERE s.rank = 1
 ),
 namer_ranks AS (
-    SELECT r.link_key AS k, r.ord AS ord,
+    SELECT r.link_key AS k, r.ord AS ord, r.receipt_order AS receipt_order,
            ROW_NUMBER() OVER (PARTITION BY r.link_key ORDER BY r.receipt_order, r.ord) AS rank
     FROM shard_records r
     WHERE r.link_key IS NOT NULL AND NOT r.claim
 ),
 first_namers AS (
-    SELECT n.k AS k, n.ord AS first_ord
+    SELECT n.k AS k, n.ord AS first_ord, n.receipt_order AS first_order
     FROM namer_ranks n
     WHERE n.rank = 1
 ),
 nonce_ranks AS (
-    SELECT r.nonce_key AS k, r.ord AS ord,
+    SELECT r.nonce_key AS k, r.ord AS ord, r.receipt_order AS receipt_order,
            ROW_NUMBER() OVER (PARTITION BY r.nonce_key ORDER BY r.receipt_order, r.ord) AS rank
     FROM shard_records r
     WHERE r.nonce_key IS NOT NULL
 ),
 first_users AS (
-    SELECT n.k AS k, n.ord AS first_ord
+    SELECT n.k AS k, n.ord AS first_ord, n.receipt_order AS first_order
     FROM nonce_ranks n
     WHERE n.rank = 1
 ),
 history_nonces AS (
-    SELECT DISTINCT lower(hex(h.k)) AS k
+    SELECT lower(hex(h.k)) AS k, MIN(COALESCE(lower(hex(h.receipt_order)), '')) AS first_order
     FROM history_keys h
     WHERE h.kind = 'n' AND h.k IN (SELECT unhex(d.k) FROM day_nonces d)
+    GROUP BY lower(hex(h.k))
 ),
 -- Each naming receipt's judgment as if it were no receipt delivered again.
 chain_base AS (
     SELECT n.ord AS ord, n.chain_key AS chain_key, f.first_ord AS first_ord,
         CASE
             WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN
-                CASE WHEN sf.first_ord < n.ord OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
+                CASE WHEN sf.first_ord <> n.ord OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
             WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
-            WHEN hn.k IS NOT NULL AND ho.k IS NULL THEN 'fork_prior'
+            WHEN hn.k IS NOT NULL AND ho.k IS NULL AND hn.first_order <= f.first_order THEN 'fork_prior'
             WHEN n.ord <> f.first_ord THEN 'fork'
             ELSE 'linked'
         END AS outcome
@@ -195,9 +212,9 @@ claim_base AS (
     SELECT n.ord AS ord,
         CASE
             WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN
-                CASE WHEN sf.first_ord < n.ord OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
+                CASE WHEN sf.first_order < n.receipt_order OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
             WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
-            WHEN hn.k IS NOT NULL AND ho.k IS NULL THEN 'fork_prior'
+            WHEN hn.k IS NOT NULL AND ho.k IS NULL AND (f.k IS NULL OR hn.first_order <= f.first_order) THEN 'fork_prior'
             WHEN f.k IS NOT NULL THEN 'fork'
             ELSE 'linked'
         END AS outcome
@@ -238,8 +255,8 @@ SELECT u.ord AS ord, 'nonce' AS kind,
     CASE
         WHEN u.ord <> f.first_ord AND u.chain_key = fu.chain_key THEN 'duplicate'
         WHEN u.ord <> f.first_ord THEN 'replay'
-        WHEN hn.k IS NOT NULL AND ho.k IS NOT NULL THEN 'prior_duplicate'
-        WHEN hn.k IS NOT NULL THEN 'prior_replay'
+        WHEN hn.k IS NOT NULL AND hn.first_order <= f.first_order AND ho.k IS NOT NULL THEN 'prior_duplicate'
+        WHEN hn.k IS NOT NULL AND hn.first_order <= f.first_order THEN 'prior_replay'
         ELSE 'unique'
     END AS outcome,
     f.first_ord AS first_ord

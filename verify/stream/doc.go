@@ -13,11 +13,11 @@
 // against the whole input, and writes the result. So every verdict is
 // final when written, and every receipt is parsed and verified once.
 //
-// Memory stays flat however long the input, but for some 64 bytes a chain:
+// Memory stays flat however long the input, but for some 80 bytes a chain:
 // the index is an external sort that keeps 16 MiB of entries and 16 MiB of
 // judgments in memory and writes sorted runs to the temporary directory
 // beyond that, beside the spool (about 1.3 KB of disk per receipt in all,
-// removed when the run ends), and it keeps the first record of each chain
+// removed when the run ends), and it keeps the first receipt of each chain
 // scope, to tell a chain that starts before the input from a gap in one.
 //
 // The same receipt delivered twice (the same chain hash: the same signed
@@ -31,8 +31,9 @@
 //
 // Which receipt is first, of those using one nonce (the original, the
 // others its replays), naming one predecessor (the one that links, the
-// others its forks) or sharing a chain hash (the first delivery), is
-// decided by what the receipts carry, never by the order the files are
-// read in: the earliest issue time (a receipt without one last), then the
-// least SHA-256 of the line.
+// others its forks), sharing a chain hash (the first delivery) or
+// belonging to one chain (its first in the input, the only one whose
+// missing predecessor is no gap), is decided by what the receipts carry,
+// never by the order the files are read in: the earliest issue time (a
+// receipt without one last), then the least SHA-256 of the line.
 package stream

@@ -31,13 +31,14 @@ import (
 // with the same chain hash is the same receipt delivered again (at-least-
 // once shipping, an archiver that re-serialises it), not a replay or a
 // fork. Beside the sort, the index keeps the first record of each chain
-// scope, some 64 bytes per chain, to tell a chain that starts before the input
-// from a gap in one.
+// scope by Order, some 80 bytes per chain, to tell a chain that starts
+// before the input from a gap in one.
 type index struct {
 	entries    *sorter // entryLen records, by (space, key, role, seq)
 	judgments  *sorter // judgmentLen records, by (seq, kind)
 	priorBatch int
-	// scopeFirst is the first record of each chain scope in the input;
+	// scopeFirst is the first receipt of each chain scope in the input,
+	// by Order (then record);
 	// scopeGiven, the chain scopes of the given predecessors, which count
 	// as earlier than the input.
 	scopeFirst map[key128]scopeStart
@@ -55,8 +56,9 @@ type key128 [16]byte
 // (IndexEntry.Order), so that the first use of a nonce, the first receipt
 // to name a predecessor and the first of the receipts sharing a chain hash
 // are the earliest by what the receipts carry, whatever order the files
-// were read in; the entries of given predecessors and of claims carry
-// zeros.
+// were read in; so do a claim's, which sort after them by role and are
+// compared with the first receipt of their chain scope (judgeClaims); the
+// entries of given predecessors carry zeros.
 const entryLen = 1 + 16 + 1 + OrderLen + 8 + 16 + 16
 
 const (
@@ -138,12 +140,22 @@ func (x *index) close() {
 	x.judgments.close()
 }
 
-// scopeStart is the first record of a chain scope in the input, and its
-// issue time when it has one.
+// scopeStart is the first receipt of a chain scope in the input by Order
+// (then record), and its issue time when it has one: of a chain's
+// receipts in the input, only it may name a predecessor from before the
+// input, whatever order the files were read in.
 type scopeStart struct {
 	seq       uint64
+	order     Order
 	issued    int64
 	hasIssued bool
+}
+
+// before says whether the scope's first receipt stands before the receipt
+// (record seq, order o): a link from that receipt to a predecessor nobody
+// holds is then a gap in the chain, not its start before the input.
+func (s scopeStart) before(seq uint64, o Order) bool {
+	return s.order.Before(o) || s.order == o && s.seq < seq
 }
 
 func trunc(h *[32]byte) key128 { return key128(h[:16]) }
@@ -208,13 +220,13 @@ func (x *index) add(seq uint64, e IndexEntry) error {
 	}
 	if e.Claim {
 		if e.HasLink {
-			return x.addEntry(spaceChain, trunc(&e.Link), roleClaimNamer, Order{}, seq, scope, own)
+			return x.addEntry(spaceChain, trunc(&e.Link), roleClaimNamer, e.Order(), seq, scope, own)
 		}
 		return nil
 	}
 	if e.HasHash || e.HasLink {
-		if _, ok := x.scopeFirst[scope]; !ok {
-			x.scopeFirst[scope] = scopeStart{seq, e.Issued, e.HasIssued}
+		if first, ok := x.scopeFirst[scope]; !ok || !first.before(seq, e.Order()) {
+			x.scopeFirst[scope] = scopeStart{seq, e.Order(), e.Issued, e.HasIssued}
 		}
 	}
 	if e.HasLink {
@@ -242,7 +254,7 @@ type linkGroup struct {
 	// again.
 	archivedOwn map[key128]bool
 	namers      []namer // by Order, then input order
-	claims      []namer // claims naming it, in input order
+	claims      []namer // claims naming it, by Order, then input order
 }
 
 type namer struct {
@@ -583,7 +595,7 @@ func (x *index) askPriorScopes(ctx context.Context, p Prior, groups []*linkGroup
 				continue
 			}
 			first, in := x.scopeFirst[n.scope]
-			if in && first.seq < n.seq {
+			if in && first.before(n.seq, n.order) {
 				continue
 			}
 			asked[n.scope] = true
@@ -623,7 +635,7 @@ func (x *index) judgeLinks(g *linkGroup) error {
 		switch {
 		case i > 0 && n.own != (key128{}) && n.own == first.own:
 			outcome = firstOutcome
-		case !g.owned && (x.scopeGiven[n.scope] || x.scopeArchived[n.scope] || inScope && scopeFirst.seq < n.seq):
+		case !g.owned && (x.scopeGiven[n.scope] || x.scopeArchived[n.scope] || inScope && scopeFirst.before(n.seq, n.order)):
 			outcome = chainAbsent // a gap: the chain has earlier receipts
 		case !g.owned:
 			outcome = chainOutside
@@ -657,7 +669,7 @@ func (x *index) judgeClaims(g *linkGroup) error {
 		scopeFirst, inScope := x.scopeFirst[n.scope]
 		var outcome byte
 		switch {
-		case !g.owned && (x.scopeGiven[n.scope] || x.scopeArchived[n.scope] || inScope && scopeFirst.seq < n.seq):
+		case !g.owned && (x.scopeGiven[n.scope] || x.scopeArchived[n.scope] || inScope && scopeFirst.before(n.seq, n.order)):
 			outcome = chainAbsent
 		case !g.owned:
 			outcome = chainOutside

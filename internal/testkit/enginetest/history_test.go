@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/receiptverify/verify/internal/shard"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -123,7 +124,7 @@ func TestEnginesHistory(t *testing.T) {
 		if script.code != 0 {
 			t.Fatalf("verify parts --engine postgres: exit %d\n%s", script.code, script.stderr)
 		}
-		if bytes.Contains(script.stdout, []byte("COPY history_keys (kind, k, scope) FROM STDIN (FORMAT csv);\n\\.\n")) {
+		if bytes.Contains(script.stdout, []byte("COPY history_keys (kind, k, scope, receipt_order) FROM STDIN (FORMAT csv);\n\\.\n")) {
 			i := bytes.Index(script.stdout, []byte("COPY history_keys"))
 			t.Fatalf("verify parts --engine postgres: no history row loaded:\n%s", script.stdout[max(0, i-300):])
 		}
@@ -232,12 +233,12 @@ func clickHouseAppend(t *testing.T, views []string, out string, rocks bool) {
 	count := "SELECT (SELECT count() FROM file(" + q + ", Parquet))"
 	if rocks {
 		setup = append(setup,
-			"CREATE TABLE history_run ENGINE = Memory AS SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")",
-			"INSERT INTO FUNCTION file("+q+", Parquet) SELECT kind, k, scope FROM history_run",
+			"CREATE TABLE history_run ENGINE = Memory AS SELECT "+shard.HistoryColumns+" FROM ("+queries.HistoryAppend()+")",
+			"INSERT INTO FUNCTION file("+q+", Parquet) SELECT "+shard.HistoryColumns+" FROM history_run",
 			queries.HistoryRocksPut())
 		count += ", (SELECT count() FROM history_rocks)"
 	} else {
-		setup = append(setup, "INSERT INTO FUNCTION file("+q+", Parquet) SELECT kind, k, scope FROM ("+queries.HistoryAppend()+")")
+		setup = append(setup, "INSERT INTO FUNCTION file("+q+", Parquet) SELECT "+shard.HistoryColumns+" FROM ("+queries.HistoryAppend()+")")
 	}
 	req := struct {
 		Setup   []string  `json:"setup"`
