@@ -35,9 +35,11 @@ func TestFoldSQL(t *testing.T) {
 	bodies := []string{
 		strings.Join(lines[:q], ""),
 		strings.Join(lines[q:2*q], "") + "not json\n\n" + strings.Join(lines[3:6], ""),
-		strings.Join(lines[2*q:3*q], "") + forged,
-		strings.Join(lines[3*q:], "") + strings.Join(lines[q+5:q+9], ""),
+		strings.Join(lines[2*q:2*q+7], "") + strings.Join(lines[2*q+30:3*q], "") + forged,
+		strings.Join(lines[3*q:3*q+3], "") + strings.Join(lines[3*q+20:], "") + strings.Join(lines[q+5:q+9], ""),
 	}
+	// Lines held out of the run, in the history below.
+	heldOut := strings.Join(lines[2*q+7:2*q+30], "") + strings.Join(lines[3*q+3:3*q+20], "")
 	var inputs []Input
 	for i, body := range bodies {
 		p := filepath.Join(dir, fmt.Sprintf("part-%d.jsonl", i))
@@ -156,7 +158,7 @@ func TestFoldSQL(t *testing.T) {
 	// moved out of the later ones): its receipts delivered again, forks
 	// of it and replays of its nonces.
 	earlier := filepath.Join(dir, "earlier.jsonl")
-	if err := os.WriteFile(earlier, []byte(bodies[0]+strings.Join(lines[2*q+7:2*q+30], "")+strings.Join(lines[3*q+3:3*q+20], "")), 0o644); err != nil {
+	if err := os.WriteFile(earlier, []byte(bodies[0]+heldOut), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	hp := testPlan(t, earlier)
