@@ -38,6 +38,7 @@ func newExplainCommand() *cli.Command {
 			"trust flags are given; its verdict as loaded is shown beside, and so are the finding\n" +
 			"rows of its day that name it and the line a replay repeats. A FILE:LINE the database\n" +
 			"does not hold is judged from the file (so a db set in verify.toml does not hide it).\n" +
+			"--lake DIR looks it up in a sharded run's tables the same way (verify report --lake).\n" +
 			"With --pack, FILE:LINE or ACTION_ID is looked up in an evidence pack (verify evidence)\n" +
 			"and judged from the pack alone: its line, the trust material it carries, its chain\n" +
 			"neighbours and finding rows as packed.\n\n" +
@@ -48,6 +49,7 @@ func newExplainCommand() *cli.Command {
 			&cli.StringFlag{Name: "db", Usage: "audit database `FILE`: explain the receipt with this ACTION_ID"},
 			&cli.StringFlag{Name: "pack", Usage: "evidence pack `FILE` (verify evidence): explain a receipt from the pack alone"},
 			formatFlag("text", "json"),
+			lakeFlags()[0], lakeFlags()[1],
 		),
 		Action: explainAction,
 	}
@@ -124,6 +126,8 @@ func explainAction(ctx *cli.Context) error {
 	var ex *explanation
 	if pack := ctx.String("pack"); pack != "" {
 		ex, err = explainFromPack(ctx, pack, ctx.Args().First())
+	} else if lake := ctx.String("lake"); lake != "" {
+		ex, err = explainFromDB(ctx, lake, ctx.Args().First())
 	} else if db := ctx.String("db"); db != "" {
 		ex, err = explainFromDB(ctx, db, ctx.Args().First())
 	} else {
@@ -479,7 +483,7 @@ type findingRow struct {
 // hold is explained from the file, as without --db, so that a db set in
 // verify.toml does not stand in the way.
 func explainFromDB(ctx *cli.Context, dbPath, arg string) (*explanation, error) {
-	db, err := openExistingDB(ctx, dbPath)
+	db, err := openSource(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -469,6 +469,19 @@ func TestFoldReceipts(t *testing.T) {
 				t.Errorf("show --lake %s: exit %d\n%s%s\nwant the input's line %d", at, code, stdout, stderr, line)
 			}
 		}
+		// explain: the failing receipt as the lake holds it, judged
+		// again with the run's trust material, as from an audit database.
+		at := fmt.Sprintf("%s:%d", failed.Source, failed.Line)
+		code, stdout, stderr = runVerify(t, "explain", "--lake", lake, "--format", "json", at)
+		var ex struct {
+			Loaded struct {
+				Source, Verdict string
+				Line            int
+			}
+		}
+		if code != exitRejected || json.Unmarshal([]byte(stdout), &ex) != nil || ex.Loaded.Source != failed.Source || ex.Loaded.Line != failed.Line || ex.Loaded.Verdict != "FAIL" {
+			t.Errorf("explain --lake %s: exit %d, loaded %+v\n%s%s", at, code, ex.Loaded, stdout, stderr)
+		}
 		code, stdout, stderr = runVerify(t, "show", "--lake", lake, "--plan", r.plan, failed.Source+":9999")
 		refused(t, code, stdout, stderr, exitRejected, `no receipt at that FILE:LINE`)
 		code, _, stderr = runVerify(t, "query", "--lake", lake, "--db", filepath.Join(r.work, "no.duckdb"), "days")
