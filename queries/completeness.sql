@@ -196,17 +196,23 @@ judged AS (
 -- without consistency_root) leaves it signed.
 lg AS (
     SELECT x.lifecycle_scope AS log_scope, x.issuer_id AS signer, x.lifecycle_seq AS size, x.lifecycle_head AS root,
-           x.consistency_size AS from_size, x.consistency_root AS from_root, x.day AS day, f.loaded_at AS loaded_at
+           COALESCE(x.consistency_size, 0) AS from_size, COALESCE(x.consistency_root, '') AS from_root,
+           CASE WHEN x.verdict = 'PASS' OR (COALESCE(x.consistency_size, 0) > 0 AND COALESCE(x.consistency_root, '') = '')
+                THEN 1 ELSE 0 END AS signed,
+           x.day AS day, f.loaded_at AS loaded_at
     FROM receipts x
     JOIN files f ON f.file_sha256 = x.file_sha256
     WHERE x.lifecycle = 'log_checkpoint' AND x.lifecycle_scope IS NOT NULL AND x.issuer_id IS NOT NULL
-      AND (x.verdict = 'PASS' OR (x.consistency_size IS NOT NULL AND x.consistency_root IS NULL))
 ),
--- Each tree head a log signed, and the load that first stored it.
+-- Each tree head a log signed, and the load that first stored it. (The
+-- signed rows are chosen by aggregates, not WHERE, here and below:
+-- ClickHouse's Parquet reader fails on a pushed-down filter on the
+-- consistency columns.)
 heads AS (
-    SELECT log_scope, signer, size, root, MIN(loaded_at) AS first_at
+    SELECT log_scope, signer, size, root, MIN(CASE WHEN signed = 1 THEN loaded_at END) AS first_at
     FROM lg
     GROUP BY log_scope, signer, size, root
+    HAVING MAX(signed) = 1
 ),
 -- Two roots signed for one size: a split view.
 log_split AS (
@@ -222,8 +228,8 @@ log_split AS (
 proofs AS (
     SELECT log_scope, signer, size, root, from_size, from_root
     FROM lg
-    WHERE from_root IS NOT NULL
     GROUP BY log_scope, signer, size, root, from_size, from_root
+    HAVING MAX(CASE WHEN signed = 1 AND from_root <> '' THEN 1 ELSE 0 END) = 1
 ),
 proven AS (
     SELECT p.log_scope AS log_scope, p.signer AS signer, p.size AS size, p.root AS root, p.from_size AS from_size, p.from_root AS from_root
@@ -238,9 +244,8 @@ proof_split AS (
     GROUP BY p.log_scope, p.signer
 ),
 refuted AS (
-    SELECT log_scope, signer, COUNT(*) AS n
+    SELECT log_scope, signer, SUM(CASE WHEN signed = 1 AND from_size > 0 AND from_root = '' THEN 1 ELSE 0 END) AS n
     FROM lg
-    WHERE from_size IS NOT NULL AND from_root IS NULL
     GROUP BY log_scope, signer
 ),
 -- Each head's predecessor (the log's next smaller size) and whether a
@@ -298,7 +303,7 @@ log_judged AS (
                ELSE 'consistency_proof'
            END AS evidence
     FROM logs l
-    JOIN (SELECT log_scope, signer, MAX(day) AS day FROM lg GROUP BY log_scope, signer) d
+    JOIN (SELECT log_scope, signer, MAX(CASE WHEN signed = 1 THEN day END) AS day FROM lg GROUP BY log_scope, signer) d
       ON d.log_scope = l.log_scope AND d.signer = l.signer
     LEFT JOIN log_split ls ON ls.log_scope = l.log_scope AND ls.signer = l.signer
     LEFT JOIN proof_split ps ON ps.log_scope = l.log_scope AND ps.signer = l.signer
