@@ -341,7 +341,7 @@ const (
 	// (schema_version table); a verify refuses a database of another
 	// version rather than misread it. Raise it with a change to a table an
 	// earlier verify made (a column added, a type changed).
-	SchemaVersion = 3
+	SchemaVersion = 4
 
 	// DefaultMemoryLimit is DuckDB's memory_limit unless Limits say otherwise.
 	// DuckDB's own default is 80% of the machine's memory, which let an audit

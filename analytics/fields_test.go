@@ -61,6 +61,8 @@ var columnOnly = map[string]string{
 	"heartbeat_seconds": "fields.lifecycle.heartbeat_seconds, a session_open's interval",
 	"lifecycle_head":    "fields.lifecycle.head, the chain hash a checkpoint names",
 	"lifecycle_scope":   "the chain scope a lifecycle record names: its own, a recorder checkpoint's key's",
+	"consistency_size":  "fields.lifecycle.consistency_size, the tree size a log checkpoint's proof leads from",
+	"consistency_root":  "fields.lifecycle.consistency_root, that tree's root",
 }
 
 func TestResultFieldsAgree(t *testing.T) {

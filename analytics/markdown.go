@@ -113,7 +113,7 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*table
 
 	if t := tables["completeness"]; t != nil && len(t.Rows) > 0 {
 		p("## Completeness (%d chains)\n\n", len(t.Rows))
-		p("Whether the archive holds the whole of each chain whose last receipt is on the day, from the signed evidence of its producer (session lifecycle records, terminal receipts) and checkpoints: truncated when signed evidence names more than is held or a head the archive's receipt does not have, interrupted when the chain stops without its close. Chains with no such evidence are not listed.\n\n")
+		p("Whether the archive holds the whole of each chain whose last receipt is on the day, from the signed evidence of its producer (session lifecycle records, terminal receipts) and checkpoints: truncated when signed evidence names more than is held or a head the archive's receipt does not have, interrupted when the chain stops without its close. Chains with no such evidence are not listed. A transparency log whose checkpoints of this and earlier loads differ is listed too: split_view when it signed two roots for one size, inconsistent when a consistency proof fails, rollback when a smaller tree follows a larger one, unknown when no proof links its tree heads (consistency not checked).\n\n")
 		p("| status | chain | held | evidence |\n|---|---|---|---|\n")
 		for _, r := range t.Rows {
 			g := func(c string) string {
@@ -150,7 +150,8 @@ func summaryMarkdown(sum *ReportSummary, man *manifest, tables map[string]*table
 		"or a fingerprint no expected schema has; replays, an action_id, (issuer, nonce), signature or UndoLog " +
 		"call signature seen before; failures, receipts that did not verify; rejects, lines of the day's files " +
 		"that could not be read as receipts; completeness, a chain's completeness verdict where signed evidence gives one " +
-		"(truncated, interrupted, open, complete). Every row carries its severity, a finding_id that stays the same " +
+		"(truncated, interrupted, open, complete), and a transparency log's checkpoints held to those of earlier loads " +
+		"(split_view, inconsistent, rollback, unknown, consistent). Every row carries its severity, a finding_id that stays the same " +
 		"when the day is reported again, and an event_time. The header comment of each " +
 		"queries/*.sql file says exactly what it selects and why each severity.\n\n")
 
@@ -326,12 +327,23 @@ func describe(name string, t *table.Table, r []any) string {
 // completenessWhat says what a completeness row found: the verdict, then
 // completenessHeld.
 func completenessWhat(g func(string) string) string {
+	if g("format") == logCheckpointFormat {
+		return fmt.Sprintf("%s transparency log %s: %s", g("status"), shortFP(g("chain_scope")), completenessHeld(g))
+	}
 	return fmt.Sprintf("%s %s chain %s: %s", g("status"), cell(g("format")), shortFP(g("chain_scope")), completenessHeld(g))
 }
 
+// logCheckpointFormat is the format of a completeness row that judges a
+// transparency log's checkpoints rather than a chain.
+const logCheckpointFormat = "c2sp-checkpoint"
+
 // completenessHeld says what the archive holds of a chain and what its
-// evidence names.
+// evidence names; of a transparency log, the tree heads it signed and
+// what decided.
 func completenessHeld(g func(string) string) string {
+	if g("format") == logCheckpointFormat {
+		return g("held") + " tree heads signed (" + g("first_seq") + " to " + g("head_seq") + " leaves); " + strings.ReplaceAll(g("evidence"), "_", " ")
+	}
 	held := "nothing held"
 	if g("held") != "0" {
 		held = "holds " + g("held") + " (" + g("first_seq") + " to " + g("head_seq") + ")"

@@ -228,7 +228,8 @@ const receiptColumns = `{line: 'BIGINT', byte_offset: 'BIGINT', byte_length: 'BI
 	call_signature: 'VARCHAR', signature_sha256: 'VARCHAR', previous_hash: 'VARCHAR', chain_hash: 'VARCHAR',
 	chain_scope: 'VARCHAR', decision: 'VARCHAR', issued_us: 'BIGINT', nonce_key: 'VARCHAR', raw: 'VARCHAR',
 	duplicate: 'BOOLEAN', chain_outside: 'BOOLEAN', lifecycle: 'VARCHAR', lifecycle_seq: 'BIGINT',
-	lifecycle_count: 'BIGINT', heartbeat_seconds: 'BIGINT', lifecycle_head: 'VARCHAR', lifecycle_scope: 'VARCHAR', recorder_entry: 'VARCHAR', claim: 'BOOLEAN'}`
+	lifecycle_count: 'BIGINT', heartbeat_seconds: 'BIGINT', lifecycle_head: 'VARCHAR', lifecycle_scope: 'VARCHAR', recorder_entry: 'VARCHAR', claim: 'BOOLEAN',
+	consistency_size: 'BIGINT', consistency_root: 'VARCHAR'}`
 
 // receiptInsert turns spool rows into receipts rows, columns named so that
 // a database whose later columns were added by ALTER TABLE takes them
@@ -244,13 +245,13 @@ const receiptInsert = `INSERT INTO receipts (file_sha256, source, line, byte_off
 	issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint, tool_match,
 	tool_servers, nonce, call_signature, signature_sha256, previous_hash, chain_hash, chain_scope, decision,
 	issued_at, day, raw, nonce_key, trust_sha256, lifecycle, lifecycle_seq, lifecycle_count, heartbeat_seconds, lifecycle_head,
-	lifecycle_scope, recorder_entry, claim)
+	lifecycle_scope, recorder_entry, claim, consistency_size, consistency_root)
 	SELECT $1, $2, line, byte_offset, byte_length, line_sha256, format, verdict, reasons, action_id, agent_id,
 	issuer_id, org_id, session_id, step, action_type, tool_name, tool_fingerprint, tool_match,
 	tool_servers, nonce, call_signature, signature_sha256, previous_hash, chain_hash, chain_scope, decision,
 	make_timestamp(issued_us), COALESCE(CAST(make_timestamp(issued_us) AS DATE), CAST($3 AS DATE)), raw,
 	nonce_key, $4, lifecycle, lifecycle_seq, lifecycle_count, heartbeat_seconds, lifecycle_head,
-	lifecycle_scope, recorder_entry, COALESCE(claim, FALSE) FROM `
+	lifecycle_scope, recorder_entry, COALESCE(claim, FALSE), consistency_size, consistency_root FROM `
 
 // A line stored already from another file is a re-delivery: a log
 // re-sent inside another file (an incoming directory that delivers a
@@ -346,6 +347,7 @@ func appendLifecycle(b []byte, lc *verify.Lifecycle) []byte {
 		{"lifecycle_seq", lc.FinalSeq, lc.FinalSeq != 0 || lc.Kind == verify.LifecycleCheckpoint},
 		{"lifecycle_count", lc.ReceiptCount, lc.ReceiptCount > 0},
 		{"heartbeat_seconds", lc.HeartbeatSeconds, lc.HeartbeatSeconds > 0},
+		{"consistency_size", lc.ConsistencySize, lc.ConsistencySize > 0},
 	} {
 		if n.ok {
 			b = append(b, `,"`...)
@@ -354,5 +356,6 @@ func appendLifecycle(b []byte, lc *verify.Lifecycle) []byte {
 			b = strconv.AppendInt(b, n.v, 10)
 		}
 	}
+	b = appendField(b, "consistency_root", lc.ConsistencyRoot)
 	return appendField(b, "lifecycle_head", lc.Head)
 }

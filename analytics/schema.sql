@@ -76,7 +76,7 @@ CREATE TABLE IF NOT EXISTS receipts (
     trust_sha256     VARCHAR,           -- the trust material its verdict came from (trust table)
     -- A signed lifecycle record or checkpoint, what completeness rests on
     -- (queries/completeness.sql); NULL for an ordinary action.
-    lifecycle        VARCHAR,           -- session_open, heartbeat, session_close or checkpoint
+    lifecycle        VARCHAR,           -- session_open, heartbeat, session_close, checkpoint or log_checkpoint
     lifecycle_seq    BIGINT,            -- a close's final sequence number; the head sequence number a checkpoint names
     lifecycle_count  BIGINT,            -- the receipts a close counts
     heartbeat_seconds BIGINT,           -- the heartbeat interval a session_open declares
@@ -86,7 +86,14 @@ CREATE TABLE IF NOT EXISTS receipts (
     -- A receipt whose signature did not verify (verify.Result.Evidence): a
     -- later load counts it as a predecessor present and as nothing else
     -- (prior.go).
-    claim            BOOLEAN
+    claim            BOOLEAN,
+    -- A transparency log's checkpoint (lifecycle log_checkpoint: its size
+    -- in lifecycle_seq, its root in lifecycle_head) given with a
+    -- consistency proof, once its note verified: the tree head the proof
+    -- leads from, which queries/completeness.sql holds to the log's
+    -- checkpoints stored before.
+    consistency_size BIGINT,            -- the old tree's size
+    consistency_root VARCHAR            -- its root in hex; NULL when the proof does not verify
 );
 
 CREATE TABLE IF NOT EXISTS rejects (

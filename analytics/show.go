@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/analytics/dberr"
+	"github.com/receiptverify/verify/internal/helpers/cosefile"
 	"github.com/receiptverify/verify/internal/helpers/ctxio"
 	"github.com/receiptverify/verify/internal/helpers/gunzip"
 )
@@ -155,6 +157,14 @@ func (r *StoredReceipt) ReadArchive(ctx context.Context, root string) ([]byte, e
 	src := content
 	if gz {
 		src = ctxio.Reader(ctx, content)
+	}
+	if cosefile.IsName(path) {
+		// A .cose file was loaded as its receipt line: read it so again.
+		line, err := cosefile.Line(src)
+		if err != nil {
+			return nil, &dberr.ArchiveError{Path: path, Line: r.Line, Changed: true, Err: err}
+		}
+		src = bytes.NewReader(line)
 	}
 	b, err := newContentReader(src).read(lineLoc{r.Line, r.Offset, r.Length, r.LineSHA256})
 	switch {

@@ -45,7 +45,8 @@ var (
 //   - rejects: lines that cannot be read as receipts (the audit trail
 //     damaged or removed).
 //   - completeness: a chain truncated or interrupted (receipts of the
-//     audit trail removed).
+//     audit trail removed); a transparency log's split view, failed
+//     consistency proof or rollback (the log rewritten).
 //   - gaps: a source silent or thin (its logging stopped or cut: the
 //     audit trail impaired).
 var findingTechniques = map[string][]technique{
@@ -62,7 +63,7 @@ var findingTechniques = map[string][]technique{
 // technique: a duplicate delivery is a pipeline's re-send, not a replay.
 var kindWithout = map[string][]string{
 	"replays":      {"duplicate"},
-	"completeness": {"complete", "open", "unknown"},
+	"completeness": {"complete", "open", "unknown", "consistent"},
 }
 
 // techniquesOf is the techniques a row of finding of kind (its kind

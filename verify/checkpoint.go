@@ -17,6 +17,7 @@ import (
 	"github.com/receiptverify/verify/verify/canon"
 	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/sigalg"
+	"github.com/receiptverify/verify/verify/tlog"
 )
 
 // A chain-head checkpoint: a C2SP signed note (golang.org/x/mod/sumdb/note,
@@ -72,7 +73,11 @@ func checkpointScope(origin string) string {
 
 func isCheckpoint(doc *canon.Value) bool {
 	v := doc.Get("checkpoint")
-	return v != nil && v.Kind == canon.String && len(doc.Members) == 1
+	n := 1
+	if doc.Get("consistency") != nil {
+		n = 2
+	}
+	return v != nil && v.Kind == canon.String && len(doc.Members) == n
 }
 
 // checkpointHash is the checkpoint's own place in the index: SHA-256 of
@@ -123,8 +128,10 @@ func checkCheckpoint(c *check) {
 		c.res.Fields.Lifecycle = &Lifecycle{Kind: LifecycleCheckpoint, FinalSeq: seq, Head: head}
 	} else {
 		// A transparency log's tree head: the inclusion proofs of
-		// that log are judged against it (WithLogCheckpoints).
+		// that log are judged against it (WithLogCheckpoints), and the
+		// completeness query holds it to the log's other checkpoints.
 		c.res.Fields.ActionType = "log_checkpoint"
+		c.res.Fields.Lifecycle = &Lifecycle{Kind: LifecycleLogCheckpoint, FinalSeq: int64(size), Head: hex.EncodeToString(hash)}
 	}
 
 	vs := &checkpointVerifiers{dir: c.v.keys}
@@ -148,6 +155,7 @@ func checkCheckpoint(c *check) {
 		c.skip(AxisSignature, ReasonUncheckable, "not a signed note")
 	}
 	c.notRun(AxisIssuerBind, "a checkpoint names its signer only by the key's name")
+	c.checkConsistency(size, hash, err == nil)
 	c.unlinked = "a checkpoint names its chain's head, sequence " + strconv.FormatInt(seq, 10) + "; it links to nothing"
 	if !chain {
 		c.unlinked = "a transparency log's checkpoint of " + strconv.FormatUint(size, 10) + " leaves; it links to nothing"
@@ -189,4 +197,95 @@ func (v checkpointVerifier) Name() string    { return v.name }
 func (v checkpointVerifier) KeyHash() uint32 { return v.hash }
 func (v checkpointVerifier) Verify(msg, sig []byte) bool {
 	return len(sig) == ed25519.SignatureSize && ed25519.Verify(v.pub, msg, sig)
+}
+
+// checkConsistency judges a log checkpoint's consistency proof (RFC 9162
+// §2.1.4), the line's "consistency" member:
+//
+//	{"old_size": <n>, "old_root": "<base64>", "proof": ["<base64>", ...]}
+//
+// that the tree of size leaves whose root is hash, the checkpoint's,
+// extends the tree of old_size leaves whose root is old_root. The proof is
+// outside the note's signature, so it decides the anchors axis alone: PASS
+// when it verifies, FAIL (bad_consistency_proof) when it does not, not run
+// without one. Whether the log signed old_root at old_size is for the
+// checkpoints of earlier loads to say (queries/completeness.sql): the
+// Lifecycle records the tree head the proof leads from, once the note's
+// signature verified (signed), by a key in good standing.
+func (c *check) checkConsistency(size uint64, hash []byte, signed bool) {
+	p := c.doc.Get("consistency")
+	lc := c.res.Fields.Lifecycle
+	switch {
+	case p == nil && lc != nil && lc.Kind == LifecycleLogCheckpoint:
+		c.notRun(AxisAnchors, "no consistency proof: consistency with the log's earlier checkpoints not checked")
+		return
+	case p == nil:
+		return // a chain-head checkpoint: no proof to carry
+	}
+	bad := func(why string) { c.fail(AxisAnchors, ReasonBadConsistencyProof, "consistency: "+why) }
+	if lc == nil || lc.Kind != LifecycleLogCheckpoint {
+		bad("a consistency proof is a transparency log's; this checkpoint names a receipt chain")
+		return
+	}
+	if p.Kind != canon.Object {
+		bad("must be an object, not " + p.Kind.String())
+		return
+	}
+	old, ok := uintMember(p, "old_size")
+	if !ok || old == 0 || old > size {
+		bad("old_size must be an integer from 1 to the checkpoint's size, " + strconv.FormatUint(size, 10))
+		return
+	}
+	oldRoot, err := base64Hash(p, "old_root")
+	if err != nil {
+		bad(err.Error())
+		return
+	}
+	list := p.Get("proof")
+	if list == nil || list.Kind != canon.Array || len(list.Items) > tlog.MaxConsistency {
+		bad("proof must be a list of at most " + itoa(tlog.MaxConsistency) + " hashes")
+		return
+	}
+	hashes := make([][]byte, len(list.Items))
+	for i := range list.Items {
+		it := &list.Items[i]
+		h, err := base64.StdEncoding.DecodeString(it.Text)
+		if it.Kind != canon.String || err != nil || len(h) != tlog.HashSize {
+			bad("proof[" + itoa(i) + "] is not 32 bytes of base64")
+			return
+		}
+		hashes[i] = h
+	}
+	key := c.v.keys
+	standing := signed && key != nil
+	if standing {
+		k, err := key.ByID(c.res.Fields.KeyID)
+		standing = err == nil && k.CheckStatus(timeOf(c.res.Fields.IssuedAt), c.v.at) == nil
+	}
+	from := strconv.FormatUint(old, 10) + " leaves, root " + hex.EncodeToString(oldRoot)
+	if err := tlog.VerifyConsistency(old, size, hashes, oldRoot, hash); err != nil {
+		if standing {
+			lc.ConsistencySize = int64(old)
+		}
+		bad("the proof from the tree of " + from + " does not verify: " + err.Error())
+		return
+	}
+	if standing {
+		lc.ConsistencySize, lc.ConsistencyRoot = int64(old), hex.EncodeToString(oldRoot)
+	}
+	c.pass(AxisAnchors, "consistent with the tree of "+from)
+}
+
+// base64Hash reads a member holding a 32-byte hash as standard base64,
+// the encoding of a checkpoint's root.
+func base64Hash(doc *canon.Value, name string) ([]byte, error) {
+	v := doc.Get(name)
+	if v == nil || v.Kind != canon.String {
+		return nil, errors.New(name + " must be a string of base64")
+	}
+	h, err := base64.StdEncoding.DecodeString(v.Text)
+	if err != nil || len(h) != tlog.HashSize {
+		return nil, errors.New(name + " is not 32 bytes of base64")
+	}
+	return h, nil
 }

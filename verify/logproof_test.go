@@ -267,7 +267,7 @@ func TestAERFInclusionProof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Format != "c2sp-checkpoint" || res.Verdict != verify.Pass || res.Fields.Lifecycle != nil {
+	if lc := res.Fields.Lifecycle; res.Format != "c2sp-checkpoint" || res.Verdict != verify.Pass || lc == nil || lc.Kind != verify.LifecycleLogCheckpoint || lc.FinalSeq != 5 {
 		t.Fatalf("log checkpoint: %s %s %v lifecycle %+v", res.Format, res.Verdict, res.Reasons, res.Fields.Lifecycle)
 	}
 }

@@ -56,8 +56,9 @@ const (
 	ReasonExpired             = reason.Expired
 	ReasonClockSkew           = reason.ClockSkew // issued after --at
 	ReasonBadAnchor           = reason.BadAnchor
-	ReasonBadInclusionProof   = reason.BadInclusionProof // an RFC 9162 inclusion proof that fails, or whose log signed another root
-	ReasonUncheckable         = reason.Uncheckable       // the check applies but the input lacks what it needs
+	ReasonBadInclusionProof   = reason.BadInclusionProof   // an RFC 9162 inclusion proof that fails, or whose log signed another root
+	ReasonBadConsistencyProof = reason.BadConsistencyProof // an RFC 9162 consistency proof that fails
+	ReasonUncheckable         = reason.Uncheckable         // the check applies but the input lacks what it needs
 )
 
 // co-signatures beyond the issuer's

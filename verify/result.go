@@ -263,8 +263,15 @@ type Lifecycle struct {
 	FinalSeq     int64 `json:"final_seq,omitempty"`
 	ReceiptCount int64 `json:"receipt_count,omitempty"`
 	// Head is the chain hash of the receipt a checkpoint names as its
-	// chain's head (FinalSeq is its sequence number).
+	// chain's head (FinalSeq is its sequence number); of a transparency
+	// log's checkpoint, its root in hex (FinalSeq is its size).
 	Head string `json:"head,omitempty"`
+	// ConsistencySize and ConsistencyRoot are the tree head a log
+	// checkpoint's consistency proof leads from: its size, and its root
+	// in hex when the proof verified ("" when it did not). Zero without
+	// a proof, or when the note did not verify.
+	ConsistencySize int64  `json:"consistency_size,omitempty"`
+	ConsistencyRoot string `json:"consistency_root,omitempty"`
 }
 
 // The kinds of Lifecycle record.
@@ -273,6 +280,9 @@ const (
 	LifecycleHeartbeat  = "heartbeat"
 	LifecycleClose      = "session_close"
 	LifecycleCheckpoint = "checkpoint"
+	// LifecycleLogCheckpoint is a transparency log's checkpoint: its
+	// size and root, not a receipt chain's head.
+	LifecycleLogCheckpoint = "log_checkpoint"
 	// LifecycleInterrupted is a terminal receipt whose issuer declares
 	// its chain ended by an interruption (agent-receipts chain.status).
 	LifecycleInterrupted = "session_interrupted"

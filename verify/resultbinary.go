@@ -55,6 +55,8 @@ func (r *Result) appendBinary(b []byte) []byte {
 		w.int(lc.FinalSeq)
 		w.int(lc.ReceiptCount)
 		w.str(lc.Head)
+		w.int(lc.ConsistencySize)
+		w.str(lc.ConsistencyRoot)
 	}
 
 	fp := &r.Fingerprints
@@ -121,7 +123,8 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	}
 	f.KeySelfAsserted = rd.bool()
 	if rd.bool() {
-		f.Lifecycle = &Lifecycle{Kind: rd.str(), HeartbeatSeconds: rd.int(), FinalSeq: rd.int(), ReceiptCount: rd.int(), Head: rd.str()}
+		f.Lifecycle = &Lifecycle{Kind: rd.str(), HeartbeatSeconds: rd.int(), FinalSeq: rd.int(), ReceiptCount: rd.int(), Head: rd.str(),
+			ConsistencySize: rd.int(), ConsistencyRoot: rd.str()}
 	}
 
 	fp := &r.Fingerprints

@@ -41,6 +41,7 @@ func (r *Result) detach(b []byte) {
 	if f.Lifecycle != nil {
 		own(&f.Lifecycle.Kind)
 		own(&f.Lifecycle.Head)
+		own(&f.Lifecycle.ConsistencyRoot)
 	}
 	for i := range f.ToolServers {
 		own(&f.ToolServers[i])

@@ -96,6 +96,14 @@ func (r *Result) AppendJSON(b []byte) []byte {
 			b = append(b, `,"head":`...)
 			b = jsonenc.AppendString(b, lc.Head, false)
 		}
+		if lc.ConsistencySize != 0 {
+			b = append(b, `,"consistency_size":`...)
+			b = strconv.AppendInt(b, lc.ConsistencySize, 10)
+		}
+		if lc.ConsistencyRoot != "" {
+			b = append(b, `,"consistency_root":`...)
+			b = jsonenc.AppendString(b, lc.ConsistencyRoot, false)
+		}
 		b = append(b, '}')
 	}
 	b = closeObject(b, mark)

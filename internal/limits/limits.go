@@ -23,6 +23,8 @@
 //	internal/evidence MaxEntries              100000   entries of an evidence pack
 //	internal/evidence MaxBytes                1 GiB    an evidence pack's entries, decompressed
 //	verify/tlog    MaxPath                    64       hashes of an inclusion proof's audit path
+//	verify/tlog    MaxConsistency             128      hashes of a consistency proof
+//	internal/helpers/cosefile MaxBytes        ~12 MiB  a .cose file, read whole (its base64url line fits MaxLineBytes)
 //
 // A test fails when a limit named Max… is defined elsewhere without a line
 // here, or is missing from the limits table in docs/limits.md.

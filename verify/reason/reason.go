@@ -80,8 +80,9 @@ const (
 	Expired             Reason = "expired"
 	ClockSkew           Reason = "clock_skew" // issued after --at
 	BadAnchor           Reason = "bad_anchor"
-	BadInclusionProof   Reason = "bad_inclusion_proof" // a transparency log's inclusion proof does not lead to the root its log signed
-	Uncheckable         Reason = "uncheckable"         // the check applies but the input lacks what it needs
+	BadInclusionProof   Reason = "bad_inclusion_proof"   // a transparency log's inclusion proof does not lead to the root its log signed
+	BadConsistencyProof Reason = "bad_consistency_proof" // a transparency log's consistency proof does not lead from its old tree head to its checkpoint's
+	Uncheckable         Reason = "uncheckable"           // the check applies but the input lacks what it needs
 )
 
 // All is every reason, in the order above.
@@ -94,6 +95,6 @@ func All() []Reason {
 		ParentSignature, PDPSignature,
 		ChainMismatch, ChainBreak, ChainAbsent, ChainFork, ChainUnknown, NonceReplay,
 		DigestMismatch, ActionRefMismatch, FingerprintMismatch, ToolDrift, ToolUnknown, ToolAbsent, Expired, ClockSkew,
-		BadAnchor, BadInclusionProof, Uncheckable,
+		BadAnchor, BadInclusionProof, BadConsistencyProof, Uncheckable,
 	}
 }

@@ -49,6 +49,37 @@ func VerifyInclusion(leaf []byte, index, size uint64, path [][]byte, root []byte
 	return err
 }
 
+// MaxConsistency bounds a consistency proof's length: between trees of up
+// to 2^64 leaves it needs at most two hashes a level.
+const MaxConsistency = 2 * MaxPath
+
+// VerifyConsistency checks that the tree of newSize leaves whose root is
+// newRoot extends the tree of oldSize leaves whose root is oldRoot (RFC
+// 9162 §2.1.4), by the proof's hashes. The error says which part
+// disagrees; it is nil only when the proof leads to both roots.
+func VerifyConsistency(oldSize, newSize uint64, hashes [][]byte, oldRoot, newRoot []byte) error {
+	if len(oldRoot) != HashSize || len(newRoot) != HashSize {
+		return errors.New("the roots must be 32-byte hashes")
+	}
+	if oldSize == 0 || oldSize > newSize {
+		return fmt.Errorf("a consistency proof leads from a tree of 1 to %d leaves, not %d", newSize, oldSize)
+	}
+	if len(hashes) > MaxConsistency {
+		return fmt.Errorf("consistency proof of %d hashes, more than the %d a tree can need", len(hashes), MaxConsistency)
+	}
+	for i, h := range hashes {
+		if len(h) != HashSize {
+			return fmt.Errorf("consistency proof hash %d is %d bytes, not %d", i, len(h), HashSize)
+		}
+	}
+	err := proof.VerifyConsistency(rfc6962.DefaultHasher, oldSize, newSize, hashes, oldRoot, newRoot)
+	var mismatch proof.RootMismatchError
+	if errors.As(err, &mismatch) {
+		return fmt.Errorf("the proof leads to root %x, not %x", mismatch.CalculatedRoot, mismatch.ExpectedRoot)
+	}
+	return err
+}
+
 // Status is what became of a checkpoint's signature.
 type Status int
 

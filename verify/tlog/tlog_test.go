@@ -147,3 +147,81 @@ func TestInclusionVectors(t *testing.T) {
 		})
 	}
 }
+
+// TestConsistencyVectors: the merkle module's RFC 9162 consistency proofs
+// verify through VerifyConsistency, and a changed proof hash, old root or
+// new root, another old size, or a proof cut short or grown, refutes them.
+func TestConsistencyVectors(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("testdata", "rfc6962-consistency.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Roots  []string `json:"roots"`
+		Proofs []struct {
+			Size1 uint64   `json:"size1"`
+			Size2 uint64   `json:"size2"`
+			Proof []string `json:"proof"`
+		} `json:"proofs"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Proofs) == 0 {
+		t.Fatal("no vectors")
+	}
+	for _, p := range v.Proofs {
+		t.Run(fmt.Sprintf("%d-to-%d", p.Size1, p.Size2), func(t *testing.T) {
+			t.Parallel()
+			old, cur := unhex(t, v.Roots[p.Size1-1]), unhex(t, v.Roots[p.Size2-1])
+			hashes := make([][]byte, len(p.Proof))
+			for i, h := range p.Proof {
+				hashes[i] = unhex(t, h)
+			}
+			if err := tlog.VerifyConsistency(p.Size1, p.Size2, hashes, old, cur); err != nil {
+				t.Fatalf("vector does not verify: %v", err)
+			}
+			changed := map[string]error{
+				"old root": tlog.VerifyConsistency(p.Size1, p.Size2, hashes, flip(old), cur),
+				"new root": tlog.VerifyConsistency(p.Size1, p.Size2, hashes, old, flip(cur)),
+				"extra":    tlog.VerifyConsistency(p.Size1, p.Size2, append(hashes[:len(hashes):len(hashes)], cur), old, cur),
+			}
+			if p.Size1 > 1 {
+				changed["old size"] = tlog.VerifyConsistency(p.Size1-1, p.Size2, hashes, old, cur)
+			}
+			if len(hashes) > 0 {
+				changed["cut short"] = tlog.VerifyConsistency(p.Size1, p.Size2, hashes[:len(hashes)-1], old, cur)
+			}
+			for i := range hashes {
+				bad := append([][]byte(nil), hashes...)
+				bad[i] = flip(bad[i])
+				changed[fmt.Sprintf("proof[%d]", i)] = tlog.VerifyConsistency(p.Size1, p.Size2, bad, old, cur)
+			}
+			for what, err := range changed {
+				if err == nil {
+					t.Errorf("changed %s verifies", what)
+				}
+			}
+		})
+	}
+}
+
+// TestConsistencyShape: a proof from no tree, from a larger tree, or of
+// hashes of the wrong size is refused before the merkle module walks it.
+func TestConsistencyShape(t *testing.T) {
+	t.Parallel()
+	root := bytes.Repeat([]byte{1}, tlog.HashSize)
+	for name, err := range map[string]error{
+		"old size 0":     tlog.VerifyConsistency(0, 4, nil, root, root),
+		"old larger":     tlog.VerifyConsistency(5, 4, nil, root, root),
+		"short hash":     tlog.VerifyConsistency(2, 4, [][]byte{{1, 2}}, root, root),
+		"short root":     tlog.VerifyConsistency(2, 4, [][]byte{root}, root[:4], root),
+		"too many":       tlog.VerifyConsistency(2, 4, make([][]byte, tlog.MaxConsistency+1), root, root),
+		"same, not root": tlog.VerifyConsistency(4, 4, nil, root, flip(root)),
+	} {
+		if err == nil {
+			t.Errorf("%s: verifies", name)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package streamrun
 
 import (
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/receiptverify/verify/internal/helpers/cosefile"
 	"github.com/receiptverify/verify/internal/helpers/gunzip"
 )
 
@@ -17,11 +19,32 @@ import (
 // with its expansion bounded, and a file named *.gz that is not gzip an
 // error.
 func FileSource(path string) Source {
+	if cosefile.IsName(path) {
+		return Source{Name: path, Lines: true, Open: func() (io.ReadCloser, error) { return openCOSE(path) }}
+	}
 	return Source{
 		Name:  path,
 		Lines: !jsonDocument.MatchString(path),
 		Open:  func() (io.ReadCloser, error) { return openFile(path) },
 	}
+}
+
+// openCOSE opens a .cose file, one binary COSE_Sign1 message (gzipped or
+// not), as its receipt line (cosefile.Line).
+func openCOSE(path string) (io.ReadCloser, error) {
+	f, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	content, _, err := gunzip.Content(f, path, gunzip.Size(f))
+	if err == nil {
+		var line []byte
+		if line, err = cosefile.Line(content); err == nil {
+			return io.NopCloser(bytes.NewReader(line)), nil
+		}
+	}
+	return nil, fmt.Errorf("%s: %w", path, err)
 }
 
 // openFile opens the file at path; one named *.gz must hold gzip.

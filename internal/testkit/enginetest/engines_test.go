@@ -19,7 +19,10 @@ import (
 	"github.com/receiptverify/verify/internal/analytics/table"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
 	"github.com/receiptverify/verify/queries"
+	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/keys"
 	"github.com/receiptverify/verify/verify/stream"
+	"github.com/receiptverify/verify/verify/toolschema"
 )
 
 // paramLine is the one placeholder every query has (see package queries);
@@ -49,10 +52,7 @@ func newFixture(t *testing.T) *fixture {
 	if _, err := receiptgen.Generate(cfg, receiptgen.DirSink(dir)); err != nil {
 		t.Fatal(err)
 	}
-	v, schemas, err := receiptgen.LoadVerifier(dir, start.AddDate(0, 0, cfg.Days+31))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, schemas := fixtureVerifier(t, dir, start.AddDate(0, 0, cfg.Days+31))
 	main := filepath.Join(dir, "receipts.jsonl")
 	raw, err := os.ReadFile(main)
 	if err != nil {
@@ -75,7 +75,8 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { db.Close() })
 	var ins []analytics.Input
-	for _, p := range []string{main, mixed, bad, filepath.Join(dir, receiptgen.FileCheckpoints)} {
+	logs := filepath.Join("testdata", "logcheckpoints", "checkpoints.jsonl")
+	for _, p := range []string{main, mixed, bad, filepath.Join(dir, receiptgen.FileCheckpoints), logs} {
 		ins = append(ins, analytics.Input{Source: stream.Source{Name: p, Lines: true, Open: func() (io.ReadCloser, error) { return os.Open(p) }}})
 	}
 	if _, err := db.Load(ctx, v, ins, analytics.LoadOptions{Schemas: schemas, TempDir: t.TempDir()}); err != nil {
@@ -107,6 +108,43 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// fixtureVerifier is receiptgen's verifier for the corpus in dir, with
+// the key of the transparency log whose checkpoints
+// testdata/logcheckpoints holds (those of
+// cmd/verify/testdata/script/log_consistency.txtar: tree heads of 2, 4
+// and 6 leaves with consistency proofs, another root of 6 leaves, and a
+// proof with a hash changed), so that the completeness query's rows for
+// a log are compared too.
+func fixtureVerifier(t *testing.T, dir string, at time.Time) (*verify.Verifier, *toolschema.Set) {
+	t.Helper()
+	var snaps []*keys.Snapshot
+	for _, name := range []string{filepath.Join(dir, filepath.FromSlash(receiptgen.FileJWKS)), filepath.Join(dir, filepath.FromSlash(receiptgen.FileWitness)),
+		filepath.Join("testdata", "logcheckpoints", "log-key.json")} {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := keys.Load(filepath.Base(name), raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, snap)
+	}
+	kd, err := keys.NewDirectory(snaps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := receiptgen.LoadSchemas(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := verify.New(kd, verify.WithTime(at), verify.WithSchemas(set))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, set
 }
 
 // run is one query to run on an engine: a file for a day, the day bound
@@ -316,6 +354,17 @@ func TestEngines(t *testing.T) {
 	enginesOff(t)
 	f := newFixture(t)
 	runs := f.runs()
+	// The log's rows are among those compared: its split view.
+	for _, r := range runs {
+		if r.query.Name != "completeness" || r.day != "" || r.literal {
+			continue
+		}
+		want := f.want(t, r)
+		st := slices.Index(want.columns, "status")
+		if !slices.ContainsFunc(want.rows, func(row []string) bool { return st >= 0 && row[st] == "split_view" }) {
+			t.Fatalf("completeness: no split_view row for the fixture's log checkpoints; columns %v", want.columns)
+		}
+	}
 	check := func(t *testing.T, got map[string]result, errs map[string]string) {
 		t.Helper()
 		nonEmpty := map[string]bool{}
