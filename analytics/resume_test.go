@@ -187,6 +187,7 @@ func TestLoadsAgree(t *testing.T) {
 // chain_absent, and the load that brings the predecessor links it, as one
 // load of both does.
 func TestLoadsAgreeOutOfOrder(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	n, days := 350, 3
 	c := genCorpus(t, "", receiptgen.Config{Seed: 22, N: n, Rate: 0.12, Days: days})
