@@ -10,6 +10,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/analytics/rawpolicy"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // TestSmallFilesBatched loads many small files stored together (fileBatch)
@@ -19,6 +20,7 @@ import (
 // across them (replays, collisions), onto receipts stored before, and with
 // a line delivered again, which stores its batch file by file.
 func TestSmallFilesBatched(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	c := genCorpus(t, "", receiptgen.Config{Seed: 21, N: 280, Rate: 0.3, Days: 2})
 	lines := readLines(t, c.receipts)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/analytics/exportdir"
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // partsDB is a database with one day of n synthetic receipts, three of
@@ -49,6 +50,7 @@ func partsDB(t *testing.T, n int) *DB {
 // UTC instants; and a second export with a larger bound replaces the
 // day's files as a whole.
 func TestExportParts(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	ctx := context.Background()
 	const n = 200000

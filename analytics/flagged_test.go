@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // TestFlaggedLinesBeyondMemoryLimit loads a file whose receipts that
@@ -21,6 +22,7 @@ import (
 // ran out (as it did for the 500 MB of such lines of 3M ML-DSA-65
 // receipts under 512MB).
 func TestFlaggedLinesBeyondMemoryLimit(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	const n, pad, limit = 10_000, 16 << 10, "256MB"
 	c := genCorpus(t, "", receiptgen.Config{Seed: 3, N: n, Rate: 0, Days: 1})

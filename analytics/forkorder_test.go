@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // TestForksInEveryLoadOrder: a planted fork's later namer E, its first
@@ -17,6 +18,7 @@ import (
 // (E read first): F links, E is the fork. A load that brings F, or P,
 // after E revises E to FAIL chain_fork and records it in revisions.
 func TestForksInEveryLoadOrder(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	c := genCorpus(t, "", receiptgen.Config{Seed: 5, N: 600, Rate: 0.06, Days: 4})
 	raw, err := os.ReadFile(c.receipts)

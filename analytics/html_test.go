@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // browser is a headless Chromium or Chrome on PATH (or $CHROME), or "".
@@ -83,8 +85,9 @@ func loadInBrowserWith(t *testing.T, chrome, url string, flags ...string) []byte
 // error, show the coloured verdict line first, never scroll the page
 // sideways (tables scroll in their own box), give every column header
 // scope="col" and a button with aria-sort, and sort file:line as numbers
-// within text (:8 before :1012). Skipped without a browser, unless
-// VERIFY_BROWSER=required (as in CI).
+// within text (:8 before :1012). The browser half is long: it runs with
+// VERIFY_TESTS=all or VERIFY_BROWSER=required (as in CI), and is skipped
+// without a browser, unless VERIFY_BROWSER=required.
 func TestSummaryHTML(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, fixtureRows, fixtureExpected...)
@@ -115,6 +118,11 @@ func TestSummaryHTML(t *testing.T) {
 		t.Errorf("the chart is not inline")
 	}
 
+	// The page in a browser: seconds of CPU, so a long test's half
+	// (VERIFY_TESTS=all), run whenever VERIFY_BROWSER=required (as in CI).
+	if os.Getenv("VERIFY_BROWSER") != "required" {
+		testenv.Long(t)
+	}
 	chrome := browser()
 	if chrome == "" {
 		if os.Getenv("VERIFY_BROWSER") == "required" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/analytics/table"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 	"github.com/receiptverify/verify/internal/testkit/textdiff"
 )
 
@@ -77,6 +78,7 @@ func reportFiles(t *testing.T, db *DB, dir string) map[string][]byte {
 // Every table and every report file is the same, byte for byte: the
 // judgments of chains and nonces span the whole database, not one load.
 func TestLoadsAgree(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	n, days := 450, 5
 	c := genCorpus(t, "", receiptgen.Config{Seed: 21, N: n, Rate: 0.12, Days: days})
@@ -185,6 +187,7 @@ func TestLoadsAgree(t *testing.T) {
 // chain_absent, and the load that brings the predecessor links it, as one
 // load of both does.
 func TestLoadsAgreeOutOfOrder(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	n, days := 350, 3
 	c := genCorpus(t, "", receiptgen.Config{Seed: 22, N: n, Rate: 0.12, Days: days})

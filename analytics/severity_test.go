@@ -12,13 +12,14 @@ import (
 	"github.com/receiptverify/verify/internal/analytics/severity"
 	"github.com/receiptverify/verify/internal/analytics/table"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 	"github.com/receiptverify/verify/queries"
 )
 
-// seeds are the seeds a test runs over: all of them, the first alone
-// with -short (the quick loop; CI runs them all).
+// seeds are the seeds a test runs over: the first alone, all of them
+// with VERIFY_TESTS=all (as in CI).
 func seeds(all ...uint64) []uint64 {
-	if testing.Short() {
+	if !testenv.All() {
 		return all[:1]
 	}
 	return all

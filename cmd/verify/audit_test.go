@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // genAuditCorpus writes a small generated corpus (three days, planted
@@ -272,6 +273,7 @@ func TestBaselineCommand(t *testing.T) {
 // writes byte-identical reports: nonce replays and chains across days are
 // judged against the database, not the run. Serial: see TestExitCodes.
 func TestAuditAgreesDayByDay(t *testing.T) {
+	testenv.Long(t)
 	demo := filepath.Join("..", "..", "testdata", "demo")
 	data, err := os.ReadFile(filepath.Join(demo, "receipts.jsonl"))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // reserialise writes a receipt line again as an archiver might: members
@@ -53,6 +54,7 @@ func reserialise(t *testing.T, line string) string {
 // PASSes, the second deliveries are reported as duplicates (low), and
 // verify receipts and verify audit --fail-on high exit 0.
 func TestArchiveDaysAndDeliveries(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	dir := t.TempDir()
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // fold runs verify finalize --shard n --emit dir over the run's shards.
@@ -281,6 +283,7 @@ func TestSummarizeRefusals(t *testing.T) {
 // table file changed since its fold and a fold.json naming a file outside
 // its tables. Serially, as TestFinalizeShard.
 func TestFoldReceipts(t *testing.T) {
+	testenv.Long(t)
 	r := newShardRun(t)
 	good := r.judgments(t)(t, "good.parquet", "SELECT * FROM j")
 	var dirs, plain []string

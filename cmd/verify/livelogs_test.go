@@ -13,6 +13,7 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // liveCorpus generates n receipts of one day and returns their lines and
@@ -155,6 +156,7 @@ func dbRows(t *testing.T, path string) (receipts string, contentBytes []int64) {
 // content: the lines appended during the run are the next run's, and a
 // half-written last line is not an unreadable line.
 func TestAuditWhileAppended(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	lines, keys := liveCorpus(t, 9, 2000)
 	dir := t.TempDir()
@@ -277,6 +279,7 @@ func TestQuietExpiredBaseline(t *testing.T) {
 // the verification counts; the same within one run. A line repeated
 // inside one file is still a replay.
 func TestRedeliveryStoredOnce(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	lines, keys := liveCorpus(t, 12, 24)
 	dir := t.TempDir()

@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -89,7 +91,7 @@ func (p *prefixChecker) bad() string {
 }
 
 // TestScripts runs testdata/script/*.txtar. Besides the standard commands
-// they have:
+// they (and TestLongScripts') have:
 //
 //	gzip FILE   writes FILE.gz, FILE gzipped
 //	chomp FILE  drops one trailing newline from FILE (txtar always ends a
@@ -99,8 +101,23 @@ func (p *prefixChecker) bad() string {
 //	            (! exec tells only that it failed, not which failure)
 func TestScripts(t *testing.T) {
 	t.Parallel()
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+	testscript.Run(t, scriptParams("testdata/script"))
+}
+
+// TestLongScripts runs testdata/script/long/*.txtar: the scripts that
+// open an audit database many times over, each a second of CPU or more,
+// are long tests (testenv.Long).
+func TestLongScripts(t *testing.T) {
+	testenv.Long(t)
+	t.Parallel()
+	testscript.Run(t, scriptParams("testdata/script/long"))
+}
+
+// scriptParams are the scripts' parameters, commands included, for the
+// scripts in dir.
+func scriptParams(dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -108,7 +125,7 @@ func TestScripts(t *testing.T) {
 			"chomp": cmdChomp,
 			"exits": cmdExits,
 		},
-	})
+	}
 }
 
 func cmdGzip(ts *testscript.TestScript, neg bool, args []string) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // genDays generates a clean corpus of days days from start and returns
@@ -46,6 +47,7 @@ func genDays(t *testing.T, seed uint64, n, days int, start time.Time) (byDay map
 // the database ends with every receipt stored once. docs/nightly.md shows
 // this week (go test -run TestNightlyWeek -v ./cmd/verify prints it).
 func TestNightlyWeek(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	agent, keys := genDays(t, 44, 210, 7, start)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // TestBinaryLinksNoNetworkCode builds the command and reads its symbol
@@ -20,9 +22,7 @@ import (
 // can reach the network whatever its input. A dependency that starts to
 // link such code fails this test, naming the symbols.
 func TestBinaryLinksNoNetworkCode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	testenv.Long(t) // builds the binary
 	bin := builtBinary(t)
 	out, err := exec.Command(goCommand(t), "tool", "nm", bin).Output()
 	if err != nil {
@@ -109,9 +109,7 @@ func removeBuilt() {
 // than the plan's (here the same binary with a byte appended) is refused,
 // exit 65, naming both builds.
 func TestPlanOfAnotherBuildRefused(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	testenv.Long(t) // builds the binary
 	bin := builtBinary(t)
 	dir := t.TempDir()
 	b, err := os.ReadFile(bin)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/receiptverify/verify/analytics"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 	"github.com/receiptverify/verify/internal/testkit/textdiff"
 )
 
@@ -28,6 +29,7 @@ import (
 // fork: the later-issued namer of each planted fork is read, or loaded,
 // before the first.
 func TestOrderProperty(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	corpus := t.TempDir()
 	cfg := receiptgen.Config{Seed: 35, N: 150, Rate: 0.12, Days: 3, Algs: receiptgen.Ed25519Only()}

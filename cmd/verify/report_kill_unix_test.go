@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // TestReportKilled kills verify report with SIGKILL while it writes each
@@ -17,6 +19,7 @@ import (
 // old report whole or the new one whole, never a mix; what the killed
 // runs left beside them is removed by the next run.
 func TestReportKilled(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	corpus := genAuditCorpus(t)
 	work := t.TempDir()

@@ -13,6 +13,7 @@ import (
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
 )
@@ -22,6 +23,7 @@ import (
 // (FinalizeShard), with blank lines between the records so that ords
 // have gaps at the groups' edges; the summaries agree.
 func TestFoldRowGroups(t *testing.T) {
+	testenv.Long(t)
 	oldParts, oldGroups := partRows, groupRows
 	partRows, groupRows = 5000, 2048 // DuckDB writes groups of at least 2048 rows
 	t.Cleanup(func() { partRows, groupRows = oldParts, oldGroups })
