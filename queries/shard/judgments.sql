@@ -50,9 +50,10 @@
 -- that chain hash (the first of the input, else one of the
 -- history) and both share a chain scope; otherwise it is a break (another
 -- chain), or, when no receipt has it, absent if an earlier receipt of its
--- chain scope is in the input (by receipt_order, then ord: the first of
--- a chain scope in the input is the only one that may name a predecessor
--- from before the input, whatever the order of the files) or a receipt
+-- chain scope is in the input (a genesis, one naming no predecessor,
+-- else by receipt_order, then ord: the first of a chain scope in the
+-- input is the only one that may name a predecessor from before the
+-- input, whatever the order of the files) or a receipt
 -- of it in the history (a gap), and outside if none is (a chain that
 -- starts before the input). Of the receipts naming one predecessor,
 -- the first links and every later one is a fork; all are forks
@@ -149,12 +150,14 @@ history_chain_scopes AS (
 ),
 scope_ranks AS (
     SELECT r.scope_key AS k, r.ord AS ord, r.receipt_order AS receipt_order,
-           ROW_NUMBER() OVER (PARTITION BY r.scope_key ORDER BY r.receipt_order, r.ord) AS rank
+           CASE WHEN r.link_key IS NULL THEN 1 ELSE 0 END AS genesis,
+           ROW_NUMBER() OVER (PARTITION BY r.scope_key
+               ORDER BY CASE WHEN r.link_key IS NULL THEN 0 ELSE 1 END, r.receipt_order, r.ord) AS rank
     FROM shard_records r
     WHERE (r.chain_key IS NOT NULL OR r.link_key IS NOT NULL) AND NOT r.claim
 ),
 scope_firsts AS (
-    SELECT s.k AS k, s.ord AS first_ord, s.receipt_order AS first_order
+    SELECT s.k AS k, s.ord AS first_ord, s.receipt_order AS first_order, s.genesis AS genesis
     FROM scope_ranks s
     WHERE s.rank = 1
 ),
@@ -212,7 +215,7 @@ claim_base AS (
     SELECT n.ord AS ord,
         CASE
             WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN
-                CASE WHEN sf.first_order < n.receipt_order OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
+                CASE WHEN sf.genesis = 1 OR sf.first_order < n.receipt_order OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
             WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
             WHEN hn.k IS NOT NULL AND ho.k IS NULL AND (f.k IS NULL OR hn.first_order <= f.first_order) THEN 'fork_prior'
             WHEN f.k IS NOT NULL THEN 'fork'

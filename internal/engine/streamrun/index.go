@@ -37,8 +37,8 @@ type index struct {
 	entries    *sorter // entryLen records, by (space, key, role, seq)
 	judgments  *sorter // judgmentLen records, by (seq, kind)
 	priorBatch int
-	// scopeFirst is the first receipt of each chain scope in the input,
-	// by Order (then record);
+	// scopeFirst is the first receipt of each chain scope in the input:
+	// a genesis, else by Order (then record);
 	// scopeGiven, the chain scopes of the given predecessors, which count
 	// as earlier than the input.
 	scopeFirst map[key128]scopeStart
@@ -149,13 +149,26 @@ type scopeStart struct {
 	order     Order
 	issued    int64
 	hasIssued bool
+	genesis   bool // it names no predecessor: the chain begins in the input
 }
 
 // before says whether the scope's first receipt stands before the receipt
-// (record seq, order o): a link from that receipt to a predecessor nobody
-// holds is then a gap in the chain, not its start before the input.
+// (record seq, order o), which names a predecessor: a link from it to a
+// predecessor nobody holds is then a gap in the chain, not its start
+// before the input. A genesis stands before every receipt of its chain,
+// whatever their issue times (receipts of one second order by line hash).
 func (s scopeStart) before(seq uint64, o Order) bool {
-	return s.order.Before(o) || s.order == o && s.seq < seq
+	return s.genesis || s.order.Before(o) || s.order == o && s.seq < seq
+}
+
+// precedes says whether s rather than t is its scope's first receipt: a
+// genesis before a receipt that names a predecessor, then by Order, then
+// record.
+func (s scopeStart) precedes(t scopeStart) bool {
+	if s.genesis != t.genesis {
+		return s.genesis
+	}
+	return s.order.Before(t.order) || s.order == t.order && s.seq < t.seq
 }
 
 func trunc(h *[32]byte) key128 { return key128(h[:16]) }
@@ -225,8 +238,9 @@ func (x *index) add(seq uint64, e IndexEntry) error {
 		return nil
 	}
 	if e.HasHash || e.HasLink {
-		if first, ok := x.scopeFirst[scope]; !ok || !first.before(seq, e.Order()) {
-			x.scopeFirst[scope] = scopeStart{seq, e.Order(), e.Issued, e.HasIssued}
+		start := scopeStart{seq, e.Order(), e.Issued, e.HasIssued, !e.HasLink}
+		if first, ok := x.scopeFirst[scope]; !ok || start.precedes(first) {
+			x.scopeFirst[scope] = start
 		}
 	}
 	if e.HasLink {
