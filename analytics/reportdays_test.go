@@ -8,6 +8,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/analytics/table"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/queries"
 )
 
 // TestSharedFindingsAgree: the reports of every day of a corpus with
@@ -17,7 +18,7 @@ import (
 func TestSharedFindingsAgree(t *testing.T) {
 	_, db, days := reportCorpus(t)
 	ctx := context.Background()
-	shared, err := shareFindings(ctx, db.SQL(), days)
+	shared, err := shareFindings(ctx, db.SQL(), days, queries.GapSettings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestSharedFindingsAgree(t *testing.T) {
 			}
 		}
 	}
-	if s, err := shareFindings(ctx, db.SQL(), days[1:]); err != nil || s != nil {
+	if s, err := shareFindings(ctx, db.SQL(), days[1:], queries.GapSettings{}); err != nil || s != nil {
 		t.Errorf("ShareFindings over some of the days = %v, %v; want nil: each day runs its own queries", s, err)
 	}
 }
@@ -73,7 +74,7 @@ func TestSharedDayRows(t *testing.T) {
 	if len(days) <= chartDays {
 		t.Fatalf("%d days, want more than %d", len(days), chartDays)
 	}
-	shared, err := shareFindings(ctx, db.SQL(), days)
+	shared, err := shareFindings(ctx, db.SQL(), days, queries.GapSettings{})
 	if err != nil || shared == nil {
 		t.Fatalf("ShareFindings: %v, %v", shared, err)
 	}
