@@ -106,12 +106,12 @@ func readWorst(r *ReportSummary) ([]indexRow, error) {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 64<<20)
 		for sc.Scan() {
-			var row map[string]any
-			if json.Unmarshal(sc.Bytes(), &row) != nil || row["suppressed"] == true {
+			var row indexFields
+			if json.Unmarshal(sc.Bytes(), &row) != nil || row.suppressed() {
 				continue
 			}
 			g := func(k string) string {
-				switch v := row[k].(type) {
+				switch v := row.get(k).(type) {
 				case nil:
 					return ""
 				case string:
@@ -153,6 +153,53 @@ func readWorst(r *ReportSummary) ([]indexRow, error) {
 	}
 	return out, nil
 }
+
+// indexFields are the fields of a finding row readWorst reads, each as
+// it is in the row: only these are decoded.
+type indexFields struct {
+	Severity   json.RawMessage `json:"severity"`
+	Suppressed json.RawMessage `json:"suppressed"`
+	Kind       json.RawMessage `json:"kind"`
+	Verdict    json.RawMessage `json:"verdict"`
+	Reasons    json.RawMessage `json:"reasons"`
+	Error      json.RawMessage `json:"error"`
+	ToolName   json.RawMessage `json:"tool_name"`
+	Line       json.RawMessage `json:"line"`
+	Source     json.RawMessage `json:"source"`
+}
+
+// get is the field k decoded as into an any: nil when absent.
+func (f *indexFields) get(k string) any {
+	var raw json.RawMessage
+	switch k {
+	case "severity":
+		raw = f.Severity
+	case "suppressed":
+		raw = f.Suppressed
+	case "kind":
+		raw = f.Kind
+	case "verdict":
+		raw = f.Verdict
+	case "reasons":
+		raw = f.Reasons
+	case "error":
+		raw = f.Error
+	case "tool_name":
+		raw = f.ToolName
+	case "line":
+		raw = f.Line
+	case "source":
+		raw = f.Source
+	}
+	var v any
+	if raw != nil && json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	return v
+}
+
+// suppressed says whether a baseline entry suppresses the row.
+func (f *indexFields) suppressed() bool { return f.get("suppressed") == true }
 
 // concatDays writes path as the days' file name, one after the other; a
 // CSV keeps the first header only.

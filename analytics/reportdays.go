@@ -13,9 +13,15 @@ import (
 // byDay are the finding queries whose rows each carry their UTC day and
 // come ordered by it first. Most of their cost is aggregates over the whole
 // receipts table (the history a replay or a first-seen pair is judged
-// against), the same for one day as for all, so a report of many days runs
-// each of them once and reads its rows day by day (SharedFindings).
-var byDay = []string{"collisions", "drift", "replays", "failures"}
+// against, every chain's receipts for completeness), the same for one day
+// as for all, so a report of many days runs each of them once and reads
+// its rows day by day (SharedFindings).
+var byDay = []string{"collisions", "drift", "replays", "failures", "completeness"}
+
+// byHeldDay are the byDay queries whose NULL day judges only the days
+// that hold receipts: gaps judges a day nothing arrived on only when it
+// is named. They are shared only when every day reported holds receipts.
+var byHeldDay = []string{"gaps"}
 
 // SharedFindings are the byDay finding queries of a report of several
 // days, each run once with the NULL day and read one day at a time, in
@@ -57,15 +63,17 @@ type dayCursor struct {
 
 // ShareFindings runs the byDay queries once for days, when they are every
 // day the database holds receipts on: the NULL day's rows are then exactly
-// theirs. Otherwise (a report of some days of a longer history) it returns
-// nil, and each day runs its own queries, which read only that day's rows
-// besides the aggregates. Days must then be reported in ascending order.
-func (db *DB) ShareFindings(ctx context.Context, days []string) (*SharedFindings, error) {
-	return shareFindings(ctx, db.sql, days)
+// theirs (and the byHeldDay queries too, with gaps, the thresholds of the
+// reports, when days holds no other day). Otherwise (a report of some days
+// of a longer history) it returns nil, and each day runs its own queries,
+// which read only that day's rows besides the aggregates. Days must then
+// be reported in ascending order.
+func (db *DB) ShareFindings(ctx context.Context, days []string, gaps queries.GapSettings) (*SharedFindings, error) {
+	return shareFindings(ctx, db.sql, days, gaps)
 }
 
 // shareFindings is DB.ShareFindings on any querier.
-func shareFindings(ctx context.Context, q querier, days []string) (*SharedFindings, error) {
+func shareFindings(ctx context.Context, q querier, days []string, gaps queries.GapSettings) (*SharedFindings, error) {
 	if len(days) < 2 || !slices.IsSorted(days) {
 		return nil, nil
 	}
@@ -78,17 +86,21 @@ func shareFindings(ctx context.Context, q querier, days []string) (*SharedFindin
 			return nil, nil
 		}
 	}
+	names := byDay
+	if len(all.Rows) == len(slices.Compact(slices.Clone(days))) {
+		names = slices.Concat(byDay, byHeldDay)
+	}
 	s := &SharedFindings{cursors: map[string]*dayCursor{}, whole: map[string]*table.Table{"days": all}}
 	if s.whole["tool_days"], err = runQuery(ctx, q, "tool_days", ""); err != nil {
 		return nil, err
 	}
-	for _, name := range byDay {
+	for _, name := range names {
 		query, err := queries.Lookup(name)
 		if err != nil {
 			s.Close()
 			return nil, err
 		}
-		rows, err := q.QueryContext(ctx, query.Text, nil)
+		rows, err := q.QueryContext(ctx, gaps.Apply(name, query.Text), nil)
 		if err != nil {
 			s.Close()
 			return nil, &dberr.IOError{Op: "query " + name, Err: err}

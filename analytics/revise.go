@@ -29,9 +29,13 @@ type RevisedDay struct {
 // the loaded ones were judged against it. A receipt stored before that is
 // not the original, nor the original delivered again (its chain hash),
 // and not yet a replay is one now: FAIL nonce_replay. Then the loaded
-// files in any order, in one load or many, store the same verdicts.
+// files in any order, in one load or many, store the same verdicts. Only
+// a nonce a receipt stored before shares (mine) can revise one, so only
+// those are ranked: a load of new nonces costs two scans of one column.
 const reviseNonces = `WITH mine AS (
-    SELECT DISTINCT nonce_key FROM receipts WHERE file_sha256 IN (%s) AND nonce_key IS NOT NULL
+    SELECT nonce_key FROM receipts WHERE file_sha256 IN (%s) AND nonce_key IS NOT NULL
+    INTERSECT
+    SELECT nonce_key FROM receipts WHERE file_sha256 NOT IN (%[1]s) AND nonce_key IS NOT NULL
 ),
 uses AS (
     SELECT r.file_sha256, r.source, r.line, r.day, r.verdict, r.reasons, r.chain_hash, r.nonce_key,
@@ -58,13 +62,19 @@ ORDER BY u.day, u.file_sha256, u.line`
 // is stored in its own chain (else it is absent, outside or a break, as
 // in one load) and whose link was judged no fault is a fork now: FAIL
 // chain_fork. It runs after the files' relink, which judges the stored
-// receipts that named their predecessor as absent.
-const reviseForks = `WITH mine AS (
-    SELECT lower(previous_hash) AS k FROM receipts
-    WHERE file_sha256 IN (%s) AND previous_hash IS NOT NULL AND claim IS NOT TRUE
+// receipts that named their predecessor as absent. Only a predecessor a
+// receipt stored before names (stored) can have such a namer, so only
+// those are ranked, and only their copies the load brought.
+const reviseForks = `WITH stored AS (
+    SELECT DISTINCT lower(previous_hash) AS k FROM receipts
+    WHERE file_sha256 NOT IN (%s) AND previous_hash IS NOT NULL AND claim IS NOT TRUE
+),
+mine AS (
+    SELECT lower(r.previous_hash) AS k FROM receipts r JOIN stored s ON s.k = lower(r.previous_hash)
+    WHERE r.file_sha256 IN (%[1]s) AND r.claim IS NOT TRUE
     UNION
-    SELECT chain_hash AS k FROM receipts
-    WHERE file_sha256 IN (%[1]s) AND chain_hash IS NOT NULL AND chain_hash <> ''
+    SELECT r.chain_hash AS k FROM receipts r JOIN stored s ON s.k = r.chain_hash
+    WHERE r.file_sha256 IN (%[1]s) AND r.chain_hash <> ''
 ),
 namers AS (
     SELECT r.file_sha256, r.source, r.line, r.day, r.verdict, r.reasons, r.chain_hash, r.chain_scope, m.k,
@@ -79,7 +89,7 @@ namers AS (
 brought AS (
     SELECT chain_hash AS k, file_sha256, source, line,
            ROW_NUMBER() OVER (PARTITION BY chain_hash ORDER BY file_sha256, line) AS n
-    FROM receipts WHERE file_sha256 IN (%[1]s) AND chain_hash IS NOT NULL
+    FROM receipts WHERE file_sha256 IN (%[1]s) AND chain_hash IN (SELECT k FROM mine)
 )
 SELECT u.file_sha256, u.source, u.line, u.day, u.verdict, u.reasons, o.file_sha256, o.source, o.line,
        u.no_raw, u.byte_offset, u.byte_length, u.line_sha256,

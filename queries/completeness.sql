@@ -75,6 +75,9 @@ r AS (
            heartbeat_seconds, lifecycle_head, issued_at, day, file_sha256, line, recorder_entry
     FROM receipts
     WHERE chain_scope IS NOT NULL AND step IS NOT NULL AND COALESCE(claim, FALSE) = FALSE
+      -- Without a single lifecycle record or checkpoint every chain is
+      -- unknown: the engine then judges none (one scan of one column).
+      AND EXISTS (SELECT 1 FROM receipts e WHERE e.lifecycle IS NOT NULL)
 ),
 chain_rows AS (SELECT * FROM r WHERE lifecycle IS NULL OR lifecycle <> 'checkpoint'),
 steps AS (SELECT chain_scope, step FROM chain_rows GROUP BY chain_scope, step),

@@ -123,7 +123,7 @@ func auditAction(ctx *cli.Context) error {
 		bar.setPhase(fmt.Sprintf("finding queries over %d days", len(days)))
 	}
 	phase(bg, "queries")
-	if opts.Shared, err = db.ShareFindings(bg, days); err != nil {
+	if opts.Shared, err = db.ShareFindings(bg, days, opts.Gaps); err != nil {
 		return outputErr(err)
 	}
 	defer opts.Shared.Close()
