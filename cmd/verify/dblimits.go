@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/shard"
 	"github.com/urfave/cli/v2"
 )
 
@@ -95,4 +96,25 @@ func removeUnfinishedDB(db *analytics.DB, path string, created bool, err error) 
 	}
 	os.Remove(path)
 	os.Remove(path + ".wal")
+}
+
+// judgmentsLimitFlags bound the private DuckDB that runs a sharded run's
+// judgments (verify judge, verify finalize): dbLimitFlags without a
+// default memory limit (DuckDB's own, 80% of the RAM, unless given), and
+// where it spills.
+func judgmentsLimitFlags() []cli.Flag {
+	flags := dbLimitFlags()
+	flags[0] = &cli.StringFlag{Name: "memory-limit",
+		Usage: "DuckDB's memory `SIZE` for the judgments (as 512MB or 2GiB; DuckDB's default, 80% of the RAM, if not given): past it, its joins, aggregates and sorts spill to --temp-dir"}
+	return append(flags, &cli.StringFlag{Name: "temp-dir",
+		Usage: "the `DIR` DuckDB spills the judgments to past --memory-limit (a directory of its own under $TMPDIR, removed afterwards, if not given)"})
+}
+
+// judgmentsEngine reads judgmentsLimitFlags.
+func judgmentsEngine(ctx *cli.Context) (shard.Engine, error) {
+	l := analytics.Limits{Memory: ctx.String("memory-limit"), Threads: ctx.Int("db-threads")}
+	if err := l.Check(); err != nil {
+		return shard.Engine{}, usagef(ctx, "%v", err)
+	}
+	return shard.Engine{Limits: l, TempDir: ctx.String("temp-dir")}, nil
 }

@@ -39,7 +39,7 @@ func newFinalizeCommand() *cli.Command {
 			"the plan or the manifests (a foreign, duplicated or extra shard, other trust material, a\n" +
 			"part's digest or counts, judgments missing, repeated or of no record), 66 the plan, a shard,\n" +
 			"a part or the judgments cannot be read.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			formatFlag("text", "jsonl"),
 			&cli.StringFlag{Name: "plan", Usage: "the run plan `FILE` the map steps read (verify plan); required"},
 			&cli.StringFlag{Name: "judgments", Usage: "the rows of queries/shard/judgments.sql as Parquet `FILE` (or glob), run by another engine over the same DIRs"},
@@ -49,7 +49,7 @@ func newFinalizeCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its receipts count as loaded before"},
 			&cli.StringFlag{Name: "history-keys", Usage: "the compact history `DIR` (--append-history, queries/shard/history_append.sql): its runs' receipts count as loaded before"},
 			&cli.StringFlag{Name: "append-history", Usage: "once the verdicts are written, append the run's keys to the compact history `DIR` (as DIR/RUN-ID, on DuckDB)"},
-		},
+		}, judgmentsLimitFlags()...),
 		Action: finalizeAction,
 	}
 }
@@ -69,8 +69,12 @@ func finalizeAction(ctx *cli.Context) error {
 	if ctx.IsSet("judgments") && (ctx.IsSet("history") || ctx.IsSet("history-keys")) {
 		return usagef(ctx, "--history and --history-keys do not go with --judgments: the engine that ran the judgments reads the history")
 	}
+	engine, err := judgmentsEngine(ctx)
+	if err != nil {
+		return err
+	}
 	if ctx.IsSet("shard") || ctx.IsSet("emit") {
-		return finalizeShardAction(ctx, output)
+		return finalizeShardAction(ctx, output, engine)
 	}
 	if ctx.Bool("receipts") {
 		return usagef(ctx, "--receipts goes with --shard N --emit DIR: the report's tables are written with a folded shard")
@@ -85,6 +89,7 @@ func finalizeAction(ctx *cli.Context) error {
 	if err != nil {
 		return finalizeError(sigCtx.Err(), err)
 	}
+	run.WithLimits(engine)
 	if err := withHistoryKeys(ctx, run); err != nil {
 		return finalizeError(sigCtx.Err(), err)
 	}
@@ -142,7 +147,7 @@ func withHistoryKeys(ctx *cli.Context, run *shard.Run) error {
 // finalizeShardAction is `verify finalize --shard N --emit DIR`: shard N
 // folded alone with the judgments of another engine, its results and
 // summary published in DIR for verify summarize.
-func finalizeShardAction(ctx *cli.Context, output string) error {
+func finalizeShardAction(ctx *cli.Context, output string, engine shard.Engine) error {
 	stderr := ctx.App.ErrWriter
 	switch {
 	case !ctx.IsSet("shard"):
@@ -171,6 +176,7 @@ func finalizeShardAction(ctx *cli.Context, output string) error {
 	if err != nil {
 		return finalizeError(sigCtx.Err(), err)
 	}
+	run.WithLimits(engine)
 	w, err := shard.CreateFold(dir, plan, n, output)
 	if done, err := attemptCreated(err, stderr, fmt.Sprintf("finalize: shard %d of run %s is already folded in %s", n, plan.ID, dir), dir); done || err != nil {
 		return err
@@ -222,6 +228,8 @@ func finalizeError(interrupted error, err error) error {
 	switch {
 	case interrupted != nil:
 		return &interruptedError{errors.New("finalize: interrupted; the output stops short and no summary was written")}
+	case shard.OutOfMemory(err):
+		return &ioError{fmt.Errorf("DuckDB ran out of memory within --memory-limit (raise it, or give --temp-dir room to spill): %w", err)}
 	case errors.As(err, &se):
 		return err
 	}

@@ -26,17 +26,19 @@ func newJudgeCommand() *cli.Command {
 			"With --append-history DIR, queries/shard/history_append.sql: the run's keys appended to the\n" +
 			"compact history as DIR/RUN-ID, once the run's verdicts are out (verify summarize exited 0, 1\n" +
 			"or 2); a run appended already is left as it is.\n\n" +
+			"--memory-limit bounds DuckDB's buffers; past it the joins, aggregates and sorts spill to\n" +
+			"--temp-dir (docs/scale-out.md, Sizing).\n\n" +
 			"Exit codes: 0 written, 64 usage, 65 a directory or part does not match the plan or its\n" +
 			"manifest, or OUT holds something else, 66 the plan, a shard or a part cannot be read, 74 a\n" +
-			"file cannot be written.",
-		Flags: []cli.Flag{
+			"file cannot be written or DuckDB ran out of memory within --memory-limit.",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "plan", Usage: "the run plan `FILE` the map steps read (verify plan); required"},
 			&cli.StringFlag{Name: "emit", Usage: "publish the judgments in `DIR`, one shard-N.parquet a shard"},
 			&cli.StringFlag{Name: "fold", Usage: "with --emit, publish the verdicts of queries/shard/fold.sql in `DIR`, one shard-N.parquet a shard"},
 			&cli.StringSliceFlag{Name: "history", Usage: "the map directory `DIR` of an earlier run (repeatable): its receipts count as loaded before"},
 			&cli.StringFlag{Name: "history-keys", Usage: "the compact history `DIR`: its runs' receipts count as loaded before"},
 			&cli.StringFlag{Name: "append-history", Usage: "append the run's keys to the compact history `DIR` (as DIR/RUN-ID) instead of judging"},
-		},
+		}, judgmentsLimitFlags()...),
 		Action: judgeAction,
 	}
 }
@@ -56,6 +58,10 @@ func judgeAction(ctx *cli.Context) error {
 	case appendTo != "" && (ctx.IsSet("history") || ctx.IsSet("history-keys")):
 		return usagef(ctx, "--history and --history-keys do not go with --append-history: the append reads the history it appends to")
 	}
+	engine, err := judgmentsEngine(ctx)
+	if err != nil {
+		return err
+	}
 	sigCtx := runContext(ctx)
 	phase(sigCtx, "judge")
 	plan, err := shard.ReadPlan(ctx.String("plan"))
@@ -66,6 +72,7 @@ func judgeAction(ctx *cli.Context) error {
 	if err != nil {
 		return finalizeError(sigCtx.Err(), err)
 	}
+	run.WithLimits(engine)
 	if appendTo != "" {
 		appended, err := shard.AppendHistory(sigCtx, run, appendTo)
 		if err != nil {

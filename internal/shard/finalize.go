@@ -34,7 +34,7 @@ func Finalize(ctx context.Context, run *Run, opts FinalizeOptions, emit func(*ve
 	for i, s := range run.shards {
 		sums[i] = s.m.Summary
 	}
-	conn, done, err := judgmentsConn(ctx, run.Parts(), run.HistoryParts())
+	conn, done, err := judgmentsConn(ctx, run.engine, run.Parts(), run.HistoryParts())
 	if err != nil {
 		return streamrun.Summary{}, err
 	}
@@ -81,7 +81,7 @@ func FinalizeShard(ctx context.Context, run *Run, n int64, judgments string, emi
 	for _, p := range s.m.Parts {
 		parts = append(parts, filepath.Join(s.dir, p.Name))
 	}
-	conn, done, err := judgmentsConn(ctx, absAll(parts), History{})
+	conn, done, err := judgmentsConn(ctx, run.engine, absAll(parts), History{})
 	if err != nil {
 		return streamrun.Summary{}, err
 	}
@@ -130,19 +130,31 @@ func (r *Run) recordOf() func(int64) (uint64, error) {
 }
 
 // judgmentsConn opens a private DuckDB with shard_records over parts and
-// history_keys over history.
-func judgmentsConn(ctx context.Context, parts []string, history History) (*sql.Conn, func(), error) {
+// history_keys over history, bounded by the run's engine limits
+// (WithLimits): past its memory limit, the judgments' joins, aggregates
+// and sorts spill to its temporary directory. A DuckDB that runs out of
+// memory all the same fails with its error (OutOfMemory).
+func judgmentsConn(ctx context.Context, e Engine, parts []string, history History) (*sql.Conn, func(), error) {
+	if err := e.Limits.Check(); err != nil {
+		return nil, nil, err
+	}
+	tmp, removeTmp, err := e.tempDir()
+	if err != nil {
+		return nil, nil, err
+	}
 	db, err := openDuckDB()
 	if err != nil {
+		removeTmp()
 		return nil, nil, err
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		db.Close()
+		removeTmp()
 		return nil, nil, err
 	}
-	done := func() { conn.Close(); db.Close() }
-	for _, stmt := range duckDBViews(parts, history) {
+	done := func() { conn.Close(); db.Close(); removeTmp() }
+	for _, stmt := range append(e.settings(tmp), duckDBViews(parts, history)...) {
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
 			done()
 			return nil, nil, fmt.Errorf("finalize: %w", err)

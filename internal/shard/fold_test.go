@@ -83,7 +83,7 @@ func TestFoldRowGroups(t *testing.T) {
 		t.Fatalf("%d parts, want many", n)
 	}
 	groups, err := func() ([]ordRange, error) {
-		conn, done, err := judgmentsConn(ctx, run.Parts(), History{})
+		conn, done, err := judgmentsConn(ctx, run.engine, run.Parts(), History{})
 		if err != nil {
 			return nil, err
 		}

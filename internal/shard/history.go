@@ -113,7 +113,7 @@ func HistorySuperseded(ctx context.Context, run *Run) (int64, error) {
 	if len(h.Records)+len(h.Keys) == 0 && h.Rocks == "" {
 		return 0, nil
 	}
-	conn, done, err := judgmentsConn(ctx, run.Parts(), h)
+	conn, done, err := judgmentsConn(ctx, run.engine, run.Parts(), h)
 	if err != nil {
 		return 0, err
 	}
@@ -162,7 +162,7 @@ func AppendHistory(ctx context.Context, run *Run, dir string) (appended bool, er
 	}
 	// Keys are left out when dir holds them, not when another history
 	// the run was judged with does: dir must hold them for the next runs.
-	conn, done, err := judgmentsConn(ctx, run.Parts(), History{Keys: keys})
+	conn, done, err := judgmentsConn(ctx, run.engine, run.Parts(), History{Keys: keys})
 	if err != nil {
 		return false, err
 	}

@@ -52,7 +52,7 @@ func WriteJudgments(ctx context.Context, run *Run, dir, verdicts string) error {
 			return err
 		}
 	}
-	conn, done, err := judgmentsConn(ctx, run.Parts(), run.HistoryParts())
+	conn, done, err := judgmentsConn(ctx, run.engine, run.Parts(), run.HistoryParts())
 	if err != nil {
 		return err
 	}

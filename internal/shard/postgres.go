@@ -27,7 +27,7 @@ var postgresHexFunctions = []string{
 // made again (dropped first) in one transaction, then analyzed: run the
 // script, then the SQL as it is (psql -f views.sql -f judgments.sql).
 func WritePostgres(ctx context.Context, run *Run, w io.Writer) error {
-	conn, done, err := judgmentsConn(ctx, run.Parts(), run.HistoryParts())
+	conn, done, err := judgmentsConn(ctx, run.engine, run.Parts(), run.HistoryParts())
 	if err != nil {
 		return err
 	}

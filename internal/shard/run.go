@@ -25,6 +25,8 @@ type Run struct {
 	// only is the shard whose parts OpenShard checked, or -1: Open
 	// checked every part.
 	only int64
+	// engine bounds the DuckDB of the judgments (WithLimits).
+	engine Engine
 }
 
 // shardDir is one map task's directory and its manifest.
