@@ -33,7 +33,8 @@
 // others its replays), naming one predecessor (the one that links, the
 // others its forks), sharing a chain hash (the first delivery) or
 // belonging to one chain (its first in the input, the only one whose
-// missing predecessor is no gap), is decided by what the receipts carry,
-// never by the order the files are read in: the earliest issue time (a
-// receipt without one last), then the least SHA-256 of the line.
+// missing predecessor is no gap: its genesis when the input holds one),
+// is decided by what the receipts carry, never by the order the files are
+// read in: the earliest issue time (a receipt without one last), then the
+// least SHA-256 of the line.
 package stream
