@@ -95,12 +95,67 @@ func TestChainGapInEveryArgOrder(t *testing.T) {
 	}
 }
 
+// TestGenesisFirstInEveryArgOrder: a chain whose genesis is in the input
+// began there, so a receipt of it naming a predecessor the input lacks
+// is a gap, even when it was issued in the genesis's second and its line
+// sorts first. agentreceipts' chain-tampered vector (four receipts of one
+// second; the second's signature broken, so the third's predecessor
+// counts as absent), its later half in a file read first or last, in one
+// run and sharded.
+func TestGenesisFirstInEveryArgOrder(t *testing.T) {
+	t.Parallel()
+	vec := "../../testdata/interop/agentreceipts-go/v0.2.0-chain-tampered/"
+	data, err := os.ReadFile(vec + "receipts.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d receipts, want 4", len(lines))
+	}
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "a-first.jsonl"), filepath.Join(dir, "b-second.jsonl")
+	writeFile(t, first, []byte(lines[0]+lines[1]))
+	writeFile(t, second, []byte(lines[2]+strings.TrimSuffix(lines[3], "\n")+"\n"))
+	trust := []string{"--keys", vec + "did_map.json", "--at", "2026-12-06T12:00:00Z"}
+	for i, order := range [][]string{{first, second}, {second, first}} {
+		_, stdout, stderr := runVerify(t, append(append([]string{"receipts", "--format", "jsonl"}, trust...), order...)...)
+		sharded, shardedErr := shardedJSONLWith(t, filepath.Join(dir, fmt.Sprint("run", i)), trust, order)
+		for _, run := range []struct{ name, stdout, stderr string }{{"receipts", stdout, stderr}, {"sharded", sharded, shardedErr}} {
+			var got []string
+			for _, l := range strings.Split(strings.TrimSpace(run.stdout), "\n") {
+				var r struct {
+					Source  string   `json:"source"`
+					Line    int      `json:"line"`
+					Verdict string   `json:"verdict"`
+					Reasons []string `json:"reasons"`
+				}
+				if err := json.Unmarshal([]byte(l), &r); err != nil {
+					t.Fatalf("%s %v: %v: %s", run.name, order, err, l)
+				}
+				got = append(got, fmt.Sprintf("%s:%d %s %v", filepath.Base(r.Source), r.Line, r.Verdict, r.Reasons))
+			}
+			slices.Sort(got)
+			want := "a-first.jsonl:1 PASS []\na-first.jsonl:2 FAIL [bad_signature]\nb-second.jsonl:1 FAIL [chain_absent]\nb-second.jsonl:2 PASS []"
+			if strings.Join(got, "\n") != want {
+				t.Errorf("%s %v:\n%s\nwant\n%s\nstderr: %s", run.name, order, strings.Join(got, "\n"), want, run.stderr)
+			}
+		}
+	}
+}
+
 // shardedJSONL is the JSON Lines of a sharded run over files, a shard a
 // file in the order given (plan, map steps, finalize in dir), and
 // finalize's stderr.
 func shardedJSONL(t *testing.T, dir string, files []string) (string, string) {
 	t.Helper()
-	code, plan, stderr := runVerify(t, append(append([]string{"plan"}, demoArgs...), files...)...)
+	return shardedJSONLWith(t, dir, demoArgs, files)
+}
+
+// shardedJSONLWith is shardedJSONL with the trust flags trust.
+func shardedJSONLWith(t *testing.T, dir string, trust, files []string) (string, string) {
+	t.Helper()
+	code, plan, stderr := runVerify(t, append(append([]string{"plan"}, trust...), files...)...)
 	if code != exitOK {
 		t.Fatalf("plan: exit %d\n%s", code, stderr)
 	}
