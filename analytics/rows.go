@@ -13,6 +13,7 @@ import (
 	"github.com/receiptverify/verify/internal/helpers/jsonenc"
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
 	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/reason"
 )
 
 // The values of receipts.tool_match, from the tool_fingerprint axis.
@@ -286,7 +287,7 @@ func appendRejectRow(b []byte, res *verify.Result, raw []byte) []byte {
 	b = strconv.AppendInt(b, int64(res.Line), 10)
 	msg := res.Error
 	if msg == "" {
-		msg = joinReasons(res.Reasons)
+		msg = reason.Join(res.Reasons)
 	}
 	b = append(b, `,"error":"`...)
 	b = jsonenc.AppendChars(b, strings.ToValidUTF8(msg, "\uFFFD"), false)
@@ -303,17 +304,6 @@ const rejectColumns = `{line: 'BIGINT', error: 'VARCHAR', raw: 'VARCHAR'}`
 
 // rejectInsert is receiptInsert's counterpart: $1 file_sha256, $2 source.
 const rejectInsert = `INSERT INTO rejects (file_sha256, source, line, error, raw) SELECT $1, $2, line, error, raw FROM `
-
-func joinReasons(rs []verify.Reason) string {
-	var b strings.Builder
-	for i, r := range rs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(string(r))
-	}
-	return b.String()
-}
 
 // appendString appends s as a JSON string.
 func appendString(b []byte, s string) []byte {

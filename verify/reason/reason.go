@@ -5,6 +5,8 @@
 // text is not an API, reasons are.
 package reason
 
+import "strings"
+
 // Reason is a stable, machine-readable cause.
 type Reason string
 
@@ -97,4 +99,17 @@ func All() []Reason {
 		DigestMismatch, ActionRefMismatch, FingerprintMismatch, ToolDrift, ToolUnknown, ToolAbsent, Expired, ClockSkew,
 		BadAnchor, BadInclusionProof, BadConsistencyProof, Uncheckable,
 	}
+}
+
+// Join writes reasons as one text, comma-separated: a reasons column of
+// CSV and SQL rows.
+func Join(reasons []Reason) string {
+	var b strings.Builder
+	for i, r := range reasons {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(string(r))
+	}
+	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/receiptverify/verify/verify"
+	"github.com/receiptverify/verify/verify/reason"
 )
 
 // FoldBase is what a record's final verdict takes from the checks that
@@ -46,7 +47,7 @@ func foldBaseOf(res *verify.Result, state []byte) FoldBase {
 			res = c
 		}
 	}
-	b := FoldBase{Verdict: string(res.Verdict), Reasons: joinReasons(res.Reasons)}
+	b := FoldBase{Verdict: string(res.Verdict), Reasons: reason.Join(res.Reasons)}
 	var fail, skip [3]strings.Builder
 	block := 0 // before the chain axis, then between chain and nonce, then after nonce
 	for _, name := range axisOrder {
@@ -71,15 +72,3 @@ func foldBaseOf(res *verify.Result, state []byte) FoldBase {
 
 // axisOrder is verify.AxisOrder, read once.
 var axisOrder = verify.AxisOrder()
-
-// joinReasons joins reasons with commas.
-func joinReasons(reasons []verify.Reason) string {
-	var b strings.Builder
-	for i, r := range reasons {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(string(r))
-	}
-	return b.String()
-}

@@ -105,7 +105,7 @@ func TestFoldBaseSQL(t *testing.T) {
 					t.Fatal(err)
 				}
 				ch, no := got.Axes.Of(verify.AxisChain), got.Axes.Of(verify.AxisNonce)
-				want = append(want, fmt.Sprintf("%s %q %q: %s [%s] chain %s %s, nonce %s %s", name, c, n, got.Verdict, joinReasons(got.Reasons), ch.Status, ch.Reason, no.Status, no.Reason))
+				want = append(want, fmt.Sprintf("%s %q %q: %s [%s] chain %s %s, nonce %s %s", name, c, n, got.Verdict, reason.Join(got.Reasons), ch.Status, ch.Reason, no.Status, no.Reason))
 			}
 		}
 	}
