@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/receiptverify/verify/analytics"
+	"github.com/receiptverify/verify/internal/helpers/sqltext"
 )
 
 // Engine bounds the private DuckDB that runs a run's judgments, fold and
@@ -41,10 +41,9 @@ func (e Engine) tempDir() (string, func(), error) {
 // settings are the statements that apply e to a new connection spilling
 // to tmp.
 func (e Engine) settings(tmp string) []string {
-	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-	out := []string{"SET temp_directory = " + quote(tmp)}
+	out := []string{"SET temp_directory = " + sqltext.String(tmp)}
 	if e.Limits.Memory != "" {
-		out = append(out, "SET memory_limit = "+quote(e.Limits.Memory))
+		out = append(out, "SET memory_limit = "+sqltext.String(e.Limits.Memory))
 	}
 	if e.Limits.Threads > 0 {
 		out = append(out, fmt.Sprintf("SET threads = %d", e.Limits.Threads))
