@@ -107,40 +107,22 @@ func readWorst(r *ReportSummary) ([]indexRow, error) {
 		sc.Buffer(nil, 64<<20)
 		for sc.Scan() {
 			var row indexFields
-			if json.Unmarshal(sc.Bytes(), &row) != nil || row.suppressed() {
+			if json.Unmarshal(sc.Bytes(), &row) != nil || row.Suppressed == true {
 				continue
 			}
-			g := func(k string) string {
-				switch v := row.get(k).(type) {
-				case nil:
-					return ""
-				case string:
-					return v
-				case float64:
-					return fmt.Sprint(int64(v))
-				case []any:
-					var s []string
-					for _, x := range v {
-						s = append(s, fmt.Sprint(x))
-					}
-					return strings.Join(s, ",")
-				default:
-					return fmt.Sprint(v)
-				}
-			}
-			sev, _ := severity.Parse(g("severity"))
-			what := g("kind")
+			sev, _ := severity.Parse(fieldText(row.Severity))
+			what := fieldText(row.Kind)
 			switch name {
 			case "failures":
-				what = g("verdict") + " " + g("reasons")
+				what = fieldText(row.Verdict) + " " + fieldText(row.Reasons)
 			case "rejects":
-				what = g("error")
+				what = fieldText(row.Error)
 			case "collisions":
-				what = "collision of " + g("tool_name")
+				what = "collision of " + fieldText(row.ToolName)
 			}
 			ir := indexRow{sev: sev, day: r.Day, finding: name, what: what}
-			if g("line") != "" {
-				ir.where = cellPath(g("source")) + ":" + g("line")
+			if line := fieldText(row.Line); line != "" {
+				ir.where = cellPath(fieldText(row.Source)) + ":" + line
 			}
 			out = append(out, ir)
 		}
@@ -154,52 +136,40 @@ func readWorst(r *ReportSummary) ([]indexRow, error) {
 	return out, nil
 }
 
-// indexFields are the fields of a finding row readWorst reads, each as
-// it is in the row: only these are decoded.
+// indexFields are the fields of a finding row readWorst reads: only
+// these are decoded, not the row's others (its receipt, its axes).
 type indexFields struct {
-	Severity   json.RawMessage `json:"severity"`
-	Suppressed json.RawMessage `json:"suppressed"`
-	Kind       json.RawMessage `json:"kind"`
-	Verdict    json.RawMessage `json:"verdict"`
-	Reasons    json.RawMessage `json:"reasons"`
-	Error      json.RawMessage `json:"error"`
-	ToolName   json.RawMessage `json:"tool_name"`
-	Line       json.RawMessage `json:"line"`
-	Source     json.RawMessage `json:"source"`
+	Severity   any `json:"severity"`
+	Suppressed any `json:"suppressed"`
+	Kind       any `json:"kind"`
+	Verdict    any `json:"verdict"`
+	Reasons    any `json:"reasons"`
+	Error      any `json:"error"`
+	ToolName   any `json:"tool_name"`
+	Line       any `json:"line"`
+	Source     any `json:"source"`
 }
 
-// get is the field k decoded as into an any: nil when absent.
-func (f *indexFields) get(k string) any {
-	var raw json.RawMessage
-	switch k {
-	case "severity":
-		raw = f.Severity
-	case "suppressed":
-		raw = f.Suppressed
-	case "kind":
-		raw = f.Kind
-	case "verdict":
-		raw = f.Verdict
-	case "reasons":
-		raw = f.Reasons
-	case "error":
-		raw = f.Error
-	case "tool_name":
-		raw = f.ToolName
-	case "line":
-		raw = f.Line
-	case "source":
-		raw = f.Source
+// fieldText is a field of a finding row as the index shows it: a number
+// as an integer, a list joined with commas, "" when absent.
+func fieldText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case float64:
+		return fmt.Sprint(int64(v))
+	case []any:
+		var s []string
+		for _, x := range v {
+			s = append(s, fmt.Sprint(x))
+		}
+		return strings.Join(s, ",")
+	default:
+		return fmt.Sprint(v)
 	}
-	var v any
-	if raw != nil && json.Unmarshal(raw, &v) != nil {
-		return nil
-	}
-	return v
 }
-
-// suppressed says whether a baseline entry suppresses the row.
-func (f *indexFields) suppressed() bool { return f.get("suppressed") == true }
 
 // concatDays writes path as the days' file name, one after the other; a
 // CSV keeps the first header only.
