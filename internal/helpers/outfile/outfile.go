@@ -10,6 +10,13 @@
 // in place, from a temporary copy made elsewhere, once the content is
 // whole. So a reader never sees half of a run's output in a regular file,
 // and a failed run (Abort) leaves the file as it was.
+//
+// github.com/google/renameio/v2 does the first case alone (a temporary
+// file beside the target, renamed over it). It is not used: v2.0.2 calls
+// os.Root's methods, which the Go vulnerability database flags for Go
+// before 1.26.9 (GO-2026-6604), so govulncheck in .ci/lint fails on the
+// Go this module names. Once go.mod names Go 1.26.9 or later, the replace
+// case can move to renameio's PendingFile and this package keep the rest.
 package outfile
 
 import (
