@@ -179,6 +179,7 @@ func partsAction(ctx *cli.Context) error {
 		}
 	} else {
 		stmts, _ = shard.Views(engine, parts, history)
+		stmts = append(stmts, run.FoldShards(engine)...)
 		for i := range stmts {
 			stmts[i] += ";"
 		}

@@ -65,6 +65,11 @@ func WriteJudgments(ctx context.Context, run *Run, dir, verdicts string) error {
 		return err
 	}
 	if verdicts != "" {
+		for _, stmt := range run.FoldShards("duckdb") {
+			if _, err := conn.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("queries/shard/fold.sql: fold_shards: %w", err)
+			}
+		}
 		if _, err := conn.ExecContext(ctx, "CREATE TEMP TABLE verdicts AS "+queries.Fold()); err != nil {
 			return fmt.Errorf("queries/shard/fold.sql: %w", err)
 		}
