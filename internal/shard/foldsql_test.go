@@ -171,9 +171,13 @@ func TestFoldSQL(t *testing.T) {
 	if whole.String() != want.String() {
 		t.Errorf("fold.sql differs from one run:\n%s", lineDiff(want.String(), whole.String()))
 	}
-	// The summary, shard by shard and whole.
+	// The summary, shard by shard and whole, and as verify judge --fold
+	// reads it.
 	if got, want := sqlSummary(t, run, verdicts), shardSums.String()+summaryRows(-1, runSum); got != want {
 		t.Errorf("fold_summary.sql differs from the Go fold's summaries:\n%s", lineDiff(want, got))
+	}
+	if sum, err := FoldSummary(ctx, run, verdicts); err != nil || summaryRows(-1, sum) != summaryRows(-1, runSum) {
+		t.Errorf("FoldSummary: %v\n%s", err, lineDiff(summaryRows(-1, runSum), summaryRows(-1, sum)))
 	}
 
 	// With history (an earlier run of the first input and of receipts
