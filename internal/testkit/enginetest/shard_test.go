@@ -36,7 +36,8 @@ func TestEnginesSharded(t *testing.T) {
 	dir := t.TempDir()
 	lines, trust := generatedArchive(t, dir, 20261203)
 	// Four line-aligned parts; the last also repeats receipts of the
-	// first (a replay and a fork across shards), and blank and unreadable
+	// first (a replay and a fork across shards) and of the third (the
+	// same receipts delivered again), and blank and unreadable
 	// lines shift the record numbers the notes name. The later namers of
 	// the planted forks head the first part, read before their first
 	// namers: the receipts' order, not the shards', decides which links.
@@ -63,7 +64,9 @@ func TestEnginesSharded(t *testing.T) {
 		case 0:
 			body = strings.Join(head, "") + body
 		case 3:
-			body += strings.Join(lines[5:8], "")
+			// and a stretch of the third part delivered again: the
+			// same signed bytes, not replays.
+			body += strings.Join(lines[5:8], "") + strings.Join(lines[2*q+10:2*q+14], "")
 		}
 		if i == 1 {
 			body = "\n" + body + "not json\n   \n" + `{"unknown":"shape"}` + "\n"
@@ -220,8 +223,35 @@ func TestEnginesSharded(t *testing.T) {
 	})
 	// The fold in the engine: verify judge --fold on DuckDB, and
 	// judgments.sql then fold.sql on chDB, give every record the
-	// verdict, reasons and chain and nonce axes of verify receipts, shard
-	// by shard and whole.
+	// verdict, reasons and chain and nonce axes with their notes of
+	// verify receipts, shard by shard and whole; fold_summary.sql over
+	// them gives each shard's summary as the Go fold of the shard alone
+	// (verify finalize --shard N, its fold.json) and the run's as verify
+	// receipts.
+	var shardSums []string
+	goShardSums := func(t *testing.T) []string {
+		t.Helper()
+		if shardSums != nil {
+			return shardSums
+		}
+		out := t.TempDir()
+		judgments := filepath.Join(out, "judgments")
+		if r := runVerify(t, bin, append([]string{"judge", "--plan", plan, "--emit", judgments}, reversed...)...); r.code != 0 {
+			t.Fatalf("verify judge: exit %d\n%s", r.code, r.stderr)
+		}
+		var sums []string
+		for i := range shards {
+			dir := filepath.Join(out, fmt.Sprintf("fold-%d", i))
+			r := runVerify(t, bin, append([]string{"finalize", "--plan", plan, "--format", "jsonl", "--judgments", filepath.Join(judgments, fmt.Sprintf("shard-%d.parquet", i)),
+				"--shard", fmt.Sprint(i), "--emit", dir}, reversed...)...)
+			if r.code != 0 {
+				t.Fatalf("finalize --shard %d: exit %d\n%s", i, r.code, r.stderr)
+			}
+			sums = append(sums, foldJSONSummary(t, i, filepath.Join(dir, "fold.json")))
+		}
+		shardSums = sums
+		return sums
+	}
 	t.Run("duckdb/fold-sql", func(t *testing.T) {
 		out := t.TempDir()
 		verdicts := filepath.Join(out, "verdicts")
@@ -230,14 +260,19 @@ func TestEnginesSharded(t *testing.T) {
 			t.Fatalf("verify judge --fold: exit %d\n%s", r.code, r.stderr)
 		}
 		sameFold(t, want.stdout, parts, verdicts)
+		if r.summary() != want.summary() {
+			t.Errorf("verify judge --fold's summary:\n%s\nverify receipts:\n%s", r.summary(), want.summary())
+		}
+		sameSummary(t, duckDBSummary(t, views("duckdb"), verdicts), goShardSums(t), want.summary())
 	})
 	t.Run("clickhouse/fold-sql", func(t *testing.T) {
 		if os.Getenv("VERIFY_ENGINES") == "off" {
 			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 		}
 		verdicts := filepath.Join(t.TempDir(), "verdicts")
-		clickHouseFold(t, views("clickhouse"), verdicts, len(shards))
+		sum := clickHouseFold(t, views("clickhouse"), verdicts, len(shards))
 		sameFold(t, want.stdout, parts, verdicts)
+		sameSummary(t, sum, goShardSums(t), want.summary())
 	})
 	t.Run("clickhouse/2000-parts", func(t *testing.T) {
 		if os.Getenv("VERIFY_ENGINES") == "off" {
