@@ -55,6 +55,13 @@ func Fold() string { return fold }
 //go:embed shard/fold.sql
 var fold string
 
+// FoldSummary is shard/fold_summary.sql, the summary of the verdicts
+// Fold gives: the counts of verify finalize in SQL.
+func FoldSummary() string { return foldSummary }
+
+//go:embed shard/fold_summary.sql
+var foldSummary string
+
 // HistoryAppend is shard/history_append.sql, the rows a finalized
 // sharded run adds to the compact history Judgments reads.
 func HistoryAppend() string { return historyAppend }

@@ -72,15 +72,22 @@ func TestJudgments(t *testing.T) {
 // and ClickHouse).
 func TestFold(t *testing.T) {
 	t.Parallel()
-	if !strings.HasPrefix(Fold(), "-- fold: ") || !strings.Contains(Fold(), "\n-- Parameter: none.") {
-		t.Errorf("does not open with its header comment, saying it takes no parameter")
+	for name, q := range map[string]string{"fold": Fold(), "fold_summary": FoldSummary()} {
+		if !strings.HasPrefix(q, "-- "+name+": ") || !strings.Contains(q, "\n-- Parameter: none.") {
+			t.Errorf("%s: does not open with its header comment, saying it takes no parameter", name)
+		}
+		// The notes hold "; " in their strings: the statement is what
+		// is outside them.
+		code := stringLiteral.ReplaceAllString(strings.TrimSpace(stripComments(q)), "''")
+		if strings.ContainsAny(code, ";?") {
+			t.Errorf("%s: holds a ';' or a ? placeholder", name)
+		}
+		checkStatement(t, code)
 	}
-	code := strings.TrimSpace(stripComments(Fold()))
-	if strings.ContainsAny(code, ";?") {
-		t.Errorf("holds a ';' or a ? placeholder")
-	}
-	checkStatement(t, code)
 }
+
+// stringLiteral is a SQL string in single quotes.
+var stringLiteral = regexp.MustCompile(`'(?:[^']|'')*'`)
 
 // TestHistorySuperseded: the count of history keys a run's receipt
 // stands before is one portable statement with its header, like the

@@ -21,8 +21,10 @@ func newJudgeCommand() *cli.Command {
 			"--judgments OUT/shard-N.parquet. OUT is written whole beside itself and renamed into place; an\n" +
 			"OUT of such files only is replaced (rerun whole), one holding anything else is refused.\n\n" +
 			"With --fold VERDICTS as well, queries/shard/fold.sql then folds those judgments into every\n" +
-			"record's verdict, reasons and chain and nonce axes, published in VERDICTS the same way, one\n" +
-			"shard-N.parquet a shard: the fold of verify finalize run by the engine (its notes excepted).\n\n" +
+			"record's verdict, reasons, chain and nonce axes and their notes, published in VERDICTS the same\n" +
+			"way, one shard-N.parquet a shard: the fold of verify finalize run by the engine; the run's\n" +
+			"summary (queries/shard/fold_summary.sql over them) goes to stderr, as verify finalize -f jsonl\n" +
+			"writes it.\n\n" +
 			"With --append-history DIR, queries/shard/history_append.sql: the run's keys appended to the\n" +
 			"compact history as DIR/RUN-ID, once the run's verdicts are out (verify summarize exited 0, 1\n" +
 			"or 2); a run appended already is left as it is.\n\n" +
@@ -44,7 +46,7 @@ func newJudgeCommand() *cli.Command {
 }
 
 func judgeAction(ctx *cli.Context) error {
-	stderr := ctx.App.ErrWriter
+	stdout, stderr := ctx.App.Writer, ctx.App.ErrWriter
 	out, appendTo := ctx.String("emit"), ctx.String("append-history")
 	switch {
 	case ctx.NArg() == 0:
@@ -93,6 +95,11 @@ func judgeAction(ctx *cli.Context) error {
 	fmt.Fprintf(stderr, "verify: judge: the judgments of run %s written in %s, one file a shard\n", plan.ID, out)
 	if verdicts != "" {
 		fmt.Fprintf(stderr, "verify: judge: its verdicts written in %s, one file a shard\n", verdicts)
+		sum, err := shard.FoldSummary(sigCtx, run, verdicts)
+		if err != nil {
+			return finalizeError(sigCtx.Err(), err)
+		}
+		placeSummary(stdout, stderr, "jsonl", sum)
 	}
 	return nil
 }

@@ -26,7 +26,9 @@ func newPartsCommand() *cli.Command {
 			"clickhouse gives CREATE VIEW shard_records ... and history_keys (the rows of the compact\n" +
 			"history's files, --history-keys, and of the keys of the --history directories' parts, that the\n" +
 			"run's keys hit, read once into a table; or an empty table; or, on ClickHouse, the rows of the\n" +
-			"RocksDB store --history-rocks that the run's keys hit, looked up key by key), one statement a line;\n" +
+			"RocksDB store --history-rocks that the run's keys hit, looked up key by key), and for\n" +
+			"queries/shard/fold.sql the view fold_records and the table fold_shards (each shard's counts\n" +
+			"from its manifest), one statement a line;\n" +
 			"--engine postgres gives a psql script that makes the two tables and the functions unhex and hex\n" +
 			"and loads the tables' rows, inline (COPY ... FROM STDIN); --engine list gives one line per file, TABLE<tab>PATH\n" +
 			"(shard_records, history_keys, or history_records for a --history part), for any other\n" +
@@ -179,6 +181,7 @@ func partsAction(ctx *cli.Context) error {
 		}
 	} else {
 		stmts, _ = shard.Views(engine, parts, history)
+		stmts = append(stmts, run.FoldShards(engine)...)
 		for i := range stmts {
 			stmts[i] += ";"
 		}

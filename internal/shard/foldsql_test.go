@@ -7,14 +7,17 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/queries"
 	"github.com/receiptverify/verify/verify"
 )
 
@@ -22,10 +25,12 @@ import (
 // with planted anomalies (breaks, forks, absent links and replays
 // across the shards, receipts delivered again, forged copies whose
 // signatures fail, a gzip input, an unreadable line), gives every
-// record the verdict, reasons and chain and nonce axes that the Go fold
-// gives it (Finalize, and FinalizeShard shard by shard over the files
-// verify judge --fold publishes) and that one streamrun.Run over the
-// same inputs gives it, row for row.
+// record the verdict, reasons and chain and nonce axes with their notes
+// that the Go fold gives it (Finalize, and FinalizeShard shard by shard
+// over the files verify judge --fold publishes) and that one
+// streamrun.Run over the same inputs gives it, row for row; and
+// queries/shard/fold_summary.sql over those rows gives the summary of
+// each (FinalizeShard's shard by shard, Finalize's and Run's whole).
 func TestFoldSQL(t *testing.T) {
 	t.Parallel()
 	dir, v, lines := generated(t, receiptgen.Config{Seed: 11, N: 1600, Rate: 0.1, Days: 2})
@@ -100,27 +105,38 @@ func TestFoldSQL(t *testing.T) {
 
 	// One process over the inputs, the Go fold whole, and the SQL fold.
 	var want strings.Builder
-	if _, err := streamrun.Run(ctx, v, src(inputs), streamrun.Options{}, func(r *streamrun.Record) error {
+	runSum, err := streamrun.Run(ctx, v, src(inputs), streamrun.Options{}, func(r *streamrun.Record) error {
 		want.WriteString(foldLine(r.Result))
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, reason := range []string{"chain_break", "chain_fork", "chain_absent", "nonce_replay", "malformed", "bad_signature"} {
+	for _, reason := range []string{"chain_break", "chain_fork", "chain_absent", "nonce_replay", "malformed", "bad_signature",
+		// and every kind of note
+		"is already named by an earlier receipt (record ", "nonce already used by an earlier receipt of this issuer (record ",
+		"delivered again", "claims chain position", "links to a receipt", "unique in this run", "belongs to another chain"} {
 		if !strings.Contains(want.String(), reason) {
-			t.Fatalf("no receipt fails with %s: the archive plants none", reason)
+			t.Fatalf("no result has %q: the archive plants none", reason)
 		}
+	}
+	if runSum.Duplicates == 0 || runSum.ChainsOutside == 0 {
+		t.Fatalf("the run counts %d duplicates and %d chains outside: the archive plants none", runSum.Duplicates, runSum.ChainsOutside)
 	}
 	run, err := Open(ctx, plan, dirs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var goFold strings.Builder
-	if _, err := Finalize(ctx, run, FinalizeOptions{}, func(r *verify.Result) error {
+	goSum, err := Finalize(ctx, run, FinalizeOptions{}, func(r *verify.Result) error {
 		goFold.WriteString(foldLine(r))
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if summaryRows(-1, goSum) != summaryRows(-1, runSum) {
+		t.Fatalf("the Go fold's summary differs from one run's:\n%s", lineDiff(summaryRows(-1, runSum), summaryRows(-1, goSum)))
 	}
 	if goFold.String() != want.String() {
 		t.Fatalf("the Go fold differs from one run:\n%s", lineDiff(want.String(), goFold.String()))
@@ -129,7 +145,7 @@ func TestFoldSQL(t *testing.T) {
 	if err := WriteJudgments(ctx, run, judgments, verdicts); err != nil {
 		t.Fatal(err)
 	}
-	var whole strings.Builder
+	var whole, shardSums strings.Builder
 	for n := range plan.Shards {
 		file := JudgmentsFile(verdicts, n)
 		got := sqlFoldLines(t, file)
@@ -140,18 +156,28 @@ func TestFoldSQL(t *testing.T) {
 			t.Fatal(err)
 		}
 		var goShard strings.Builder
-		if _, err := FinalizeShard(ctx, one, n, JudgmentsFile(judgments, n), func(r *verify.Result, _ *streamrun.LineRef) error {
+		sum, err := FinalizeShard(ctx, one, n, JudgmentsFile(judgments, n), func(r *verify.Result, _ *streamrun.LineRef) error {
 			goShard.WriteString(foldLine(r))
 			return nil
-		}); err != nil {
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
+		shardSums.WriteString(summaryRows(n, sum))
 		if got != goShard.String() || got == "" {
 			t.Errorf("shard %d: fold.sql differs from the Go fold of the shard:\n%s", n, lineDiff(goShard.String(), got))
 		}
 	}
 	if whole.String() != want.String() {
 		t.Errorf("fold.sql differs from one run:\n%s", lineDiff(want.String(), whole.String()))
+	}
+	// The summary, shard by shard and whole, and as verify judge --fold
+	// reads it.
+	if got, want := sqlSummary(t, run, verdicts), shardSums.String()+summaryRows(-1, runSum); got != want {
+		t.Errorf("fold_summary.sql differs from the Go fold's summaries:\n%s", lineDiff(want, got))
+	}
+	if sum, err := FoldSummary(ctx, run, verdicts); err != nil || summaryRows(-1, sum) != summaryRows(-1, runSum) {
+		t.Errorf("FoldSummary: %v\n%s", err, lineDiff(summaryRows(-1, runSum), summaryRows(-1, sum)))
 	}
 
 	// With history (an earlier run of the first input and of receipts
@@ -179,14 +205,20 @@ func TestFoldSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	goFold.Reset()
-	if _, err := Finalize(ctx, withHist, FinalizeOptions{}, func(r *verify.Result) error {
+	histSum, err := Finalize(ctx, withHist, FinalizeOptions{}, func(r *verify.Result) error {
 		goFold.WriteString(foldLine(r))
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if goFold.String() == want.String() {
 		t.Fatal("the history changed no verdict")
+	}
+	for _, note := range []string{"already named by a receipt loaded earlier", "nonce already used by a receipt of this issuer loaded earlier", "the same receipt as one loaded earlier, delivered again"} {
+		if !strings.Contains(goFold.String(), note) {
+			t.Fatalf("no result has %q: the history plants none", note)
+		}
 	}
 	if err := WriteJudgments(ctx, withHist, judgments, verdicts); err != nil {
 		t.Fatal(err)
@@ -198,11 +230,74 @@ func TestFoldSQL(t *testing.T) {
 	if whole.String() != goFold.String() {
 		t.Errorf("with history, fold.sql differs from the Go fold:\n%s", lineDiff(goFold.String(), whole.String()))
 	}
+	if got := sqlSummary(t, run, verdicts); !strings.HasSuffix(got, summaryRows(-1, histSum)) {
+		t.Errorf("with history, fold_summary.sql differs from the Go fold's summary:\n%s", lineDiff(summaryRows(-1, histSum), got[strings.Index(got, "-1\t"):]))
+	}
+}
+
+// summaryRows are the rows fold_summary.sql gives of the summary s of
+// shard n (-1: the whole run), a line each: shard, name, value,
+// tab-separated, by name.
+func summaryRows(n int64, s streamrun.Summary) string {
+	rows := map[string]int64{"files": int64(s.Files), "files_unreadable": int64(s.FilesFailed), "lines": s.Lines, "blank": s.Blank,
+		"receipts": s.Receipts, "pass": s.Pass, "fail": s.Fail, "incomplete": s.Incomplete, "unreadable": s.Unreadable,
+		"unknown_format": s.UnknownFormat, "duplicates": s.Duplicates, "chains_outside": s.ChainsOutside}
+	for r, c := range s.Reasons {
+		if c != 0 {
+			rows["reasons."+string(r)] = c
+		}
+	}
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(rows)) {
+		fmt.Fprintf(&b, "%d\t%s\t%d\n", n, name, rows[name])
+	}
+	return b.String()
+}
+
+// sqlSummary runs queries/shard/fold_summary.sql on DuckDB over the
+// files dir/shard-N.parquet of fold.sql's rows and the table
+// fold_shards of run, its rows as summaryRows writes them, the whole
+// run's last.
+func sqlSummary(t *testing.T, run *Run, dir string) string {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, stmt := range append(run.FoldShards("duckdb"), "CREATE VIEW verdicts AS SELECT * FROM read_parquet("+sqltext.String(filepath.ToSlash(filepath.Join(dir, "shard-*.parquet")))+")") {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := db.Query(queries.FoldSummary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var whole, shards strings.Builder
+	for rows.Next() {
+		var n, value int64
+		var name string
+		if err := rows.Scan(&n, &name, &value); err != nil {
+			t.Fatal(err)
+		}
+		b := &shards
+		if n < 0 {
+			b = &whole
+		}
+		fmt.Fprintf(b, "%d\t%s\t%d\n", n, name, value)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return shards.String() + whole.String()
 }
 
 // foldLine is what fold.sql gives of a result, as one line: source,
 // line, verdict, reasons joined by commas, and the chain and nonce axes'
-// status and reason, tab-separated.
+// status, reason and note, tab-separated.
 func foldLine(r *verify.Result) string {
 	reasons := make([]string, len(r.Reasons))
 	for i, x := range r.Reasons {
@@ -210,7 +305,7 @@ func foldLine(r *verify.Result) string {
 	}
 	c, n := r.Axes.Of(verify.AxisChain), r.Axes.Of(verify.AxisNonce)
 	return strings.Join([]string{r.Source, fmt.Sprint(r.Line), string(r.Verdict), strings.Join(reasons, ","),
-		string(c.Status), string(c.Reason), string(n.Status), string(n.Reason)}, "\t") + "\n"
+		string(c.Status), string(c.Reason), string(n.Status), string(n.Reason), c.Note, n.Note}, "\t") + "\n"
 }
 
 // sqlFoldLines reads a file of fold.sql's rows as foldLine writes them,
@@ -222,15 +317,15 @@ func sqlFoldLines(t *testing.T, file string) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Query("SELECT source, line, verdict, reasons, chain_status, chain_reason, nonce_status, nonce_reason FROM read_parquet(" + sqltext.String(filepath.ToSlash(file)) + ") ORDER BY ord")
+	rows, err := db.Query("SELECT source, line, verdict, reasons, chain_status, chain_reason, nonce_status, nonce_reason, chain_note, nonce_note FROM read_parquet(" + sqltext.String(filepath.ToSlash(file)) + ") ORDER BY ord")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	var b strings.Builder
 	for rows.Next() {
-		var f [8]string
-		if err := rows.Scan(&f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]); err != nil {
+		var f [10]string
+		if err := rows.Scan(&f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9]); err != nil {
 			t.Fatal(err)
 		}
 		b.WriteString(strings.Join(f[:], "\t") + "\n")

@@ -8,9 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
+	"github.com/receiptverify/verify/internal/engine/streamrun"
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
 	"github.com/receiptverify/verify/queries"
+	"github.com/receiptverify/verify/verify/reason"
 )
 
 // ErrWrite wraps the failure to write a judgments directory's files.
@@ -65,6 +68,11 @@ func WriteJudgments(ctx context.Context, run *Run, dir, verdicts string) error {
 		return err
 	}
 	if verdicts != "" {
+		for _, stmt := range run.FoldShards("duckdb") {
+			if _, err := conn.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("queries/shard/fold.sql: fold_shards: %w", err)
+			}
+		}
 		if _, err := conn.ExecContext(ctx, "CREATE TEMP TABLE verdicts AS "+queries.Fold()); err != nil {
 			return fmt.Errorf("queries/shard/fold.sql: %w", err)
 		}
@@ -73,6 +81,53 @@ func WriteJudgments(ctx context.Context, run *Run, dir, verdicts string) error {
 		}
 	}
 	return publishShardFiles(ctx, conn, run, dir, "SELECT * FROM judgments WHERE ord BETWEEN %d AND %d ORDER BY ord, kind")
+}
+
+// FoldSummary is the summary of the whole run whose verdicts
+// WriteJudgments published in dir (one shard-N.parquet a shard of run):
+// queries/shard/fold_summary.sql over them on DuckDB, what Finalize's
+// summary counts.
+func FoldSummary(ctx context.Context, run *Run, dir string) (streamrun.Summary, error) {
+	sum := streamrun.Summary{Reasons: map[reason.Reason]int64{}}
+	conn, done, err := judgmentsConn(ctx, run.engine, run.Parts(), History{})
+	if err != nil {
+		return sum, err
+	}
+	defer done()
+	files := make([]string, len(run.shards))
+	for i, s := range run.shards {
+		files[i] = sqltext.String(filepath.ToSlash(JudgmentsFile(dir, s.m.Shard)))
+	}
+	for _, stmt := range append(run.FoldShards("duckdb"), "CREATE TEMP VIEW verdicts AS SELECT * FROM read_parquet(["+strings.Join(files, ", ")+"])") {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return sum, fmt.Errorf("queries/shard/fold_summary.sql: %w", err)
+		}
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT name, value FROM ("+queries.FoldSummary()+") WHERE shard = -1")
+	if err != nil {
+		return sum, fmt.Errorf("queries/shard/fold_summary.sql: %w", err)
+	}
+	defer rows.Close()
+	counts := map[string]*int64{"lines": &sum.Lines, "blank": &sum.Blank, "receipts": &sum.Receipts, "pass": &sum.Pass, "fail": &sum.Fail,
+		"incomplete": &sum.Incomplete, "unreadable": &sum.Unreadable, "unknown_format": &sum.UnknownFormat, "duplicates": &sum.Duplicates, "chains_outside": &sum.ChainsOutside}
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			return sum, err
+		}
+		switch p, ok := counts[name]; {
+		case ok:
+			*p = n
+		case name == "files":
+			sum.Files = int(n)
+		case name == "files_unreadable":
+			sum.FilesFailed = int(n)
+		case strings.HasPrefix(name, "reasons."):
+			sum.Reasons[reason.Reason(strings.TrimPrefix(name, "reasons."))] = n
+		}
+	}
+	return sum, rows.Err()
 }
 
 // checkShardFiles refuses a dir that holds anything but shard-N.parquet

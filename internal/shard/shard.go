@@ -63,8 +63,13 @@
 // counted axes' reasons before the chain axis, between chain and nonce,
 // after nonce, a comma before each), chain_status, chain_reason,
 // nonce_status and nonce_reason (the two axes before their judgments,
-// "" where unset). Layout version 4 added these; a directory of another
-// version is refused.
+// "" where unset), chain_note and nonce_note (their notes), link_prev,
+// chain_what and claim_note (what the notes of the judgments name: the
+// predecessor named, the field whose difference makes another chain, the
+// position a receipt whose signature did not verify claims), and
+// unknown_format (no format's detector claimed the receipt). Layout
+// version 4 added the fold's columns and version 5 the notes'; a
+// directory of another version is refused.
 package shard
 
 import (
@@ -87,7 +92,7 @@ import (
 const Manifest = "manifest.json"
 
 // manifestVersion is the version of the directory's layout.
-const manifestVersion = 4
+const manifestVersion = 5
 
 // SeqBits is how many low bits of ord hold a record's ordinal in its
 // shard; the shard's number is above them.

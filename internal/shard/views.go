@@ -264,7 +264,7 @@ const RecordColumns = "ord, chain_key, link_key, scope_key, nonce_key, receipt_o
 // FoldColumns are the columns of the map records that
 // queries/shard/fold.sql reads, as the view fold_records: read once, by
 // the fold alone.
-const FoldColumns = "ord, source, line, claim, base_verdict, base_reasons, fail_pre, fail_mid, fail_post, skip_pre, skip_mid, skip_post, chain_status, chain_reason, nonce_status, nonce_reason"
+const FoldColumns = "ord, source, line, claim, base_verdict, base_reasons, fail_pre, fail_mid, fail_post, skip_pre, skip_mid, skip_post, chain_status, chain_reason, nonce_status, nonce_reason, chain_note, nonce_note, link_prev, chain_what, claim_note, unknown_format"
 
 // clickHouseUnion reads cols from each of files, one file() each joined
 // by UNION ALL: ClickHouse's file() takes one path or a glob, never a
@@ -366,6 +366,32 @@ func TableList(tables map[string][]string) []string {
 	for _, t := range lakeTables {
 		for _, f := range tables[t] {
 			out = append(out, t+"\t"+f)
+		}
+	}
+	return out
+}
+
+// foldShardRows is how many shards one INSERT of FoldShards gives.
+const foldShardRows = 1000
+
+// FoldShards are the statements that make, on engine ("duckdb" or
+// "clickhouse"), the table fold_shards that queries/shard/fold.sql and
+// fold_summary.sql read: one row a shard of the run, from its manifest
+// (shard, records, files, files_unreadable, lines, blank, unreadable).
+func (r *Run) FoldShards(engine string) []string {
+	cols := "shard BIGINT, records BIGINT, files BIGINT, files_unreadable BIGINT, lines BIGINT, blank BIGINT, unreadable BIGINT"
+	create := "CREATE TEMP TABLE fold_shards (" + cols + ")"
+	if engine == "clickhouse" {
+		create = "CREATE TABLE fold_shards (" + strings.ReplaceAll(cols, "BIGINT", "Int64") + ") ENGINE = Memory"
+	}
+	out := []string{create}
+	var rows []string
+	for i, s := range r.shards {
+		m := s.m.Summary
+		rows = append(rows, fmt.Sprintf("(%d, %d, %d, %d, %d, %d, %d)", s.m.Shard, m.Records, m.Files, m.FilesFailed, m.Lines, m.Blank, m.Unreadable))
+		if len(rows) == foldShardRows || i == len(r.shards)-1 {
+			out = append(out, "INSERT INTO fold_shards VALUES "+strings.Join(rows, ", "))
+			rows = rows[:0]
 		}
 	}
 	return out

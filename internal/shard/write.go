@@ -44,7 +44,9 @@ const recordsTable = `CREATE TABLE records (
 	base_verdict VARCHAR NOT NULL, base_reasons VARCHAR NOT NULL,
 	fail_pre VARCHAR NOT NULL, fail_mid VARCHAR NOT NULL, fail_post VARCHAR NOT NULL,
 	skip_pre VARCHAR NOT NULL, skip_mid VARCHAR NOT NULL, skip_post VARCHAR NOT NULL,
-	chain_status VARCHAR NOT NULL, chain_reason VARCHAR NOT NULL, nonce_status VARCHAR NOT NULL, nonce_reason VARCHAR NOT NULL)`
+	chain_status VARCHAR NOT NULL, chain_reason VARCHAR NOT NULL, nonce_status VARCHAR NOT NULL, nonce_reason VARCHAR NOT NULL,
+	chain_note VARCHAR NOT NULL, nonce_note VARCHAR NOT NULL, link_prev VARCHAR NOT NULL, chain_what VARCHAR NOT NULL, claim_note VARCHAR NOT NULL,
+	unknown_format BOOLEAN NOT NULL)`
 
 // Writer writes one map task's directory.
 type Writer struct {
@@ -231,7 +233,8 @@ func (w *Writer) Add(m *streamrun.Mapped) error {
 	err = w.app.AppendRow(w.shard<<SeqBits|int64(m.Seq), r.Source, int64(r.Line), r.Format, string(r.Verdict), texts, string(axes),
 		orNull(m.Keys.Chain), orNull(m.Keys.Link), orNull(m.Keys.Scope), orNull(m.Keys.Nonce), m.State, offset, length, sum, orNull(m.Keys.Order), m.Keys.Claim,
 		fb.Verdict, fb.Reasons, fb.Fail[0], fb.Fail[1], fb.Fail[2], fb.Skip[0], fb.Skip[1], fb.Skip[2],
-		string(fb.Chain.Status), string(fb.Chain.Reason), string(fb.Nonce.Status), string(fb.Nonce.Reason))
+		string(fb.Chain.Status), string(fb.Chain.Reason), string(fb.Nonce.Status), string(fb.Nonce.Reason),
+		fb.Chain.Note, fb.Nonce.Note, fb.Prev, fb.What, fb.Claim, fb.UnknownFormat)
 	if err != nil {
 		return err
 	}

@@ -15,10 +15,9 @@ import (
 // what it claims, so that a forged receipt planted among genuine ones is
 // named as such.
 func judgeClaim(res *verify.Result) {
-	const why = ": not counted as evidence of the chain, as its signature did not verify"
 	_, _, present := res.ChainLink()
 	ax, _ := res.Axes.Get(verify.AxisChain)
-	note := ClaimedPosition(res) + why
+	note := ClaimedPosition(res) + claimWhy
 	if ax.Note != "" {
 		note = ax.Note + "; " + note
 	}
@@ -27,12 +26,15 @@ func judgeClaim(res *verify.Result) {
 		setAxis(res, verify.AxisChain, ax.Status, ax.Reason, note)
 	case res.Fingerprints.ChainHash != "" && res.ScopeKey() != "":
 		// No link: it would begin its chain in the input.
-		setAxis(res, verify.AxisChain, verify.StatusNotRun, "", ClaimedPosition(res)+why)
+		setAxis(res, verify.AxisChain, verify.StatusNotRun, "", ClaimedPosition(res)+claimWhy)
 	}
 	if res.NonceKey() != "" {
 		setAxis(res, verify.AxisNonce, verify.StatusNotRun, "", "not compared: a receipt whose signature did not verify uses no nonce")
 	}
 }
+
+// claimWhy follows the position a claim takes in its chain axis's note.
+const claimWhy = ": not counted as evidence of the chain, as its signature did not verify"
 
 // ClaimedPosition names the chain position a receipt claims, its
 // sequence number when it has one: "claims chain position 3 of

@@ -3,6 +3,7 @@ package streamrun
 import (
 	"strings"
 
+	"github.com/receiptverify/verify/internal/engine/chainscope"
 	"github.com/receiptverify/verify/verify"
 	"github.com/receiptverify/verify/verify/reason"
 )
@@ -31,15 +32,34 @@ type FoldBase struct {
 	Verdict, Reasons string
 	Fail, Skip       [3]string
 	// Chain and Nonce are the two axes before any judgment (Status ""
-	// where the axis has no outcome). A judgment sets its axis unless
-	// the axis failed already: nothing overrides a FAIL.
+	// where the axis has no outcome), with their notes. A judgment sets
+	// its axis unless the axis failed already: nothing overrides a FAIL.
 	Chain, Nonce verify.Axis
+	// What the notes of the judgments name: Prev the predecessor the
+	// receipt names, What the field whose difference makes another
+	// chain (chainscope.What), Claim what a receipt whose signature did
+	// not verify and names a predecessor claims (ClaimedPosition and why
+	// it is not counted, "" for any other), which follows its chain
+	// judgment's note.
+	Prev, What, Claim string
+	// UnknownFormat: no format's detector claimed the receipt, so that
+	// an INCOMPLETE verdict counts in Summary.UnknownFormat.
+	UnknownFormat bool
 }
 
 // foldBaseOf is the FoldBase of a mapped result; state is its binary
 // form, read back when the fold would change the result without any
 // judgment (a receipt whose signature did not verify: judgeClaim).
 func foldBaseOf(res *verify.Result, state []byte) FoldBase {
+	var b FoldBase
+	if res.Verdict != verify.Unreadable {
+		b.Prev, _, _ = res.ChainLink()
+		b.What = chainscope.What(res.Format)
+		b.UnknownFormat = res.Format == verify.UnknownFormat && res.Axes.Of(verify.AxisStructure).Reason == verify.ReasonUnknownFormat
+		if _, _, present := res.ChainLink(); present && !res.Evidence() {
+			b.Claim = ClaimedPosition(res) + claimWhy
+		}
+	}
 	if res.Verdict != verify.Unreadable && !res.Evidence() {
 		c := new(verify.Result)
 		if err := c.UnmarshalBinary(state); err == nil {
@@ -47,16 +67,16 @@ func foldBaseOf(res *verify.Result, state []byte) FoldBase {
 			res = c
 		}
 	}
-	b := FoldBase{Verdict: string(res.Verdict), Reasons: reason.Join(res.Reasons)}
+	b.Verdict, b.Reasons = string(res.Verdict), reason.Join(res.Reasons)
 	var fail, skip [3]strings.Builder
 	block := 0 // before the chain axis, then between chain and nonce, then after nonce
 	for _, name := range axisOrder {
 		ax, ok := res.Axes.Get(name)
 		switch {
 		case name == verify.AxisChain:
-			b.Chain, block = verify.Axis{Status: ax.Status, Reason: ax.Reason}, 1
+			b.Chain, block = ax, 1
 		case name == verify.AxisNonce:
-			b.Nonce, block = verify.Axis{Status: ax.Status, Reason: ax.Reason}, 2
+			b.Nonce, block = ax, 2
 		case !ok || !res.Counts(name):
 		case ax.Status == verify.StatusFail:
 			fail[block].WriteString("," + string(ax.Reason))

@@ -18,7 +18,9 @@ import (
 // or nonce axis failed before its judgment, a receipt whose signature
 // did not verify, an unreadable line), with every chain outcome and
 // every nonce outcome, queries/shard/fold.sql over the FoldBase of each
-// gives the verdict, reasons and chain and nonce axes Folder.Fold gives.
+// gives the verdict, reasons and chain and nonce axes Folder.Fold gives,
+// with their notes (a receipt delivered again or not, too) and what the
+// summary counts of each.
 func TestFoldBaseSQL(t *testing.T) {
 	t.Parallel()
 	type ax struct {
@@ -48,9 +50,11 @@ func TestFoldBaseSQL(t *testing.T) {
 			ax{verify.AxisAnchors, verify.StatusFail, "anchor_bad"}),
 		"signature fail": append(base[:2:2], ax{verify.AxisSignature, verify.StatusFail, reason.BadSignature}),
 		"unreadable":     nil,
+		"unknown format": {ax{verify.AxisStructure, verify.StatusSkipped, verify.ReasonUnknownFormat}},
 	}
 	chains := []string{"", "linked", "absent", "outside", "break", "fork_prior", "fork"}
 	nonces := []string{"", "unique", "replay", "prior_replay", "duplicate", "prior_duplicate"}
+	deliveries := []string{"", "duplicate", "prior_duplicate"}
 
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -61,8 +65,11 @@ func TestFoldBaseSQL(t *testing.T) {
 	for _, s := range []string{
 		`CREATE TABLE fold_records (ord BIGINT, source VARCHAR, line BIGINT, claim BOOLEAN, base_verdict VARCHAR, base_reasons VARCHAR,
 			fail_pre VARCHAR, fail_mid VARCHAR, fail_post VARCHAR, skip_pre VARCHAR, skip_mid VARCHAR, skip_post VARCHAR,
-			chain_status VARCHAR, chain_reason VARCHAR, nonce_status VARCHAR, nonce_reason VARCHAR)`,
+			chain_status VARCHAR, chain_reason VARCHAR, nonce_status VARCHAR, nonce_reason VARCHAR,
+			chain_note VARCHAR, nonce_note VARCHAR, link_prev VARCHAR, chain_what VARCHAR, claim_note VARCHAR, unknown_format BOOLEAN)`,
 		`CREATE TABLE judgments (ord BIGINT, kind VARCHAR, outcome VARCHAR, first_ord BIGINT)`,
+		`CREATE TABLE fold_shards (shard BIGINT, records BIGINT, files BIGINT, files_unreadable BIGINT, lines BIGINT, blank BIGINT, unreadable BIGINT)`,
+		`INSERT INTO fold_shards VALUES (0, 1000000, 0, 0, 0, 0, 0)`,
 	} {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatal(err)
@@ -72,40 +79,56 @@ func TestFoldBaseSQL(t *testing.T) {
 	ord := 0
 	for name, axes := range shapes {
 		res := &verify.Result{Source: name, Verdict: verify.Pass}
+		if name == "unknown format" {
+			res.Format = verify.UnknownFormat
+		}
 		if axes == nil {
 			res.Verdict, res.Reasons = verify.Unreadable, []verify.Reason{reason.Malformed}
 		}
 		for _, a := range axes {
-			res.Judge(a.name, verify.Axis{Status: a.status, Reason: a.reason})
+			note := ""
+			if a.name == verify.AxisChain || a.name == verify.AxisNonce {
+				note = string(a.name) + " as checked alone"
+			}
+			res.Judge(a.name, verify.Axis{Status: a.status, Reason: a.reason, Note: note})
 		}
 		state := appendResult(res, nil)
 		fb := foldBaseOf(res, state)
 		for _, c := range chains {
 			for _, n := range nonces {
-				ord++
-				var js []Judgment
-				if c != "" {
-					js = append(js, Judgment{Kind: "chain", Outcome: c})
-				}
-				if n != "" {
-					js = append(js, Judgment{Kind: "nonce", Outcome: n})
-				}
-				for _, j := range js {
-					if _, err := db.Exec("INSERT INTO judgments VALUES (?, ?, ?, ?)", ord, j.Kind, j.Outcome, ord); err != nil {
+				for _, d := range deliveries {
+					ord++
+					var js []Judgment
+					if c != "" {
+						js = append(js, Judgment{Kind: "chain", Outcome: c, First: uint64(ord)})
+					}
+					if d != "" {
+						js = append(js, Judgment{Kind: "delivery", Outcome: d, First: uint64(ord)})
+					}
+					if n != "" {
+						js = append(js, Judgment{Kind: "nonce", Outcome: n, First: uint64(ord)})
+					}
+					for _, j := range js {
+						if _, err := db.Exec("INSERT INTO judgments VALUES (?, ?, ?, ?)", ord, j.Kind, j.Outcome, ord); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if _, err := db.Exec("INSERT INTO fold_records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ord, name, ord, !res.Evidence() && res.Verdict != verify.Unreadable,
+						fb.Verdict, fb.Reasons, fb.Fail[0], fb.Fail[1], fb.Fail[2], fb.Skip[0], fb.Skip[1], fb.Skip[2],
+						string(fb.Chain.Status), string(fb.Chain.Reason), string(fb.Nonce.Status), string(fb.Nonce.Reason),
+						fb.Chain.Note, fb.Nonce.Note, fb.Prev, fb.What, fb.Claim, fb.UnknownFormat); err != nil {
 						t.Fatal(err)
 					}
+					f := NewFolder()
+					got, err := f.Fold(state, js)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sum := f.Summary()
+					ch, no := got.Axes.Of(verify.AxisChain), got.Axes.Of(verify.AxisNonce)
+					want = append(want, fmt.Sprintf("%s %q %q %q: %s [%s] chain %s %s (%s), nonce %s %s (%s); counts %d %d %d", name, c, n, d, got.Verdict, reason.Join(got.Reasons),
+						ch.Status, ch.Reason, ch.Note, no.Status, no.Reason, no.Note, sum.Duplicates, sum.ChainsOutside, sum.UnknownFormat))
 				}
-				if _, err := db.Exec("INSERT INTO fold_records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ord, name, ord, !res.Evidence() && res.Verdict != verify.Unreadable,
-					fb.Verdict, fb.Reasons, fb.Fail[0], fb.Fail[1], fb.Fail[2], fb.Skip[0], fb.Skip[1], fb.Skip[2],
-					string(fb.Chain.Status), string(fb.Chain.Reason), string(fb.Nonce.Status), string(fb.Nonce.Reason)); err != nil {
-					t.Fatal(err)
-				}
-				got, err := NewFolder().Fold(state, js)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ch, no := got.Axes.Of(verify.AxisChain), got.Axes.Of(verify.AxisNonce)
-				want = append(want, fmt.Sprintf("%s %q %q: %s [%s] chain %s %s, nonce %s %s", name, c, n, got.Verdict, reason.Join(got.Reasons), ch.Status, ch.Reason, no.Status, no.Reason))
 			}
 		}
 	}
@@ -116,13 +139,14 @@ func TestFoldBaseSQL(t *testing.T) {
 	defer rows.Close()
 	i := 0
 	for ; rows.Next(); i++ {
-		var o, line int64
-		var source, verdict, reasons, cs, cr, ns, nr string
-		if err := rows.Scan(&o, &source, &line, &verdict, &reasons, &cs, &cr, &ns, &nr); err != nil {
+		var o, line, dup, outside, unknown int64
+		var source, verdict, reasons, cs, cr, ns, nr, cn, nn string
+		if err := rows.Scan(&o, &source, &line, &verdict, &reasons, &cs, &cr, &ns, &nr, &cn, &nn, &dup, &outside, &unknown); err != nil {
 			t.Fatal(err)
 		}
-		c, n := chains[(line-1)/int64(len(nonces))%int64(len(chains))], nonces[(line-1)%int64(len(nonces))]
-		got := fmt.Sprintf("%s %q %q: %s [%s] chain %s %s, nonce %s %s", source, c, n, verdict, reasons, cs, cr, ns, nr)
+		k := (line - 1) / int64(len(deliveries))
+		c, n, d := chains[k/int64(len(nonces))%int64(len(chains))], nonces[k%int64(len(nonces))], deliveries[(line-1)%int64(len(deliveries))]
+		got := fmt.Sprintf("%s %q %q %q: %s [%s] chain %s %s (%s), nonce %s %s (%s); counts %d %d %d", source, c, n, d, verdict, reasons, cs, cr, cn, ns, nr, nn, dup, outside, unknown)
 		if i < len(want) && got != want[i] {
 			t.Errorf("fold.sql:\n got %s\nwant %s", got, want[i])
 		}
@@ -133,7 +157,17 @@ func TestFoldBaseSQL(t *testing.T) {
 	if i != len(want) {
 		t.Errorf("fold.sql gives %d rows for %d records", i, len(want))
 	}
-	if s := strings.Join(want, "\n"); !strings.Contains(s, "FAIL [chain_mismatch] chain FAIL chain_mismatch") || !strings.Contains(s, "INCOMPLETE [") {
+	s := strings.Join(want, "\n")
+	if !strings.Contains(s, "FAIL [chain_mismatch] chain FAIL chain_mismatch") || !strings.Contains(s, "INCOMPLETE [") {
 		t.Errorf("no shape kept its failed chain axis, or none is INCOMPLETE:\n%s", s)
+	}
+	// Every kind of note occurs: a fork's and a replay's record, a
+	// receipt delivered again on either axis, a claim's fork, a note
+	// kept under a FAIL; and each count.
+	for _, note := range []string{"(record ", "nonce already used by an earlier receipt of this issuer (record ", "delivered again)", "delivered again), nonce",
+		"is named by a receipt whose signature verified", "(chain as checked alone)", "used by this same receipt, delivered before (record ", "; counts 0 1 0", "; counts 0 0 1"} {
+		if !strings.Contains(s, note) {
+			t.Errorf("no result has %q", note)
+		}
 	}
 }

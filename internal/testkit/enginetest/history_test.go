@@ -22,7 +22,8 @@ import (
 // day at a time) are those with the two days' map directories as
 // history, byte for byte: the history appended and the judgments run on
 // DuckDB (verify finalize), on ClickHouse (chDB), and each engine reading
-// the other's history.
+// the other's history; and the fold in the engine (fold.sql and
+// fold_summary.sql) on both gives the Go fold's notes and summary.
 func TestEnginesHistory(t *testing.T) {
 	enginesOff(t)
 	bin := buildVerify(t)
@@ -135,6 +136,41 @@ func TestEnginesHistory(t *testing.T) {
 		if d := compare(want, got); d != "" || len(want.rows) == 0 {
 			t.Errorf("PostgreSQL's judgments differ from DuckDB's (%d rows):\n%s", len(want.rows), d)
 		}
+	})
+
+	// The fold in the engine with the history: day 3's notes of
+	// receipts loaded earlier and its summary, shard by shard and
+	// whole, are the Go fold's.
+	day3 := []string{filepath.Join(dir, "day3-0.jsonl"), filepath.Join(dir, "day3-1.jsonl")}
+	var shardSums []string
+	goShardSums := func(t *testing.T) []string {
+		t.Helper()
+		if shardSums == nil {
+			shardSums = goFoldSummaries(t, bin, plans[2], records, shards[2], len(shards[2]))
+		}
+		return shardSums
+	}
+	t.Run("duckdb/fold-sql", func(t *testing.T) {
+		out := t.TempDir()
+		verdicts := filepath.Join(out, "verdicts")
+		r := runVerify(t, bin, append(append([]string{"judge", "--plan", plans[2], "--emit", filepath.Join(out, "judgments"), "--fold", verdicts}, records...), shards[2]...)...)
+		if r.code != 0 {
+			t.Fatalf("verify judge --fold: exit %d\n%s", r.code, r.stderr)
+		}
+		sameFold(t, want.stdout, day3, verdicts)
+		if r.summary() != want.summary() {
+			t.Errorf("verify judge --fold's summary:\n%s\nverify finalize:\n%s", r.summary(), want.summary())
+		}
+		sameSummary(t, duckDBSummary(t, views("duckdb", 2, records...), verdicts), goShardSums(t), want.summary())
+	})
+	t.Run("clickhouse/fold-sql", func(t *testing.T) {
+		if os.Getenv("VERIFY_ENGINES") == "off" {
+			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
+		}
+		verdicts := filepath.Join(t.TempDir(), "verdicts")
+		sum := clickHouseFold(t, views("clickhouse", 2, records...), verdicts, len(shards[2]))
+		sameFold(t, want.stdout, day3, verdicts)
+		sameSummary(t, sum, goShardSums(t), want.summary())
 	})
 
 	chHist := filepath.Join(dir, "history-clickhouse")

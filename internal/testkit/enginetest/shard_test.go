@@ -36,7 +36,8 @@ func TestEnginesSharded(t *testing.T) {
 	dir := t.TempDir()
 	lines, trust := generatedArchive(t, dir, 20261203)
 	// Four line-aligned parts; the last also repeats receipts of the
-	// first (a replay and a fork across shards), and blank and unreadable
+	// first (a replay and a fork across shards) and of the third (the
+	// same receipts delivered again), and blank and unreadable
 	// lines shift the record numbers the notes name. The later namers of
 	// the planted forks head the first part, read before their first
 	// namers: the receipts' order, not the shards', decides which links.
@@ -63,7 +64,9 @@ func TestEnginesSharded(t *testing.T) {
 		case 0:
 			body = strings.Join(head, "") + body
 		case 3:
-			body += strings.Join(lines[5:8], "")
+			// and a stretch of the third part delivered again: the
+			// same signed bytes, not replays.
+			body += strings.Join(lines[5:8], "") + strings.Join(lines[2*q+10:2*q+14], "")
 		}
 		if i == 1 {
 			body = "\n" + body + "not json\n   \n" + `{"unknown":"shape"}` + "\n"
@@ -82,6 +85,14 @@ func TestEnginesSharded(t *testing.T) {
 	for _, reason := range []string{"chain_break", "chain_fork", "chain_absent", "nonce_replay", "malformed"} {
 		if !strings.Contains(want.summary(), "summary: "+reason+": ") {
 			t.Fatalf("verify receipts found no %s: the archive plants none\n%s", reason, want.summary())
+		}
+	}
+	// Every kind of note the fold writes in a run without history
+	// (the fold in the engine gives them, below).
+	for _, note := range []string{"is already named by an earlier receipt (record ", "nonce already used by an earlier receipt of this issuer (record ",
+		"delivered again", "claims chain position", "belongs to another chain", "is absent, after earlier receipts"} {
+		if !bytes.Contains(want.stdout, []byte(note)) {
+			t.Fatalf("verify receipts writes no note %q: the archive plants none", note)
 		}
 	}
 
@@ -220,8 +231,19 @@ func TestEnginesSharded(t *testing.T) {
 	})
 	// The fold in the engine: verify judge --fold on DuckDB, and
 	// judgments.sql then fold.sql on chDB, give every record the
-	// verdict, reasons and chain and nonce axes of verify receipts, shard
-	// by shard and whole.
+	// verdict, reasons and chain and nonce axes with their notes of
+	// verify receipts, shard by shard and whole; fold_summary.sql over
+	// them gives each shard's summary as the Go fold of the shard alone
+	// (verify finalize --shard N, its fold.json) and the run's as verify
+	// receipts.
+	var shardSums []string
+	goShardSums := func(t *testing.T) []string {
+		t.Helper()
+		if shardSums == nil {
+			shardSums = goFoldSummaries(t, bin, plan, nil, reversed, len(shards))
+		}
+		return shardSums
+	}
 	t.Run("duckdb/fold-sql", func(t *testing.T) {
 		out := t.TempDir()
 		verdicts := filepath.Join(out, "verdicts")
@@ -230,14 +252,19 @@ func TestEnginesSharded(t *testing.T) {
 			t.Fatalf("verify judge --fold: exit %d\n%s", r.code, r.stderr)
 		}
 		sameFold(t, want.stdout, parts, verdicts)
+		if r.summary() != want.summary() {
+			t.Errorf("verify judge --fold's summary:\n%s\nverify receipts:\n%s", r.summary(), want.summary())
+		}
+		sameSummary(t, duckDBSummary(t, views("duckdb"), verdicts), goShardSums(t), want.summary())
 	})
 	t.Run("clickhouse/fold-sql", func(t *testing.T) {
 		if os.Getenv("VERIFY_ENGINES") == "off" {
 			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 		}
 		verdicts := filepath.Join(t.TempDir(), "verdicts")
-		clickHouseFold(t, views("clickhouse"), verdicts, len(shards))
+		sum := clickHouseFold(t, views("clickhouse"), verdicts, len(shards))
 		sameFold(t, want.stdout, parts, verdicts)
+		sameSummary(t, sum, goShardSums(t), want.summary())
 	})
 	t.Run("clickhouse/2000-parts", func(t *testing.T) {
 		if os.Getenv("VERIFY_ENGINES") == "off" {
