@@ -254,11 +254,13 @@ func duckDBFiles(files []string) string {
 // shard-N/receipts/day=YYYY-MM-DD/part-N.parquet, levels 4), naming
 // them in a {a,b,...} list of ClickHouse's globs, which matches exactly
 // the names listed (the directory ClickHouse lists to find them is
-// then the run's, never one above it); a file whose path holds a glob's special character is read by a file() of
-// its own. The calls are joined by UNION ALL. A file() per file would
-// cost ClickHouse a plan step and a schema inference per file, each
-// time a query reads it: minutes at 2,000 files, and past about 100 the
-// optimizer's limit (clickHouseOptimizations).
+// then the run's, never one above it; "." for paths relative to the
+// current directory); a file whose path holds a glob's special
+// character is read by a file() of its own. The calls are joined by
+// UNION ALL. A file() per file would cost ClickHouse a plan step and a
+// schema inference per file, each time a query reads it: minutes at
+// 2,000 files, and past about 100 the optimizer's limit
+// (clickHouseOptimizations).
 func clickHouseFiles(cols string, files []string, levels int) string {
 	var dirs []string
 	byDir := map[string][]string{}
