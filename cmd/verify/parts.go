@@ -36,7 +36,8 @@ func newPartsCommand() *cli.Command {
 			"unpublished history directory is not read, nor the run's own keys in the history.\n\n" +
 			"With --folds, the DIRs are the folded shards of verify finalize --shard N --emit DIR --receipts,\n" +
 			"checked as verify summarize checks them, and the statements make the tables the finding queries\n" +
-			"read (receipts, expected_tools, trust) over exactly their files: docs/scale-out.md.\n\n" +
+			"read (receipts, files, rejects, expected_tools, trust) over exactly their files, on ClickHouse\n" +
+			"after the session settings the queries need: docs/scale-out.md.\n\n" +
 			"With --folds --iceberg DIR, the receipts are committed instead to the Apache Iceberg table in\n" +
 			"DIR, partitioned by day (made if DIR holds none; a run committed already adds nothing), for\n" +
 			"any engine that reads Iceberg; --iceberg-location gives the URL the table will be read at\n" +

@@ -85,27 +85,51 @@ func duckDBViews(parts []string, history History) []string {
 // clickHouseSettings are the session settings the judgments need on
 // ClickHouse, which the views of Views("clickhouse", ...) begin with:
 // an outer join's missing side is NULL (without it an absent owner
-// reads as an empty string and an absent link as a break), and a plan over thousands
-// of parts, each a file() of its own joined by UNION ALL, is not
-// stopped by the optimizer's limit on its steps (10,000 by default:
-// "Too many optimizations applied to query plan" at about 100 parts).
+// reads as an empty string and an absent link as a break), and a plan
+// over many file() reads joined by UNION ALL (a history of many runs)
+// is not stopped by the optimizer's limit on its steps (10,000 by
+// default: "Too many optimizations applied to query plan" at about 100
+// file() reads).
 var clickHouseSettings = []string{
 	"SET join_use_nulls = 1",
-	"SET query_plan_max_optimizations_to_apply = 1000000",
+	clickHouseOptimizations,
+}
+
+// clickHouseOptimizations raises the optimizer's limit on a query
+// plan's steps past what thousands of file() reads take.
+const clickHouseOptimizations = "SET query_plan_max_optimizations_to_apply = 1000000"
+
+// clickHouseLakeSettings are the session settings the finding queries
+// of queries/ need over the report's tables on ClickHouse
+// (docs/engines.md says why each), which the views of
+// TableViews("clickhouse", ...) begin with: timestamps in UTC, an outer
+// join's missing side NULL, CAST(NULL AS DATE) (the all-days
+// parameter) a NULL date, the receipts' day=YYYY-MM-DD directories
+// read as the column day, and the optimizer's limit raised.
+var clickHouseLakeSettings = []string{
+	"SET session_timezone = 'UTC'",
+	"SET join_use_nulls = 1",
+	"SET cast_keep_nullable = 1",
+	"SET use_hive_partitioning = 1",
+	clickHouseOptimizations,
 }
 
 // clickHouseQuerySize is ClickHouse's default max_query_size, the
 // longest statement it parses (256 KiB).
 const clickHouseQuerySize = 256 << 10
 
-// clickHouseViews: one file() per part, joined by UNION ALL (ClickHouse's
-// file() takes one path or a glob, never a list), after the session's
-// settings: clickHouseSettings, and max_query_size raised to twice the
-// longest statement's bytes when that passes the default (about 2,000
-// parts).
+// clickHouseViews: the statements of clickHouseTables after the
+// session's settings, clickHouseSettings and the statements' size
+// (clickHouseSession).
 func clickHouseViews(parts []string, history History) []string {
-	stmts := clickHouseTables(parts, history)
-	out := append([]string{}, clickHouseSettings...)
+	return clickHouseSession(clickHouseSettings, clickHouseTables(parts, history))
+}
+
+// clickHouseSession is stmts after settings, and max_query_size raised
+// to twice the longest statement's bytes when that passes the default
+// (a list of about 2,000 files).
+func clickHouseSession(settings, stmts []string) []string {
+	out := append([]string{}, settings...)
 	longest := 0
 	for _, s := range stmts {
 		longest = max(longest, len(s))
@@ -117,21 +141,26 @@ func clickHouseViews(parts []string, history History) []string {
 }
 
 // clickHouseTables are the statements of clickHouseViews without the
-// settings.
+// settings. Every list of files is read by clickHouseFiles, the parts
+// and the compact history's files under the directory that holds
+// their shard's or run's directory (maps/shard-N/records-NNNNN.parquet,
+// history/ID/keys.parquet), and each kind of the history's records
+// from one read of them.
 func clickHouseTables(parts []string, history History) []string {
-	out := []string{"CREATE TABLE shard_records ENGINE = Memory AS SELECT " + RecordColumns + " FROM (" + clickHouseFiles(RecordColumns, parts) + ")",
-		"CREATE VIEW fold_records AS " + clickHouseFiles(FoldColumns, parts)}
+	out := []string{"CREATE TABLE shard_records ENGINE = Memory AS SELECT " + RecordColumns + " FROM (" + clickHouseFiles(RecordColumns, parts, 2) + ")",
+		"CREATE VIEW fold_records AS " + clickHouseFiles(FoldColumns, parts, 2)}
 	if history.Rocks != "" {
 		return append(out, RocksTable(history.Rocks), "CREATE TABLE history_keys ENGINE = Memory AS "+rocksHits)
 	}
 	var sel []string
-	for _, f := range history.Records {
+	if len(history.Records) > 0 {
+		records := clickHouseFiles(RecordColumns, history.Records, 2)
 		for _, k := range historyKinds {
-			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope, "+orderOf(k.order)+" AS receipt_order FROM file("+clickHouseString(filepath.ToSlash(f))+", Parquet) WHERE "+k.key+" IS NOT NULL"+k.where)
+			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope, "+orderOf(k.order)+" AS receipt_order FROM ("+records+") WHERE "+k.key+" IS NOT NULL"+k.where)
 		}
 	}
 	if len(history.Keys) > 0 {
-		sel = append(sel, clickHouseFiles(HistoryColumns, history.Keys))
+		sel = append(sel, clickHouseFiles(HistoryColumns, history.Keys, 2))
 	}
 	if len(sel) == 0 {
 		return append(out, "CREATE TABLE history_keys (kind Nullable(String), k Nullable(String), scope Nullable(String), receipt_order Nullable(String)) ENGINE = Memory")
@@ -219,23 +248,34 @@ func duckDBFiles(files []string) string {
 }
 
 // clickHouseFiles reads cols from exactly files with as few file()
-// calls as it can: one for the files under each directory two levels
-// up (a run's maps/, of shard-N/records-NNNNN.parquet), naming them in
-// a {a,b,...} list of ClickHouse's globs, which matches exactly the
-// names listed; a file whose name holds a glob's special character is
-// read by a file() of its own. The calls are joined by UNION ALL. A
-// file() per part would cost ClickHouse a plan step and a schema
-// inference per part, each time a query reads the view: minutes at
-// 2,000 parts.
-func clickHouseFiles(cols string, files []string) string {
+// calls as it can: one for the files under each directory levels up
+// from them (the directory that holds the shards' directories: a run's
+// maps/, of shard-N/records-NNNNN.parquet, levels 2; its folds/, of
+// shard-N/receipts/day=YYYY-MM-DD/part-N.parquet, levels 4), naming
+// them in a {a,b,...} list of ClickHouse's globs, which matches exactly
+// the names listed (the directory ClickHouse lists to find them is
+// then the run's, never one above it; "." for paths relative to the
+// current directory); a file whose path holds a glob's special
+// character is read by a file() of its own. The calls are joined by
+// UNION ALL. A file() per file would cost ClickHouse a plan step and a
+// schema inference per file, each time a query reads it: minutes at
+// 2,000 files, and past about 100 the optimizer's limit
+// (clickHouseOptimizations).
+func clickHouseFiles(cols string, files []string, levels int) string {
 	var dirs []string
 	byDir := map[string][]string{}
 	var sel []string
 	for _, f := range files {
 		f = filepath.ToSlash(f)
-		dir := path.Dir(path.Dir(f))
-		rel := strings.TrimPrefix(f, strings.TrimSuffix(dir, "/")+"/")
-		if dir == "." || dir == "/" || strings.ContainsAny(f, "{},*?[]\\") || strings.Contains(rel, "..") {
+		dir := f
+		for range levels {
+			dir = path.Dir(dir)
+		}
+		rel := f
+		if dir != "." {
+			rel = strings.TrimPrefix(f, strings.TrimSuffix(dir, "/")+"/")
+		}
+		if dir == "/" || strings.ContainsAny(f, "{},*?[]\\") || strings.Contains(rel, "..") {
 			sel = append(sel, "SELECT "+cols+" FROM file("+clickHouseString(f)+", Parquet)")
 			continue
 		}
@@ -266,17 +306,6 @@ const RecordColumns = "ord, chain_key, link_key, scope_key, nonce_key, receipt_o
 // the fold alone.
 const FoldColumns = "ord, source, line, claim, base_verdict, base_reasons, fail_pre, fail_mid, fail_post, skip_pre, skip_mid, skip_post, chain_status, chain_reason, nonce_status, nonce_reason, chain_note, nonce_note, link_prev, chain_what, claim_note, unknown_format"
 
-// clickHouseUnion reads cols from each of files, one file() each joined
-// by UNION ALL: ClickHouse's file() takes one path or a glob, never a
-// list.
-func clickHouseUnion(cols string, files []string) string {
-	sel := make([]string, len(files))
-	for i, f := range files {
-		sel[i] = "SELECT " + cols + " FROM file(" + clickHouseString(filepath.ToSlash(f)) + ", Parquet)"
-	}
-	return strings.Join(sel, " UNION ALL ")
-}
-
 // clickHouseString quotes s as a ClickHouse string literal, whose
 // backslash escapes.
 func clickHouseString(s string) string {
@@ -288,8 +317,11 @@ func clickHouseString(s string) string {
 // the files of folded shards (Folds.Tables): what the report and the
 // queries of queries/ read. receipts is read with its day from the
 // files' day=YYYY-MM-DD directories: on DuckDB a column of the view,
-// each day's files read apart; on ClickHouse the use_hive_partitioning
-// setting, which the session must set.
+// each day's files read apart; on ClickHouse by use_hive_partitioning,
+// set by the session's settings the statements begin with
+// (clickHouseLakeSettings, and max_query_size when a list of files
+// passes it), each table read by one file() naming its files in a list
+// (clickHouseFiles) under the directory that holds the folded shards.
 func TableViews(engine string, tables map[string][]string) ([]string, error) {
 	var out []string
 	switch engine {
@@ -310,8 +342,15 @@ func TableViews(engine string, tables map[string][]string) ([]string, error) {
 			if len(files) == 0 {
 				return nil, fmt.Errorf("no %s file", t)
 			}
-			out = append(out, "CREATE VIEW "+t+" AS "+clickHouseUnion("*", files))
+			// shard-N/TABLE/part-N.parquet, and the receipts' a
+			// day=YYYY-MM-DD directory deeper.
+			levels := 3
+			if t == exportdir.Receipts {
+				levels = 4
+			}
+			out = append(out, "CREATE VIEW "+t+" AS "+clickHouseFiles("*", files, levels))
 		}
+		out = clickHouseSession(clickHouseLakeSettings, out)
 	default:
 		return nil, fmt.Errorf("no engine %q (known: %s)", engine, strings.Join(Engines(), ", "))
 	}

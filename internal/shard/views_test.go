@@ -2,6 +2,7 @@ package shard
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,7 +75,82 @@ func TestViews(t *testing.T) {
 	if want := fmt.Sprintf("SET max_query_size = %d", 2*len(got[4])); len(got[3]) <= 256<<10 || len(got[4]) < len(got[3]) || got[2] != want {
 		t.Errorf("3,000 directories: a statement of %d bytes after %.80q, want %q", len(got[3]), got[2], want)
 	}
+	// An earlier run's records as history, 2,000 parts: each kind of key
+	// reads them by one file(); parts relative to the current directory
+	// (--base .) by one too.
+	hist := make([]string, 2000)
+	for i := range hist {
+		hist[i] = fmt.Sprintf("/lake/runs/2026-11-30/maps/shard-%d/records-00000.parquet", i)
+	}
+	if got, err = Views("clickhouse", []string{"shard-0/records-00000.parquet", "shard-1/records-00000.parquet"}, History{Records: hist}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "FROM (SELECT " + RecordColumns + " FROM file('./{shard-0/records-00000.parquet,shard-1/records-00000.parquet}', Parquet))"; !strings.HasSuffix(got[2], want) {
+		t.Errorf("parts in the current directory: %.200s\nwant it to end %s", got[2], want)
+	}
+	if n := strings.Count(got[4], "file("); !strings.HasPrefix(got[4], "CREATE VIEW history_all AS ") || n != len(historyKinds) {
+		t.Errorf("2,000 parts of history: %d file() calls in %.80q, want %d", n, got[4], len(historyKinds))
+	}
 	if _, err := Views("oracle", parts, History{}); err == nil {
 		t.Error("an unknown engine: no error")
+	}
+}
+
+// TestTableViewsClickHouse: on ClickHouse the report's tables over the
+// folded shards begin with the session's settings the finding queries
+// need, and each table reads the files of every fold by one file() under
+// the directory of the folds, naming them in a list: at 3,000 folds no
+// more plan steps than at one, and a statement past 256 KiB raises
+// max_query_size.
+func TestTableViewsClickHouse(t *testing.T) {
+	t.Parallel()
+	tables := func(folds int, dir string) map[string][]string {
+		out := map[string][]string{}
+		if dir != "" {
+			dir += "/"
+		}
+		for n := range folds {
+			for _, day := range []string{"2026-11-30", "2026-12-01"} {
+				out["receipts"] = append(out["receipts"], fmt.Sprintf("%sshard-%d/receipts/day=%s/part-0.parquet", dir, n, day))
+			}
+			for _, tb := range []string{"files", "rejects", "expected_tools", "trust"} {
+				out[tb] = append(out[tb], fmt.Sprintf("%sshard-%d/%s/part-0.parquet", dir, n, tb))
+			}
+		}
+		return out
+	}
+	got, err := TableViews("clickhouse", tables(2, "/lake/run=1/folds"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(append([]string{}, clickHouseLakeSettings...),
+		"CREATE VIEW receipts AS SELECT * FROM file('/lake/run=1/folds/{shard-0/receipts/day=2026-11-30/part-0.parquet,shard-0/receipts/day=2026-12-01/part-0.parquet,shard-1/receipts/day=2026-11-30/part-0.parquet,shard-1/receipts/day=2026-12-01/part-0.parquet}', Parquet)",
+		"CREATE VIEW files AS SELECT * FROM file('/lake/run=1/folds/{shard-0/files/part-0.parquet,shard-1/files/part-0.parquet}', Parquet)",
+		"CREATE VIEW rejects AS SELECT * FROM file('/lake/run=1/folds/{shard-0/rejects/part-0.parquet,shard-1/rejects/part-0.parquet}', Parquet)",
+		"CREATE VIEW expected_tools AS SELECT * FROM file('/lake/run=1/folds/{shard-0/expected_tools/part-0.parquet,shard-1/expected_tools/part-0.parquet}', Parquet)",
+		"CREATE VIEW trust AS SELECT * FROM file('/lake/run=1/folds/{shard-0/trust/part-0.parquet,shard-1/trust/part-0.parquet}', Parquet)")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("two folds:\n got %q\nwant %q", got, want)
+	}
+	if !slices.Contains(got, "SET use_hive_partitioning = 1") || !slices.Contains(got, "SET query_plan_max_optimizations_to_apply = 1000000") {
+		t.Errorf("the settings: %q", got[:len(clickHouseLakeSettings)])
+	}
+	// Relative to the current directory (--base .), folds in it.
+	if got, err = TableViews("clickhouse", tables(2, "")); err != nil {
+		t.Fatal(err)
+	}
+	if want := "CREATE VIEW trust AS SELECT * FROM file('./{shard-0/trust/part-0.parquet,shard-1/trust/part-0.parquet}', Parquet)"; got[len(got)-1] != want {
+		t.Errorf("in the current directory: %s, want %s", got[len(got)-1], want)
+	}
+	if got, err = TableViews("clickhouse", tables(3000, "/lake/2026-12-01/folds")); err != nil {
+		t.Fatal(err)
+	}
+	receipts := got[len(clickHouseLakeSettings)+1]
+	if len(receipts) <= 256<<10 || got[len(clickHouseLakeSettings)] != fmt.Sprintf("SET max_query_size = %d", 2*len(receipts)) ||
+		strings.Count(receipts, "file(") != 1 || strings.Count(receipts, "day=") != 6000 {
+		t.Errorf("3,000 folds: the receipts' view of %d bytes, %d file() calls, after %.80q", len(receipts), strings.Count(receipts, "file("), got[len(clickHouseLakeSettings)])
+	}
+	if _, err := TableViews("clickhouse", map[string][]string{"receipts": {"/f/shard-0/receipts/day=2026-11-30/part-0.parquet"}}); err == nil {
+		t.Error("no files table: no error")
 	}
 }

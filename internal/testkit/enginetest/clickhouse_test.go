@@ -84,6 +84,14 @@ func runClickHouseViews(t *testing.T, views []string, runs []run) (map[string]re
 // (its user_files_path).
 func runClickHouseIn(t *testing.T, dir string, views []string, runs []run) (map[string]result, map[string]string) {
 	t.Helper()
+	return runClickHouseSetup(t, dir, append(append([]string{}, ClickHouseSettings...), views...), runs)
+}
+
+// runClickHouseSetup runs every run on chDB, in the directory dir ("":
+// the package's), after the statements setup alone: no setting of its
+// own.
+func runClickHouseSetup(t *testing.T, dir string, setup []string, runs []run) (map[string]result, map[string]string) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		absent(t, "ClickHouse: node is not installed")
@@ -94,7 +102,7 @@ func runClickHouseIn(t *testing.T, dir string, views []string, runs []run) (map[
 	req := struct {
 		Setup   []string  `json:"setup"`
 		Queries []chQuery `json:"queries"`
-	}{Setup: append(append([]string{}, ClickHouseSettings...), views...)}
+	}{Setup: setup}
 	for _, r := range runs {
 		q := chQuery{ID: r.String(), SQL: r.text(t, "CAST({day:Nullable(Date)} AS DATE)")}
 		if !r.literal {

@@ -271,9 +271,9 @@ func TestEnginesSharded(t *testing.T) {
 			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 		}
 		// The run's records cut into 2,000 files, as a run of 2,000
-		// parts would be: the views of verify parts over them (one
-		// file() each) need their own settings on ClickHouse, which
-		// the views set (the plan's optimizer steps, the statement's
+		// parts would be: the views of verify parts read them by one
+		// file() naming them in a list, after the settings they need
+		// on ClickHouse (the plan's optimizer steps, the statement's
 		// size), and the judgments are still the run's.
 		var records []string
 		for _, l := range views("list") {
