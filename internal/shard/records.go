@@ -114,12 +114,15 @@ func recordsSchema() (*schema.GroupNode, error) {
 	return schema.NewGroupNode("schema", parquet.Repetitions.Required, fields, -1)
 }
 
-// recordsProps is how a part is written: zstd, statistics, a dictionary
-// only for the columns of few values (the others' values are mostly
-// distinct: a dictionary would cost its hashing and be dropped).
+// recordsProps is how a part is written: zstd at level 1 (level 3, the
+// default, cost the map step about a tenth more CPU for files 0.2%
+// smaller), statistics, a dictionary only for the columns of few values
+// (the others' values are mostly distinct: a dictionary would cost its
+// hashing and be dropped).
 func recordsProps() *parquet.WriterProperties {
 	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCompressionLevel(1),
 		parquet.WithDictionaryDefault(false),
 		parquet.WithCreatedBy("verify"),
 	}
