@@ -45,6 +45,9 @@ type spool struct {
 	// what keep appended (a 4-byte length and the bytes) before its
 	// result.
 	keep func(dst, raw []byte, sum [sha256.Size]byte, res *verify.Result) []byte
+	// source is the source of the last frame read back, whose string the
+	// next frames of the same source share.
+	source string
 }
 
 // Errors of a run that cannot finish (Run wraps them with the place).
@@ -184,8 +187,14 @@ type frame struct {
 	buf    []byte // the whole frame, from framePool
 }
 
-func parseFrame(b []byte) (frame, error) {
-	bad := fmt.Errorf("%w: bad frame", ErrSpool)
+// errBadFrame is a frame that does not parse; made once, as parseFrame
+// runs for every record of a second pass.
+var errBadFrame = fmt.Errorf("%w: bad frame", ErrSpool)
+
+// parseFrame parses a frame; its source is prev when the bytes are the
+// same, so that a source's records do not each copy its name.
+func parseFrame(b []byte, prev string) (frame, error) {
+	bad := errBadFrame
 	if len(b) < 1 {
 		return frame{}, bad
 	}
@@ -200,7 +209,10 @@ func parseFrame(b []byte) (frame, error) {
 	if n <= 0 || l > uint64(len(b)-n) {
 		return frame{}, bad
 	}
-	f.source, f.rest = string(b[n:n+int(l)]), b[n+int(l):]
+	f.source, f.rest = prev, b[n+int(l):]
+	if name := b[n : n+int(l)]; string(name) != prev {
+		f.source = string(name)
+	}
 	return f, nil
 }
 
@@ -275,7 +287,8 @@ func (s *spool) nextFrame() (frame, int, error) {
 	if err != nil {
 		return frame{}, 0, err
 	}
-	f, err := parseFrame(b)
+	f, err := parseFrame(b, s.source)
+	s.source = f.source
 	return f, len(b), err
 }
 

@@ -272,14 +272,17 @@ func TestBatchesBoundBytes(t *testing.T) {
 // TestRunStopsWhenCancelledOrEmitFails: a run cancelled at any point of
 // either pass, or whose emit fails at any record, returns promptly with
 // that error; before, a batch queued for writing but never handed to a
-// worker could make it wait for ever.
+// worker could make it wait for ever. 4,000 records are some 60 batches
+// of batchRecords, five times what two workers hold in flight, and the
+// stops fall at 20 points of each kind, 180 records apart (not a multiple
+// of a batch).
 func TestRunStopsWhenCancelledOrEmitFails(t *testing.T) {
 	v := chainVerifier(t)
-	in := bytes.Repeat([]byte("{}\n"), 20_000)
+	in := bytes.Repeat([]byte("{}\n"), 4_000)
 	errEmit := errors.New("output failed")
 	for i := range 60 {
 		ctx, cancel := context.WithCancel(context.Background())
-		stopAt := i * 300
+		stopAt := i * 60
 		emitted := 0
 		done := make(chan error, 1)
 		opts := Options{Workers: 2}
