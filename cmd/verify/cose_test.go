@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
-	"encoding/base64"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/receiptverify/verify/internal/testkit/vectors"
 )
 
 // TestCOSEFile: a .cose file, one binary COSE_Sign1 transparent
@@ -17,20 +17,7 @@ import (
 // file named. Serial, like TestExitCodes.
 func TestCOSEFile(t *testing.T) {
 	vec := filepath.Join("..", "..", "testdata", "interop", "scitt", "es256-attached")
-	raw, err := os.ReadFile(filepath.Join(vec, "receipt.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		TS string `json:"transparent_statement"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	cose, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(doc.TS, "="))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cose := vectors.TransparentStatement(t, vec)
 	dir := t.TempDir()
 	whole, cut := filepath.Join(dir, "statement.cose"), filepath.Join(dir, "cut.cose")
 	if err := os.WriteFile(whole, cose, 0o644); err != nil {

@@ -3,16 +3,14 @@ package streamrun
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/receiptverify/verify/internal/helpers/cosefile"
+	"github.com/receiptverify/verify/internal/testkit/vectors"
 )
 
 // TestFileSourceCOSE: FileSource reads a .cose file, gzipped or not, as
@@ -20,20 +18,7 @@ import (
 // scitt/es256-attached), and a .cose file cut short not at all.
 func TestFileSourceCOSE(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "interop", "scitt", "es256-attached", "receipt.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		TS string `json:"transparent_statement"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	cose, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(doc.TS, "="))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cose := vectors.TransparentStatement(t, filepath.Join("..", "..", "..", "testdata", "interop", "scitt", "es256-attached"))
 	want, err := cosefile.Line(bytes.NewReader(cose))
 	if err != nil {
 		t.Fatal(err)

@@ -5,33 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-)
 
-// statement is the COSE_Sign1 bytes of the interop vector
-// testdata/interop/scitt/es256-attached (a transparent statement made by
-// @transmute/cose, carried there as its JSON line).
-func statement(t *testing.T) (line string, cose []byte) {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "interop", "scitt", "es256-attached", "receipt.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		TS string `json:"transparent_statement"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	cose, err = base64.RawURLEncoding.DecodeString(strings.TrimRight(doc.TS, "="))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc.TS, cose
-}
+	"github.com/receiptverify/verify/internal/testkit/vectors"
+)
 
 // TestLine: a whole COSE_Sign1 file becomes the line whose statement is
 // its bytes; a file cut short (each length from one byte on), one with a
@@ -39,7 +17,7 @@ func statement(t *testing.T) (line string, cose []byte) {
 // empty one and one over MaxBytes are refused with the reason.
 func TestLine(t *testing.T) {
 	t.Parallel()
-	_, cose := statement(t)
+	cose := vectors.TransparentStatement(t, filepath.Join("..", "..", "..", "testdata", "interop", "scitt", "es256-attached"))
 	line, err := Line(bytes.NewReader(cose))
 	if err != nil {
 		t.Fatal(err)
