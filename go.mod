@@ -8,6 +8,7 @@ require (
 	github.com/cloudflare/circl v1.6.5
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/fxamacker/cbor/v2 v2.5.0
+	github.com/google/renameio/v2 v2.0.2
 	github.com/gowebpki/jcs v1.0.2
 	github.com/iskorotkov/avro/v2 v2.35.0
 	github.com/jackc/pgx/v5 v5.13.0

@@ -11,12 +11,9 @@
 // whole. So a reader never sees half of a run's output in a regular file,
 // and a failed run (Abort) leaves the file as it was.
 //
-// github.com/google/renameio/v2 does the first case alone (a temporary
-// file beside the target, renamed over it). It is not used: v2.0.2 calls
-// os.Root's methods, which the Go vulnerability database flags for Go
-// before 1.26.9 (GO-2026-6604), so govulncheck in .ci/lint fails on the
-// Go this module names. Once go.mod names Go 1.26.9 or later, the replace
-// case can move to renameio's PendingFile and this package keep the rest.
+// The replace case is github.com/google/renameio/v2's PendingFile; this
+// package adds what it leaves out: the owner kept, the other kinds of
+// target, and the fallbacks to writing in place.
 package outfile
 
 import (
@@ -26,6 +23,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/google/renameio/v2"
 )
 
 // how says where a File's bytes go until Commit.
@@ -40,18 +39,25 @@ const (
 // File is an output being written. Write it, then Commit to put it in
 // place or Abort to leave the target as it was.
 type File struct {
-	path   string // as the user named it, for messages
-	target string // the file written: path with symlinks followed
-	how    how
-	f      *os.File
-	done   bool
+	path    string // as the user named it, for messages
+	target  string // the file written: path with symlinks followed
+	how     how
+	f       *os.File
+	pending *renameio.PendingFile // replace: the temporary file beside the target
+	done    bool
 }
 
 // Hooks the tests replace to take the paths a root user never takes.
 var (
-	createBeside = createTemp
-	rename       = os.Rename
+	createBeside  = newPending
+	replaceTarget = (*renameio.PendingFile).CloseAtomicallyReplace
 )
+
+// newPending makes the temporary file beside target that replaces it,
+// with perm less the umask.
+func newPending(target string, perm fs.FileMode) (*renameio.PendingFile, error) {
+	return renameio.NewPendingFile(target, renameio.WithTempDir(filepath.Dir(target)), renameio.WithPermissions(perm))
+}
 
 // Create starts writing path.
 func Create(path string) (*File, error) {
@@ -67,11 +73,11 @@ func Create(path string) (*File, error) {
 	fi, err := os.Stat(out.target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		f, err := createBeside(filepath.Dir(out.target), filepath.Base(out.target), 0o666)
+		pf, err := createBeside(out.target, 0o666)
 		if err != nil {
 			return nil, err
 		}
-		out.f = f
+		out.pending, out.f = pf, pf.File
 		return out, nil
 	case err != nil:
 		return nil, err
@@ -85,22 +91,21 @@ func Create(path string) (*File, error) {
 		out.how, out.f = through, f
 		return out, nil
 	}
-	f, err := createBeside(filepath.Dir(out.target), filepath.Base(out.target), fi.Mode().Perm())
+	pf, err := createBeside(out.target, fi.Mode().Perm())
 	if err != nil {
 		return out.startInPlace(true)
 	}
 	// The mode exactly as it was (the umask took bits off at create), and
 	// the owner: one that cannot be kept means writing in place.
-	err = f.Chmod(fi.Mode().Perm())
+	err = pf.Chmod(fi.Mode().Perm())
 	if err == nil {
-		err = keepOwner(f, fi)
+		err = keepOwner(pf.File, fi)
 	}
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
+		pf.Cleanup()
 		return out.startInPlace(true)
 	}
-	out.f = f
+	out.pending, out.f = pf, pf.File
 	return out, nil
 }
 
@@ -116,7 +121,7 @@ func (out *File) startInPlace(exists bool) (*File, error) {
 		}
 		t.Close()
 	}
-	f, err := createTemp(os.TempDir(), "verify-out", 0o600)
+	f, err := os.CreateTemp("", "verify-out-*")
 	if err != nil {
 		return nil, err
 	}
@@ -149,18 +154,14 @@ func (out *File) Commit() error {
 		defer out.f.Close()
 		return copyInto(out.target, out.f)
 	}
-	err := out.f.Sync()
-	if cerr := out.f.Close(); err == nil {
-		err = cerr
+	err := replaceTarget(out.pending)
+	if linkErr := (*os.LinkError)(nil); errors.As(err, &linkErr) {
+		// Written and synced, but a directory that lets files be made
+		// and not renamed over (sticky, or a bind-mounted file): copy
+		// it in instead.
+		err = copyFileInto(out.target, out.pending.Name())
 	}
-	if err == nil {
-		if err = rename(out.f.Name(), out.target); err != nil {
-			// A directory that lets files be made but not renamed over
-			// (sticky, or a bind-mounted file): copy it in instead.
-			err = copyFileInto(out.target, out.f.Name())
-		}
-	}
-	os.Remove(out.f.Name())
+	out.pending.Cleanup()
 	return err
 }
 
@@ -171,9 +172,14 @@ func (out *File) Abort() {
 		return
 	}
 	out.done = true
-	out.f.Close()
-	if out.how != through {
+	switch {
+	case out.pending != nil:
+		out.pending.Cleanup()
+	case out.how == inPlace:
+		out.f.Close()
 		os.Remove(out.f.Name())
+	default:
+		out.f.Close()
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/renameio/v2"
 )
 
 func write(t *testing.T, path, data string) {
@@ -41,7 +43,8 @@ func perm(t *testing.T, path string) fs.FileMode {
 // noTemps fails if dir holds a temporary file left behind.
 func noTemps(t *testing.T, dir string) {
 	t.Helper()
-	if m, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*")); len(m) > 0 {
+	// The temporary files are hidden: "." and the target's name.
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) > 0 {
 		t.Errorf("temporary files left: %v", m)
 	}
 }
@@ -203,8 +206,8 @@ func TestReadOnlyDirectory(t *testing.T) {
 	os.Chmod(p, 0o666)
 	before, _ := os.Stat(p)
 	if os.Geteuid() == 0 {
-		createBeside = func(string, string, fs.FileMode) (*os.File, error) { return nil, fs.ErrPermission }
-		defer func() { createBeside = createTemp }()
+		createBeside = func(string, fs.FileMode) (*renameio.PendingFile, error) { return nil, fs.ErrPermission }
+		defer func() { createBeside = newPending }()
 	} else {
 		os.Chmod(dir, 0o555)
 		defer os.Chmod(dir, 0o755)
@@ -234,8 +237,10 @@ func TestRenameFails(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "out")
 	os.WriteFile(p, []byte("old"), 0o644)
-	rename = func(string, string) error { return syscall.EBUSY }
-	defer func() { rename = os.Rename }()
+	replaceTarget = func(pf *renameio.PendingFile) error {
+		return &os.LinkError{Op: "rename", Old: pf.Name(), New: p, Err: syscall.EBUSY}
+	}
+	defer func() { replaceTarget = (*renameio.PendingFile).CloseAtomicallyReplace }()
 	write(t, p, "new")
 	if got := content(t, p); got != "new" {
 		t.Errorf("content %q", got)
