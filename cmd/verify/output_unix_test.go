@@ -119,7 +119,8 @@ func TestOutputWritesIntoFile(t *testing.T) {
 			t.Errorf("the device was replaced by a %v", fi.Mode())
 		}
 	})
-	if m, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*")); len(m) > 0 {
+	// The temporary files are hidden: "." and the target's name.
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) > 0 {
 		t.Errorf("temporary files left: %v", m)
 	}
 }
