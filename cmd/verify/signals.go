@@ -21,7 +21,7 @@ import (
 // temporary files and leaves unfinished outputs absent. The default
 // handling of the signals would end the process at once and leave the
 // temporary files behind (the spool of a large archive is gigabytes, a
-// report's .drift.jsonl.tmp-*), with no message and no exit 130.
+// report's hidden .drift.jsonl temporary), with no message and no exit 130.
 //
 // SIGPIPE is ignored: a write to a closed stdout (verify query ... | head
 // -1) then fails with EPIPE, and the run ends as on any stdout failure,
