@@ -4,7 +4,7 @@ go 1.27.3
 
 require (
 	github.com/BurntSushi/toml v1.6.0
-	github.com/apache/arrow-go/v18 v18.5.1
+	github.com/apache/arrow-go/v18 v18.5.1 // tests only: the benchmark of ways to hand DuckDB rows (tag duckdb_arrow)
 	github.com/cloudflare/circl v1.6.5
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/fxamacker/cbor/v2 v2.5.0
@@ -14,10 +14,7 @@ require (
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
-	// Used only by tests: the interop vector generators (internal/testkit/interopgen),
-	// to sign and verify with the producer's own code, and the keys package's
-	// check of its keyids against the producer's loaders.
-	github.com/secure-systems-lab/go-securesystemslib v0.11.1
+	github.com/secure-systems-lab/go-securesystemslib v0.11.1 // tests only: interop vectors, keyid checks
 	github.com/segmentio/asm v1.2.1
 	github.com/transparency-dev/merkle v0.0.2
 	github.com/urfave/cli/v2 v2.27.7
@@ -33,9 +30,6 @@ require (
 )
 
 require (
-	github.com/andybalholm/brotli v1.2.0 // indirect
-	github.com/apache/thrift v0.22.0 // indirect
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/duckdb/duckdb-go-bindings v0.10506.0 // indirect
 	github.com/duckdb/duckdb-go-bindings/lib/darwin-amd64 v0.10506.0 // indirect
@@ -51,11 +45,8 @@ require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
-	github.com/klauspost/asmfmt v1.3.2 // indirect
 	github.com/klauspost/compress v1.20.2 // indirect
 	github.com/klauspost/cpuid/v2 v2.3.0 // indirect
-	github.com/minio/asm2plan9s v0.0.0-20200509001527-cdd76441f9d8 // indirect
-	github.com/minio/c2goasm v0.0.0-20190812172519-36a3d3bbc4f3 // indirect
 	github.com/modern-go/reflect2 v1.0.2 // indirect
 	github.com/pierrec/lz4/v4 v4.1.25 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect

@@ -19,7 +19,7 @@ cd "$VERIFY_LAKE/verify/$day"
 verify plan --keys "$VERIFY_KEYS" --schemas "$VERIFY_SCHEMAS" --at "${day}T23:59:59Z" \
   --id "$day" --shards "$shards" -o plan.json "$VERIFY_ARCHIVE/$day/"
 last=$((shards - 1))
-map=$(sbatch --parsable --array=0-$last --cpus-per-task=2 --mem=1G --requeue \
+map=$(sbatch --parsable --array=0-$last --cpus-per-task=2 --mem=1536M --requeue \
   --wrap 'verify receipts --plan plan.json --emit maps/shard-$SLURM_ARRAY_TASK_ID --shard $SLURM_ARRAY_TASK_ID')
 judge=$(sbatch --parsable --dependency=afterok:$map --mem=4G --wrap "sh '$here/judgments.sh' '$history'")
 fold=$(sbatch --parsable --dependency=afterok:$judge --array=0-$last --mem=1G --requeue \

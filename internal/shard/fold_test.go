@@ -25,7 +25,7 @@ import (
 func TestFoldRowGroups(t *testing.T) {
 	testenv.Long(t)
 	oldParts, oldGroups := partRows, groupRows
-	partRows, groupRows = 5000, 2048 // two whole row groups a part and a short one
+	partRows, groupRows = 5000, 2048 // DuckDB writes groups of at least 2048 rows
 	t.Cleanup(func() { partRows, groupRows = oldParts, oldGroups })
 
 	dir, v, lines := generated(t, receiptgen.Config{Seed: 11, N: 12000, Rate: 0.1, Days: 1})

@@ -43,7 +43,7 @@ func JudgmentsFile(dir string, n int64) string {
 //
 // With verdicts not "", queries/shard/fold.sql then folds the same
 // judgments into every record's verdict, and its rows are published in
-// verdicts the same way, one shard-N.parquet a shard (FoldRow's
+// verdicts the same way, one shard-N.parquet a shard (fold.sql's
 // columns), before dir.
 func WriteJudgments(ctx context.Context, run *Run, dir, verdicts string) error {
 	outs := []string{dir}

@@ -69,9 +69,7 @@
 // position a receipt whose signature did not verify claims), and
 // unknown_format (no format's detector claimed the receipt). Layout
 // version 4 added the fold's columns and version 5 the notes'; a
-// directory of another version is refused. The columns that are never
-// NULL are required in the parts' Parquet schema, so ClickHouse reads
-// them as types that are not Nullable; reasons is a list of strings.
+// directory of another version is refused.
 package shard
 
 import (
