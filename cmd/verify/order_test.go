@@ -224,7 +224,8 @@ func TestExplainNamersInOrder(t *testing.T) {
 // original (its line 83) and first namer (line 120) delivered a night
 // after their replay (line 126) and fork (line 121) pass, where the
 // history alone made them replay and fork. A history file appended
-// before the history kept the receipts' order is refused.
+// before the history kept the receipts' order is refused, and so is one
+// appended before it kept its chain owners'.
 func TestShardHistoryOrder(t *testing.T) {
 	t.Parallel()
 	lines := demoLines(t)
@@ -303,4 +304,114 @@ func TestShardHistoryOrder(t *testing.T) {
 	}
 	code, stdout, stderr := runVerify(t, "finalize", "--plan", maps[2], "--history-keys", hist, maps[3])
 	refused(t, code, stdout, stderr, exitDataErr, regexp.QuoteMeta(old)+": .*rebuild the history")
+
+	// One of a build that kept the order of links and nonces only: its
+	// chain owners' receipt_order NULL.
+	if _, err := db.Exec("COPY (SELECT * FROM (VALUES ('l', unhex('00112233445566778899aabbccddeeff'), CAST(NULL AS BLOB), unhex('" + strings.Repeat("ab", 24) + "')), " +
+		"('o', unhex('ffeeddccbbaa99887766554433221100'), unhex('00112233445566778899aabbccddeeff'), CAST(NULL AS BLOB))) t(kind, k, scope, receipt_order)) TO '" + old + "' (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runVerify(t, "finalize", "--plan", maps[2], "--history-keys", hist, maps[3])
+	refused(t, code, stdout, stderr, exitDataErr, regexp.QuoteMeta(old)+": .*chain owners have no order.*rebuild the history")
+}
+
+// TestShardHistoryEarlierNight: a chain's later receipts one night and
+// its earlier ones the next (the demo's chain of lines 12-23 without its
+// first two: lines 18-23, then 14-17). The second night's first receipt
+// names a predecessor nobody holds, and the history holds only receipts
+// of its chain issued after it: its chain begins before the input (PASS),
+// as one run over both nights and the audit database loaded night by
+// night judge it, not a gap (chain_absent). Each night's verdicts, with
+// the compact history (appended night by night) or the first night's map
+// directory as history, are those the database stores after that
+// night's load. The nights the other way round (14-17, then 19-23, line
+// 18 missing) still fail the second night's first receipt: a gap after
+// the history's receipts of its chain.
+func TestShardHistoryEarlierNight(t *testing.T) {
+	t.Parallel()
+	lines := demoLines(t)
+	for _, tt := range []struct {
+		name           string
+		night1, night2 []string
+		first          string // the second night's first receipt's verdict
+	}{
+		{"earlier-second", lines[17:23], lines[13:17], "1 PASS []"},
+		{"later-second", lines[13:17], lines[18:23], "1 FAIL [chain_absent]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			shardEarlierNight(t, strings.Join(tt.night1, ""), strings.Join(tt.night2, ""), tt.first)
+		})
+	}
+}
+
+// shardEarlierNight runs TestShardHistoryEarlierNight over two nights'
+// lines.
+func shardEarlierNight(t *testing.T, night1, night2, first string) {
+	t.Helper()
+	dir := t.TempDir()
+	nights := map[string]string{"night-1": night1, "night-2": night2}
+	db := filepath.Join(dir, "audit.duckdb")
+	verdicts := func(out, source string) string {
+		var vs []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var r struct {
+				Source  string   `json:"source"`
+				Line    int      `json:"line"`
+				Verdict string   `json:"verdict"`
+				Reasons []string `json:"reasons"`
+			}
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatalf("%v: %s", err, l)
+			}
+			if r.Source == source {
+				vs = append(vs, fmt.Sprintf("%d %s %v", r.Line, r.Verdict, r.Reasons))
+			}
+		}
+		return strings.Join(vs, "\n")
+	}
+	hist := filepath.Join(dir, "hist")
+	var firstMaps, want string
+	for _, night := range []string{"night-1", "night-2"} {
+		file := filepath.Join(dir, night+".jsonl")
+		writeFile(t, file, []byte(nights[night]))
+		// The database path: the night loaded into the one database.
+		if code, stdout, stderr := runVerify(t, append(append([]string{"audit", "-q", "--no-fail", "--db", db, "--out", filepath.Join(dir, "reports")}, demoArgs...), file)...); code != exitOK {
+			t.Fatalf("audit %s: exit %d\n%s%s", night, code, stdout, stderr)
+		}
+		var rows []string
+		for _, row := range strings.Split(strings.TrimSpace(queryOrderRows(t, db, "SELECT line, verdict, reasons FROM receipts WHERE source = '"+file+"' ORDER BY line")), "\n") {
+			rows = append(rows, strings.ReplaceAll(row, "\t", " "))
+		}
+		want = strings.Join(rows, "\n")
+		// The sharded night.
+		code, plan, stderr := runVerify(t, append(append([]string{"plan", "--id", night}, demoArgs...), file)...)
+		if code != exitOK {
+			t.Fatalf("plan %s: exit %d\n%s", night, code, stderr)
+		}
+		planFile := filepath.Join(dir, night+".plan.json")
+		writeFile(t, planFile, []byte(plan))
+		maps := filepath.Join(dir, "maps", night)
+		if code, _, stderr := runVerify(t, "receipts", "--plan", planFile, "--emit", maps, "--shard", "0"); code != exitOK {
+			t.Fatalf("map %s: exit %d\n%s", night, code, stderr)
+		}
+		histories := [][]string{{"--append-history", hist}}
+		if night == "night-2" {
+			histories = [][]string{{"--history", firstMaps}, {"--history-keys", hist, "--append-history", hist}}
+		} else {
+			firstMaps = maps
+		}
+		for _, history := range histories {
+			_, got, stderr := runVerify(t, append(append([]string{"finalize", "--plan", planFile, "-f", "jsonl"}, history...), maps)...)
+			if g := verdicts(got, file); g != want {
+				t.Errorf("%s %v: verdicts\n%s\nwant (the audit database's)\n%s\nstderr: %s", night, history, g, want, stderr)
+			}
+		}
+	}
+	// One run over both nights gives the second night's verdicts too.
+	night2File := filepath.Join(dir, "night-2.jsonl")
+	_, all, stderr := runVerify(t, append(append([]string{"receipts", "-f", "jsonl"}, demoArgs...), filepath.Join(dir, "night-1.jsonl"), night2File)...)
+	if g := verdicts(all, night2File); g != want || !strings.HasPrefix(g, first+"\n") {
+		t.Errorf("one run over both nights: the second night's verdicts\n%s\nwant (the audit database's; the first %s)\n%s\nstderr: %s", g, first, want, stderr)
+	}
 }
