@@ -322,35 +322,36 @@ func TestShardHistoryOrder(t *testing.T) {
 // of its chain issued after it: its chain begins before the input (PASS),
 // as one run over both nights and the audit database loaded night by
 // night judge it, not a gap (chain_absent). Each night's verdicts, with
-// the compact history (appended night by night) or the first night's map
-// directory as history, are those the database stores after that
+// the compact history (appended night by night) or the earlier nights'
+// map directories as history, are those the database stores after that
 // night's load. The nights the other way round (14-17, then 19-23, line
-// 18 missing) still fail the second night's first receipt: a gap after
-// the history's receipts of its chain.
+// 18 missing) still fail the second night's first receipt, a gap after
+// the history's receipts of its chain; and so does a third night's
+// receipt issued between the first two nights' (18-23, 14-15, then 17):
+// the history's least order of the chain is the second night's.
 func TestShardHistoryEarlierNight(t *testing.T) {
 	t.Parallel()
 	lines := demoLines(t)
 	for _, tt := range []struct {
-		name           string
-		night1, night2 []string
-		first          string // the second night's first receipt's verdict
+		name   string
+		nights [][]string
+		first  string // the last night's first receipt's verdict
 	}{
-		{"earlier-second", lines[17:23], lines[13:17], "1 PASS []"},
-		{"later-second", lines[13:17], lines[18:23], "1 FAIL [chain_absent]"},
+		{"earlier-second", [][]string{lines[17:23], lines[13:17]}, "1 PASS []"},
+		{"later-second", [][]string{lines[13:17], lines[18:23]}, "1 FAIL [chain_absent]"},
+		{"between-third", [][]string{lines[17:23], lines[13:15], lines[16:17]}, "1 FAIL [chain_absent]"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			shardEarlierNight(t, strings.Join(tt.night1, ""), strings.Join(tt.night2, ""), tt.first)
+			shardNights(t, tt.nights, tt.first)
 		})
 	}
 }
 
-// shardEarlierNight runs TestShardHistoryEarlierNight over two nights'
-// lines.
-func shardEarlierNight(t *testing.T, night1, night2, first string) {
+// shardNights runs TestShardHistoryEarlierNight over nights' lines.
+func shardNights(t *testing.T, nights [][]string, first string) {
 	t.Helper()
 	dir := t.TempDir()
-	nights := map[string]string{"night-1": night1, "night-2": night2}
 	db := filepath.Join(dir, "audit.duckdb")
 	verdicts := func(out, source string) string {
 		var vs []string
@@ -371,13 +372,16 @@ func shardEarlierNight(t *testing.T, night1, night2, first string) {
 		return strings.Join(vs, "\n")
 	}
 	hist := filepath.Join(dir, "hist")
-	var firstMaps, want string
-	for _, night := range []string{"night-1", "night-2"} {
-		file := filepath.Join(dir, night+".jsonl")
-		writeFile(t, file, []byte(nights[night]))
+	var files, earlier []string
+	var want string
+	for i, night := range nights {
+		name := fmt.Sprintf("night-%d", i+1)
+		file := filepath.Join(dir, name+".jsonl")
+		writeFile(t, file, []byte(strings.Join(night, "")))
+		files = append(files, file)
 		// The database path: the night loaded into the one database.
 		if code, stdout, stderr := runVerify(t, append(append([]string{"audit", "-q", "--no-fail", "--db", db, "--out", filepath.Join(dir, "reports")}, demoArgs...), file)...); code != exitOK {
-			t.Fatalf("audit %s: exit %d\n%s%s", night, code, stdout, stderr)
+			t.Fatalf("audit %s: exit %d\n%s%s", name, code, stdout, stderr)
 		}
 		var rows []string
 		for _, row := range strings.Split(strings.TrimSpace(queryOrderRows(t, db, "SELECT line, verdict, reasons FROM receipts WHERE source = '"+file+"' ORDER BY line")), "\n") {
@@ -385,33 +389,38 @@ func shardEarlierNight(t *testing.T, night1, night2, first string) {
 		}
 		want = strings.Join(rows, "\n")
 		// The sharded night.
-		code, plan, stderr := runVerify(t, append(append([]string{"plan", "--id", night}, demoArgs...), file)...)
+		code, plan, stderr := runVerify(t, append(append([]string{"plan", "--id", name}, demoArgs...), file)...)
 		if code != exitOK {
-			t.Fatalf("plan %s: exit %d\n%s", night, code, stderr)
+			t.Fatalf("plan %s: exit %d\n%s", name, code, stderr)
 		}
-		planFile := filepath.Join(dir, night+".plan.json")
+		planFile := filepath.Join(dir, name+".plan.json")
 		writeFile(t, planFile, []byte(plan))
-		maps := filepath.Join(dir, "maps", night)
+		maps := filepath.Join(dir, "maps", name)
 		if code, _, stderr := runVerify(t, "receipts", "--plan", planFile, "--emit", maps, "--shard", "0"); code != exitOK {
-			t.Fatalf("map %s: exit %d\n%s", night, code, stderr)
+			t.Fatalf("map %s: exit %d\n%s", name, code, stderr)
 		}
-		histories := [][]string{{"--append-history", hist}}
-		if night == "night-2" {
-			histories = [][]string{{"--history", firstMaps}, {"--history-keys", hist, "--append-history", hist}}
+		histories := [][]string{{"--history-keys", hist, "--append-history", hist}}
+		if i == 0 {
+			histories = [][]string{{"--append-history", hist}}
 		} else {
-			firstMaps = maps
+			var records []string
+			for _, m := range earlier {
+				records = append(records, "--history", m)
+			}
+			histories = append(histories, records)
 		}
+		earlier = append(earlier, maps)
 		for _, history := range histories {
 			_, got, stderr := runVerify(t, append(append([]string{"finalize", "--plan", planFile, "-f", "jsonl"}, history...), maps)...)
 			if g := verdicts(got, file); g != want {
-				t.Errorf("%s %v: verdicts\n%s\nwant (the audit database's)\n%s\nstderr: %s", night, history, g, want, stderr)
+				t.Errorf("%s %v: verdicts\n%s\nwant (the audit database's)\n%s\nstderr: %s", name, history, g, want, stderr)
 			}
 		}
 	}
-	// One run over both nights gives the second night's verdicts too.
-	night2File := filepath.Join(dir, "night-2.jsonl")
-	_, all, stderr := runVerify(t, append(append([]string{"receipts", "-f", "jsonl"}, demoArgs...), filepath.Join(dir, "night-1.jsonl"), night2File)...)
-	if g := verdicts(all, night2File); g != want || !strings.HasPrefix(g, first+"\n") {
-		t.Errorf("one run over both nights: the second night's verdicts\n%s\nwant (the audit database's; the first %s)\n%s\nstderr: %s", g, first, want, stderr)
+	// One run over every night gives the last night's verdicts too.
+	last := files[len(files)-1]
+	_, all, stderr := runVerify(t, append(append([]string{"receipts", "-f", "jsonl"}, demoArgs...), files...)...)
+	if g := verdicts(all, last); g != want || !strings.HasPrefix(g+"\n", first+"\n") {
+		t.Errorf("one run over every night: the last night's verdicts\n%s\nwant (the audit database's; the first %s)\n%s\nstderr: %s", g, first, want, stderr)
 	}
 }
