@@ -327,8 +327,9 @@ func TestShardHistoryOrder(t *testing.T) {
 // night's load. The nights the other way round (14-17, then 19-23, line
 // 18 missing) still fail the second night's first receipt, a gap after
 // the history's receipts of its chain; and so does a third night's
-// receipt issued between the first two nights' (18-23, 14-15, then 17):
-// the history's least order of the chain is the second night's.
+// receipt issued between the first two nights' (18-23, 14-15, then 17),
+// and a fourth night's issued before the third's (19-23, 14, 17, then
+// 16): the history keeps the least order of the chain's receipts.
 func TestShardHistoryEarlierNight(t *testing.T) {
 	t.Parallel()
 	lines := demoLines(t)
@@ -340,6 +341,7 @@ func TestShardHistoryEarlierNight(t *testing.T) {
 		{"earlier-second", [][]string{lines[17:23], lines[13:17]}, "1 PASS []"},
 		{"later-second", [][]string{lines[13:17], lines[18:23]}, "1 FAIL [chain_absent]"},
 		{"between-third", [][]string{lines[17:23], lines[13:15], lines[16:17]}, "1 FAIL [chain_absent]"},
+		{"between-fourth", [][]string{lines[18:23], lines[13:14], lines[16:17], lines[15:16]}, "1 FAIL [chain_absent]"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
