@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -329,7 +331,9 @@ func TestShardHistoryOrder(t *testing.T) {
 // the history's receipts of its chain; and so does a third night's
 // receipt issued between the first two nights' (18-23, 14-15, then 17),
 // and a fourth night's issued before the third's (19-23, 14, 17, then
-// 16): the history keeps the least order of the chain's receipts.
+// 16): the history keeps the least order of the chain's receipts. The
+// first night's first receipt delivered again the next night begins
+// its chain before the input, as its first delivery did.
 func TestShardHistoryEarlierNight(t *testing.T) {
 	t.Parallel()
 	lines := demoLines(t)
@@ -342,11 +346,28 @@ func TestShardHistoryEarlierNight(t *testing.T) {
 		{"later-second", [][]string{lines[13:17], lines[18:23]}, "1 FAIL [chain_absent]"},
 		{"between-third", [][]string{lines[17:23], lines[13:15], lines[16:17]}, "1 FAIL [chain_absent]"},
 		{"between-fourth", [][]string{lines[18:23], lines[13:14], lines[16:17], lines[15:16]}, "1 FAIL [chain_absent]"},
+		// The first night's first receipt delivered again, its line
+		// re-serialised (its SHA-256, so its order, after the first
+		// delivery's): judged as the first delivery, not after it.
+		{"delivered-again", [][]string{lines[17:23], {reserialisedAfter(lines[17])}}, "1 PASS []"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			shardNights(t, tt.nights, tt.first)
 		})
+	}
+}
+
+// reserialisedAfter is line (a JSON object and its line end) with spaces
+// after its opening brace, as few as make its SHA-256, by which receipts
+// of one issue time are ordered, stand after line's.
+func reserialisedAfter(line string) string {
+	body := strings.TrimSuffix(line, "\n")
+	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	for pad := " "; ; pad += " " {
+		if again := "{" + pad + strings.TrimPrefix(body, "{"); sum(again) > sum(body) {
+			return again + "\n"
+		}
 	}
 }
 
