@@ -204,7 +204,7 @@ chain_base AS (
         CASE
             WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN
                 CASE WHEN sf.first_ord <> n.ord
-                       OR hcs.first_order < n.receipt_order AND (ho.first_order IS NULL OR hcs.first_order < ho.first_order)
+                       OR (hcs.first_order < n.receipt_order AND (ho.first_order IS NULL OR hcs.first_order < ho.first_order))
                      THEN 'absent' ELSE 'outside' END
             WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
             WHEN hn.k IS NOT NULL AND ho.k IS NULL AND hn.first_order <= f.first_order THEN 'fork_prior'
