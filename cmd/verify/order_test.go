@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -224,7 +226,8 @@ func TestExplainNamersInOrder(t *testing.T) {
 // original (its line 83) and first namer (line 120) delivered a night
 // after their replay (line 126) and fork (line 121) pass, where the
 // history alone made them replay and fork. A history file appended
-// before the history kept the receipts' order is refused.
+// before the history kept the receipts' order is refused, and so is one
+// appended before it kept its chain owners'.
 func TestShardHistoryOrder(t *testing.T) {
 	t.Parallel()
 	lines := demoLines(t)
@@ -303,4 +306,144 @@ func TestShardHistoryOrder(t *testing.T) {
 	}
 	code, stdout, stderr := runVerify(t, "finalize", "--plan", maps[2], "--history-keys", hist, maps[3])
 	refused(t, code, stdout, stderr, exitDataErr, regexp.QuoteMeta(old)+": .*rebuild the history")
+
+	// One of a build that kept the order of links and nonces only: its
+	// chain owners' receipt_order NULL.
+	if _, err := db.Exec("COPY (SELECT * FROM (VALUES ('l', unhex('00112233445566778899aabbccddeeff'), CAST(NULL AS BLOB), unhex('" + strings.Repeat("ab", 24) + "')), " +
+		"('o', unhex('ffeeddccbbaa99887766554433221100'), unhex('00112233445566778899aabbccddeeff'), CAST(NULL AS BLOB))) t(kind, k, scope, receipt_order)) TO '" + old + "' (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runVerify(t, "finalize", "--plan", maps[2], "--history-keys", hist, maps[3])
+	refused(t, code, stdout, stderr, exitDataErr, regexp.QuoteMeta(old)+": .*chain owners have no order.*rebuild the history")
+}
+
+// TestShardHistoryEarlierNight: a chain's later receipts one night and
+// its earlier ones the next (the demo's chain of lines 12-23 without its
+// first two: lines 18-23, then 14-17). The second night's first receipt
+// names a predecessor nobody holds, and the history holds only receipts
+// of its chain issued after it: its chain begins before the input (PASS),
+// as one run over both nights and the audit database loaded night by
+// night judge it, not a gap (chain_absent). Each night's verdicts, with
+// the compact history (appended night by night) or the earlier nights'
+// map directories as history, are those the database stores after that
+// night's load. The nights the other way round (14-17, then 19-23, line
+// 18 missing) still fail the second night's first receipt, a gap after
+// the history's receipts of its chain; and so does a third night's
+// receipt issued between the first two nights' (18-23, 14-15, then 17),
+// and a fourth night's issued before the third's (19-23, 14, 17, then
+// 16): the history keeps the least order of the chain's receipts. The
+// first night's first receipt delivered again the next night begins
+// its chain before the input, as its first delivery did.
+func TestShardHistoryEarlierNight(t *testing.T) {
+	t.Parallel()
+	lines := demoLines(t)
+	for _, tt := range []struct {
+		name   string
+		nights [][]string
+		first  string // the last night's first receipt's verdict
+	}{
+		{"earlier-second", [][]string{lines[17:23], lines[13:17]}, "1 PASS []"},
+		{"later-second", [][]string{lines[13:17], lines[18:23]}, "1 FAIL [chain_absent]"},
+		{"between-third", [][]string{lines[17:23], lines[13:15], lines[16:17]}, "1 FAIL [chain_absent]"},
+		{"between-fourth", [][]string{lines[18:23], lines[13:14], lines[16:17], lines[15:16]}, "1 FAIL [chain_absent]"},
+		// The first night's first receipt delivered again, its line
+		// re-serialised (its SHA-256, so its order, after the first
+		// delivery's): judged as the first delivery, not after it.
+		{"delivered-again", [][]string{lines[17:23], {reserialisedAfter(lines[17])}}, "1 PASS []"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			shardNights(t, tt.nights, tt.first)
+		})
+	}
+}
+
+// reserialisedAfter is line (a JSON object and its line end) with spaces
+// after its opening brace, as few as make its SHA-256, by which receipts
+// of one issue time are ordered, stand after line's.
+func reserialisedAfter(line string) string {
+	body := strings.TrimSuffix(line, "\n")
+	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	for pad := " "; ; pad += " " {
+		if again := "{" + pad + strings.TrimPrefix(body, "{"); sum(again) > sum(body) {
+			return again + "\n"
+		}
+	}
+}
+
+// shardNights runs TestShardHistoryEarlierNight over nights' lines.
+func shardNights(t *testing.T, nights [][]string, first string) {
+	t.Helper()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "audit.duckdb")
+	verdicts := func(out, source string) string {
+		var vs []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var r struct {
+				Source  string   `json:"source"`
+				Line    int      `json:"line"`
+				Verdict string   `json:"verdict"`
+				Reasons []string `json:"reasons"`
+			}
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatalf("%v: %s", err, l)
+			}
+			if r.Source == source {
+				vs = append(vs, fmt.Sprintf("%d %s %v", r.Line, r.Verdict, r.Reasons))
+			}
+		}
+		return strings.Join(vs, "\n")
+	}
+	hist := filepath.Join(dir, "hist")
+	var files, earlier []string
+	var want string
+	for i, night := range nights {
+		name := fmt.Sprintf("night-%d", i+1)
+		file := filepath.Join(dir, name+".jsonl")
+		writeFile(t, file, []byte(strings.Join(night, "")))
+		files = append(files, file)
+		// The database path: the night loaded into the one database.
+		if code, stdout, stderr := runVerify(t, append(append([]string{"audit", "-q", "--no-fail", "--db", db, "--out", filepath.Join(dir, "reports")}, demoArgs...), file)...); code != exitOK {
+			t.Fatalf("audit %s: exit %d\n%s%s", name, code, stdout, stderr)
+		}
+		var rows []string
+		for _, row := range strings.Split(strings.TrimSpace(queryOrderRows(t, db, "SELECT line, verdict, reasons FROM receipts WHERE source = '"+file+"' ORDER BY line")), "\n") {
+			rows = append(rows, strings.ReplaceAll(row, "\t", " "))
+		}
+		want = strings.Join(rows, "\n")
+		// The sharded night.
+		code, plan, stderr := runVerify(t, append(append([]string{"plan", "--id", name}, demoArgs...), file)...)
+		if code != exitOK {
+			t.Fatalf("plan %s: exit %d\n%s", name, code, stderr)
+		}
+		planFile := filepath.Join(dir, name+".plan.json")
+		writeFile(t, planFile, []byte(plan))
+		maps := filepath.Join(dir, "maps", name)
+		if code, _, stderr := runVerify(t, "receipts", "--plan", planFile, "--emit", maps, "--shard", "0"); code != exitOK {
+			t.Fatalf("map %s: exit %d\n%s", name, code, stderr)
+		}
+		histories := [][]string{{"--history-keys", hist, "--append-history", hist}}
+		if i == 0 {
+			histories = [][]string{{"--append-history", hist}}
+		} else {
+			var records []string
+			for _, m := range earlier {
+				records = append(records, "--history", m)
+			}
+			histories = append(histories, records)
+		}
+		earlier = append(earlier, maps)
+		for _, history := range histories {
+			_, got, stderr := runVerify(t, append(append([]string{"finalize", "--plan", planFile, "-f", "jsonl"}, history...), maps)...)
+			if g := verdicts(got, file); g != want {
+				t.Errorf("%s %v: verdicts\n%s\nwant (the audit database's)\n%s\nstderr: %s", name, history, g, want, stderr)
+			}
+		}
+	}
+	// One run over every night gives the last night's verdicts too.
+	last := files[len(files)-1]
+	_, all, stderr := runVerify(t, append(append([]string{"receipts", "-f", "jsonl"}, demoArgs...), files...)...)
+	if g := verdicts(all, last); g != want || !strings.HasPrefix(g+"\n", first+"\n") {
+		t.Errorf("one run over every night: the last night's verdicts\n%s\nwant (the audit database's; the first %s)\n%s\nstderr: %s", g, first, want, stderr)
+	}
 }

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io/fs"
 	"os"
@@ -72,7 +73,12 @@ func HistoryKeyFiles(dir, run string) (files []string, skipped bool, err error) 
 // checkHistoryFiles refuses a history file without the column
 // receipt_order: one appended before the history kept the receipts'
 // order, against which a later run could not tell whether its receipt
-// or the history's is the original. Only the files' footers are read.
+// or the history's is the original; and one with a row without it: its
+// chain owners appended before they kept theirs, against which a later
+// run could not tell whether its chain's first receipt stands before
+// the history's (a chain begun before the input, or a gap). The files'
+// footers are read, and a file whose statistics do not say that the
+// column has no NULL is read for it.
 func checkHistoryFiles(files []string) error {
 	if len(files) == 0 {
 		return nil
@@ -95,10 +101,56 @@ func checkHistoryFiles(files []string) error {
 			return err
 		}
 		return &Error{Reason: ReasonManifest, Path: name, Msg: "a history file without the receipts' order (receipt_order), " +
-			"appended by an earlier build: rebuild the history, appending each earlier run in order into a new directory " +
-			"(verify finalize --plan plan-DAY.json --append-history NEW maps-DAY/*; docs/scale-out.md)"}
+			"appended by an earlier build: " + rebuildHistory}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return checkHistoryOrders(db, list, files[0])
+}
+
+// rebuildHistory says how to rebuild a history an earlier build appended.
+const rebuildHistory = "rebuild the history, appending each earlier run in order into a new directory " +
+	"(verify finalize --plan plan-DAY.json --append-history NEW maps-DAY/*; docs/scale-out.md)"
+
+// checkHistoryOrders refuses a file of list (a DuckDB list of the
+// history's files, each with the column receipt_order, the first
+// first) with a row whose
+// receipt_order is NULL: the owners ('o', 'c') of a build that kept the
+// order of links and nonces only. A file whose footer counts no NULL in
+// every row group is not read further.
+func checkHistoryOrders(db *sql.DB, list, first string) error {
+	var maybe []string
+	rows, err := db.Query("SELECT DISTINCT file_name FROM parquet_metadata(" + list + ") " +
+		"WHERE path_in_schema = 'receipt_order' AND (stats_null_count IS NULL OR stats_null_count > 0) ORDER BY file_name")
+	if err != nil {
+		return &Error{Reason: ReasonManifest, Path: first, Msg: "the history cannot be read: " + err.Error()}
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		maybe = append(maybe, name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(maybe) == 0 {
+		return nil
+	}
+	var name sql.NullString
+	err = db.QueryRow("SELECT min(filename) FROM read_parquet(" + sqltext.List(maybe) + ", filename = true) WHERE receipt_order IS NULL").Scan(&name)
+	if err != nil {
+		return &Error{Reason: ReasonManifest, Path: maybe[0], Msg: "the history cannot be read: " + err.Error()}
+	}
+	if name.Valid {
+		return &Error{Reason: ReasonManifest, Path: name.String, Msg: "a history file whose chain owners have no order (receipt_order NULL), " +
+			"appended by an earlier build: " + rebuildHistory}
+	}
+	return nil
 }
 
 // HistorySuperseded counts the predecessors named and the nonces used

@@ -27,13 +27,24 @@ type History struct {
 
 // historyKinds are the kinds of history_keys made from records: each
 // key column of the records with the kind the append gives it, the scope
-// of an owner, and the receipt's order of a link or a nonce.
+// of an owner, and the receipt's order as the append gives it (an
+// expression over the records).
 var historyKinds = []struct{ kind, key, scope, order, where string }{
-	{"o", "chain_key", "scope_key", "", " AND NOT claim"},
-	{"c", "chain_key", "scope_key", "", " AND claim"},
-	{"l", "link_key", "", "receipt_order", " AND NOT claim"},
-	{"n", "nonce_key", "", "receipt_order", ""},
+	{"o", "chain_key", "scope_key", ownerOrder, " AND NOT claim"},
+	{"c", "chain_key", "scope_key", ownerOrder, " AND claim"},
+	{"l", "link_key", "", "unhex(receipt_order)", " AND NOT claim"},
+	{"n", "nonce_key", "", "unhex(receipt_order)", ""},
 }
+
+// ownerOrder is the receipt_order of an owner made from its record, as
+// queries/shard/history_append.sql gives it: a genesis (it names no
+// predecessor) 24 zero bytes, before every receipt of its chain, any
+// other receipt its order.
+const ownerOrder = "CASE WHEN link_key IS NULL THEN unhex('" + genesisOrder + "') ELSE unhex(receipt_order) END"
+
+// genesisOrder is the order in hex that history_append.sql gives a
+// genesis's owner row: before every receipt's.
+const genesisOrder = "000000000000000000000000000000000000000000000000"
 
 // HistoryColumns are the columns of history_keys, and of the compact
 // history's files, in order.
@@ -69,7 +80,7 @@ func duckDBViews(parts []string, history History) []string {
 	var sel []string
 	if len(history.Records) > 0 {
 		for _, k := range historyKinds {
-			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope, "+orderOf(k.order)+" AS receipt_order FROM read_parquet("+duckDBFiles(history.Records)+") WHERE "+k.key+" IS NOT NULL"+k.where)
+			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope, "+k.order+" AS receipt_order FROM read_parquet("+duckDBFiles(history.Records)+") WHERE "+k.key+" IS NOT NULL"+k.where)
 		}
 	}
 	if len(history.Keys) > 0 {
@@ -156,7 +167,7 @@ func clickHouseTables(parts []string, history History) []string {
 	if len(history.Records) > 0 {
 		records := clickHouseFiles(RecordColumns, history.Records, 2)
 		for _, k := range historyKinds {
-			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope, "+orderOf(k.order)+" AS receipt_order FROM ("+records+") WHERE "+k.key+" IS NOT NULL"+k.where)
+			sel = append(sel, "SELECT "+sqltext.String(k.kind)+" AS kind, unhex("+k.key+") AS k, "+scopeOf(k.scope)+" AS scope, "+k.order+" AS receipt_order FROM ("+records+") WHERE "+k.key+" IS NOT NULL"+k.where)
 		}
 	}
 	if len(history.Keys) > 0 {
@@ -172,22 +183,27 @@ func clickHouseTables(parts []string, history History) []string {
 // historyHits reads the whole history (the view history_all) once, for
 // the run's keys: its rows of a key some record of the run has (as chain
 // hash, link or nonce), and the chain scopes of the run's records that
-// an owner of the history has, once each (kind 'o', no key). This is
+// an owner of the history has, once each (kind 'o', no key), each with
+// the least receipt_order of its rows (NULL, before every receipt, when
+// one has none). This is
 // all queries/shard/judgments.sql and history_append.sql read of
 // history_keys, so they read a table the size of the run's keys, which
 // an engine that inlines each use of a view (ClickHouse) would otherwise
 // scan once per use.
-const historyHits = `SELECT DISTINCT h.kind AS kind, CASE WHEN h.k IN (` + runKeys + `) THEN h.k END AS k, h.scope AS scope, ` +
-	`CASE WHEN h.k IN (` + runKeys + `) THEN h.receipt_order END AS receipt_order ` +
+const historyHits = `SELECT x.kind AS kind, x.k AS k, x.scope AS scope, ` +
+	`CASE WHEN count(*) = count(x.receipt_order) THEN min(x.receipt_order) END AS receipt_order ` +
+	`FROM (SELECT h.kind AS kind, CASE WHEN h.k IN (` + runKeys + `) THEN h.k END AS k, h.scope AS scope, h.receipt_order AS receipt_order ` +
 	`FROM history_all h ` +
-	`WHERE h.k IN (` + runKeys + `) OR (h.kind = 'o' AND h.scope IN (SELECT unhex(r.scope_key) FROM shard_records r WHERE r.scope_key IS NOT NULL))`
+	`WHERE h.k IN (` + runKeys + `) OR (h.kind = 'o' AND h.scope IN (SELECT unhex(r.scope_key) FROM shard_records r WHERE r.scope_key IS NOT NULL))) x ` +
+	`GROUP BY x.kind, x.k, x.scope`
 
 // RocksTable is the statement that opens the RocksDB history in dir on
 // ClickHouse as the table history_rocks, which
 // queries/shard/history_rocks_put.sql writes: one row a key, key the
 // kind ('o', 'c', 'l', 'n' as in history_keys, 's' a chain scope some owner
 // has) followed by the key's 16 bytes, scope an owner's chain scope,
-// receipt_order the least of a link's or a nonce's receipts. It
+// receipt_order the least of the receipts of a key or, under 's', of the
+// owners of a chain scope. It
 // opens the store for writing (RocksDB lets one process at a time hold
 // it), so that one session can judge the run and, once it is
 // finalized, put its keys.
@@ -201,7 +217,8 @@ func RocksTable(dir string) string {
 // key IN (...) filter), so their cost follows the run's keys, not the
 // history: the owners of its chain hashes and links, the links it names,
 // the nonces it uses, and, as owner rows without a key, its chain
-// scopes that an owner of the history has. judgments.sql and
+// scopes that an owner of the history has, with their owners' least
+// receipt_order. judgments.sql and
 // history_append.sql read nothing else of history_keys, so their rows
 // are those of the same history read from its files.
 const rocksHits = `SELECT DISTINCT substring(h.key, 1, 1) AS kind, substring(h.key, 2) AS k, h.scope AS scope, h.receipt_order AS receipt_order ` +
@@ -212,22 +229,13 @@ const rocksHits = `SELECT DISTINCT substring(h.key, 1, 1) AS kind, substring(h.k
 	`UNION ALL SELECT concat('c', unhex(r.link_key)) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
 	`UNION ALL SELECT concat('l', unhex(r.link_key)) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
 	`UNION ALL SELECT concat('n', unhex(r.nonce_key)) FROM shard_records r WHERE r.nonce_key IS NOT NULL) ` +
-	`UNION ALL SELECT DISTINCT 'o' AS kind, NULL AS k, substring(h.key, 2) AS scope, NULL AS receipt_order ` +
+	`UNION ALL SELECT DISTINCT 'o' AS kind, NULL AS k, substring(h.key, 2) AS scope, h.receipt_order AS receipt_order ` +
 	`FROM history_rocks h WHERE h.key IN (SELECT concat('s', unhex(r.scope_key)) FROM shard_records r WHERE r.scope_key IS NOT NULL)`
 
 // runKeys are the run's chain hashes, links and nonces, as bytes.
 const runKeys = `SELECT unhex(r.chain_key) FROM shard_records r WHERE r.chain_key IS NOT NULL ` +
 	`UNION ALL SELECT unhex(r.link_key) FROM shard_records r WHERE r.link_key IS NOT NULL ` +
 	`UNION ALL SELECT unhex(r.nonce_key) FROM shard_records r WHERE r.nonce_key IS NOT NULL`
-
-// orderOf is the receipt_order column of a kind made from records: the
-// unhexed order of a link's or a nonce's record, else NULL.
-func orderOf(col string) string {
-	if col == "" {
-		return "NULL"
-	}
-	return "unhex(" + col + ")"
-}
 
 // scopeOf is the scope column of a kind made from records: the unhexed
 // scope of an owner, else NULL.

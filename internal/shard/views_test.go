@@ -47,7 +47,7 @@ func TestViews(t *testing.T) {
 		if !strings.Contains(hist[2], " history_keys ") || !strings.Contains(hist[2], "FROM history_all h") {
 			t.Fatalf("%s: history: %q", c.engine, hist)
 		}
-		if !strings.HasPrefix(hist[1], "CREATE VIEW history_all AS SELECT 'o' AS kind, unhex(chain_key) AS k, unhex(scope_key) AS scope, NULL AS receipt_order FROM ") ||
+		if !strings.HasPrefix(hist[1], "CREATE VIEW history_all AS SELECT 'o' AS kind, unhex(chain_key) AS k, unhex(scope_key) AS scope, "+ownerOrder+" AS receipt_order FROM ") ||
 			!strings.Contains(hist[1], "SELECT 'n' AS kind, unhex(nonce_key) AS k, NULL AS scope, unhex(receipt_order) AS receipt_order FROM ") ||
 			!strings.HasSuffix(hist[1], " UNION ALL "+c.keys) {
 			t.Errorf("%s: history: %s", c.engine, hist[1])

@@ -13,13 +13,17 @@
 -- Rows: what the judgments read of an earlier receipt and nothing more,
 -- each key once over the whole history:
 --   kind 'o'  a chain hash some receipt has (its owner), with the chain
---             scope of the run's first receipt to have it: whether a
---             link resolves, breaks or forks an earlier chain, whether
---             a receipt is one of the history delivered again, and
---             (scope) whether its chain scope holds an earlier receipt
+--             scope of the run's first receipt to have it and
+--             receipt_order, the least of the run's receipts having it
+--             (24 zero bytes for a genesis, which stands before every
+--             receipt of its chain): whether a link resolves, breaks or
+--             forks an earlier chain, whether a receipt is one of the
+--             history delivered again, and (scope, order) whether its
+--             chain scope holds a receipt before the run's first
 --             (absent rather than outside);
 --   kind 'c'  a chain hash only receipts whose signature did not verify
---             have: a predecessor present, and no more (judgments.sql);
+--             have, with its scope and order as for 'o': a predecessor
+--             present, and no more (judgments.sql);
 --   kind 'l'  a predecessor some receipt whose signature verified names
 --             (fork_prior), with receipt_order, the least of the run's
 --             receipts naming it;
@@ -28,9 +32,9 @@
 --             using it.
 -- k and scope are the 16 bytes of the records' hex keys (unhex);
 -- receipt_order the 24 bytes of the records' (unhex: issue time, then
--- the line's SHA-256), NULL for kinds 'o' and 'c': a later run's receipt that
--- stands before it is the original or the first namer, the history's
--- its replay or fork (judgments.sql). bucket is the key's first hex
+-- the line's SHA-256), on every row: a later run's receipt that stands
+-- before it is the original, the first namer or its chain's first, the
+-- history's its replay, fork or later receipt (judgments.sql). bucket is the key's first hex
 -- digit, by which an engine may partition the files (16 buckets). A key
 -- the history holds already is left out unless the run's receipt_order
 -- stands before the history's least for it (the judgments read the
@@ -39,14 +43,15 @@
 -- as sets).
 -- Order: kind, k: each file's row groups are sorted by key.
 WITH owners AS (
-    SELECT r.chain_key AS k, MIN(r.ord) AS owner_ord, MIN(CASE WHEN r.claim THEN 1 ELSE 0 END) AS claims_only
+    SELECT r.chain_key AS k, MIN(r.ord) AS owner_ord, MIN(CASE WHEN r.claim THEN 1 ELSE 0 END) AS claims_only,
+           MIN(CASE WHEN r.link_key IS NULL THEN '000000000000000000000000000000000000000000000000' ELSE r.receipt_order END) AS owner_order
     FROM shard_records r
     WHERE r.chain_key IS NOT NULL
     GROUP BY r.chain_key
 ),
 day_keys AS (
     SELECT CASE WHEN o.claims_only = 1 THEN 'c' ELSE 'o' END AS kind, o.k AS k, r.scope_key AS scope,
-           NULL AS receipt_order
+           o.owner_order AS receipt_order
     FROM owners o
     JOIN shard_records r ON r.chain_key = o.k AND r.ord = o.owner_ord
     UNION ALL

@@ -25,10 +25,12 @@
 --                    after each of them, kind ('o' a chain owner, with
 --                    its chain scope; 'c' one whose signature did not
 --                    verify; 'l' a predecessor named; 'n' a nonce used), k (the key, 16 bytes), scope (16
---                    bytes, owners only) and receipt_order (kinds 'l'
---                    and 'n': the least of the receipts naming or
---                    using k, the bytes of shard_records' hex; NULL
---                    counts as before every receipt). `verify parts --history-keys`
+--                    bytes, owners only) and receipt_order (the bytes
+--                    of shard_records' hex: of kinds 'l' and 'n' the
+--                    least of the receipts naming or using k, of 'o'
+--                    and 'c' the least of the receipts having k, 24
+--                    zero bytes for a genesis; NULL counts as before
+--                    every receipt). `verify parts --history-keys`
 --                    names its files (or makes the same rows from
 --                    earlier runs' map directories, --history). It is
 --                    read only for the keys the run's records name:
@@ -53,9 +55,11 @@
 -- chain scope is in the input (a genesis, one naming no predecessor,
 -- else by receipt_order, then ord: the first of a chain scope in the
 -- input is the only one that may name a predecessor from before the
--- input, whatever the order of the files) or a receipt
--- of it in the history (a gap), and outside if none is (a chain that
--- starts before the input). Of the receipts naming one predecessor,
+-- input, whatever the order of the files) or a receipt of it in the
+-- history stands before that first (a gap: by receipt_order, a genesis
+-- before every receipt; the history's earlier delivery of that first
+-- receipt aside), and outside if none is (a chain that starts before
+-- the input). Of the receipts naming one predecessor,
 -- the first links and every later one is a fork; all are forks
 -- (fork_prior) when a receipt of the history naming it stands at or
 -- before the run's first (by receipt_order). The first receipt to use
@@ -129,13 +133,17 @@ day_nonces AS (
     WHERE r.nonce_key IS NOT NULL
 ),
 -- The history's hits, hex again: the owners of the run's chain keys with
--- their scopes (one row a key: the history holds each key once, and a
--- chain hash is one receipt's, so one scope's), the predecessors it
--- names already, the scopes holding a receipt with a chain hash.
+-- their scopes (one row a key: a chain hash is one receipt's, so one
+-- scope's) and, for an owner, the least order of its deliveries
+-- (first_order, NULL for a claim's), the predecessors it names already,
+-- the scopes holding a receipt with a chain hash with the least order of
+-- those receipts.
 history_scopes AS (
-    SELECT DISTINCT lower(hex(h.k)) AS k, lower(hex(h.scope)) AS scope_key
+    SELECT lower(hex(h.k)) AS k, lower(hex(h.scope)) AS scope_key,
+           MIN(CASE WHEN h.kind = 'o' THEN COALESCE(lower(hex(h.receipt_order)), '') END) AS first_order
     FROM history_keys h
     WHERE h.kind IN ('o', 'c') AND h.k IN (SELECT unhex(d.k) FROM day_chain_keys d)
+    GROUP BY lower(hex(h.k)), lower(hex(h.scope))
 ),
 history_named AS (
     SELECT lower(hex(h.k)) AS k, MIN(COALESCE(lower(hex(h.receipt_order)), '')) AS first_order
@@ -144,9 +152,10 @@ history_named AS (
     GROUP BY lower(hex(h.k))
 ),
 history_chain_scopes AS (
-    SELECT DISTINCT lower(hex(h.scope)) AS k
+    SELECT lower(hex(h.scope)) AS k, MIN(COALESCE(lower(hex(h.receipt_order)), '')) AS first_order
     FROM history_keys h
     WHERE h.kind = 'o' AND h.scope IN (SELECT unhex(d.k) FROM day_scopes d)
+    GROUP BY lower(hex(h.scope))
 ),
 scope_ranks AS (
     SELECT r.scope_key AS k, r.ord AS ord, r.receipt_order AS receipt_order,
@@ -194,7 +203,9 @@ chain_base AS (
     SELECT n.ord AS ord, n.chain_key AS chain_key, f.first_ord AS first_ord,
         CASE
             WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN
-                CASE WHEN sf.first_ord <> n.ord OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
+                CASE WHEN sf.first_ord <> n.ord
+                       OR (hcs.first_order < n.receipt_order AND (ho.first_order IS NULL OR hcs.first_order < ho.first_order))
+                     THEN 'absent' ELSE 'outside' END
             WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
             WHEN hn.k IS NOT NULL AND ho.k IS NULL AND hn.first_order <= f.first_order THEN 'fork_prior'
             WHEN n.ord <> f.first_ord THEN 'fork'
@@ -215,7 +226,7 @@ claim_base AS (
     SELECT n.ord AS ord,
         CASE
             WHEN os.scope_key IS NULL AND hs.scope_key IS NULL THEN
-                CASE WHEN sf.genesis = 1 OR sf.first_order < n.receipt_order OR hcs.k IS NOT NULL THEN 'absent' ELSE 'outside' END
+                CASE WHEN sf.genesis = 1 OR sf.first_order < n.receipt_order OR hcs.first_order < n.receipt_order THEN 'absent' ELSE 'outside' END
             WHEN COALESCE(os.scope_key, hs.scope_key) <> n.scope_key THEN 'break'
             WHEN hn.k IS NOT NULL AND ho.k IS NULL AND (f.k IS NULL OR hn.first_order <= f.first_order) THEN 'fork_prior'
             WHEN f.k IS NOT NULL THEN 'fork'

@@ -292,3 +292,144 @@ func clickHouseAppend(t *testing.T, views []string, out string, rocks bool) {
 // history with: its keys are bytes, which other readers (DuckDB) refuse
 // as strings, in row groups of 64Ki rows as DuckDB writes them.
 var HistoryWriteSettings = []string{"SET output_format_parquet_string_as_string = 0", "SET output_format_parquet_row_group_size = 65536"}
+
+// TestEnginesHistoryEarlierNight: the demo's chain of lines 12-23 over
+// four nights, its later receipts first (lines 19-23, then 14, then 17,
+// then 16), each night judged against the compact history of the nights
+// before, then appended to it. The second night's receipt names a
+// predecessor nobody holds and the history holds only later receipts of
+// its chain: its chain begins before the input. The third and fourth
+// nights' name one the history lacks after the second night's receipt:
+// a gap (chain_absent), the fourth's although it stands before the third
+// night's (the history keeps its chain's least order). cmd/verify ties
+// these verdicts to the audit database's;
+// here DuckDB's (verify finalize) are those of ClickHouse (chDB) with the
+// history as Parquet and in a RocksDB store, each appended by the engine
+// night by night, and PostgreSQL's judgments DuckDB's.
+func TestEnginesHistoryEarlierNight(t *testing.T) {
+	enginesOff(t)
+	bin := buildVerify(t)
+	dir := t.TempDir()
+	demo, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "demo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(demo, "receipts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	trust := []string{"--keys", filepath.Join(demo, "keys", "jwks.json"), "--schemas", filepath.Join(demo, "schemas"), "--at", "2026-12-01T00:00:00Z"}
+	nights := [][]string{lines[18:23], lines[13:14], lines[16:17], lines[15:16]}
+	plans, maps := make([]string, len(nights)), make([]string, len(nights))
+	for i, night := range nights {
+		file := filepath.Join(dir, fmt.Sprintf("night-%d.jsonl", i+1))
+		if err := os.WriteFile(file, []byte(strings.Join(night, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := runVerify(t, bin, append(append([]string{"plan", "--id", fmt.Sprintf("night-%d", i+1)}, trust...), file)...)
+		if r.code != 0 {
+			t.Fatalf("verify plan: exit %d\n%s", r.code, r.stderr)
+		}
+		plans[i] = filepath.Join(dir, fmt.Sprintf("plan-%d.json", i+1))
+		if err := os.WriteFile(plans[i], r.stdout, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		maps[i] = filepath.Join(dir, "maps", fmt.Sprintf("night-%d", i+1))
+		if r := runVerify(t, bin, "receipts", "--plan", plans[i], "--emit", maps[i], "--shard", "0"); r.code != 0 {
+			t.Fatalf("map step of night %d: exit %d\n%s", i+1, r.code, r.stderr)
+		}
+	}
+	views := func(engine string, i int, extra ...string) []string {
+		r := runVerify(t, bin, append(append([]string{"parts", "--plan", plans[i], "--engine", engine}, extra...), maps[i])...)
+		if r.code != 0 {
+			t.Fatalf("verify parts: exit %d\n%s", r.code, r.stderr)
+		}
+		var out []string
+		for l := range strings.Lines(string(r.stdout)) {
+			out = append(out, strings.TrimSuffix(strings.TrimSpace(l), ";"))
+		}
+		return out
+	}
+
+	// DuckDB, and PostgreSQL over the same history.
+	duckHist := filepath.Join(dir, "history-duckdb")
+	if err := os.Mkdir(duckHist, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wants := make([]verifyRun, len(nights))
+	for i := range nights {
+		wants[i] = runVerify(t, bin, "finalize", "--plan", plans[i], "--format", "json", "--history-keys", duckHist, "--append-history", duckHist, maps[i])
+		if wants[i].code > 1 {
+			t.Fatalf("finalize --append-history of night %d: exit %d\n%s", i+1, wants[i].code, wants[i].stderr)
+		}
+		if i == 0 || os.Getenv("VERIFY_ENGINES") == "off" {
+			continue
+		}
+		t.Run(fmt.Sprintf("postgres/night-%d", i+1), func(t *testing.T) {
+			want := duckDBJudgments(t, views("duckdb", i, "--history-keys", duckHist))
+			script := runVerify(t, bin, "parts", "--plan", plans[i], "--engine", "postgres", "--history-keys", duckHist, maps[i])
+			if script.code != 0 {
+				t.Fatalf("verify parts --engine postgres: exit %d\n%s", script.code, script.stderr)
+			}
+			got, err := queryRows(postgresScript(t, script.stdout), queries.Judgments())
+			if err != nil {
+				t.Fatalf("PostgreSQL: %v", err)
+			}
+			if d := compare(want, got); d != "" || len(want.rows) == 0 {
+				t.Errorf("PostgreSQL's judgments differ from DuckDB's (%d rows):\n%s", len(want.rows), d)
+			}
+		})
+	}
+	if wants[1].code != 0 || bytes.Contains(wants[1].stdout, []byte("chain_absent")) {
+		t.Errorf("night 2: exit %d, want 0 and no chain_absent (its chain begins before the input)\n%s", wants[1].code, wants[1].stdout)
+	}
+	for _, i := range []int{2, 3} {
+		if wants[i].code != 1 || !bytes.Contains(wants[i].stdout, []byte(`"chain_absent"`)) {
+			t.Errorf("night %d: exit %d, want 1 and chain_absent (a gap after the second night's receipt)\n%s", i+1, wants[i].code, wants[i].stdout)
+		}
+	}
+
+	if os.Getenv("VERIFY_ENGINES") == "off" {
+		t.Skip("VERIFY_ENGINES=off: .ci/run runs the engines in a step of their own")
+	}
+	// ClickHouse: each night judged against the history the engine
+	// appended the nights before, as Parquet files (written hidden, then
+	// renamed) or in a RocksDB store (its rows put after the night's
+	// judgments), and finalized with its judgments.
+	for _, kind := range []string{"compact", "rocks"} {
+		t.Run("clickhouse/"+kind, func(t *testing.T) {
+			hist := filepath.Join(dir, "history-clickhouse-"+kind)
+			files := filepath.Join(dir, "history-clickhouse-"+kind+"-files")
+			for _, d := range []string{hist, files} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			flag := "--history-keys"
+			if kind == "rocks" {
+				flag = "--history-rocks"
+			}
+			for i := range nights {
+				judgments := filepath.Join(t.TempDir(), "judgments.parquet")
+				clickHouseJudgments(t, views("clickhouse", i, flag, hist), judgments, 0)
+				got := runVerify(t, bin, "finalize", "--plan", plans[i], "--format", "json", "--judgments", judgments, maps[i])
+				if got.code != wants[i].code || !bytes.Equal(got.stdout, wants[i].stdout) {
+					t.Errorf("night %d: exit %d (want %d), output differs from DuckDB's:\n%s\n%s", i+1, got.code, wants[i].code, firstDiff(wants[i].stdout, got.stdout), got.stderr)
+				}
+				if kind == "rocks" {
+					clickHouseAppend(t, views("clickhouse", i, flag, hist), filepath.Join(files, fmt.Sprintf("night-%d.parquet", i+1)), true)
+					continue
+				}
+				attempt := filepath.Join(hist, fmt.Sprintf(".night-%d.attempt", i+1))
+				if err := os.Mkdir(attempt, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				clickHouseAppend(t, views("clickhouse", i, flag, hist), filepath.Join(attempt, "keys.parquet"), false)
+				if err := os.Rename(attempt, filepath.Join(hist, fmt.Sprintf("night-%d", i+1))); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
