@@ -15,6 +15,7 @@ import (
 
 	"github.com/receiptverify/verify/internal/limits"
 	"github.com/receiptverify/verify/internal/testkit/receiptgen"
+	"github.com/receiptverify/verify/internal/testkit/testenv"
 )
 
 // TestLoadExitCodes pins the exit codes of `verify load` and its per-file
@@ -219,8 +220,11 @@ func TestLoadEditedInPlaceSameLength(t *testing.T) {
 
 // TestBlankLinesBounded: a gzip of blank lines, which the content bound
 // lets expand a hundred times, is refused at its MaxBlankLinesPerFile+1st
-// blank line, naming the file and line, instead of costing minutes.
+// blank line, naming the file and line, instead of costing minutes. A
+// long test (2^20 blank lines, verified and loaded: 2 to 3 CPU-seconds):
+// streamrun's TestMaxBlankLinesPerFile checks the bound at a hundred.
 func TestBlankLinesBounded(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	var content bytes.Buffer
 	content.Write(bytes.Repeat([]byte{'\n'}, limits.MaxBlankLinesPerFile+1))

@@ -27,9 +27,10 @@ func TestShowByteIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A blank line and a CRLF line end, so that offsets are not just
-	// line lengths added up.
-	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	// The corpus's first 100 receipts of 300 (five of them not PASS, so
+	// stored with their line), with a blank line and a CRLF line end, so
+	// that offsets are not just line lengths added up.
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))[:100]
 	data = bytes.Join([][]byte{lines[0], []byte(""), append(bytes.Clone(lines[1]), '\r'), bytes.Join(lines[2:], []byte("\n"))}, []byte("\n"))
 	data = append(data, '\n')
 	want := append([][]byte{lines[0], nil, lines[1]}, lines[2:]...)

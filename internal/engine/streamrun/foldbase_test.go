@@ -75,6 +75,21 @@ func TestFoldBaseSQL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The records and their judgments go in one transaction: inserted
+	// one by one, each a commit of its own, they cost the test most of
+	// its time.
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	insJudgment, err := tx.Prepare("INSERT INTO judgments VALUES (?, ?, ?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insRecord, err := tx.Prepare("INSERT INTO fold_records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var want []string
 	ord := 0
 	for name, axes := range shapes {
@@ -109,11 +124,11 @@ func TestFoldBaseSQL(t *testing.T) {
 						js = append(js, Judgment{Kind: "nonce", Outcome: n, First: uint64(ord)})
 					}
 					for _, j := range js {
-						if _, err := db.Exec("INSERT INTO judgments VALUES (?, ?, ?, ?)", ord, j.Kind, j.Outcome, ord); err != nil {
+						if _, err := insJudgment.Exec(ord, j.Kind, j.Outcome, ord); err != nil {
 							t.Fatal(err)
 						}
 					}
-					if _, err := db.Exec("INSERT INTO fold_records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ord, name, ord, !res.Evidence() && res.Verdict != verify.Unreadable,
+					if _, err := insRecord.Exec(ord, name, ord, !res.Evidence() && res.Verdict != verify.Unreadable,
 						fb.Verdict, fb.Reasons, fb.Fail[0], fb.Fail[1], fb.Fail[2], fb.Skip[0], fb.Skip[1], fb.Skip[2],
 						string(fb.Chain.Status), string(fb.Chain.Reason), string(fb.Nonce.Status), string(fb.Nonce.Reason),
 						fb.Chain.Note, fb.Nonce.Note, fb.Prev, fb.What, fb.Claim, fb.UnknownFormat); err != nil {
@@ -131,6 +146,11 @@ func TestFoldBaseSQL(t *testing.T) {
 				}
 			}
 		}
+	}
+	insJudgment.Close()
+	insRecord.Close()
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 	rows, err := db.Query(queries.Fold())
 	if err != nil {

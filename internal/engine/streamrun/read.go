@@ -22,14 +22,18 @@ var errLineTooLong = fmt.Errorf("line longer than %d bytes: refused", limits.Max
 // stops early when add returns false (the run was cancelled or failed).
 type producer func(add func(*record) bool) error
 
+// lineBounds are the lines and the blank lines one source may have:
+// limits.MaxLinesPerFile and limits.MaxBlankLinesPerFile but in tests.
+type lineBounds struct{ lines, blanks int }
+
 // sourcesProducer reads the sources in order.
-func sourcesProducer(ctx context.Context, srcs []Source, maxLines int, bytesRead *atomic.Int64) producer {
+func sourcesProducer(ctx context.Context, srcs []Source, bounds lineBounds, bytesRead *atomic.Int64) producer {
 	return func(add func(*record) bool) error {
 		for _, src := range srcs {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if !readSource(ctx, src, maxLines, bytesRead, add) {
+			if !readSource(ctx, src, bounds, bytesRead, add) {
 				return nil
 			}
 		}
@@ -83,9 +87,10 @@ func batchAll(produce producer, attach func(*record) error, send func(*batch) bo
 // readSource reads one source, calling add per record; it returns false
 // when add does (the run was cancelled). Every read checks ctx, so a
 // source that never ends a line (/dev/zero) stops when the run is
-// cancelled. A source of more than maxLines lines is cut there with an
-// error, as unreadable from that line on.
-func readSource(ctx context.Context, src Source, maxLines int, bytesRead *atomic.Int64, add func(*record) bool) bool {
+// cancelled. A source of more than bounds.lines lines, or of more than
+// bounds.blanks blank ones, is cut there with an error, as unreadable
+// from that line on.
+func readSource(ctx context.Context, src Source, bounds lineBounds, bytesRead *atomic.Int64, add func(*record) bool) bool {
 	rc, err := openSource(src)
 	if err != nil {
 		return add(&record{kind: recordFileError, source: src.Name, err: err})
@@ -109,8 +114,8 @@ func readSource(ctx context.Context, src Source, maxLines int, bytesRead *atomic
 	blanks := 0
 	for line := 1; ; line++ {
 		offset := pos.n - int64(br.Buffered()) // where this line starts
-		if line > maxLines {
-			return add(&record{kind: recordFileError, source: src.Name, line: line, err: fmt.Errorf("more than %d lines in one file: refused", maxLines)})
+		if line > bounds.lines {
+			return add(&record{kind: recordFileError, source: src.Name, line: line, err: fmt.Errorf("more than %d lines in one file: refused", bounds.lines)})
 		}
 		raw, tooLong, err := readLine(br)
 		if err != nil && err != io.EOF { // the line is cut short: reported with the error, not verified
@@ -128,9 +133,9 @@ func readSource(ctx context.Context, src Source, maxLines int, bytesRead *atomic
 				r.kind, r.raw, r.err = recordLineError, nil, errLineTooLong
 			case len(bytes.TrimSpace(raw)) == 0:
 				r.kind, r.raw = recordBlank, nil
-				if blanks++; blanks > limits.MaxBlankLinesPerFile {
+				if blanks++; blanks > bounds.blanks {
 					releaseLine(raw)
-					return add(&record{kind: recordFileError, source: src.Name, line: line, err: fmt.Errorf("more than %d blank lines in one file: refused", limits.MaxBlankLinesPerFile)})
+					return add(&record{kind: recordFileError, source: src.Name, line: line, err: fmt.Errorf("more than %d blank lines in one file: refused", bounds.blanks)})
 				}
 			}
 			if !add(r) {

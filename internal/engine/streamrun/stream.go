@@ -84,8 +84,9 @@ type Options struct {
 	renderRecord func(dst []byte, rec *Record) []byte
 	keep         func(dst, raw []byte, sum [sha256.Size]byte, res *verify.Result) []byte
 
-	limits   indexLimits // zero: the defaults
-	maxLines int         // tests: replaces limits.MaxLinesPerFile
+	limits    indexLimits // zero: the defaults
+	maxLines  int         // tests: replaces limits.MaxLinesPerFile
+	maxBlanks int         // tests: replaces limits.MaxBlankLinesPerFile
 }
 
 // Prior is what an archive loaded earlier (an audit database) knows about
@@ -317,7 +318,8 @@ type runner struct {
 }
 
 func (rn *runner) sources(ctx context.Context, n *atomic.Int64) producer {
-	return sourcesProducer(ctx, rn.srcs, cmp.Or(rn.opts.maxLines, limits.MaxLinesPerFile), n)
+	bounds := lineBounds{lines: cmp.Or(rn.opts.maxLines, limits.MaxLinesPerFile), blanks: cmp.Or(rn.opts.maxBlanks, limits.MaxBlankLinesPerFile)}
+	return sourcesProducer(ctx, rn.srcs, bounds, n)
 }
 
 // verifyPass reads the input, verifies each receipt, indexes its chain and
