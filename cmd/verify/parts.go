@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/receiptverify/verify/internal/shard"
+	"github.com/receiptverify/verify/queries"
 	"github.com/urfave/cli/v2"
 )
 
@@ -28,7 +29,9 @@ func newPartsCommand() *cli.Command {
 			"run's keys hit, read once into a table; or an empty table; or, on ClickHouse, the rows of the\n" +
 			"RocksDB store --history-rocks that the run's keys hit, looked up key by key), and for\n" +
 			"queries/shard/fold.sql the view fold_records and the table fold_shards (each shard's counts\n" +
-			"from its manifest), one statement a line;\n" +
+			"from its manifest), one statement a line; with --judgments (ClickHouse), then the statements\n" +
+			"that make the table judgments of queries/shard/judgments.sql in stages, each WITH name a\n" +
+			"MergeTree table computed once, so that the session's memory settings bound them;\n" +
 			"--engine postgres gives a psql script that makes the two tables and the functions unhex and hex\n" +
 			"and loads the tables' rows, inline (COPY ... FROM STDIN); --engine list gives one line per file, TABLE<tab>PATH\n" +
 			"(shard_records, history_keys, or history_records for a --history part), for any other\n" +
@@ -56,6 +59,7 @@ func newPartsCommand() *cli.Command {
 			&cli.StringFlag{Name: "base", Usage: "write paths relative to the current directory: `.` as they are, or joined to a URL (s3://bucket/run) the directory is copied to"},
 			&cli.StringFlag{Name: "iceberg", Usage: "with --folds: commit the receipts to the Iceberg table in `DIR` (partitioned by day) instead of writing views"},
 			&cli.StringFlag{Name: "iceberg-location", Usage: "with --iceberg: the table's `URL` in its metadata, where DIR is to be copied (s3://bucket/path); by default DIR's file: URL"},
+			&cli.BoolFlag{Name: "judgments", Usage: "with --engine clickhouse: then the statements that make the table judgments of queries/shard/judgments.sql in stages, each WITH name a table on disk computed once, so that the session's settings bound their memory"},
 			&cli.BoolFlag{Name: "folds", Usage: "the DIRs are folded shards (verify finalize --shard N --emit DIR --receipts): the views or list of the report's tables, receipts, expected_tools and trust"},
 		},
 		Action: partsAction,
@@ -79,6 +83,9 @@ func partsAction(ctx *cli.Context) error {
 		if _, err = shard.Views(engine, nil, shard.History{}); err != nil {
 			return usagef(ctx, "--engine: %v", err)
 		}
+	}
+	if ctx.Bool("judgments") && (engine != "clickhouse" || ctx.Bool("folds")) {
+		return usagef(ctx, "--judgments goes with --engine clickhouse, without --folds: other engines run queries/shard/judgments.sql as it is")
 	}
 	if ctx.IsSet("history-rocks") {
 		if engine != "clickhouse" {
@@ -183,6 +190,13 @@ func partsAction(ctx *cli.Context) error {
 	} else {
 		stmts, _ = shard.Views(engine, parts, history)
 		stmts = append(stmts, run.FoldShards(engine)...)
+		if ctx.Bool("judgments") {
+			stages, err := shard.ClickHouseJudgments(queries.Judgments())
+			if err != nil {
+				return err
+			}
+			stmts = append(stmts, stages...)
+		}
 		for i := range stmts {
 			stmts[i] += ";"
 		}

@@ -443,3 +443,73 @@ func (r *Run) FoldShards(engine string) []string {
 	}
 	return out
 }
+
+// ClickHouseJudgments are the statements that make the table judgments
+// (ord, kind, outcome, first_ord) of sql, queries/shard/judgments.sql,
+// on ClickHouse in stages: each of its WITH names first a MergeTree
+// table of its own, in the order the file defines them, then judgments
+// from the final SELECT over those tables, then the stage tables
+// dropped. ClickHouse runs a WITH name's query again at each use, so
+// the one statement would hold every copy's hash joins, sorts and IN
+// sets at once (31 joins, 12 window sorts and 15 sets), which no spill
+// setting bounds; in stages, each name is computed once, the
+// statements run one after another, and the stages wait on disk. The
+// file is split at its WITH names: a line `name AS (` opens one, a
+// line `)` or `),` closes it; comment lines are left out and each
+// statement is one line. The rows are those of the file as it is.
+func ClickHouseJudgments(sql string) ([]string, error) {
+	var names, stmts []string
+	var body, final []string
+	open := ""
+	for ln := range strings.SplitSeq(sql, "\n") {
+		t := strings.TrimSpace(ln)
+		switch {
+		case strings.Contains(ln, "--") && !strings.HasPrefix(t, "--"):
+			return nil, fmt.Errorf("judgments: %q: a comment after code would end the statement made one line", t)
+		case final != nil:
+			if t != "" && !strings.HasPrefix(t, "--") {
+				final = append(final, t)
+			}
+		case open == "" && strings.HasSuffix(ln, " AS (") && judgmentsName(strings.TrimPrefix(strings.TrimSuffix(ln, " AS ("), "WITH ")):
+			open = strings.TrimPrefix(strings.TrimSuffix(ln, " AS ("), "WITH ")
+			body = nil
+		case open != "" && (ln == ")" || ln == "),"):
+			if len(body) == 0 {
+				return nil, fmt.Errorf("judgments: %s is empty", open)
+			}
+			names = append(names, open)
+			stmts = append(stmts, "CREATE TABLE "+open+" ENGINE = MergeTree ORDER BY tuple() AS "+strings.Join(body, " "))
+			open = ""
+		case open != "":
+			if t != "" && !strings.HasPrefix(t, "--") {
+				body = append(body, t)
+			}
+		case len(names) > 0 && strings.HasPrefix(ln, "SELECT "):
+			final = []string{t}
+		case t != "" && !strings.HasPrefix(t, "--"):
+			return nil, fmt.Errorf("judgments: %q is outside the WITH names and the final SELECT", t)
+		}
+	}
+	if open != "" || final == nil {
+		return nil, fmt.Errorf("judgments: want WITH names, each opened by `name AS (` and closed by `)` on a line of its own, then the final SELECT")
+	}
+	stmts = append(stmts, "CREATE TABLE judgments ENGINE = MergeTree ORDER BY tuple() AS "+strings.Join(final, " "))
+	for _, n := range names {
+		stmts = append(stmts, "DROP TABLE "+n)
+	}
+	return stmts, nil
+}
+
+// judgmentsName reports whether s is a WITH name of judgments.sql:
+// lowercase letters and underscores.
+func judgmentsName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if (c < 'a' || c > 'z') && c != '_' {
+			return false
+		}
+	}
+	return true
+}

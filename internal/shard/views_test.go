@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/receiptverify/verify/queries"
 )
 
 // TestViews: each engine's statements name exactly the parts given,
@@ -152,5 +154,55 @@ func TestTableViewsClickHouse(t *testing.T) {
 	}
 	if _, err := TableViews("clickhouse", map[string][]string{"receipts": {"/f/shard-0/receipts/day=2026-11-30/part-0.parquet"}}); err == nil {
 		t.Error("no files table: no error")
+	}
+}
+
+// TestClickHouseJudgments: the judgments in stages are one table a
+// WITH name of queries/shard/judgments.sql, in its order, each on a
+// line of its own, then judgments from the final SELECT, then the
+// stages dropped; SQL of another shape is refused rather than split
+// wrong. The engine tests compare the stages' rows with DuckDB's.
+func TestClickHouseJudgments(t *testing.T) {
+	sql := queries.Judgments()
+	var names []string
+	for ln := range strings.SplitSeq(sql, "\n") {
+		if name, ok := strings.CutSuffix(strings.TrimPrefix(ln, "WITH "), " AS ("); ok {
+			names = append(names, name)
+		}
+	}
+	stmts, err := ClickHouseJudgments(sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) < 10 || len(stmts) != 2*len(names)+1 {
+		t.Fatalf("%d WITH names, %d statements: want a table and a drop each, and judgments", len(names), len(stmts))
+	}
+	for i, n := range names {
+		if want := "CREATE TABLE " + n + " ENGINE = MergeTree ORDER BY tuple() AS SELECT "; !strings.HasPrefix(stmts[i], want) {
+			t.Errorf("statement %d = %.80q, want it to begin %q", i, stmts[i], want)
+		}
+		if drop := stmts[len(names)+1+i]; drop != "DROP TABLE "+n {
+			t.Errorf("statement %d = %q, want DROP TABLE %s", len(names)+1+i, drop, n)
+		}
+	}
+	final := stmts[len(names)]
+	if !strings.HasPrefix(final, "CREATE TABLE judgments ENGINE = MergeTree ORDER BY tuple() AS SELECT ") || !strings.HasSuffix(final, "ORDER BY ord, kind") {
+		t.Errorf("judgments' statement = %.120q", final)
+	}
+	for i, s := range stmts {
+		if strings.Contains(s, "\n") || strings.Contains(s, "--") || strings.Contains(s, " WITH ") {
+			t.Errorf("statement %d is not one line of code: %.120q", i, s)
+		}
+	}
+	for _, bad := range []string{
+		"SELECT 1",
+		"WITH a AS (\n    SELECT 1\n",
+		"WITH a AS (\n)\nSELECT 1",
+		"WITH a AS (\n    SELECT 1 -- one\n)\nSELECT * FROM a",
+		"WITH a AS (\n    SELECT 1\n),\nb AS (SELECT 2)\nSELECT * FROM a",
+	} {
+		if _, err := ClickHouseJudgments(bad); err == nil {
+			t.Errorf("ClickHouseJudgments(%q): no error", bad)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/receiptverify/verify/internal/helpers/sqltext"
+	"github.com/receiptverify/verify/internal/shard"
 	"github.com/receiptverify/verify/queries"
 )
 
@@ -102,9 +103,10 @@ func sameFold(t *testing.T, want []byte, parts []string, dir string) {
 	}
 }
 
-// clickHouseFold runs queries/shard/judgments.sql and then
-// queries/shard/fold.sql on chDB after the statements of verify parts
-// --engine clickhouse, as docs/scale-out.md does, writes the fold's
+// clickHouseFold runs queries/shard/judgments.sql (in stages,
+// shard.ClickHouseJudgments) and then queries/shard/fold.sql on chDB
+// after the statements of verify parts --engine clickhouse, as
+// docs/scale-out.md does, writes the fold's
 // rows one file a shard, out/shard-N.parquet, and returns the rows of
 // queries/shard/fold_summary.sql over them as summaryRows writes them.
 func clickHouseFold(t *testing.T, views []string, out string, shards int) string {
@@ -120,10 +122,11 @@ func clickHouseFold(t *testing.T, views []string, out string, shards int) string
 		t.Fatal(err)
 	}
 	q := func(s string) string { return "'" + strings.ReplaceAll(filepath.ToSlash(s), "'", "\\'") + "'" }
-	stmts := []string{
-		"CREATE TABLE judgments ENGINE = Memory AS SELECT * FROM (" + queries.Judgments() + ")",
-		"CREATE TABLE verdicts ENGINE = Memory AS SELECT * FROM (" + queries.Fold() + ")",
+	stmts, err := shard.ClickHouseJudgments(queries.Judgments())
+	if err != nil {
+		t.Fatal(err)
 	}
+	stmts = append(stmts, "CREATE TABLE verdicts ENGINE = Memory AS SELECT * FROM ("+queries.Fold()+")")
 	for n := range shards {
 		stmts = append(stmts, fmt.Sprintf("INSERT INTO FUNCTION file(%s, Parquet) SELECT * FROM verdicts WHERE intDiv(ord, 1099511627776) = %d ORDER BY ord",
 			q(filepath.Join(out, fmt.Sprintf("shard-%d.parquet", n))), n))

@@ -141,8 +141,8 @@ func TestEnginesSharded(t *testing.T) {
 	}
 	// Finalize takes the shards in any order: their numbers order them.
 	reversed := []string{shards[3], shards[1], shards[2], shards[0]}
-	views := func(engine string) []string {
-		r := runVerify(t, bin, append([]string{"parts", "--plan", plan, "--engine", engine}, reversed...)...)
+	views := func(engine string, extra ...string) []string {
+		r := runVerify(t, bin, append(append([]string{"parts", "--plan", plan, "--engine", engine}, extra...), reversed...)...)
 		if r.code != 0 {
 			t.Fatalf("verify parts --engine %s: exit %d\n%s", engine, r.code, r.stderr)
 		}
@@ -219,9 +219,10 @@ func TestEnginesSharded(t *testing.T) {
 			t.Skip("VERIFY_ENGINES=off: .ci/run runs this test in a step of its own")
 		}
 		// The judgments written one file per shard: each fold reads its
-		// own.
+		// own, from the table judgments that verify parts --judgments
+		// makes in stages.
 		out := filepath.Join(t.TempDir(), "judgments")
-		clickHouseJudgments(t, views("clickhouse"), out, len(shards)+1)
+		clickHouseJudgments(t, views("clickhouse", "--judgments"), out, len(shards)+1)
 		// A shard without rows (here one past the run's) still gets its
 		// file: a fold never finds its judgments missing.
 		if _, err := os.Stat(filepath.Join(out, fmt.Sprintf("shard-%d.parquet", len(shards)))); err != nil {
@@ -404,10 +405,12 @@ func postgresScript(t *testing.T, script []byte) *sql.DB {
 
 // clickHouseJudgments runs queries/shard/judgments.sql on chDB after the
 // statements of verify parts --engine clickhouse and writes its rows as
-// Parquet to out, or with shards > 0 to one file per shard in the
-// directory out, shard-N.parquet, each written by an INSERT of its own
-// from the rows computed once (docs/scale-out.md), so that a shard
-// without rows still has its file.
+// Parquet to out, the file as it is in one statement; or with shards > 0
+// to one file per shard in the directory out, shard-N.parquet, each
+// written by an INSERT of its own from the table judgments made in
+// stages (docs/scale-out.md: by views, from verify parts --judgments, or
+// else here, by shard.ClickHouseJudgments), so that a shard without
+// rows still has its file.
 func clickHouseJudgments(t *testing.T, views []string, out string, shards int) {
 	t.Helper()
 	node, err := exec.LookPath("node")
@@ -424,7 +427,14 @@ func clickHouseJudgments(t *testing.T, views []string, out string, shards int) {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		insert = []string{"CREATE TABLE judgments ENGINE = Memory AS SELECT * FROM (" + queries.Judgments() + ")"}
+		insert = nil
+		if !slices.ContainsFunc(views, func(s string) bool { return strings.HasPrefix(s, "CREATE TABLE judgments ") }) {
+			stages, err := shard.ClickHouseJudgments(queries.Judgments())
+			if err != nil {
+				t.Fatal(err)
+			}
+			insert = stages
+		}
 		for n := range shards {
 			insert = append(insert, fmt.Sprintf("INSERT INTO FUNCTION file(%s, Parquet) SELECT * FROM judgments WHERE intDiv(ord, 1099511627776) = %d",
 				q(filepath.Join(out, fmt.Sprintf("shard-%d.parquet", n))), n))
