@@ -70,6 +70,7 @@ var examples = map[string][]string{
 	},
 	"parts": {
 		"verify parts --plan plan.json --engine clickhouse maps/* > views.sql",
+		"verify parts --plan plan.json --engine clickhouse --judgments maps/* > judgments.sql",
 	},
 	"judge": {
 		"verify judge --plan plan.json --history-keys history --emit judgments maps/*",
