@@ -254,24 +254,7 @@ func TestShardHistoryOrder(t *testing.T) {
 		t.Fatalf("finalize night-1: exit %d\n%s", code, stderr)
 	}
 	_, want, _ := runVerify(t, append(append([]string{"receipts", "-f", "jsonl"}, demoArgs...), night1, night2)...)
-	verdicts := func(out, source string) string {
-		var vs []string
-		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-			var r struct {
-				Source  string   `json:"source"`
-				Line    int      `json:"line"`
-				Verdict string   `json:"verdict"`
-				Reasons []string `json:"reasons"`
-			}
-			if err := json.Unmarshal([]byte(l), &r); err != nil {
-				t.Fatalf("%v: %s", err, l)
-			}
-			if r.Source == source {
-				vs = append(vs, fmt.Sprintf("%d %s %v", r.Line, r.Verdict, r.Reasons))
-			}
-		}
-		return strings.Join(vs, "\n")
-	}
+	verdicts := func(out, source string) string { return sourceVerdicts(t, out, source) }
 	for _, history := range [][]string{{"--history-keys", hist}, {"--history", maps[1]}, {"--history-keys", hist, "--append-history", hist}} {
 		code, got, stderr := runVerify(t, append(append([]string{"finalize", "--plan", maps[2], "-f", "jsonl"}, history...), maps[3])...)
 		if g, w := verdicts(got, night2), verdicts(want, night2); g != w || code != exitOK {
@@ -376,24 +359,7 @@ func shardNights(t *testing.T, nights [][]string, first string) {
 	t.Helper()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "audit.duckdb")
-	verdicts := func(out, source string) string {
-		var vs []string
-		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-			var r struct {
-				Source  string   `json:"source"`
-				Line    int      `json:"line"`
-				Verdict string   `json:"verdict"`
-				Reasons []string `json:"reasons"`
-			}
-			if err := json.Unmarshal([]byte(l), &r); err != nil {
-				t.Fatalf("%v: %s", err, l)
-			}
-			if r.Source == source {
-				vs = append(vs, fmt.Sprintf("%d %s %v", r.Line, r.Verdict, r.Reasons))
-			}
-		}
-		return strings.Join(vs, "\n")
-	}
+	verdicts := func(out, source string) string { return sourceVerdicts(t, out, source) }
 	hist := filepath.Join(dir, "hist")
 	var files, earlier []string
 	var want string
@@ -446,4 +412,26 @@ func shardNights(t *testing.T, nights [][]string, first string) {
 	if g := verdicts(all, last); g != want || !strings.HasPrefix(g+"\n", first+"\n") {
 		t.Errorf("one run over every night: the last night's verdicts\n%s\nwant (the audit database's; the first %s)\n%s\nstderr: %s", g, first, want, stderr)
 	}
+}
+
+// sourceVerdicts is each result line of source in the JSON Lines out, as
+// "LINE VERDICT [REASONS]", one a line.
+func sourceVerdicts(t *testing.T, out, source string) string {
+	t.Helper()
+	var vs []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct {
+			Source  string   `json:"source"`
+			Line    int      `json:"line"`
+			Verdict string   `json:"verdict"`
+			Reasons []string `json:"reasons"`
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		if r.Source == source {
+			vs = append(vs, fmt.Sprintf("%d %s %v", r.Line, r.Verdict, r.Reasons))
+		}
+	}
+	return strings.Join(vs, "\n")
 }
