@@ -87,15 +87,7 @@ func TestEnginesHistory(t *testing.T) {
 		}
 	}
 	views := func(engine string, d int, extra ...string) []string {
-		r := runVerify(t, bin, append(append([]string{"parts", "--plan", plans[d], "--engine", engine}, extra...), shards[d]...)...)
-		if r.code != 0 {
-			t.Fatalf("verify parts: exit %d\n%s", r.code, r.stderr)
-		}
-		var out []string
-		for l := range strings.Lines(string(r.stdout)) {
-			out = append(out, strings.TrimSuffix(strings.TrimSpace(l), ";"))
-		}
-		return out
+		return partsStatements(t, bin, append(append([]string{"--plan", plans[d], "--engine", engine}, extra...), shards[d]...)...)
 	}
 
 	duckHist := filepath.Join(dir, "history-duckdb")
@@ -341,15 +333,7 @@ func TestEnginesHistoryEarlierNight(t *testing.T) {
 		}
 	}
 	views := func(engine string, i int, extra ...string) []string {
-		r := runVerify(t, bin, append(append([]string{"parts", "--plan", plans[i], "--engine", engine}, extra...), maps[i])...)
-		if r.code != 0 {
-			t.Fatalf("verify parts: exit %d\n%s", r.code, r.stderr)
-		}
-		var out []string
-		for l := range strings.Lines(string(r.stdout)) {
-			out = append(out, strings.TrimSuffix(strings.TrimSpace(l), ";"))
-		}
-		return out
+		return partsStatements(t, bin, append(append([]string{"--plan", plans[i], "--engine", engine}, extra...), maps[i])...)
 	}
 
 	// DuckDB, and PostgreSQL over the same history.
@@ -432,4 +416,19 @@ func TestEnginesHistoryEarlierNight(t *testing.T) {
 			}
 		})
 	}
+}
+
+// partsStatements is what verify parts ARGS writes, one statement a line
+// without its semicolon.
+func partsStatements(t *testing.T, bin string, args ...string) []string {
+	t.Helper()
+	r := runVerify(t, bin, append([]string{"parts"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("verify parts: exit %d\n%s", r.code, r.stderr)
+	}
+	var out []string
+	for l := range strings.Lines(string(r.stdout)) {
+		out = append(out, strings.TrimSuffix(strings.TrimSpace(l), ";"))
+	}
+	return out
 }
