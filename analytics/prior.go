@@ -3,6 +3,8 @@ package analytics
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
 	"slices"
 	"strconv"
 	"strings"
@@ -182,17 +184,23 @@ func (p *archivePrior) Links(ctx context.Context, prefixes []string) (map[string
 }
 
 // Scopes answers streamrun.PriorScopes: the chain scopes (by ScopeDigest, as
-// chain_scope stores them) of which a receipt with a chain hash is stored,
-// issued before the time asked (issued_at; a row without one counts as
-// earlier), so that a load of a grown log or of the next day judges a
-// receipt missing at the boundary as one load of everything would, and a
-// day loaded after the next one is not judged by the later receipts.
+// chain_scope stores them) of which a receipt with a chain hash is stored
+// that stands before the input's first receipt of the scope as the stream
+// orders a chain's receipts (streamrun.ScopeQuery.Order): one naming no
+// predecessor (previous_hash NULL, a genesis), or one standing before it
+// in receiptOrder that is not it delivered again (another chain hash);
+// any receipt of the scope for a query without an Order. So a load of a
+// grown log or of the next day judges a receipt missing at the boundary
+// as one load of everything would, whatever the receipts' issue times,
+// and a day loaded after the next one is not judged by the later
+// receipts.
 func (p *archivePrior) Scopes(ctx context.Context, qs []streamrun.ScopeQuery) (map[string]bool, error) {
 	keys := make([]string, len(qs))
 	for i, q := range qs {
 		keys[i] = q.Digest + "|"
-		if q.HasBefore {
-			keys[i] += strconv.FormatInt(q.Before, 10)
+		if q.HasOrder {
+			issued, sum := orderParts(q.Order)
+			keys[i] += strconv.FormatInt(issued, 10) + "|" + sum + "|" + q.Own
 		}
 	}
 	out := map[string]bool{}
@@ -203,8 +211,10 @@ func (p *archivePrior) Scopes(ctx context.Context, qs []streamrun.ScopeQuery) (m
 			JOIN receipts r ON r.chain_scope = split_part(k.key, '|', 1)
 			WHERE r.claim IS NOT TRUE
 			  AND (split_part(k.key, '|', 2) = ''
-			   OR r.issued_at IS NULL
-			   OR r.issued_at < make_timestamp(CAST(split_part(k.key, '|', 2) AS BIGINT)))`+p.others())
+			   OR (substr(COALESCE(r.chain_hash, ''), 1, 32) <> split_part(k.key, '|', 4)
+			       AND (COALESCE(r.previous_hash, '') = ''
+			            OR (COALESCE(epoch_us(r.issued_at), `+noIssueUs+`), COALESCE(substr(r.line_sha256, 1, 32), 'g'))
+			             < (CAST(split_part(k.key, '|', 2) AS BIGINT), split_part(k.key, '|', 3)))))`+p.others())
 		if err != nil {
 			return err
 		}
@@ -220,6 +230,22 @@ func (p *archivePrior) Scopes(ctx context.Context, qs []streamrun.ScopeQuery) (m
 		return rows.Err()
 	})
 	return out, err
+}
+
+// noIssueUs is the issue time receiptBefore gives a row without one
+// (math.MaxInt64): after every other, as streamrun.Order places it.
+const noIssueUs = "9223372036854775807"
+
+// orderParts is o as receiptBefore compares a row: its issue time in Unix
+// microseconds (noIssueUs without one) and its line hash's first 32 hex
+// characters ("g", after every hex digit, for a row without one).
+func orderParts(o streamrun.Order) (int64, string) {
+	issued := int64(binary.BigEndian.Uint64(o[:8]) ^ 1<<63) // math.MaxInt64 without one
+	sum := hex.EncodeToString(o[8:])
+	if sum == strings.Repeat("f", 32) {
+		sum = "g"
+	}
+	return issued, sum
 }
 
 func (p *archivePrior) Nonces(ctx context.Context, digests []string) (map[string]bool, error) {

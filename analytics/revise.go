@@ -15,7 +15,9 @@ import (
 // RevisedDay is a day a load revised stored verdicts of (revisions): a
 // receipt stored as the original of its nonce, or as the first to name
 // its predecessor, that the load showed to be a replay, or a fork, of an
-// earlier one it brought. Its reports before the load are stale.
+// earlier one it brought; or one stored as its chain's first that the
+// load showed to be a gap after an earlier receipt of its chain. Its
+// reports before the load are stale.
 type RevisedDay struct {
 	Day      string // YYYY-MM-DD
 	Receipts int64  // receipts of the day revised
@@ -104,6 +106,49 @@ WHERE u.rank > 1 AND u.file_sha256 NOT IN (%[1]s)
   AND EXISTS (SELECT 1 FROM receipts p WHERE p.chain_hash = u.k AND p.chain_scope = u.chain_scope)
 ORDER BY u.day, u.file_sha256, u.line`
 
+// reviseStarts finds the stored receipts that the load's files make gaps
+// in their chain: a stored receipt that names a predecessor no receipt
+// holds and whose link was judged no fault began its chain before what
+// was loaded with it (not checked), as its chain's first receipt. When the
+// load brings a receipt of its chain (chain_scope) that stands before it
+// as the stream orders a chain's receipts (a genesis, naming no
+// predecessor, before every other; then receiptOrder), other than it
+// delivered again (its chain hash), it is not the first and its link is
+// a gap: FAIL chain_absent, as one load of both judges it, in any order.
+// The first is that earliest receipt of the load. It runs after the
+// files' relink, which links those whose predecessor the load brought.
+// Only the chain scopes of the load's receipts are searched.
+const reviseStarts = `WITH loaded AS (
+    SELECT file_sha256, source, line, chain_scope, chain_hash, COALESCE(previous_hash, '') = '' AS genesis,
+           COALESCE(epoch_us(issued_at), ` + noIssueUs + `) AS issued, COALESCE(line_sha256, 'g') AS line_sha256
+    FROM receipts
+    WHERE file_sha256 IN (%s) AND chain_scope IS NOT NULL AND chain_hash IS NOT NULL AND claim IS NOT TRUE
+),
+starts AS (
+    SELECT r.file_sha256, r.source, r.line, r.day, r.verdict, r.reasons, r.chain_hash, r.chain_scope,
+           r.raw IS NULL AS no_raw, COALESCE(r.byte_offset, -1) AS byte_offset, COALESCE(r.byte_length, -1) AS byte_length,
+           COALESCE(r.line_sha256, '') AS line_sha256,
+           COALESCE(epoch_us(r.issued_at), ` + noIssueUs + `) AS issued, COALESCE(r.line_sha256, 'g') AS ordered_sha
+    FROM receipts r
+    WHERE r.file_sha256 NOT IN (%[1]s) AND r.claim IS NOT TRUE
+      AND r.chain_scope IN (SELECT chain_scope FROM loaded)
+      AND COALESCE(r.previous_hash, '') <> ''
+      AND NOT list_has_any(r.reasons, ['chain_fork', 'chain_break', 'chain_absent', 'chain_mismatch'])
+      AND NOT EXISTS (SELECT 1 FROM receipts p WHERE p.chain_hash = lower(r.previous_hash))
+),
+firsts AS (
+    SELECT u.*, o.file_sha256 AS o_sha, o.source AS o_source, o.line AS o_line,
+           ROW_NUMBER() OVER (PARTITION BY u.file_sha256, u.line
+                              ORDER BY o.genesis DESC, o.issued, o.line_sha256, o.file_sha256, o.line) AS n
+    FROM starts u JOIN loaded o ON o.chain_scope = u.chain_scope
+     AND o.chain_hash <> COALESCE(u.chain_hash, '')
+     AND (o.genesis OR (o.issued, o.line_sha256) < (u.issued, u.ordered_sha))
+)
+SELECT file_sha256, source, line, day, verdict, reasons, o_sha, o_source, o_line,
+       no_raw, byte_offset, byte_length, line_sha256, o_sha, o_source, o_line
+FROM firsts WHERE n = 1
+ORDER BY day, file_sha256, line`
+
 // receiptOrder is streamrun.Order over the receipts row r, for ORDER BY:
 // its issue time (a receipt without one last), then the SHA-256 of its
 // line; the file and line only tell copies of one line apart. Every
@@ -113,12 +158,13 @@ const receiptOrder = `r.issued_at NULLS LAST, r.line_sha256 NULLS LAST, r.file_s
 
 // receiptBefore is the condition that the receipts row o stands before
 // r in receiptOrder.
-const receiptBefore = `(COALESCE(epoch_us(o.issued_at), 9223372036854775807), COALESCE(o.line_sha256, 'g'), o.file_sha256, o.line)
-	< (COALESCE(epoch_us(r.issued_at), 9223372036854775807), COALESCE(r.line_sha256, 'g'), r.file_sha256, r.line)`
+const receiptBefore = `(COALESCE(epoch_us(o.issued_at), ` + noIssueUs + `), COALESCE(o.line_sha256, 'g'), o.file_sha256, o.line)
+	< (COALESCE(epoch_us(r.issued_at), ` + noIssueUs + `), COALESCE(r.line_sha256, 'g'), r.file_sha256, r.line)`
 
 // revise revises, in one transaction after the files are stored, the
-// stored verdicts the load's files change (reviseNonces, then
-// reviseForks), records each in revisions and returns the days revised.
+// stored verdicts the load's files change (reviseNonces, reviseForks,
+// then reviseStarts), records each in revisions and returns the days
+// revised.
 func (l *loader) revise() error {
 	var added []string
 	for _, f := range l.sum.Files {
@@ -142,7 +188,9 @@ func (l *loader) revise() error {
 	forks := revisionKind{query: reviseForks, reasons: withChainFork,
 		why:        "chain_fork: its predecessor was named first by ",
 		whyBrought: "chain_fork: its predecessor, loaded now as %s, was named first by %s"}
-	for _, k := range []revisionKind{nonces, forks} {
+	starts := revisionKind{query: reviseStarts, reasons: withChainAbsent,
+		why: "chain_absent: its predecessor is missing and its chain has an earlier receipt, "}
+	for _, k := range []revisionKind{nonces, forks, starts} {
 		if err := l.reviseKind(tx, k, in, perDay); err != nil {
 			return fail(err)
 		}
@@ -250,10 +298,20 @@ func (l *loader) reviseKind(tx *sql.Tx, k revisionKind, in string, perDay map[st
 // chain_fork alone for a receipt that was PASS or INCOMPLETE (a FAIL
 // lists no skipped axis).
 func withChainFork(verdict string, rs reasonList) []verify.Reason {
+	return withChainReason(verify.ReasonChainFork, verdict, rs)
+}
+
+// withChainAbsent is the reasons of a stored receipt made a gap in its
+// chain (reviseStarts), as withChainFork's with chain_absent.
+func withChainAbsent(verdict string, rs reasonList) []verify.Reason {
+	return withChainReason(verify.ReasonChainAbsent, verdict, rs)
+}
+
+func withChainReason(reason verify.Reason, verdict string, rs reasonList) []verify.Reason {
 	if verdict != string(verify.Fail) {
-		return []verify.Reason{verify.ReasonChainFork}
+		return []verify.Reason{reason}
 	}
-	return append([]verify.Reason{verify.ReasonChainFork}, rs...)
+	return append([]verify.Reason{reason}, rs...)
 }
 
 // withNonceReplay adds nonce_replay to a stored receipt's reasons where the

@@ -149,7 +149,8 @@ type scopeStart struct {
 	order     Order
 	issued    int64
 	hasIssued bool
-	genesis   bool // it names no predecessor: the chain begins in the input
+	genesis   bool   // it names no predecessor: the chain begins in the input
+	own       key128 // its chain hash, zero without one
 }
 
 // before says whether the scope's first receipt stands before the receipt
@@ -238,7 +239,7 @@ func (x *index) add(seq uint64, e IndexEntry) error {
 		return nil
 	}
 	if e.HasHash || e.HasLink {
-		start := scopeStart{seq, e.Order(), e.Issued, e.HasIssued, !e.HasLink}
+		start := scopeStart{seq, e.Order(), e.Issued, e.HasIssued, !e.HasLink, own}
 		if first, ok := x.scopeFirst[scope]; !ok || start.precedes(first) {
 			x.scopeFirst[scope] = start
 		}
@@ -613,7 +614,14 @@ func (x *index) askPriorScopes(ctx context.Context, p Prior, groups []*linkGroup
 				continue
 			}
 			asked[n.scope] = true
-			qs = append(qs, ScopeQuery{Digest: hex.EncodeToString(n.scope[:]), Before: first.issued, HasBefore: first.hasIssued})
+			q := ScopeQuery{Digest: hex.EncodeToString(n.scope[:]), Before: first.issued, HasBefore: first.hasIssued}
+			if in {
+				q.Order, q.HasOrder = first.order, true
+				if first.own != (key128{}) {
+					q.Own = hex.EncodeToString(first.own[:])
+				}
+			}
+			qs = append(qs, q)
 		}
 	}
 	if len(qs) == 0 {

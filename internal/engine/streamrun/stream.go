@@ -119,9 +119,10 @@ type PriorScopes interface {
 	Prior
 	// Scopes is asked, for every chain scope whose first receipt in the
 	// input names a receipt neither holds, whether the archive holds a
-	// receipt of that scope with a chain hash issued before that receipt,
-	// and returns those it does, by Digest. An archived receipt without an
-	// issue time, or a query without one, counts as earlier.
+	// receipt of that scope with a chain hash standing before that
+	// receipt (ScopeQuery.Order), and returns those it does, by Digest.
+	// Every archived receipt of the scope counts as earlier for a query
+	// without an Order.
 	Scopes(ctx context.Context, qs []ScopeQuery) (map[string]bool, error)
 }
 
@@ -153,6 +154,16 @@ type ScopeQuery struct {
 	// first receipt of the scope, when HasBefore.
 	Before    int64
 	HasBefore bool
+	// Order is that receipt's Order, when HasOrder (the input holds a
+	// receipt of the scope that counts); Own, the first 32 hex
+	// characters of its chain hash, empty without one. An archived
+	// receipt of the scope stands before it when it names no
+	// predecessor (a genesis), or stands before it in Order and is not
+	// it delivered again (another chain hash): as the stream decides a
+	// chain's first receipt (scopeStart).
+	Order    Order
+	HasOrder bool
+	Own      string
 }
 
 // NonceDigest is the key a Prior is asked nonces by: the first 32 hex
