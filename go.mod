@@ -1,6 +1,6 @@
 module github.com/receiptverify/verify
 
-go 1.27.3
+go 1.26.8
 
 require (
 	github.com/BurntSushi/toml v1.6.0
@@ -8,7 +8,7 @@ require (
 	github.com/cloudflare/circl v1.6.5
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/fxamacker/cbor/v2 v2.5.0
-	github.com/google/renameio/v2 v2.0.2
+	github.com/google/renameio/v2 v2.0.1
 	github.com/gowebpki/jcs v1.0.2
 	github.com/iskorotkov/avro/v2 v2.35.0
 	github.com/jackc/pgx/v5 v5.13.0

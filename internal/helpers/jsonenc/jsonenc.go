@@ -28,8 +28,7 @@ func AppendString[T ~string | ~[]byte](dst []byte, s T, escapeHTML bool) []byte 
 // encoding/json does: \" \\ \b \f \n \r \t, \u00xx for other controls,
 // <, > and & as \u003c, \u003e, \u0026 when escapeHTML is set (the
 // json.Encoder default), U+2028 and U+2029 escaped, and each invalid UTF-8
-// byte as the replacement character U+FFFD itself (Go 1.27; Go 1.26 and
-// earlier wrote \ufffd).
+// byte as \ufffd.
 func AppendChars[T ~string | ~[]byte](dst []byte, text T, escapeHTML bool) []byte {
 	// A []byte's header begins as a string's does, so either is read
 	// here as a string without a copy.
@@ -72,7 +71,7 @@ func AppendChars[T ~string | ~[]byte](dst []byte, text T, escapeHTML bool) []byt
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\uFFFD"...)
+			dst = append(dst, `\ufffd`...)
 			i++
 			start = i
 			continue

@@ -13,7 +13,10 @@
 //
 // The replace case is github.com/google/renameio/v2's PendingFile; this
 // package adds what it leaves out: the owner kept, the other kinds of
-// target, and the fallbacks to writing in place.
+// target, and the fallbacks to writing in place. renameio stays at
+// v2.0.1: v2.0.2 calls os.Root's methods, which the Go vulnerability
+// database flags for the Go this module names (GO-2026-6604, fixed in
+// 1.26.9), so govulncheck in .ci/lint would fail.
 package outfile
 
 import (
