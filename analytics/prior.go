@@ -3,8 +3,6 @@ package analytics
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
-	"encoding/hex"
 	"slices"
 	"strconv"
 	"strings"
@@ -240,8 +238,7 @@ const noIssueUs = "9223372036854775807"
 // microseconds (noIssueUs without one) and its line hash's first 32 hex
 // characters ("g", after every hex digit, for a row without one).
 func orderParts(o streamrun.Order) (int64, string) {
-	issued := int64(binary.BigEndian.Uint64(o[:8]) ^ 1<<63) // math.MaxInt64 without one
-	sum := hex.EncodeToString(o[8:])
+	issued, sum := o.Split()
 	if sum == strings.Repeat("f", 32) {
 		sum = "g"
 	}

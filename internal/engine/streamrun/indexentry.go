@@ -68,6 +68,13 @@ var noIssue = [8]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 // Before says whether o stands before p.
 func (o Order) Before(p Order) bool { return bytes.Compare(o[:], p[:]) < 0 }
 
+// Split is MakeOrder undone: o's issue time in Unix microseconds
+// (math.MaxInt64 for a receipt without one, after every other) and its
+// tiebreak in hex (32 "f"s for a row without a line hash).
+func (o Order) Split() (issued int64, tiebreak string) {
+	return int64(binary.BigEndian.Uint64(o[:8]) ^ 1<<63), hex.EncodeToString(o[8:])
+}
+
 // MakeOrder is the Order of a receipt issued at issued (Unix
 // microseconds, when hasIssued) whose line has the SHA-256 lineSHA256
 // (hex; its first 32 characters are read): how an archive gives the
