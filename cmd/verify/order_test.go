@@ -238,16 +238,7 @@ func TestShardHistoryOrder(t *testing.T) {
 	hist := filepath.Join(dir, "hist")
 	var maps []string
 	for _, night := range []string{"night-1", "night-2"} {
-		code, plan, stderr := runVerify(t, append(append([]string{"plan", "--id", night}, demoArgs...), filepath.Join(dir, night+".jsonl"))...)
-		if code != exitOK {
-			t.Fatalf("plan %s: exit %d\n%s", night, code, stderr)
-		}
-		planFile := filepath.Join(dir, night+".plan.json")
-		writeFile(t, planFile, []byte(plan))
-		out := filepath.Join(dir, "maps", night)
-		if code, _, stderr := runVerify(t, "receipts", "--plan", planFile, "--emit", out, "--shard", "0"); code != exitOK {
-			t.Fatalf("map %s: exit %d\n%s", night, code, stderr)
-		}
+		planFile, out := planAndMap(t, dir, night, filepath.Join(dir, night+".jsonl"))
 		maps = append(maps, planFile, out)
 	}
 	if code, _, stderr := runVerify(t, "finalize", "--plan", maps[0], "--append-history", hist, maps[1]); code != exitOK && code != exitRejected {
@@ -378,16 +369,7 @@ func shardNights(t *testing.T, nights [][]string, first string) {
 		}
 		want = strings.Join(rows, "\n")
 		// The sharded night.
-		code, plan, stderr := runVerify(t, append(append([]string{"plan", "--id", name}, demoArgs...), file)...)
-		if code != exitOK {
-			t.Fatalf("plan %s: exit %d\n%s", name, code, stderr)
-		}
-		planFile := filepath.Join(dir, name+".plan.json")
-		writeFile(t, planFile, []byte(plan))
-		maps := filepath.Join(dir, "maps", name)
-		if code, _, stderr := runVerify(t, "receipts", "--plan", planFile, "--emit", maps, "--shard", "0"); code != exitOK {
-			t.Fatalf("map %s: exit %d\n%s", name, code, stderr)
-		}
+		planFile, maps := planAndMap(t, dir, name, file)
 		histories := [][]string{{"--history-keys", hist, "--append-history", hist}}
 		if i == 0 {
 			histories = [][]string{{"--append-history", hist}}
@@ -434,4 +416,22 @@ func sourceVerdicts(t *testing.T, out, source string) string {
 		}
 	}
 	return strings.Join(vs, "\n")
+}
+
+// planAndMap plans a one-shard run named name over file with the demo's
+// trust material, in dir, and runs its map step: the plan's file and the
+// map directory.
+func planAndMap(t *testing.T, dir, name, file string) (planFile, maps string) {
+	t.Helper()
+	code, plan, stderr := runVerify(t, append(append([]string{"plan", "--id", name}, demoArgs...), file)...)
+	if code != exitOK {
+		t.Fatalf("plan %s: exit %d\n%s", name, code, stderr)
+	}
+	planFile = filepath.Join(dir, name+".plan.json")
+	writeFile(t, planFile, []byte(plan))
+	maps = filepath.Join(dir, "maps", name)
+	if code, _, stderr := runVerify(t, "receipts", "--plan", planFile, "--emit", maps, "--shard", "0"); code != exitOK {
+		t.Fatalf("map %s: exit %d\n%s", name, code, stderr)
+	}
+	return planFile, maps
 }
